@@ -1,0 +1,68 @@
+package topology
+
+// LayerDef says how a layer is recognised on a live cluster and which
+// workloads make it healthy. The catalog (Catalog) holds one per known layer;
+// a custom layer's `detect:` becomes one too (LayerDefFor).
+type LayerDef struct {
+	Name string `json:"name"`
+	// Category groups layers: cni, storage, database, monitoring, gitops,
+	// ingress, loadbalancer, certificates, secrets, metrics, registry, custom.
+	Category string `json:"category"`
+	// Source names the upstream manifest or chart the signature was taken from.
+	Source string `json:"source"`
+	// CRDGroups are API groups of CustomResourceDefinitions the layer installs.
+	CRDGroups []string `json:"crd_groups,omitempty"`
+	// Provisioners are StorageClass provisioners of a storage layer.
+	Provisioners []string `json:"provisioners,omitempty"`
+	// Namespaces are where the layer's workloads live, in order of likelihood.
+	Namespaces []string `json:"namespaces,omitempty"`
+	// Workloads must all be found and available for the layer to be healthy.
+	Workloads []Workload `json:"workloads,omitempty"`
+}
+
+// Workload names a workload of a layer. Name may be a path.Match pattern
+// ("*-kube-prometheus-operator" for a Helm release prefix).
+type Workload struct {
+	// Kind is Deployment, DaemonSet or StatefulSet.
+	Kind string `json:"kind"`
+	Name string `json:"name"`
+	// Namespace, when set, overrides the LayerDef's Namespaces for this workload.
+	Namespace string `json:"namespace,omitempty"`
+}
+
+// Workload kinds.
+const (
+	KindDeployment  = "Deployment"
+	KindDaemonSet   = "DaemonSet"
+	KindStatefulSet = "StatefulSet"
+)
+
+// ClusterFacts is what the kube prober read that layer detection needs. Each
+// part is a Fact: detection that needs an unknown part says unknown.
+type ClusterFacts struct {
+	Namespaces     Fact[[]string]       `json:"namespaces"`
+	CRDGroups      Fact[[]string]       `json:"crd_groups"`
+	StorageClasses Fact[[]StorageClass] `json:"storage_classes"`
+	// Workloads holds the Deployments, DaemonSets and StatefulSets of the
+	// namespaces in WorkloadNamespaces.
+	Workloads          Fact[[]WorkloadState] `json:"workloads"`
+	WorkloadNamespaces []string              `json:"workload_namespaces"`
+}
+
+// StorageClass is one StorageClass; Default is the is-default-class annotation.
+type StorageClass struct {
+	Name        string `json:"name"`
+	Provisioner string `json:"provisioner"`
+	Default     bool   `json:"default"`
+}
+
+// WorkloadState is one workload and its availability: Desired is
+// spec.replicas (DaemonSet: desiredNumberScheduled), Ready is
+// availableReplicas (DaemonSet: numberAvailable).
+type WorkloadState struct {
+	Kind      string `json:"kind"`
+	Namespace string `json:"namespace"`
+	Name      string `json:"name"`
+	Desired   int32  `json:"desired"`
+	Ready     int32  `json:"ready"`
+}
