@@ -26,6 +26,11 @@ type Workload struct {
 	// Kind is Deployment, DaemonSet or StatefulSet.
 	Kind string `json:"kind"`
 	Name string `json:"name"`
+	// AltNames are other names (patterns too) the same workload goes by in
+	// another install method, e.g. MetalLB's manifest "controller" and its
+	// Helm chart's "<release>-metallb-controller". The workload is found when
+	// Name or any AltNames matches.
+	AltNames []string `json:"alt_names,omitempty"`
 	// Namespace, when set, overrides the LayerDef's Namespaces for this workload.
 	Namespace string `json:"namespace,omitempty"`
 }

@@ -15,7 +15,7 @@ type Observed struct {
 	// VMs is filled for lima stacks only.
 	VMs *VMsObserved `json:"vms,omitempty"`
 	// ServerVersion is the API server's gitVersion ("v1.37.2").
-	ServerVersion Fact[string] `json:"server_version"`
+	ServerVersion Fact[string]      `json:"server_version"`
 	Nodes         Fact[[]NodeState] `json:"nodes"`
 	// Layers has one entry per declared layer, in declaration order, then the
 	// catalog layers found on the cluster but not declared.
@@ -97,4 +97,8 @@ type StorageState struct {
 	Class       string `json:"class,omitempty"`
 	Provisioner string `json:"provisioner,omitempty"`
 	Backend     string `json:"backend,omitempty"`
+	// OtherDefaults names the other StorageClasses that also carry the
+	// is-default-class annotation (sorted), when more than one does; Class is
+	// then the first of them alphabetically (see DefaultStorage).
+	OtherDefaults []string `json:"other_defaults,omitempty"`
 }

@@ -1,0 +1,262 @@
+package app
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"nestor.dev/nestor/probes"
+	"nestor.dev/nestor/stacks"
+	"nestor.dev/nestor/topology"
+)
+
+// stackFlags choose which stack a command works on: -f FILE, --stack NAME,
+// else the active stack of the stacks folder.
+type stackFlags struct {
+	file  string
+	stack string
+}
+
+func addStackFlags(cmd *cobra.Command, sf *stackFlags) {
+	cmd.Flags().StringVarP(&sf.file, "file", "f", "", "topology file to use (anywhere on disk)")
+	cmd.Flags().StringVar(&sf.stack, "stack", "", "stack NAME from the stacks folder (default: the active stack)")
+	cmd.MarkFlagsMutuallyExclusive("file", "stack")
+	_ = cmd.RegisterFlagCompletionFunc("stack", completeStacks(nil))
+}
+
+// store returns the stacks folder chosen by --stacks / NESTOR_STACKS / ./stacks.
+func (a *App) store(g *globals) stacks.Store {
+	return stacks.Store{Dir: stacks.Dir(g.stacks, a.Env)}
+}
+
+// loadStack loads the topology chosen by sf (see stackFlags).
+func (a *App) loadStack(g *globals, sf *stackFlags) (*topology.Topology, error) {
+	if sf.file != "" {
+		return topology.Load(sf.file)
+	}
+	st := a.store(g)
+	name := sf.stack
+	if name == "" {
+		n, err := st.Active()
+		if err != nil {
+			if errors.Is(err, stacks.ErrNoActive) {
+				return nil, fmt.Errorf("%w (or pass --stack NAME or -f FILE)", err)
+			}
+			return nil, err
+		}
+		name = n
+	}
+	return st.Load(name)
+}
+
+// prodTarget is what the kubeconfig rules resolved for a prod stack.
+type prodTarget struct {
+	kc probes.Kubeconfig
+	// target is nil when there is nothing to read; noTarget then says why
+	// and how to declare or fetch it.
+	target   *probes.Target
+	noTarget string
+}
+
+// resolveProd applies DESIGN.md's kubeconfig priority for a prod stack and
+// loads the target. No kubeconfig from any rule, or a `kubeconfig:` of the
+// topology whose file does not exist yet, is not an error: it is reported
+// as "no target". A file named by --kubeconfig or KUBECONFIG that is
+// missing, an empty current-context or a broken context are errors.
+func (a *App) resolveProd(g *globals, t *topology.Topology) (prodTarget, error) {
+	kc, err := probes.ResolveKubeconfig(probes.ResolveOptions{
+		Flag: g.kubeconfig, Env: a.Env, Home: a.home(), Topology: t,
+	})
+	if err != nil {
+		return prodTarget{}, err
+	}
+	pt := prodTarget{kc: kc}
+	if kc.Source == probes.SourceNone {
+		pt.noTarget = fmt.Sprintf("no kubeconfig: not --kubeconfig, not KUBECONFIG, and %s declares no kubeconfig: — "+
+			"add `kubeconfig: ~/.kube/%s.config` (nestor stack select %s offers it), then fetch it with `nestor discover --cp NODE`",
+			t.Path, t.Name, t.Name)
+		return pt, nil
+	}
+	if kc.Source == probes.SourceTopology && len(kc.Paths) == 1 {
+		if _, err := os.Stat(kc.Paths[0]); errors.Is(err, fs.ErrNotExist) {
+			pt.noTarget = fmt.Sprintf("the kubeconfig %s (kubeconfig: in %s) does not exist yet — fetch it from the control plane with `nestor discover --cp %s`",
+				kc.Paths[0], t.Path, firstControlPlane(t))
+			return pt, nil
+		}
+	}
+	target, err := probes.LoadTargetWith(kc, probes.LoadOptions{
+		Context: g.context, UserAgent: UserAgent(), Interactive: a.interactive(g),
+		Kube: probes.KubeOptions{Timeout: g.timeout},
+	})
+	if err != nil {
+		return prodTarget{}, err
+	}
+	pt.target = target
+	return pt, nil
+}
+
+func firstControlPlane(t *topology.Topology) string {
+	for _, n := range t.Nodes {
+		if n.Role == topology.RoleControlPlane {
+			return n.Name
+		}
+	}
+	return "NODE"
+}
+
+// endpointCheck compares the target's endpoint with the topology's
+// endpoint: ("" when not declared). It needs no network.
+type endpointCheck struct {
+	declared string
+	matches  bool
+	err      error
+}
+
+func checkEndpoint(t *topology.Topology, target *probes.Target) endpointCheck {
+	c := endpointCheck{declared: t.Endpoint}
+	if t.Endpoint == "" {
+		return c
+	}
+	c.matches, c.err = probes.SameEndpoint(target.Endpoint, t.Endpoint)
+	return c
+}
+
+// guarded is what the guard read of the target while confirming it.
+type guarded struct {
+	version topology.Fact[string]
+	nodes   topology.Fact[[]topology.NodeState]
+	check   endpointCheck
+}
+
+// guard confirms that target is the prod stack t before anything else is
+// read (issue 4, DESIGN.md "The target and its confirmation").
+//
+// Non-interactive: the endpoint must equal t.Endpoint after normalisation —
+// checked before any request is sent — else an error naming both; a stack
+// without endpoint: is refused with the line to add. Interactive: the target
+// (endpoint, context, kubeconfig and its rule, the nodes seen) is shown on
+// ErrOut and the operator is asked "Is this the stack NAME?" (default No).
+// Either way only the server version and the nodes are read. An endpoint
+// that does not answer is an error naming it. No returns an errSilent(1) after
+// saying so; Ctrl-C returns errInterrupted.
+func (a *App) guard(ctx context.Context, g *globals, t *topology.Topology, target *probes.Target) (guarded, error) {
+	gd := guarded{check: checkEndpoint(t, target)}
+	interactive := a.interactive(g)
+	if !interactive {
+		if t.Endpoint == "" {
+			return gd, fmt.Errorf("prod stack %s declares no endpoint:, so --no-input cannot check its target; "+
+				"if %s is this stack's API server, add this line to %s:\n  endpoint: %s",
+				t.Name, target.Endpoint, t.Path, target.Endpoint)
+		}
+		if gd.check.err != nil {
+			return gd, fmt.Errorf("%s: endpoint: %v", t.Path, gd.check.err)
+		}
+		if !gd.check.matches {
+			return gd, fmt.Errorf("refusing: the target is not stack %s\n  target endpoint:   %s (context %s, kubeconfig %s, from %s)\n  declared endpoint: %s (%s)\nNothing was sent to the target. Point the kubeconfig at the stack's API server, or fix endpoint: in the topology",
+				t.Name, target.Endpoint, target.Context, strings.Join(target.Kubeconfig.Paths, ":"), sourceText(target.Kubeconfig), t.Endpoint, t.Path)
+		}
+	}
+	rctx, cancel := context.WithTimeout(ctx, g.timeout)
+	defer cancel()
+	gd.version, gd.nodes = probes.ReadNodes(rctx, target)
+	if !gd.version.Known && !gd.nodes.Known {
+		return gd, fmt.Errorf("cannot read the target %s (context %s, kubeconfig %s): %s",
+			target.Endpoint, target.Context, strings.Join(target.Kubeconfig.Paths, ":"), gd.version.Reason)
+	}
+	if !interactive {
+		return gd, nil
+	}
+	a.printTarget(a.ErrOut, t, target, gd)
+	ok, err := a.Prompter.Confirm(fmt.Sprintf("Is this the stack %s?", t.Name), false)
+	if err != nil {
+		if errors.Is(err, errInterrupted) {
+			fmt.Fprintln(a.ErrOut, "Interrupted: nothing more was read, nothing was written.")
+		}
+		return gd, err
+	}
+	if !ok {
+		fmt.Fprintf(a.ErrOut, "Not confirmed: stopped before reading anything more of %s; nothing was written.\n", target.Endpoint)
+		return gd, errSilent{code: ExitError}
+	}
+	return gd, nil
+}
+
+// sourceText says in words which rule chose the kubeconfig.
+func sourceText(kc probes.Kubeconfig) string {
+	if kc.Detail != "" {
+		return kc.Detail
+	}
+	return string(kc.Source)
+}
+
+// printTarget shows the target the guard is about to confirm.
+func (a *App) printTarget(w io.Writer, t *topology.Topology, target *probes.Target, gd guarded) {
+	fmt.Fprintf(w, "Target of stack %s (prod):\n", t.Name)
+	fmt.Fprintf(w, "  endpoint    %s\n", target.Endpoint)
+	switch {
+	case gd.check.declared == "":
+		fmt.Fprintf(w, "  WARNING     %s declares no endpoint: — nestor cannot check this is the right cluster\n", t.Path)
+	case gd.check.err != nil:
+		fmt.Fprintf(w, "  WARNING     endpoint: %v\n", gd.check.err)
+	case !gd.check.matches:
+		fmt.Fprintf(w, "  WARNING     endpoint MISMATCH: %s declares %s\n", t.Path, gd.check.declared)
+	default:
+		fmt.Fprintf(w, "  matches     endpoint: %s declared in %s\n", gd.check.declared, t.Path)
+	}
+	fmt.Fprintf(w, "  context     %s\n", target.Context)
+	fmt.Fprintf(w, "  kubeconfig  %s (from %s)\n", strings.Join(target.Kubeconfig.Paths, ":"), sourceText(target.Kubeconfig))
+	if gd.version.Known {
+		fmt.Fprintf(w, "  server      %s\n", gd.version.Value)
+	} else {
+		fmt.Fprintf(w, "  server      unknown (%s)\n", gd.version.Reason)
+	}
+	if gd.nodes.Known {
+		ready := 0
+		names := make([]string, 0, len(gd.nodes.Value))
+		for _, n := range gd.nodes.Value {
+			if n.Ready {
+				ready++
+			}
+			names = append(names, n.Name)
+		}
+		fmt.Fprintf(w, "  nodes       %d seen, %d Ready: %s\n", len(names), ready, abbreviate(names, 12))
+	} else {
+		fmt.Fprintf(w, "  nodes       unknown (%s)\n", gd.nodes.Reason)
+	}
+}
+
+// abbreviate joins names, keeping the first max and counting the rest.
+func abbreviate(names []string, max int) string {
+	if len(names) <= max {
+		return strings.Join(names, ", ")
+	}
+	return fmt.Sprintf("%s, … and %d more", strings.Join(names[:max], ", "), len(names)-max)
+}
+
+// completeStacks completes stack names from the stacks folder.
+func completeStacks(a *App) func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
+	return func(cmd *cobra.Command, _ []string, _ string) ([]string, cobra.ShellCompDirective) {
+		dir, _ := cmd.Flags().GetString("stacks")
+		var env func(string) (string, bool)
+		if a != nil {
+			env = a.Env
+		} else {
+			env = os.LookupEnv
+		}
+		entries, err := stacks.Store{Dir: stacks.Dir(dir, env)}.List()
+		if err != nil {
+			return nil, cobra.ShellCompDirectiveNoFileComp
+		}
+		names := make([]string, 0, len(entries))
+		for _, e := range entries {
+			names = append(names, e.Name)
+		}
+		return names, cobra.ShellCompDirectiveNoFileComp
+	}
+}

@@ -1,0 +1,165 @@
+package probes
+
+import (
+	"context"
+	"crypto/tls"
+	"crypto/x509"
+	"errors"
+	"fmt"
+	"net"
+	"net/url"
+	"regexp"
+	"strings"
+	"time"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+)
+
+// TimeoutError is a read that did not finish within its bound (KubeOptions.
+// Timeout or the context's deadline).
+type TimeoutError struct {
+	// After is the bound that was reached.
+	After time.Duration
+	Err   error
+}
+
+func (e *TimeoutError) Error() string {
+	return "timed out after " + e.After.String()
+}
+
+func (e *TimeoutError) Unwrap() error { return e.Err }
+
+// forbiddenRE reads the user, verb, resource, group and namespace out of the
+// API server's RBAC refusal (k8s.io/apiserver's authorization filter:
+// `nodes is forbidden: User "x" cannot list resource "nodes" in API group ""
+// at the cluster scope`).
+var forbiddenRE = regexp.MustCompile(`User "([^"]*)" cannot (\S+) resource "([^"]*)"(?: in API group "([^"]*)")?(?: in the namespace "([^"]*)")?`)
+
+// Classify turns the error of one probe into the short reason shown after
+// "unknown" in ACTUAL (issue 3: a forbidden or timed-out probe is unknown
+// with its reason, never absent). Shapes:
+//
+//	forbidden (user X cannot list nodes)
+//	forbidden (user X cannot list deployments.apps in namespace cnpg-system)
+//	unauthorized (the API server refused the credentials)
+//	timed out after 10s
+//	unreachable: dial tcp 127.0.0.1:1: connect: connection refused
+//	TLS: x509: certificate signed by unknown authority
+//	refused by nestor: … (a write the ReadOnly transport stopped)
+//
+// Anything else gives the API server's reason and message, or the error's
+// own text without the "Get URL:" prefix. It returns "" for a nil error. The
+// text never contains a credential: API server messages name users, not
+// secrets, and URLs carry no token.
+func Classify(err error) string {
+	if err == nil {
+		return ""
+	}
+	var te *TimeoutError
+	if errors.As(err, &te) {
+		return te.Error()
+	}
+	var wr *WriteRefusedError
+	if errors.As(err, &wr) {
+		return "refused by nestor: " + wr.Error()
+	}
+	if apierrors.IsForbidden(err) {
+		return forbiddenReason(err)
+	}
+	if apierrors.IsUnauthorized(err) {
+		return "unauthorized (the API server refused the credentials)"
+	}
+	if errors.Is(err, context.DeadlineExceeded) {
+		return "timed out"
+	}
+	if errors.Is(err, context.Canceled) {
+		return "canceled"
+	}
+	var cve *tls.CertificateVerificationError
+	if errors.As(err, &cve) {
+		return "TLS: " + cve.Err.Error()
+	}
+	var uae x509.UnknownAuthorityError
+	if errors.As(err, &uae) {
+		return "TLS: " + uae.Error()
+	}
+	var he x509.HostnameError
+	if errors.As(err, &he) {
+		return "TLS: " + he.Error()
+	}
+	var cie x509.CertificateInvalidError
+	if errors.As(err, &cie) {
+		return "TLS: " + cie.Error()
+	}
+	var rhe tls.RecordHeaderError
+	if errors.As(err, &rhe) {
+		return "TLS: the server did not answer with TLS (an http:// endpoint?)"
+	}
+	var dnsErr *net.DNSError
+	if errors.As(err, &dnsErr) {
+		return "unreachable: " + dnsErr.Error()
+	}
+	var ne net.Error
+	if errors.As(err, &ne) && ne.Timeout() {
+		return "timed out: " + innerText(err)
+	}
+	var op *net.OpError
+	if errors.As(err, &op) {
+		return "unreachable: " + op.Error()
+	}
+	if apierrors.IsTimeout(err) || apierrors.IsServerTimeout(err) {
+		return "timed out (the API server gave up): " + innerText(err)
+	}
+	var st apierrors.APIStatus
+	if errors.As(err, &st) {
+		s := st.Status()
+		reason := string(s.Reason)
+		if reason == "" {
+			reason = fmt.Sprintf("HTTP %d", s.Code)
+		}
+		return fmt.Sprintf("%s: %s", strings.ToLower(reason), s.Message)
+	}
+	return innerText(err)
+}
+
+// forbiddenReason shortens an RBAC refusal to "forbidden (user X cannot
+// VERB RESOURCE[.GROUP][ in namespace NS])".
+func forbiddenReason(err error) string {
+	msg := err.Error()
+	var st apierrors.APIStatus
+	if errors.As(err, &st) {
+		msg = st.Status().Message
+	}
+	m := forbiddenRE.FindStringSubmatch(msg)
+	if m == nil {
+		return "forbidden (" + msg + ")"
+	}
+	res := m[3]
+	if m[4] != "" {
+		res += "." + m[4]
+	}
+	out := fmt.Sprintf("forbidden (user %s cannot %s %s", m[1], m[2], res)
+	if m[5] != "" {
+		out += " in namespace " + m[5]
+	}
+	return out + ")"
+}
+
+// innerText is the error's text without net/url's `Get "URL": ` prefix.
+func innerText(err error) string {
+	var ue *url.Error
+	if errors.As(err, &ue) && ue.Err != nil {
+		return ue.Err.Error()
+	}
+	return err.Error()
+}
+
+// failReason classifies the error of a probe run under a bounded context:
+// when the bound was reached it is a timeout, whatever error the transport
+// returned on the way.
+func failReason(ctx context.Context, budget time.Duration, err error) string {
+	if errors.Is(ctx.Err(), context.DeadlineExceeded) || errors.Is(err, context.DeadlineExceeded) {
+		return Classify(&TimeoutError{After: budget, Err: err})
+	}
+	return Classify(err)
+}

@@ -1,0 +1,178 @@
+// Package probes reads the actual state of a stack, and nothing else: which
+// kubeconfig a command reads (ResolveKubeconfig, DESIGN.md "Kubeconfig
+// resolution"), the target it names and its endpoint (LoadTarget,
+// NormalizeEndpoint, DESIGN.md "The target and its confirmation"), the kube
+// prober (ReadNodes, ProbeCluster: client-go through a transport that refuses
+// every method but GET/HEAD/OPTIONS, DESIGN.md "What never writes means") and
+// the lima prober (ProbeLima: `limactl list --json` and the bench kubeconfig).
+//
+// The package never prints, never reads the environment or the home folder by
+// itself (the caller passes an Env and the home path), never falls back to
+// ~/.kube/config or to the in-cluster config, and keeps no cache on disk.
+// Every probe that fails leaves its part of the observation unknown with a
+// reason; it is never reported as absent.
+package probes
+
+import (
+	"errors"
+	"fmt"
+	"path/filepath"
+	"strings"
+
+	"nestor.dev/nestor/topology"
+)
+
+// Env looks up an environment variable; it has the shape of os.LookupEnv.
+// ok is false when the variable is not set at all.
+type Env func(key string) (value string, ok bool)
+
+// Source says which rule of DESIGN.md "Kubeconfig resolution" chose the
+// kubeconfig nestor reads.
+type Source string
+
+// The kubeconfig sources, highest priority first (prod), then the bench rule
+// (lima) and "none".
+const (
+	// SourceFlag is --kubeconfig PATH on the command line.
+	SourceFlag Source = "--kubeconfig"
+	// SourceEnv is KUBECONFIG exported in the environment (possibly a list).
+	SourceEnv Source = "KUBECONFIG"
+	// SourceTopology is the topology's `kubeconfig:` field.
+	SourceTopology Source = "topology"
+	// SourceBench is the bench's own generated kubeconfig of a lima stack.
+	SourceBench Source = "bench"
+	// SourceNone means no rule gave a kubeconfig: there is no target.
+	SourceNone Source = ""
+)
+
+// Kubeconfig is the result of ResolveKubeconfig: the files to read, in
+// order (first-wins merge when there are several), and the rule that chose
+// them.
+type Kubeconfig struct {
+	// Paths are absolute (or as given when relative to the working
+	// directory), with ~ expanded. Empty when Source is SourceNone.
+	Paths []string `json:"paths"`
+	// Source is the rule that won.
+	Source Source `json:"source"`
+	// Detail says the rule in words for the target line, e.g.
+	// "kubeconfig: in /abs/dirqual.yaml" or "KUBECONFIG in the environment";
+	// for SourceNone it says what was looked at.
+	Detail string `json:"detail"`
+}
+
+// None reports whether no kubeconfig was resolved (no target).
+func (k Kubeconfig) None() bool { return k.Source == SourceNone || len(k.Paths) == 0 }
+
+// ResolveOptions are the inputs of ResolveKubeconfig.
+type ResolveOptions struct {
+	// Flag is the --kubeconfig value ("" when the flag was not given).
+	Flag string
+	// Env looks up KUBECONFIG; nil means an empty environment.
+	Env Env
+	// Home is the user's home folder, used to expand a leading ~.
+	Home string
+	// Topology is the stack; nil when the command has no stack (then only
+	// the flag and KUBECONFIG apply).
+	Topology *topology.Topology
+}
+
+// ResolveKubeconfig decides which kubeconfig file(s) a command reads, by the
+// rules of DESIGN.md "Kubeconfig resolution" and issue 3:
+//
+// prod (or no topology), first rule that is set wins:
+//  1. o.Flag (--kubeconfig PATH), Source SourceFlag;
+//  2. KUBECONFIG from o.Env: a colon-separated list, empty entries dropped,
+//     duplicates dropped (client-go's rule); exported but empty (or only
+//     colons) counts as not set; Source SourceEnv;
+//  3. the topology's `kubeconfig:`, expanded with Topology.ResolvePath (~ and
+//     relative to the topology file's folder); Source SourceTopology;
+//  4. otherwise Source SourceNone with no paths and no error: no target.
+//
+// A leading ~ in the flag and KUBECONFIG paths is expanded with o.Home
+// (client-go never does). ~/.kube/config and the in-cluster config are never
+// used.
+//
+// lima: only the bench kubeconfig, Topology.BenchKubeconfig(o.Home), Source
+// SourceBench; KUBECONFIG is ignored, and a --kubeconfig flag is an error (the
+// bench is nestor's own and read through its own file only).
+//
+// Errors: --kubeconfig on a lima stack; a ~ that cannot be expanded (no home
+// known, or the ~user form).
+func ResolveKubeconfig(o ResolveOptions) (Kubeconfig, error) {
+	t := o.Topology
+	if t != nil && t.TargetKind == topology.TargetLima {
+		bench := t.BenchKubeconfig(o.Home)
+		if o.Flag != "" {
+			return Kubeconfig{}, fmt.Errorf("--kubeconfig cannot be used with the lima stack %s: nestor reads a bench only through its own kubeconfig (%s); drop --kubeconfig", t.Name, bench)
+		}
+		detail := "the bench kubeconfig (default for stack " + t.Name + ")"
+		if t.Lima != nil && t.Lima.Kubeconfig != "" {
+			detail = "lima.kubeconfig in " + t.Path
+		}
+		return Kubeconfig{Paths: []string{bench}, Source: SourceBench, Detail: detail}, nil
+	}
+
+	if o.Flag != "" {
+		p, err := expandUserPath(o.Flag, o.Home)
+		if err != nil {
+			return Kubeconfig{}, fmt.Errorf("--kubeconfig: %w", err)
+		}
+		return Kubeconfig{Paths: []string{p}, Source: SourceFlag, Detail: "--kubeconfig on the command line"}, nil
+	}
+
+	if o.Env != nil {
+		if v, ok := o.Env("KUBECONFIG"); ok {
+			var paths []string
+			seen := map[string]bool{}
+			for _, entry := range filepath.SplitList(v) {
+				if entry == "" {
+					continue
+				}
+				p, err := expandUserPath(entry, o.Home)
+				if err != nil {
+					return Kubeconfig{}, fmt.Errorf("KUBECONFIG: %w", err)
+				}
+				if seen[p] {
+					continue
+				}
+				seen[p] = true
+				paths = append(paths, p)
+			}
+			if len(paths) > 0 {
+				return Kubeconfig{Paths: paths, Source: SourceEnv, Detail: "KUBECONFIG in the environment"}, nil
+			}
+		}
+	}
+
+	if t != nil && t.Kubeconfig != "" {
+		p := t.ResolvePath(t.Kubeconfig, o.Home)
+		return Kubeconfig{Paths: []string{p}, Source: SourceTopology, Detail: "kubeconfig: in " + t.Path}, nil
+	}
+
+	detail := "no --kubeconfig, no KUBECONFIG"
+	if t != nil {
+		detail += ", no kubeconfig: in " + t.Path
+	}
+	return Kubeconfig{Source: SourceNone, Detail: detail}, nil
+}
+
+// expandUserPath expands a leading "~" or "~/" with home and makes the path
+// absolute (relative to the working directory, as a shell would).
+func expandUserPath(p, home string) (string, error) {
+	if p == "~" || strings.HasPrefix(p, "~/") {
+		if home == "" {
+			return "", fmt.Errorf("cannot expand ~ in %s: no home folder is known; write the full path", p)
+		}
+		p = filepath.Join(home, strings.TrimPrefix(p, "~"))
+	} else if strings.HasPrefix(p, "~") {
+		return "", fmt.Errorf("cannot expand %s: only ~ and ~/ are expanded; write the full path", p)
+	}
+	if !filepath.IsAbs(p) {
+		abs, err := filepath.Abs(p)
+		if err != nil {
+			return "", errors.New("cannot make " + p + " absolute: " + err.Error())
+		}
+		p = abs
+	}
+	return filepath.Clean(p), nil
+}

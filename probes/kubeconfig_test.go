@@ -1,0 +1,187 @@
+package probes
+
+import (
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+
+	"nestor.dev/nestor/topology"
+)
+
+// envOf returns an Env that knows exactly the given variables.
+func envOf(vars map[string]string) Env {
+	return func(k string) (string, bool) {
+		v, ok := vars[k]
+		return v, ok
+	}
+}
+
+func TestResolveKubeconfigProd(t *testing.T) {
+	home := "/home/op"
+	wd, err := os.Getwd()
+	if err != nil {
+		t.Fatal(err)
+	}
+	prod := &topology.Topology{Path: "/srv/stacks/dirqual.yaml", Name: "dirqual", TargetKind: topology.TargetProd,
+		Kubeconfig: "~/.kube/dirqual.config"}
+	relative := &topology.Topology{Path: "/srv/stacks/dirqual.yaml", Name: "dirqual", TargetKind: topology.TargetProd,
+		Kubeconfig: "../kube/dirqual.config"}
+	bare := &topology.Topology{Path: "/srv/stacks/dirqual.yaml", Name: "dirqual", TargetKind: topology.TargetProd}
+
+	tests := []struct {
+		name       string
+		opts       ResolveOptions
+		wantPaths  []string
+		wantSource Source
+		wantDetail string
+	}{
+		{
+			name:       "flag beats KUBECONFIG and topology",
+			opts:       ResolveOptions{Flag: "/etc/k/flag.conf", Env: envOf(map[string]string{"KUBECONFIG": "/env.conf"}), Home: home, Topology: prod},
+			wantPaths:  []string{"/etc/k/flag.conf"},
+			wantSource: SourceFlag,
+			wantDetail: "--kubeconfig on the command line",
+		},
+		{
+			name:       "flag with ~",
+			opts:       ResolveOptions{Flag: "~/k.conf", Home: home, Topology: prod},
+			wantPaths:  []string{"/home/op/k.conf"},
+			wantSource: SourceFlag,
+		},
+		{
+			name:       "relative flag is taken from the working directory",
+			opts:       ResolveOptions{Flag: "k.conf", Home: home, Topology: prod},
+			wantPaths:  []string{filepath.Join(wd, "k.conf")},
+			wantSource: SourceFlag,
+		},
+		{
+			name:       "KUBECONFIG beats topology",
+			opts:       ResolveOptions{Env: envOf(map[string]string{"KUBECONFIG": "/env.conf"}), Home: home, Topology: prod},
+			wantPaths:  []string{"/env.conf"},
+			wantSource: SourceEnv,
+			wantDetail: "KUBECONFIG in the environment",
+		},
+		{
+			name:       "KUBECONFIG list: order kept, empty entries and duplicates dropped, ~ expanded",
+			opts:       ResolveOptions{Env: envOf(map[string]string{"KUBECONFIG": ":/a.conf::~/b.conf:/a.conf:"}), Home: home, Topology: prod},
+			wantPaths:  []string{"/a.conf", "/home/op/b.conf"},
+			wantSource: SourceEnv,
+		},
+		{
+			name:       "KUBECONFIG exported but empty counts as not set",
+			opts:       ResolveOptions{Env: envOf(map[string]string{"KUBECONFIG": ""}), Home: home, Topology: prod},
+			wantPaths:  []string{"/home/op/.kube/dirqual.config"},
+			wantSource: SourceTopology,
+			wantDetail: "kubeconfig: in /srv/stacks/dirqual.yaml",
+		},
+		{
+			name:       "KUBECONFIG of colons only counts as not set",
+			opts:       ResolveOptions{Env: envOf(map[string]string{"KUBECONFIG": "::"}), Home: home, Topology: prod},
+			wantPaths:  []string{"/home/op/.kube/dirqual.config"},
+			wantSource: SourceTopology,
+		},
+		{
+			name:       "topology kubeconfig relative to the topology file",
+			opts:       ResolveOptions{Env: envOf(nil), Home: home, Topology: relative},
+			wantPaths:  []string{"/srv/kube/dirqual.config"},
+			wantSource: SourceTopology,
+		},
+		{
+			name:       "nothing set: no target, never ~/.kube/config",
+			opts:       ResolveOptions{Env: envOf(map[string]string{"HOME": home}), Home: home, Topology: bare},
+			wantPaths:  nil,
+			wantSource: SourceNone,
+			wantDetail: "no --kubeconfig, no KUBECONFIG, no kubeconfig: in /srv/stacks/dirqual.yaml",
+		},
+		{
+			name:       "no topology, nil Env: no target",
+			opts:       ResolveOptions{Home: home},
+			wantPaths:  nil,
+			wantSource: SourceNone,
+		},
+		{
+			name:       "no topology: KUBECONFIG still applies",
+			opts:       ResolveOptions{Env: envOf(map[string]string{"KUBECONFIG": "/env.conf"}), Home: home},
+			wantPaths:  []string{"/env.conf"},
+			wantSource: SourceEnv,
+		},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			got, err := ResolveKubeconfig(tc.opts)
+			if err != nil {
+				t.Fatalf("ResolveKubeconfig: %v", err)
+			}
+			if !reflect.DeepEqual(got.Paths, tc.wantPaths) {
+				t.Errorf("Paths = %q, want %q", got.Paths, tc.wantPaths)
+			}
+			if got.Source != tc.wantSource {
+				t.Errorf("Source = %q, want %q", got.Source, tc.wantSource)
+			}
+			if tc.wantDetail != "" && got.Detail != tc.wantDetail {
+				t.Errorf("Detail = %q, want %q", got.Detail, tc.wantDetail)
+			}
+			if got.None() != (tc.wantSource == SourceNone) {
+				t.Errorf("None() = %v for source %q", got.None(), got.Source)
+			}
+		})
+	}
+}
+
+func TestResolveKubeconfigLima(t *testing.T) {
+	home := "/home/op"
+	bench := &topology.Topology{Path: "/srv/stacks/bench.yaml", Name: "bench", TargetKind: topology.TargetLima,
+		Kubeconfig: "/should/never/be/used"}
+	env := envOf(map[string]string{"KUBECONFIG": "/prod/admin.conf"})
+
+	got, err := ResolveKubeconfig(ResolveOptions{Env: env, Home: home, Topology: bench})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := Kubeconfig{Paths: []string{"/srv/.work/bench/kubeconfig"}, Source: SourceBench, Detail: "the bench kubeconfig (default for stack bench)"}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("lima, KUBECONFIG set: got %+v, want %+v (KUBECONFIG must be ignored)", got, want)
+	}
+
+	explicit := &topology.Topology{Path: "/srv/stacks/bench.yaml", Name: "bench", TargetKind: topology.TargetLima,
+		Lima: &topology.Lima{Kubeconfig: "~/bench.kubeconfig"}}
+	got, err = ResolveKubeconfig(ResolveOptions{Env: env, Home: home, Topology: explicit})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(got.Paths, []string{"/home/op/bench.kubeconfig"}) || got.Source != SourceBench ||
+		got.Detail != "lima.kubeconfig in /srv/stacks/bench.yaml" {
+		t.Errorf("lima.kubeconfig: got %+v", got)
+	}
+
+	_, err = ResolveKubeconfig(ResolveOptions{Flag: "/prod/admin.conf", Env: env, Home: home, Topology: bench})
+	if err == nil {
+		t.Fatal("--kubeconfig on a lima stack: no error")
+	}
+	for _, w := range []string{"--kubeconfig", "lima stack bench", "/srv/.work/bench/kubeconfig"} {
+		if !strings.Contains(err.Error(), w) {
+			t.Errorf("error %q does not mention %q", err, w)
+		}
+	}
+}
+
+func TestResolveKubeconfigTildeErrors(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		opts ResolveOptions
+		want string
+	}{
+		{"flag ~ without home", ResolveOptions{Flag: "~/k.conf"}, "cannot expand ~ in ~/k.conf"},
+		{"KUBECONFIG ~ without home", ResolveOptions{Env: envOf(map[string]string{"KUBECONFIG": "/a:~/k.conf"})}, "KUBECONFIG: cannot expand ~ in ~/k.conf"},
+		{"~user form", ResolveOptions{Flag: "~bob/k.conf", Home: "/home/op"}, "only ~ and ~/ are expanded"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := ResolveKubeconfig(tc.opts)
+			if err == nil || !strings.Contains(err.Error(), tc.want) {
+				t.Fatalf("err = %v, want it to contain %q", err, tc.want)
+			}
+		})
+	}
+}

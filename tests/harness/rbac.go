@@ -1,0 +1,63 @@
+package harness
+
+import (
+	"fmt"
+
+	rbacv1 "k8s.io/api/rbac/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+)
+
+// ReadOnlyRole is the ClusterRole (and ClusterRoleBinding) that gives
+// UserReadOnly its rights.
+const ReadOnlyRole = "nestor-test-readonly"
+
+// ReadOnlyRules are the read-only identity's rights: get/list/watch on what
+// a preview reads, the access an operator would hand a preview tool. They
+// are written out because the built-in view role is aggregated by
+// kube-controller-manager, which does not run here (TEST-CLUSTER.md).
+var ReadOnlyRules = []rbacv1.PolicyRule{
+	{
+		APIGroups: []string{""},
+		Resources: []string{"nodes", "namespaces", "pods", "services", "configmaps"},
+		Verbs:     []string{"get", "list", "watch"},
+	},
+	{
+		APIGroups: []string{"apps"},
+		Resources: []string{"deployments", "daemonsets", "statefulsets", "replicasets"},
+		Verbs:     []string{"get", "list", "watch"},
+	},
+	{
+		APIGroups: []string{"apiextensions.k8s.io"},
+		Resources: []string{"customresourcedefinitions"},
+		Verbs:     []string{"get", "list", "watch"},
+	},
+	{
+		APIGroups: []string{"storage.k8s.io"},
+		Resources: []string{"storageclasses"},
+		Verbs:     []string{"get", "list", "watch"},
+	},
+}
+
+// setupRBAC creates ReadOnlyRole with ReadOnlyRules and binds it to
+// UserReadOnly. UserNoAccess gets no binding.
+func (c *Cluster) setupRBAC() error {
+	ctx, cancel := opContext()
+	defer cancel()
+	rbac := c.adminClient.RbacV1()
+	role := &rbacv1.ClusterRole{
+		ObjectMeta: metav1.ObjectMeta{Name: ReadOnlyRole},
+		Rules:      ReadOnlyRules,
+	}
+	if _, err := rbac.ClusterRoles().Create(ctx, role, metav1.CreateOptions{}); err != nil {
+		return fmt.Errorf("create ClusterRole %s: %w", ReadOnlyRole, err)
+	}
+	binding := &rbacv1.ClusterRoleBinding{
+		ObjectMeta: metav1.ObjectMeta{Name: ReadOnlyRole},
+		RoleRef:    rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "ClusterRole", Name: ReadOnlyRole},
+		Subjects:   []rbacv1.Subject{{APIGroup: rbacv1.GroupName, Kind: rbacv1.UserKind, Name: UserReadOnly}},
+	}
+	if _, err := rbac.ClusterRoleBindings().Create(ctx, binding, metav1.CreateOptions{}); err != nil {
+		return fmt.Errorf("create ClusterRoleBinding %s: %w", ReadOnlyRole, err)
+	}
+	return nil
+}

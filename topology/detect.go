@@ -1,0 +1,307 @@
+package topology
+
+import (
+	"fmt"
+	"path"
+	"slices"
+	"sort"
+	"strings"
+)
+
+// workloadResult is what the facts say about one Workload of a def.
+type workloadResult struct {
+	w       Workload
+	matches []WorkloadState // found, in any of its namespaces
+	// unread lists the namespaces where it could be but whose workloads
+	// were not read (not in facts.WorkloadNamespaces, and not known to be
+	// missing from the cluster).
+	unread []string
+}
+
+func (r workloadResult) namespaces(def LayerDef) []string {
+	if r.w.Namespace != "" {
+		return []string{r.w.Namespace}
+	}
+	return def.Namespaces
+}
+
+func workloadMatches(w Workload, ws WorkloadState) bool {
+	if ws.Kind != w.Kind {
+		return false
+	}
+	if nameMatches(w.Name, ws.Name) {
+		return true
+	}
+	for _, alt := range w.AltNames {
+		if nameMatches(alt, ws.Name) {
+			return true
+		}
+	}
+	return false
+}
+
+// nameMatches is path.Match, with a plain comparison for literal names.
+func nameMatches(pattern, name string) bool {
+	if !strings.ContainsAny(pattern, `*?[\`) {
+		return pattern == name
+	}
+	ok, _ := path.Match(pattern, name)
+	return ok
+}
+
+func available(ws WorkloadState) bool { return ws.Desired > 0 && ws.Ready >= ws.Desired }
+
+func describe(ws WorkloadState) string {
+	return fmt.Sprintf("%s/%s %d/%d available", ws.Namespace, ws.Name, ws.Ready, ws.Desired)
+}
+
+// lookWorkload searches facts for w in its namespaces (w.Namespace, else
+// def.Namespaces). Call only when facts.Workloads is known.
+func lookWorkload(def LayerDef, w Workload, facts ClusterFacts) workloadResult {
+	r := workloadResult{w: w}
+	for _, ns := range r.namespaces(def) {
+		read := slices.Contains(facts.WorkloadNamespaces, ns)
+		if !read && facts.Namespaces.Known && !slices.Contains(facts.Namespaces.Value, ns) {
+			read = true // the namespace does not exist: nothing can be in it
+		}
+		if !read {
+			r.unread = append(r.unread, ns)
+			continue
+		}
+		for _, ws := range facts.Workloads.Value {
+			if ws.Namespace == ns && workloadMatches(w, ws) {
+				r.matches = append(r.matches, ws)
+			}
+		}
+	}
+	return r
+}
+
+// Evaluate judges one layer against what the kube prober read. It is pure.
+//
+// A layer is present when any of its CRD groups, any of its provisioners (on
+// any StorageClass) or any of its workloads is found. A def with no
+// workloads, CRD groups or provisioners (a custom layer with only
+// detect.namespace) is present when its namespace exists. Then:
+//   - healthy: every Workload is found (in w.Namespace, else in one of the
+//     def's Namespaces) and every match has Desired > 0 and Ready >= Desired;
+//     Reason says what was seen;
+//   - degraded: some workload is missing or not available; Reason names each
+//     ("argocd/argocd-repo-server 0/1 available", "StatefulSet
+//     argocd-application-controller not found in argocd");
+//   - unknown: present, nothing known to be wrong, but some workload could
+//     not be looked for (its namespaces were not read).
+//
+// When nothing is found: absent only if every fact it needed is known (and
+// every namespace it needed was read, or is known not to exist); otherwise
+// unknown with the probe's reason ("CRDs: forbidden …"). A workload whose
+// namespace is not in facts.WorkloadNamespaces counts as unknown, not
+// missing. The result carries def.Name and declared.
+func Evaluate(def LayerDef, facts ClusterFacts, declared bool) LayerState {
+	st := LayerState{Name: def.Name, Declared: declared}
+	var seen, unknowns []string
+	present := false
+
+	if len(def.CRDGroups) > 0 {
+		if !facts.CRDGroups.Known {
+			unknowns = append(unknowns, "CRDs: "+reasonOr(facts.CRDGroups.Reason))
+		} else {
+			for _, g := range def.CRDGroups {
+				if slices.Contains(facts.CRDGroups.Value, g) {
+					present = true
+					seen = append(seen, "CRD group "+g)
+				}
+			}
+		}
+	}
+	if len(def.Provisioners) > 0 {
+		if !facts.StorageClasses.Known {
+			unknowns = append(unknowns, "StorageClasses: "+reasonOr(facts.StorageClasses.Reason))
+		} else {
+			for _, sc := range facts.StorageClasses.Value {
+				if slices.Contains(def.Provisioners, sc.Provisioner) {
+					present = true
+					seen = append(seen, "StorageClass "+sc.Name+" ("+sc.Provisioner+")")
+				}
+			}
+		}
+	}
+	if len(def.Workloads) == 0 && len(def.CRDGroups) == 0 && len(def.Provisioners) == 0 {
+		// Only namespaces: their existence is the signal.
+		if !facts.Namespaces.Known {
+			unknowns = append(unknowns, "namespaces: "+reasonOr(facts.Namespaces.Reason))
+		} else {
+			for _, ns := range def.Namespaces {
+				if slices.Contains(facts.Namespaces.Value, ns) {
+					present = true
+					seen = append(seen, "namespace "+ns)
+				}
+			}
+		}
+	}
+
+	var problems, unread []string
+	allFound := true
+	if len(def.Workloads) > 0 {
+		if !facts.Workloads.Known {
+			unknowns = append(unknowns, "workloads: "+reasonOr(facts.Workloads.Reason))
+			allFound = false
+		} else {
+			for _, w := range def.Workloads {
+				r := lookWorkload(def, w, facts)
+				switch {
+				case len(r.matches) > 0:
+					present = true
+					for _, m := range r.matches {
+						if !available(m) {
+							problems = append(problems, describe(m))
+						} else {
+							seen = append(seen, describe(m))
+						}
+					}
+				case len(r.unread) > 0:
+					allFound = false
+					unread = append(unread, fmt.Sprintf("%s %s (namespace %s not read)", w.Kind, w.Name, strings.Join(r.unread, ", ")))
+				default:
+					allFound = false
+					problems = append(problems, fmt.Sprintf("%s %s not found in %s", w.Kind, w.Name, strings.Join(r.namespaces(def), ", ")))
+				}
+			}
+		}
+	}
+
+	switch {
+	case present && len(problems) > 0:
+		st.Health = Degraded
+		st.Reason = strings.Join(problems, "; ")
+		if len(unread) > 0 {
+			st.Reason += "; not checked: " + strings.Join(unread, ", ")
+		}
+	case present && (len(unread) > 0 || (!allFound && len(unknowns) > 0)):
+		st.Health = Unknown
+		parts := append([]string{}, unknowns...)
+		if len(unread) > 0 {
+			parts = append(parts, "not checked: "+strings.Join(unread, ", "))
+		}
+		st.Reason = "present (" + strings.Join(seen, ", ") + ") but " + strings.Join(parts, "; ")
+	case present:
+		st.Health = Healthy
+		st.Reason = strings.Join(seen, ", ")
+	case len(unknowns) > 0 || len(unread) > 0:
+		st.Health = Unknown
+		parts := append([]string{}, unknowns...)
+		if len(unread) > 0 {
+			parts = append(parts, "not checked: "+strings.Join(unread, ", "))
+		}
+		st.Reason = strings.Join(parts, "; ")
+	default:
+		st.Health = Absent
+		st.Reason = "none of its CRDs, StorageClasses or workloads found"
+	}
+	return st
+}
+
+func reasonOr(r string) string {
+	if r == "" {
+		return "not read"
+	}
+	return r
+}
+
+// Undeclared returns the catalog layers that t does not declare but that the
+// cluster shows, each with Declared=false and its health (Evaluate). It is
+// judged by cheap, specific signals only: one of the layer's CRD groups, a
+// StorageClass with one of its provisioners, or one of its workloads in the
+// namespaces read. A namespace alone is not taken as a sign (namespaces are
+// shared — kube-system, monitoring — and outlive uninstalls). A layer whose
+// signals could not be read is left out: undeclared steps are information,
+// never a guess. Order: catalog order.
+func Undeclared(t *Topology, facts ClusterFacts) []LayerState {
+	declared := map[string]bool{}
+	for _, l := range t.Layers {
+		declared[l.Name] = true
+	}
+	var out []LayerState
+	for _, def := range catalog {
+		if declared[def.Name] {
+			continue
+		}
+		if !cheapSignal(def, facts) {
+			continue
+		}
+		out = append(out, Evaluate(def, facts, false))
+	}
+	return out
+}
+
+func cheapSignal(def LayerDef, facts ClusterFacts) bool {
+	if facts.CRDGroups.Known {
+		for _, g := range def.CRDGroups {
+			if slices.Contains(facts.CRDGroups.Value, g) {
+				return true
+			}
+		}
+	}
+	if facts.StorageClasses.Known {
+		for _, sc := range facts.StorageClasses.Value {
+			if slices.Contains(def.Provisioners, sc.Provisioner) {
+				return true
+			}
+		}
+	}
+	if facts.Workloads.Known {
+		for _, w := range def.Workloads {
+			if len(lookWorkload(def, w, facts).matches) > 0 {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// DefaultStorage returns the cluster's default StorageClass (the one with the
+// is-default-class annotation), its provisioner and the catalog storage layer
+// that provisioner belongs to (Backend "" when not in the catalog). Unknown,
+// with the probe's reason, when StorageClasses could not be read; known with
+// an empty Class when no StorageClass is default. When several are default
+// (Kubernetes then uses the most recently created one, which these facts do
+// not show), Class is the first alphabetically and OtherDefaults lists the
+// others, so a renderer can say so.
+func DefaultStorage(facts ClusterFacts) Fact[StorageState] {
+	if !facts.StorageClasses.Known {
+		return UnknownFact[StorageState]("StorageClasses: " + reasonOr(facts.StorageClasses.Reason))
+	}
+	var defaults []StorageClass
+	for _, sc := range facts.StorageClasses.Value {
+		if sc.Default {
+			defaults = append(defaults, sc)
+		}
+	}
+	if len(defaults) == 0 {
+		return KnownFact(StorageState{})
+	}
+	sort.Slice(defaults, func(i, j int) bool { return defaults[i].Name < defaults[j].Name })
+	first := defaults[0]
+	st := StorageState{Class: first.Name, Provisioner: first.Provisioner, Backend: BackendForProvisioner(first.Provisioner)}
+	for _, sc := range defaults[1:] {
+		st.OtherDefaults = append(st.OtherDefaults, sc.Name)
+	}
+	return KnownFact(st)
+}
+
+// ObserveLayers returns what Observed.Layers holds for t: one LayerState per
+// declared layer, in declaration order (Evaluate with declared=true; a ref
+// that is in neither the catalog nor has detect: is Unknown, which Parse
+// never lets through), then the Undeclared catalog layers.
+func ObserveLayers(t *Topology, facts ClusterFacts) []LayerState {
+	out := make([]LayerState, 0, len(t.Layers))
+	for _, ref := range t.Layers {
+		def, ok := LayerDefFor(ref)
+		if !ok {
+			out = append(out, LayerState{Name: ref.Name, Declared: true, Health: Unknown, Reason: "not in the layer catalog and no detect:"})
+			continue
+		}
+		out = append(out, Evaluate(def, facts, true))
+	}
+	return append(out, Undeclared(t, facts)...)
+}

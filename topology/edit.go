@@ -1,0 +1,296 @@
+package topology
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+	"unicode/utf8"
+
+	"gopkg.in/yaml.v3"
+)
+
+var utf8BOM = []byte{0xEF, 0xBB, 0xBF}
+
+// SetKubeconfig returns data, the bytes of a topology file, with the
+// top-level key `kubeconfig: VALUE` added — a text edit, not a YAML
+// round-trip (issue 5): yaml.v3 only finds the positions, and every other
+// byte (comments, blank lines, key order, quoting, anchors, CRLF line ends,
+// a missing final newline, a BOM) is kept.
+//
+//   - No top-level kubeconfig: one line is inserted right after the
+//     target_kind: line (else after the name: line, else before the first
+//     top-level key, i.e. after the leading comments), with the file's line
+//     ending (CRLF when its first line ends so) and the indentation of the
+//     top-level keys. Inserted after a last line that has no newline, the
+//     file still ends without one.
+//   - A top-level kubeconfig: with an empty or null value (nothing, ~, null,
+//     "" or ”) is filled in place; a comment after it is kept.
+//   - A top-level kubeconfig: with a value is an error (nothing is changed).
+//   - A commented-out "# kubeconfig:" line is ordinary text and left alone.
+//
+// VALUE is written plain when YAML reads it back as the same string, else
+// double-quoted. Errors: invalid YAML, a top level that is not a block
+// mapping, an empty value, an edit that would not read back as VALUE.
+func SetKubeconfig(data []byte, value string) ([]byte, error) {
+	if value == "" {
+		return nil, errors.New("kubeconfig: the value to set is empty")
+	}
+	bom := bytes.HasPrefix(data, utf8BOM)
+	body := data
+	if bom {
+		body = data[len(utf8BOM):]
+	}
+	out, err := setKubeconfig(body, value)
+	if err != nil {
+		return nil, err
+	}
+	if bom {
+		out = append(append([]byte{}, utf8BOM...), out...)
+	}
+	// Prove the edit: the result must read back with the new value.
+	var check struct {
+		Kubeconfig string `yaml:"kubeconfig"`
+	}
+	if err := yaml.Unmarshal(out, &check); err != nil || check.Kubeconfig != value {
+		return nil, fmt.Errorf("kubeconfig: the edited file would not read back as %q (%v); add the line by hand", value, err)
+	}
+	return out, nil
+}
+
+func setKubeconfig(data []byte, value string) ([]byte, error) {
+	var doc yaml.Node
+	if err := yaml.Unmarshal(data, &doc); err != nil {
+		return nil, fmt.Errorf("the topology is not valid YAML: %w", err)
+	}
+	eol := "\n"
+	if i := bytes.IndexByte(data, '\n'); i > 0 && data[i-1] == '\r' {
+		eol = "\r\n"
+	}
+	lines := lineStarts(data)
+	quoted := yamlScalar(value)
+
+	var root *yaml.Node
+	if len(doc.Content) > 0 {
+		root = doc.Content[0]
+	}
+	if root == nil || (root.Kind == yaml.ScalarNode && root.Tag == "!!null") {
+		// Empty document (comments only): append the key at the end.
+		return insertAt(data, len(data), "", "kubeconfig: "+quoted, eol), nil
+	}
+	if root.Kind != yaml.MappingNode {
+		return nil, errors.New("the topology's top level is not a mapping")
+	}
+	if root.Style&yaml.FlowStyle != 0 {
+		return nil, errors.New("the topology's top level is a flow mapping ({...}); add kubeconfig: by hand")
+	}
+
+	var nameKey, kindKey *yaml.Node
+	var nameVal, kindVal *yaml.Node
+	for i := 0; i+1 < len(root.Content); i += 2 {
+		k, v := root.Content[i], root.Content[i+1]
+		switch k.Value {
+		case "kubeconfig":
+			return fillKubeconfig(data, lines, k, v, quoted)
+		case "target_kind":
+			kindKey, kindVal = k, v
+		case "name":
+			nameKey, nameVal = k, v
+		}
+	}
+
+	after, afterVal := kindKey, kindVal
+	if after == nil || !singleLine(after, afterVal) {
+		after, afterVal = nameKey, nameVal
+	}
+	if after != nil && singleLine(after, afterVal) {
+		indent := lineIndent(data, lines, after)
+		if after.Line < len(lines) {
+			return insertAt(data, lines[after.Line], indent, "kubeconfig: "+quoted, eol), nil
+		}
+		// The key is on the last line.
+		return insertAt(data, len(data), indent, "kubeconfig: "+quoted, eol), nil
+	}
+	// Before the first top-level key: after the leading comments.
+	first := root.Content[0]
+	if first.Line-1 >= len(lines) {
+		return nil, errors.New("cannot locate the first top-level key")
+	}
+	indent := lineIndent(data, lines, first)
+	line := indent + "kubeconfig: " + quoted + eol
+	start := lines[first.Line-1]
+	out := make([]byte, 0, len(data)+len(line))
+	out = append(out, data[:start]...)
+	out = append(out, line...)
+	return append(out, data[start:]...), nil
+}
+
+// singleLine reports whether key k's value v is a one-line scalar on k's line
+// (so the line after k's is the line after the whole entry).
+func singleLine(k, v *yaml.Node) bool {
+	if k == nil || v == nil || v.Kind != yaml.ScalarNode || v.Line != k.Line {
+		return false
+	}
+	if v.Style&(yaml.LiteralStyle|yaml.FoldedStyle) != 0 {
+		return false
+	}
+	return !strings.ContainsAny(v.Value, " \t\n")
+}
+
+// lineStarts returns the byte offset of each line's start (index 0 = line 1).
+func lineStarts(data []byte) []int {
+	starts := []int{0}
+	for i, b := range data {
+		if b == '\n' && i+1 < len(data) {
+			starts = append(starts, i+1)
+		}
+	}
+	return starts
+}
+
+// lineIndent returns the whitespace before node n on its line.
+func lineIndent(data []byte, lines []int, n *yaml.Node) string {
+	start := lines[n.Line-1]
+	end := start
+	for end < len(data) && (data[end] == ' ' || data[end] == '\t') {
+		end++
+	}
+	return string(data[start:end])
+}
+
+// insertAt inserts indent+text as a line at offset at, which is a line
+// start or the end of data. At the end of a file with no final newline, the
+// line break goes before the new line, so the file still ends without one.
+func insertAt(data []byte, at int, indent, text, eol string) []byte {
+	var line string
+	switch {
+	case at == len(data) && len(data) > 0 && data[len(data)-1] != '\n':
+		line = eol + indent + text
+	default:
+		line = indent + text + eol
+	}
+	out := make([]byte, 0, len(data)+len(line))
+	out = append(out, data[:at]...)
+	out = append(out, line...)
+	return append(out, data[at:]...)
+}
+
+// byteOffset converts node n's 1-based line and (character) column to a
+// byte offset in data.
+func byteOffset(data []byte, lines []int, n *yaml.Node) (int, bool) {
+	if n.Line < 1 || n.Line > len(lines) {
+		return 0, false
+	}
+	off := lines[n.Line-1]
+	for col := 1; col < n.Column; col++ {
+		if off >= len(data) || data[off] == '\n' {
+			return 0, false
+		}
+		_, size := utf8.DecodeRune(data[off:])
+		off += size
+	}
+	return off, true
+}
+
+// fillKubeconfig writes quoted in place of the empty or null value of the
+// existing top-level key k, keeping whatever follows on the line (a comment).
+func fillKubeconfig(data []byte, lines []int, k, v *yaml.Node, quoted string) ([]byte, error) {
+	if v.Kind != yaml.ScalarNode {
+		return nil, fmt.Errorf("kubeconfig: at line %d is not a single value; fix it by hand", k.Line)
+	}
+	empty := v.Tag == "!!null" || (v.Tag == "!!str" && v.Value == "")
+	if !empty {
+		return nil, fmt.Errorf("kubeconfig: is already set (line %d: %q); nothing to add", k.Line, v.Value)
+	}
+	off, ok := byteOffset(data, lines, k)
+	if !ok {
+		return nil, fmt.Errorf("cannot locate kubeconfig: at line %d", k.Line)
+	}
+	// Skip the key token (plain or quoted), the spaces, and the colon.
+	i := off
+	if i < len(data) && (data[i] == '"' || data[i] == '\'') {
+		q := data[i]
+		i++
+		for i < len(data) && data[i] != q && data[i] != '\n' {
+			if q == '"' && data[i] == '\\' {
+				i++
+			}
+			i++
+		}
+		i++
+	} else {
+		i += len("kubeconfig")
+	}
+	for i < len(data) && (data[i] == ' ' || data[i] == '\t') {
+		i++
+	}
+	if i >= len(data) || data[i] != ':' {
+		return nil, fmt.Errorf("cannot locate the colon of kubeconfig: at line %d", k.Line)
+	}
+	colon := i
+	i++
+	// The rest of the line: spaces, an optional null/empty token, spaces,
+	// an optional comment, the line end.
+	lineEnd := i
+	for lineEnd < len(data) && data[lineEnd] != '\n' && data[lineEnd] != '\r' {
+		lineEnd++
+	}
+	rest := string(data[i:lineEnd])
+	ws1 := rest[:len(rest)-len(strings.TrimLeft(rest, " \t"))]
+	r := rest[len(ws1):]
+	tokenFound := false
+	for _, tok := range []string{"~", "null", "Null", "NULL", `""`, "''"} {
+		if strings.HasPrefix(r, tok) {
+			after := r[len(tok):]
+			if after == "" || after[0] == ' ' || after[0] == '\t' {
+				r, tokenFound = after, true
+				break
+			}
+		}
+	}
+	var tail string
+	if strings.TrimSpace(r) != "" {
+		ws2 := r[:len(r)-len(strings.TrimLeft(r, " \t"))]
+		comment := r[len(ws2):]
+		if !strings.HasPrefix(comment, "#") {
+			return nil, fmt.Errorf("kubeconfig: at line %d has an unexpected value; fix it by hand", k.Line)
+		}
+		gap := ws1
+		if tokenFound {
+			gap = ws2
+		}
+		if gap == "" {
+			gap = " "
+		}
+		tail = gap + comment
+	}
+	out := make([]byte, 0, len(data)+len(quoted)+2)
+	out = append(out, data[:colon+1]...)
+	out = append(out, ' ')
+	out = append(out, quoted...)
+	out = append(out, tail...)
+	return append(out, data[lineEnd:]...), nil
+}
+
+// yamlScalar returns s as a YAML scalar: plain when a YAML parser reads the
+// plain text back as the string s, else double-quoted (JSON's escapes are
+// valid in a YAML double-quoted scalar).
+func yamlScalar(s string) string {
+	var n yaml.Node
+	plainOK := !strings.ContainsAny(s, "\n\r\t#\"'") && strings.TrimSpace(s) == s
+	if plainOK {
+		if err := yaml.Unmarshal([]byte("k: "+s), &n); err == nil &&
+			len(n.Content) == 1 && len(n.Content[0].Content) == 2 {
+			v := n.Content[0].Content[1]
+			if v.Kind == yaml.ScalarNode && v.Tag == "!!str" && v.Value == s && v.Style == 0 {
+				return s
+			}
+		}
+	}
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	_ = enc.Encode(s)
+	return strings.TrimSuffix(b.String(), "\n")
+}

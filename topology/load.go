@@ -1,0 +1,750 @@
+package topology
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"net/url"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+
+	"gopkg.in/yaml.v3"
+)
+
+// Keys allowed at each level of a format-version-1 topology (DESIGN.md,
+// "Topology file").
+var (
+	topKeys        = []string{"name", "target_kind", "kubeconfig", "endpoint", "kubernetes", "inventory", "nodes", "backend", "layers", "lima"}
+	kubernetesKeys = []string{"version"}
+	nodeKeys       = []string{"name", "role", "address", "user", "port", "key"}
+	layerKeys      = []string{"name", "detect"}
+	detectKeys     = []string{"deployment", "daemonset", "statefulset", "namespace", "crd_group"}
+	limaKeys       = []string{"template", "cpus", "memory", "disk", "kubeconfig"}
+)
+
+// Phase names reserved for the fixed phases: a custom layer cannot take them.
+var reservedPhaseNames = []string{PhaseUp, PhaseBootstrap, PhaseK8s}
+
+var (
+	stackNameRE = regexp.MustCompile(`^[a-z0-9][a-z0-9-]*$`)
+	dns1123RE   = regexp.MustCompile(`^[a-z0-9]([a-z0-9-]*[a-z0-9])?$`)
+	versionRE   = regexp.MustCompile(`^v?[0-9]+\.[0-9]+(\.[0-9]+)?$`)
+	sizeRE      = regexp.MustCompile(`^[0-9]+(\.[0-9]+)?\s*([kKmMgGtT]i?[bB]?|[bB])?$`)
+	crdGroupRE  = regexp.MustCompile(`^[a-z0-9]([a-z0-9-]*[a-z0-9])?(\.[a-z0-9]([a-z0-9-]*[a-z0-9])?)+$`)
+)
+
+// Load reads the topology file at path and validates it (see Parse).
+// A file that cannot be read is an *Error naming it.
+func Load(path string) (*Topology, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, Errors{{File: path, Msg: "cannot read the topology: " + unwrapPathError(err), Fix: "check the path"}}
+	}
+	return Parse(path, data)
+}
+
+func unwrapPathError(err error) string {
+	var pe *os.PathError
+	if errors.As(err, &pe) {
+		return pe.Err.Error()
+	}
+	return err.Error()
+}
+
+// Parse validates data, the content of the topology file at path, strictly
+// against format version 1 (DESIGN.md "Topology file") and returns the
+// topology with Path made absolute. Every problem found is returned at once
+// as Errors, sorted by position, each naming file:line:column, the field and
+// the fix: unknown keys (with the allowed keys and a did-you-mean), wrong
+// types, a name that is not the file's base name, a target_kind other than
+// lima|prod, an endpoint that is not an https URL, a malformed
+// kubernetes.version, node names (required, DNS-1123, unique), roles
+// (control-plane|worker, worker when omitted; at least one control-plane when
+// nodes are declared), ports (1..65535), layers (catalog names or custom
+// layers with detect:, no duplicates), backend (a storage layer of the
+// catalog, declared in layers), lima: only for lima stacks, a top-level
+// kubeconfig: refused for lima stacks, memory/disk sizes ("4GiB"). An empty
+// file, a file that is not a mapping and a file with several documents are
+// errors too. Anchors, aliases and merge keys (<<) are followed.
+func Parse(path string, data []byte) (*Topology, error) {
+	p := &parser{file: path}
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		abs = path
+	}
+	t := &Topology{Path: abs}
+
+	dec := yaml.NewDecoder(bytes.NewReader(data))
+	var doc yaml.Node
+	if err := dec.Decode(&doc); err != nil {
+		if errors.Is(err, io.EOF) {
+			return nil, Errors{{File: path, Line: 1, Column: 1, Msg: "the file is empty", Fix: "start with name: and target_kind:"}}
+		}
+		return nil, Errors{p.syntaxError(err)}
+	}
+	var extra yaml.Node
+	if err := dec.Decode(&extra); err == nil {
+		return nil, Errors{{File: path, Line: extra.Line, Column: extra.Column, Msg: "the file holds more than one YAML document", Fix: "keep one topology per file; remove the '---' and what follows"}}
+	} else if !errors.Is(err, io.EOF) {
+		return nil, Errors{p.syntaxError(err)}
+	}
+	if len(doc.Content) == 0 || (doc.Content[0].Kind == yaml.ScalarNode && doc.Content[0].Tag == "!!null") {
+		return nil, Errors{{File: path, Line: 1, Column: 1, Msg: "the file is empty", Fix: "start with name: and target_kind:"}}
+	}
+	root := resolve(doc.Content[0])
+	if root.Kind != yaml.MappingNode {
+		return nil, Errors{{File: path, Line: root.Line, Column: root.Column, Msg: "the topology must be a mapping of keys (name:, target_kind:, …), found " + kindName(root), Fix: "write it as key: value lines"}}
+	}
+
+	p.topLevel(t, root)
+	if len(p.errs) > 0 {
+		p.errs.sort()
+		return nil, p.errs
+	}
+	return t, nil
+}
+
+type parser struct {
+	file string
+	errs Errors
+}
+
+func (p *parser) add(n *yaml.Node, field, fix, format string, args ...any) {
+	e := &Error{File: p.file, Field: field, Msg: fmt.Sprintf(format, args...), Fix: fix}
+	if n != nil {
+		e.Line, e.Column = n.Line, n.Column
+	}
+	p.errs = append(p.errs, e)
+}
+
+var yamlLineRE = regexp.MustCompile(`^yaml: line (\d+): (.*)$`)
+
+func (p *parser) syntaxError(err error) *Error {
+	msg := err.Error()
+	if m := yamlLineRE.FindStringSubmatch(msg); m != nil {
+		line, _ := strconv.Atoi(m[1])
+		return &Error{File: p.file, Line: line, Msg: "invalid YAML: " + m[2], Fix: "fix the YAML syntax"}
+	}
+	var te *yaml.TypeError
+	if errors.As(err, &te) && len(te.Errors) > 0 {
+		msg = te.Errors[0]
+	}
+	return &Error{File: p.file, Msg: "invalid YAML: " + strings.TrimPrefix(msg, "yaml: "), Fix: "fix the YAML syntax"}
+}
+
+// resolve follows aliases to the node they name.
+func resolve(n *yaml.Node) *yaml.Node {
+	for n != nil && n.Kind == yaml.AliasNode {
+		n = n.Alias
+	}
+	return n
+}
+
+func kindName(n *yaml.Node) string {
+	switch n.Kind {
+	case yaml.MappingNode:
+		return "a mapping"
+	case yaml.SequenceNode:
+		return "a list"
+	case yaml.ScalarNode:
+		switch n.Tag {
+		case "!!null":
+			return "null"
+		case "!!bool":
+			return "a boolean (" + n.Value + ")"
+		case "!!int":
+			return "a number (" + n.Value + ")"
+		case "!!float":
+			return "a number (" + n.Value + ")"
+		}
+		return fmt.Sprintf("the string %q", n.Value)
+	}
+	return "nothing"
+}
+
+type pair struct {
+	key, value *yaml.Node
+}
+
+// pairs returns the key/value pairs of mapping m with merge keys (<<)
+// expanded: explicit keys win over merged ones, as YAML says.
+func (p *parser) pairs(m *yaml.Node, field string) []pair {
+	var out []pair
+	seen := map[string]*yaml.Node{}
+	var merged []pair
+	for i := 0; i+1 < len(m.Content); i += 2 {
+		k, v := m.Content[i], m.Content[i+1]
+		if k.Kind == yaml.ScalarNode && k.Tag == "!!merge" {
+			merged = append(merged, p.mergeSources(v, field)...)
+			continue
+		}
+		if k.Kind != yaml.ScalarNode {
+			p.add(k, field, "use plain names as keys", "a key must be a plain name, found %s", kindName(k))
+			continue
+		}
+		if first, dup := seen[k.Value]; dup {
+			p.add(k, joinField(field, k.Value), "keep one of them", "duplicate key %q (first at line %d)", k.Value, first.Line)
+			continue
+		}
+		seen[k.Value] = k
+		out = append(out, pair{k, v})
+	}
+	for _, mp := range merged {
+		if _, ok := seen[mp.key.Value]; ok {
+			continue
+		}
+		seen[mp.key.Value] = mp.key
+		out = append(out, mp)
+	}
+	return out
+}
+
+func (p *parser) mergeSources(v *yaml.Node, field string) []pair {
+	v = resolve(v)
+	switch v.Kind {
+	case yaml.MappingNode:
+		return p.pairs(v, field)
+	case yaml.SequenceNode:
+		var out []pair
+		for _, item := range v.Content {
+			item = resolve(item)
+			if item.Kind != yaml.MappingNode {
+				p.add(item, field, "merge mappings only", "<< needs a mapping, found %s", kindName(item))
+				continue
+			}
+			out = append(out, p.pairs(item, field)...)
+		}
+		return out
+	}
+	p.add(v, field, "merge mappings only", "<< needs a mapping, found %s", kindName(v))
+	return nil
+}
+
+func joinField(parent, key string) string {
+	if parent == "" {
+		return key
+	}
+	return parent + "." + key
+}
+
+// unknownKey reports key k, not in allowed, with a did-you-mean when close.
+func (p *parser) unknownKey(k *yaml.Node, field string, allowed []string) {
+	fix := "allowed keys: " + strings.Join(allowed, ", ")
+	if c := closest(k.Value, allowed); len(c) > 0 {
+		fix = "did you mean " + c[0] + "? " + fix
+	}
+	where := "the top level"
+	if field != "" {
+		where = field
+	}
+	p.add(k, joinField(field, k.Value), fix, "unknown key %q in %s", k.Value, where)
+}
+
+// str reads a scalar as a string. Numbers are taken as written ("1.30" stays
+// "1.30"); null gives "" and ok=false; booleans, lists and mappings are type
+// errors.
+func (p *parser) str(n *yaml.Node, field string) (string, bool) {
+	n = resolve(n)
+	if n.Kind != yaml.ScalarNode {
+		p.add(n, field, "write a single value", "must be a string, found %s", kindName(n))
+		return "", false
+	}
+	switch n.Tag {
+	case "!!null":
+		return "", false
+	case "!!bool", "!!binary", "!!timestamp":
+		p.add(n, field, "quote it if it is meant as text", "must be a string, found %s", kindName(n))
+		return "", false
+	}
+	return n.Value, true
+}
+
+func (p *parser) integer(n *yaml.Node, field string) (int, bool) {
+	n = resolve(n)
+	if n.Kind != yaml.ScalarNode || n.Tag != "!!int" {
+		p.add(n, field, "write a whole number", "must be an integer, found %s", kindName(n))
+		return 0, false
+	}
+	var v int
+	if err := n.Decode(&v); err != nil {
+		p.add(n, field, "write a whole number", "must be an integer: %v", err)
+		return 0, false
+	}
+	return v, true
+}
+
+func (p *parser) mapping(n *yaml.Node, field, fix string) (*yaml.Node, bool) {
+	n = resolve(n)
+	if n.Kind != yaml.MappingNode {
+		if n.Kind == yaml.ScalarNode && n.Tag == "!!null" {
+			return nil, false
+		}
+		p.add(n, field, fix, "must be a mapping, found %s", kindName(n))
+		return nil, false
+	}
+	return n, true
+}
+
+func (p *parser) topLevel(t *Topology, root *yaml.Node) {
+	var nameNode, kindNode, kubeconfigNode, backendNode, limaNode *yaml.Node
+	for _, kv := range p.pairs(root, "") {
+		k, v := kv.key, kv.value
+		switch k.Value {
+		case "name":
+			nameNode = v
+			t.Name, _ = p.str(v, "name")
+		case "target_kind":
+			kindNode = v
+			s, _ := p.str(v, "target_kind")
+			t.TargetKind = TargetKind(s)
+		case "kubeconfig":
+			kubeconfigNode = k
+			t.Kubeconfig, _ = p.str(v, "kubeconfig")
+		case "endpoint":
+			if s, ok := p.str(v, "endpoint"); ok {
+				t.Endpoint = s
+				p.checkEndpoint(resolve(v), s)
+			}
+		case "kubernetes":
+			p.kubernetes(t, v)
+		case "inventory":
+			t.Inventory, _ = p.str(v, "inventory")
+		case "nodes":
+			p.nodes(t, v)
+		case "backend":
+			backendNode = v
+			t.Backend, _ = p.str(v, "backend")
+		case "layers":
+			p.layers(t, v)
+		case "lima":
+			limaNode = k
+			p.lima(t, v)
+		default:
+			p.unknownKey(k, "", topKeys)
+		}
+	}
+
+	// name: required, [a-z0-9-], equal to the file's base name.
+	base := filepath.Base(p.file)
+	for _, ext := range []string{".yaml", ".yml"} {
+		base = strings.TrimSuffix(base, ext)
+	}
+	switch {
+	case nameNode == nil || t.Name == "":
+		n := nameNode
+		if n == nil {
+			n = root
+		}
+		p.add(n, "name", "add name: "+base, "is required")
+	case !stackNameRE.MatchString(t.Name):
+		p.add(resolve(nameNode), "name", "use lowercase letters, digits and '-', starting with a letter or digit", "%q is not a valid stack name", t.Name)
+	case t.Name != base:
+		p.add(resolve(nameNode), "name", "rename the file to "+t.Name+".yaml or set name: "+base, "%q must equal the file's base name %q", t.Name, base)
+	}
+
+	// target_kind: required, lima | prod.
+	switch {
+	case kindNode == nil || t.TargetKind == "":
+		n := kindNode
+		if n == nil {
+			n = root
+		}
+		p.add(n, "target_kind", "add target_kind: prod (an existing cluster) or target_kind: lima (a local bench)", "is required")
+	case t.TargetKind != TargetLima && t.TargetKind != TargetProd:
+		fix := "use lima or prod"
+		if c := closest(string(t.TargetKind), []string{"lima", "prod"}); len(c) > 0 {
+			fix = "did you mean " + c[0] + "? " + fix
+		}
+		p.add(resolve(kindNode), "target_kind", fix, "%q is not a target kind", t.TargetKind)
+	}
+
+	if t.TargetKind == TargetProd && limaNode != nil {
+		p.add(limaNode, "lima", "remove the lima: section", "lima: is only for target_kind: lima")
+	}
+	if t.TargetKind == TargetLima && kubeconfigNode != nil {
+		p.add(kubeconfigNode, "kubeconfig", "remove it, or set the bench kubeconfig as lima.kubeconfig", "a top-level kubeconfig: is for prod stacks; a lima bench uses its own generated kubeconfig (lima.kubeconfig)")
+	}
+
+	p.checkBackend(t, backendNode)
+}
+
+func (p *parser) checkEndpoint(n *yaml.Node, s string) {
+	u, err := url.Parse(s)
+	if err != nil || u.Scheme != "https" || u.Hostname() == "" {
+		p.add(n, "endpoint", "write the API server URL, e.g. https://10.0.0.1:6443", "%q is not an https URL with a host", s)
+		return
+	}
+	if port := u.Port(); port != "" {
+		if v, err := strconv.Atoi(port); err != nil || v < 1 || v > 65535 {
+			p.add(n, "endpoint", "use a port between 1 and 65535", "%q has an invalid port", s)
+		}
+	}
+}
+
+func (p *parser) kubernetes(t *Topology, v *yaml.Node) {
+	m, ok := p.mapping(v, "kubernetes", `write it as kubernetes: {version: "1.36"}`)
+	if !ok {
+		return
+	}
+	for _, kv := range p.pairs(m, "kubernetes") {
+		switch kv.key.Value {
+		case "version":
+			s, ok := p.str(kv.value, "kubernetes.version")
+			if !ok {
+				continue
+			}
+			if !versionRE.MatchString(s) {
+				p.add(resolve(kv.value), "kubernetes.version", `write a minor ("1.36") or a full version ("1.36.2"), quoted`, "%q is not a Kubernetes version", s)
+				continue
+			}
+			t.Kubernetes.Version = s
+		default:
+			p.unknownKey(kv.key, "kubernetes", kubernetesKeys)
+		}
+	}
+}
+
+func (p *parser) nodes(t *Topology, v *yaml.Node) {
+	v = resolve(v)
+	if v.Kind == yaml.ScalarNode && v.Tag == "!!null" {
+		return
+	}
+	if v.Kind != yaml.SequenceNode {
+		p.add(v, "nodes", "write a list: - {name: NODE, role: control-plane}", "must be a list, found %s", kindName(v))
+		return
+	}
+	firstLine := map[string]int{}
+	var firstCP *yaml.Node = v
+	hasCP := false
+	for i, item := range v.Content {
+		field := fmt.Sprintf("nodes[%d]", i)
+		m, ok := p.mapping(item, field, "write it as {name: NODE, role: worker}")
+		if !ok {
+			if resolve(item).Kind == yaml.ScalarNode && resolve(item).Tag == "!!null" {
+				p.add(resolve(item), field, "remove the empty entry", "empty node")
+			}
+			continue
+		}
+		var n Node
+		var nameNode, roleNode *yaml.Node
+		for _, kv := range p.pairs(m, field) {
+			f := field + "." + kv.key.Value
+			switch kv.key.Value {
+			case "name":
+				nameNode = resolve(kv.value)
+				n.Name, _ = p.str(kv.value, f)
+			case "role":
+				roleNode = resolve(kv.value)
+				n.Role, _ = p.str(kv.value, f)
+			case "address":
+				n.Address, _ = p.str(kv.value, f)
+			case "user":
+				n.User, _ = p.str(kv.value, f)
+			case "port":
+				if port, ok := p.integer(kv.value, f); ok {
+					if port < 1 || port > 65535 {
+						p.add(resolve(kv.value), f, "use a port between 1 and 65535", "%d is out of range", port)
+					}
+					n.Port = port
+				}
+			case "key":
+				n.Key, _ = p.str(kv.value, f)
+			default:
+				p.unknownKey(kv.key, field, nodeKeys)
+			}
+		}
+		switch {
+		case n.Name == "":
+			at := nameNode
+			if at == nil {
+				at = m
+			}
+			p.add(at, field+".name", "add name: NODE", "a node needs a name")
+		case len(n.Name) > 63 || !dns1123RE.MatchString(n.Name):
+			p.add(nameNode, field+".name", "use lowercase letters, digits and '-' (DNS-1123 label, at most 63 characters)", "%q is not a valid node name", n.Name)
+		default:
+			if first, dup := firstLine[n.Name]; dup {
+				p.add(nameNode, field+".name", "remove one of them or rename it", "duplicate node %q (first declared at line %d)", n.Name, first)
+			} else {
+				firstLine[n.Name] = nameNode.Line
+			}
+		}
+		switch n.Role {
+		case "":
+			if roleNode != nil {
+				p.add(roleNode, field+".role", "write control-plane or worker, or leave role: out for a worker", "role is empty")
+			}
+			n.Role = RoleWorker
+		case RoleControlPlane, RoleWorker:
+		default:
+			fix := "use control-plane or worker"
+			if c := closest(n.Role, []string{RoleControlPlane, RoleWorker, "controlplane", "master"}); len(c) > 0 {
+				fix = "did you mean control-plane? " + fix
+				if c[0] == RoleWorker {
+					fix = "did you mean worker? use control-plane or worker"
+				}
+			}
+			p.add(roleNode, field+".role", fix, "%q is not a role", n.Role)
+		}
+		if n.Role == RoleControlPlane {
+			hasCP = true
+		}
+		t.Nodes = append(t.Nodes, n)
+	}
+	if len(v.Content) > 0 && !hasCP {
+		p.add(firstCP, "nodes", "set role: control-plane on at least one node", "no control-plane node declared")
+	}
+}
+
+func (p *parser) layers(t *Topology, v *yaml.Node) {
+	v = resolve(v)
+	if v.Kind == yaml.ScalarNode && v.Tag == "!!null" {
+		return
+	}
+	if v.Kind != yaml.SequenceNode {
+		p.add(v, "layers", "write a list: - cilium", "must be a list, found %s", kindName(v))
+		return
+	}
+	firstLine := map[string]int{}
+	for i, item := range v.Content {
+		field := fmt.Sprintf("layers[%d]", i)
+		item = resolve(item)
+		var ref LayerRef
+		var at *yaml.Node
+		switch item.Kind {
+		case yaml.ScalarNode:
+			s, ok := p.str(item, field)
+			if !ok {
+				if item.Tag == "!!null" {
+					p.add(item, field, "remove the empty entry", "empty layer")
+				}
+				continue
+			}
+			ref.Name, at = s, item
+		case yaml.MappingNode:
+			at = item
+			var detectNode *yaml.Node
+			detectReported := false
+			for _, kv := range p.pairs(item, field) {
+				switch kv.key.Value {
+				case "name":
+					ref.Name, _ = p.str(kv.value, field+".name")
+					at = resolve(kv.value)
+				case "detect":
+					detectNode = kv.key
+					before := len(p.errs)
+					ref.Detect = p.detect(kv.value, field+".detect")
+					detectReported = len(p.errs) > before
+				default:
+					p.unknownKey(kv.key, field, layerKeys)
+				}
+			}
+			if ref.Name == "" {
+				p.add(item, field+".name", "add name: LAYER", "a layer needs a name")
+				continue
+			}
+			if detectNode != nil && ref.Detect == nil {
+				// detect: was given but holds nothing valid; say so unless
+				// its entries were already reported.
+				if !detectReported {
+					p.add(detectNode, field+".detect", "give at least one of: "+strings.Join(detectKeys, ", "), "detect: is empty")
+				}
+				ref.Detect = &Detect{}
+			}
+		default:
+			p.add(item, field, "write a catalog name or {name: LAYER, detect: {...}}", "must be a layer name or a mapping, found %s", kindName(item))
+			continue
+		}
+		if len(ref.Name) > 63 || !dns1123RE.MatchString(ref.Name) {
+			p.add(at, field, "use lowercase letters, digits and '-'", "%q is not a valid layer name", ref.Name)
+			continue
+		}
+		if first, dup := firstLine[ref.Name]; dup {
+			p.add(at, field, "remove one of them", "duplicate layer %q (first declared at line %d)", ref.Name, first)
+			continue
+		}
+		firstLine[ref.Name] = at.Line
+		for _, r := range reservedPhaseNames {
+			if ref.Name == r {
+				p.add(at, field, "rename the layer", "%q is the name of a fixed phase and cannot name a layer", ref.Name)
+			}
+		}
+		if ref.Detect == nil {
+			if _, ok := CatalogLayer(ref.Name); !ok {
+				p.add(at, field, p.layerFix(ref.Name), "%q is not in the layer catalog and has no detect:", ref.Name)
+			}
+		}
+		t.Layers = append(t.Layers, ref)
+	}
+}
+
+// layerFix suggests catalog names close to name (aliases included), or how
+// to declare a custom layer.
+func (p *parser) layerFix(name string) string {
+	custom := "or declare a custom layer: {name: " + name + ", detect: {deployment: NAMESPACE/NAME}}"
+	if l, ok := BackendLayer(name); ok && l != name {
+		return "the catalog calls it " + l + "; " + custom
+	}
+	if c := closest(name, CatalogNames()); len(c) > 0 {
+		if len(c) > 3 {
+			c = c[:3]
+		}
+		return "did you mean " + strings.Join(c, " or ") + "? " + custom
+	}
+	return "catalog layers: " + strings.Join(CatalogNames(), ", ") + "; " + custom
+}
+
+func (p *parser) detect(v *yaml.Node, field string) *Detect {
+	m, ok := p.mapping(v, field, "write it as detect: {deployment: NAMESPACE/NAME}")
+	if !ok {
+		return nil
+	}
+	d := &Detect{}
+	any := false
+	for _, kv := range p.pairs(m, field) {
+		f := field + "." + kv.key.Value
+		s, isStr := "", false
+		switch kv.key.Value {
+		case "deployment", "daemonset", "statefulset", "namespace", "crd_group":
+			s, isStr = p.str(kv.value, f)
+		default:
+			p.unknownKey(kv.key, field, detectKeys)
+			continue
+		}
+		if !isStr || s == "" {
+			if isStr || resolve(kv.value).Tag == "!!null" {
+				p.add(resolve(kv.value), f, "give a value or remove the key", "is empty")
+			}
+			continue
+		}
+		valid := true
+		switch kv.key.Value {
+		case "deployment", "daemonset", "statefulset":
+			ns, name, ok := strings.Cut(s, "/")
+			if !ok || !dns1123RE.MatchString(ns) || name == "" || !validObjectName(name) {
+				p.add(resolve(kv.value), f, "write NAMESPACE/NAME, e.g. mlflow/mlflow", "%q is not NAMESPACE/NAME", s)
+				valid = false
+			}
+		case "namespace":
+			if len(s) > 63 || !dns1123RE.MatchString(s) {
+				p.add(resolve(kv.value), f, "use a namespace name (DNS-1123 label)", "%q is not a valid namespace", s)
+				valid = false
+			}
+		case "crd_group":
+			if !crdGroupRE.MatchString(s) {
+				p.add(resolve(kv.value), f, "write an API group such as mlflow.example.com", "%q is not an API group", s)
+				valid = false
+			}
+		}
+		if !valid {
+			continue
+		}
+		any = true
+		switch kv.key.Value {
+		case "deployment":
+			d.Deployment = s
+		case "daemonset":
+			d.DaemonSet = s
+		case "statefulset":
+			d.StatefulSet = s
+		case "namespace":
+			d.Namespace = s
+		case "crd_group":
+			d.CRDGroup = s
+		}
+	}
+	if !any {
+		return nil
+	}
+	return d
+}
+
+// validObjectName accepts a DNS-1123 subdomain (workload names may hold dots).
+func validObjectName(s string) bool {
+	if len(s) > 253 {
+		return false
+	}
+	for _, part := range strings.Split(s, ".") {
+		if !dns1123RE.MatchString(part) {
+			return false
+		}
+	}
+	return true
+}
+
+func (p *parser) lima(t *Topology, v *yaml.Node) {
+	l := &Lima{}
+	t.Lima = l
+	m, ok := p.mapping(v, "lima", "write it as lima: {cpus: 4, memory: 4GiB}")
+	if !ok {
+		return
+	}
+	for _, kv := range p.pairs(m, "lima") {
+		f := "lima." + kv.key.Value
+		switch kv.key.Value {
+		case "template":
+			l.Template, _ = p.str(kv.value, f)
+		case "cpus":
+			if n, ok := p.integer(kv.value, f); ok {
+				if n < 1 {
+					p.add(resolve(kv.value), f, "use 1 or more", "%d is not a CPU count", n)
+				}
+				l.CPUs = n
+			}
+		case "memory", "disk":
+			s, ok := p.str(kv.value, f)
+			if !ok {
+				continue
+			}
+			if !sizeRE.MatchString(s) {
+				p.add(resolve(kv.value), f, `write a size such as "4GiB" or "100GiB"`, "%q is not a size", s)
+				continue
+			}
+			if kv.key.Value == "memory" {
+				l.Memory = s
+			} else {
+				l.Disk = s
+			}
+		case "kubeconfig":
+			l.Kubeconfig, _ = p.str(kv.value, f)
+		default:
+			p.unknownKey(kv.key, "lima", limaKeys)
+		}
+	}
+}
+
+func (p *parser) checkBackend(t *Topology, n *yaml.Node) {
+	if t.Backend == "" {
+		return
+	}
+	n = resolve(n)
+	layer, ok := BackendLayer(t.Backend)
+	if !ok {
+		var storage []string
+		for _, d := range Catalog() {
+			if d.Category == CategoryStorage {
+				storage = append(storage, d.Name)
+			}
+		}
+		fix := "storage layers: " + strings.Join(storage, ", ") + " (alias: ceph)"
+		if c := closest(t.Backend, append(storage, "ceph")); len(c) > 0 {
+			fix = "did you mean " + c[0] + "? " + fix
+		}
+		if def, inCatalog := CatalogLayer(t.Backend); inCatalog {
+			p.add(n, "backend", "storage layers: "+strings.Join(storage, ", ")+" (alias: ceph)", "%q is a %s layer, not a storage backend", t.Backend, def.Category)
+			return
+		}
+		p.add(n, "backend", fix, "%q is not a storage layer of the catalog", t.Backend)
+		return
+	}
+	for _, l := range t.Layers {
+		if l.Name == layer {
+			return
+		}
+	}
+	p.add(n, "backend", "add - "+layer+" to layers:", "backend %q is the layer %s, which is not declared in layers:", t.Backend, layer)
+}

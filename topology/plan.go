@@ -1,0 +1,244 @@
+package topology
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+)
+
+// BuildPlan compares what t declares with what obs read and returns the
+// ordered steps that would close the gap. It is pure and never fails.
+//
+// Order follows Phases(t): up (lima only), bootstrap, k8s, then one group per
+// declared layer, then the undeclared layers.
+//
+//   - up (lima only; never for prod, enforced): create-vm for a declared
+//     node with no VM of the same name, start-vm for a Stopped or Broken VM
+//     (the reason says which). VMs unknown (or not read) → no VM step, listed
+//     in Unknowns. A VM in any other status is listed in Unknowns.
+//   - k8s: when Nodes is known, join-node for a declared node not registered,
+//     repair-node for one registered but not Ready; unknown → Unknowns.
+//     The Kubernetes version is not planned (there is no upgrade step): use
+//     VersionMatches to show drift.
+//   - layers, in declaration order: install for an Absent layer, repair for a
+//     Degraded one (its reason carried), nothing for a Healthy one, nothing
+//     for an Unknown one or one missing from obs.Layers (listed in Unknowns).
+//     In the backend layer's group: migrate-backend when obs.Storage is known
+//     and the default StorageClass's provisioner is not the desired backend's
+//     (or there is no default StorageClass); Storage unknown → Unknowns.
+//   - undeclared (information, not a change): each obs.Layers entry with
+//     Declared=false.
+//
+// obs.NoTarget (nothing could be read): Unverified=true and the plan assumes
+// an empty cluster — a bootstrap step, join-node for every node, install for
+// every layer; a lima stack's VMs are still planned from obs.VMs. Whatever
+// the case, a plan never installs a layer an observation shows present
+// (healthy, degraded or unknown) and a prod plan never holds a VM step.
+func BuildPlan(t *Topology, obs *Observed) Plan {
+	if obs == nil {
+		obs = &Observed{NoTarget: true}
+	}
+	p := Plan{Steps: []Step{}, Unknowns: []string{}, Unverified: obs.NoTarget}
+
+	if t.TargetKind == TargetLima {
+		p.planVMs(t, obs)
+	}
+
+	if obs.NoTarget {
+		p.add(StepBootstrap, PhaseBootstrap, t.Name, "unverified: no target was read, so the plan assumes no cluster yet")
+		for _, n := range t.Nodes {
+			p.add(StepJoinNode, PhaseK8s, n.Name, "unverified: assumes an empty cluster")
+		}
+	} else {
+		p.planNodes(t, obs)
+	}
+
+	states := map[string]LayerState{}
+	for _, l := range obs.Layers {
+		if !l.Declared {
+			continue
+		}
+		if _, dup := states[l.Name]; !dup {
+			states[l.Name] = l
+		}
+	}
+	backendLayer, _ := BackendLayer(t.Backend)
+	for _, ref := range t.Layers {
+		st, observed := states[ref.Name]
+		switch {
+		case observed && st.Health == Absent:
+			p.add(StepInstall, ref.Name, ref.Name, "not found on the cluster: "+st.Reason)
+		case observed && st.Health == Degraded:
+			p.add(StepRepair, ref.Name, ref.Name, st.Reason)
+		case observed && st.Health == Healthy:
+		case observed:
+			// Unknown (or a health this version does not know): never
+			// proposed for installation.
+			p.Unknowns = append(p.Unknowns, "layer "+ref.Name+": "+reasonOr(st.Reason))
+		case obs.NoTarget:
+			p.add(StepInstall, ref.Name, ref.Name, "unverified: assumes an empty cluster")
+		default:
+			p.Unknowns = append(p.Unknowns, "layer "+ref.Name+": not probed")
+		}
+		if ref.Name == backendLayer && backendLayer != "" && !obs.NoTarget {
+			p.planBackend(t, obs, backendLayer)
+		}
+	}
+
+	for _, l := range obs.Layers {
+		if l.Declared {
+			continue
+		}
+		reason := "present on the cluster but not declared in the topology"
+		if l.Health != "" {
+			reason += " (" + string(l.Health)
+			if l.Reason != "" {
+				reason += ": " + l.Reason
+			}
+			reason += ")"
+		}
+		p.add(StepUndeclared, l.Name, l.Name, reason)
+	}
+
+	if t.TargetKind != TargetLima {
+		p.Steps = dropVMSteps(p.Steps)
+	}
+	return p
+}
+
+func (p *Plan) add(kind StepKind, phase, target, reason string) {
+	p.Steps = append(p.Steps, Step{Kind: kind, Phase: phase, Target: target, Reason: reason})
+}
+
+// dropVMSteps removes every VM step: the guard that keeps a prod plan from
+// ever proposing to create or start a VM, whatever the observation holds.
+func dropVMSteps(steps []Step) []Step {
+	out := steps[:0]
+	for _, s := range steps {
+		if s.Kind == StepCreateVM || s.Kind == StepStartVM {
+			continue
+		}
+		out = append(out, s)
+	}
+	return out
+}
+
+func (p *Plan) planVMs(t *Topology, obs *Observed) {
+	if obs.VMs == nil {
+		p.Unknowns = append(p.Unknowns, "VMs: not read")
+		return
+	}
+	if !obs.VMs.Known {
+		p.Unknowns = append(p.Unknowns, "VMs: "+reasonOr(obs.VMs.Reason))
+		return
+	}
+	vms := make(map[string]VM, len(obs.VMs.Value))
+	for _, vm := range obs.VMs.Value {
+		vms[vm.Name] = vm
+	}
+	for _, n := range t.Nodes {
+		vm, ok := vms[n.Name]
+		switch {
+		case !ok:
+			p.add(StepCreateVM, PhaseUp, n.Name, "declared node has no Lima VM")
+		case vm.Status == VMRunning:
+		case vm.Status == VMStopped:
+			p.add(StepStartVM, PhaseUp, n.Name, "VM is Stopped")
+		case vm.Status == VMBroken:
+			p.add(StepStartVM, PhaseUp, n.Name, "VM is Broken (limactl reports it so); if it does not start, delete and recreate it")
+		default:
+			p.Unknowns = append(p.Unknowns, fmt.Sprintf("VM %s: status %q", n.Name, vm.Status))
+		}
+	}
+}
+
+func (p *Plan) planNodes(t *Topology, obs *Observed) {
+	if !obs.Nodes.Known {
+		p.Unknowns = append(p.Unknowns, "nodes: "+reasonOr(obs.Nodes.Reason))
+		return
+	}
+	nodes := make(map[string]NodeState, len(obs.Nodes.Value))
+	for _, n := range obs.Nodes.Value {
+		nodes[n.Name] = n
+	}
+	for _, n := range t.Nodes {
+		st, ok := nodes[n.Name]
+		switch {
+		case !ok:
+			p.add(StepJoinNode, PhaseK8s, n.Name, "declared, not registered in the cluster")
+		case !st.Ready:
+			p.add(StepRepairNode, PhaseK8s, n.Name, "registered but NotReady")
+		}
+	}
+}
+
+func (p *Plan) planBackend(t *Topology, obs *Observed, layer string) {
+	if !obs.Storage.Known {
+		p.Unknowns = append(p.Unknowns, "default StorageClass: "+reasonOr(obs.Storage.Reason))
+		return
+	}
+	desired := "desired backend " + t.Backend
+	if t.Backend != layer {
+		desired += " (" + layer + ")"
+	}
+	s := obs.Storage.Value
+	if s.Class == "" {
+		p.add(StepMigrateBackend, layer, layer, desired+", the cluster has no default StorageClass")
+		return
+	}
+	def, _ := CatalogLayer(layer)
+	for _, prov := range def.Provisioners {
+		if s.Provisioner == prov {
+			return
+		}
+	}
+	p.add(StepMigrateBackend, layer, layer, fmt.Sprintf("%s, cluster default StorageClass %s (%s)", desired, s.Class, s.Provisioner))
+}
+
+// VersionMatches reports whether actual (a server or kubelet gitVersion such
+// as "v1.37.2" or "v1.37.2+k3s1") satisfies desired (a topology's
+// kubernetes.version: "1.37" compares major.minor, "1.37.2" the patch too; a
+// leading "v" is allowed on both). An empty desired matches anything. An
+// error says which of the two is not a version.
+func VersionMatches(desired, actual string) (bool, error) {
+	if desired == "" {
+		return true, nil
+	}
+	d, err := parseVersion(desired)
+	if err != nil {
+		return false, fmt.Errorf("desired version %q: %w", desired, err)
+	}
+	a, err := parseVersion(actual)
+	if err != nil {
+		return false, fmt.Errorf("actual version %q: %w", actual, err)
+	}
+	if len(a) < len(d) {
+		return false, fmt.Errorf("actual version %q has no patch number to compare with %q", actual, desired)
+	}
+	for i := range d {
+		if d[i] != a[i] {
+			return false, nil
+		}
+	}
+	return true, nil
+}
+
+func parseVersion(s string) ([]int, error) {
+	s = strings.TrimPrefix(strings.TrimSpace(s), "v")
+	if i := strings.IndexAny(s, "-+"); i >= 0 {
+		s = s[:i]
+	}
+	parts := strings.Split(s, ".")
+	if len(parts) < 2 || len(parts) > 3 {
+		return nil, fmt.Errorf("not MAJOR.MINOR or MAJOR.MINOR.PATCH")
+	}
+	out := make([]int, len(parts))
+	for i, part := range parts {
+		n, err := strconv.Atoi(part)
+		if err != nil || n < 0 {
+			return nil, fmt.Errorf("not MAJOR.MINOR or MAJOR.MINOR.PATCH")
+		}
+		out[i] = n
+	}
+	return out, nil
+}

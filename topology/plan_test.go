@@ -1,0 +1,450 @@
+package topology
+
+import (
+	"fmt"
+	"math/rand"
+	"reflect"
+	"strings"
+	"testing"
+)
+
+func dirqual() *Topology {
+	return &Topology{
+		Path: "/s/stacks/dirqual.yaml", Name: "dirqual", TargetKind: TargetProd,
+		Nodes: []Node{
+			{Name: "dirqual1", Role: RoleControlPlane}, {Name: "dirqual2", Role: RoleWorker},
+			{Name: "dirqual3", Role: RoleWorker}, {Name: "dirqual4", Role: RoleWorker},
+		},
+		Backend: "ceph",
+		Layers:  []LayerRef{{Name: "cilium"}, {Name: "rook-ceph"}, {Name: "cnpg"}, {Name: "argocd"}},
+	}
+}
+
+func bench() *Topology {
+	return &Topology{
+		Path: "/s/stacks/bench.yaml", Name: "bench", TargetKind: TargetLima,
+		Nodes:   []Node{{Name: "lima-node1", Role: RoleControlPlane}, {Name: "lima-node2", Role: RoleWorker}},
+		Backend: "local-path",
+		Layers:  []LayerRef{{Name: "flannel"}, {Name: "local-path"}},
+		Lima:    &Lima{},
+	}
+}
+
+func readyNodes(names ...string) Fact[[]NodeState] {
+	var ns []NodeState
+	for _, n := range names {
+		ns = append(ns, NodeState{Name: n, Ready: true, KubeletVersion: "v1.36.2"})
+	}
+	return KnownFact(ns)
+}
+
+func healthyLayers(t *Topology) []LayerState {
+	var out []LayerState
+	for _, l := range t.Layers {
+		out = append(out, LayerState{Name: l.Name, Declared: true, Health: Healthy})
+	}
+	return out
+}
+
+func healthyDirqual() *Observed {
+	t := dirqual()
+	return &Observed{
+		ServerVersion: KnownFact("v1.36.2"),
+		Nodes:         readyNodes("dirqual1", "dirqual2", "dirqual3", "dirqual4"),
+		Layers:        healthyLayers(t),
+		Storage:       KnownFact(StorageState{Class: "ceph-block", Provisioner: "rook-ceph.rbd.csi.ceph.com", Backend: "rook-ceph"}),
+	}
+}
+
+func setLayer(o *Observed, name string, h Health, reason string) {
+	for i := range o.Layers {
+		if o.Layers[i].Name == name {
+			o.Layers[i].Health, o.Layers[i].Reason = h, reason
+		}
+	}
+}
+
+func vms(pairs ...string) *VMsObserved {
+	var v []VM
+	for i := 0; i+1 < len(pairs); i += 2 {
+		v = append(v, VM{Name: pairs[i], Status: pairs[i+1]})
+	}
+	f := KnownFact(v)
+	return &f
+}
+
+func TestBuildPlan(t *testing.T) {
+	tests := []struct {
+		name       string
+		topo       func() *Topology
+		obs        func() *Observed
+		steps      []Step
+		unknowns   []string
+		unverified bool
+	}{
+		{
+			name:  "prod in sync",
+			topo:  dirqual,
+			obs:   healthyDirqual,
+			steps: []Step{},
+		},
+		{
+			name: "prod: cnpg removed, argocd repo-server unavailable",
+			topo: dirqual,
+			obs: func() *Observed {
+				o := healthyDirqual()
+				setLayer(o, "cnpg", Absent, "none of its CRDs, StorageClasses or workloads found")
+				setLayer(o, "argocd", Degraded, "argocd/argocd-repo-server 0/1 available")
+				return o
+			},
+			steps: []Step{
+				{StepInstall, "cnpg", "cnpg", "not found on the cluster: none of its CRDs, StorageClasses or workloads found"},
+				{StepRepair, "argocd", "argocd", "argocd/argocd-repo-server 0/1 available"},
+			},
+		},
+		{
+			name: "prod: no target assumes an empty cluster, never a VM",
+			topo: dirqual,
+			obs: func() *Observed {
+				return &Observed{NoTarget: true, NoTargetReason: "no kubeconfig", VMs: vms("dirqual1", VMStopped)}
+			},
+			steps: []Step{
+				{StepBootstrap, "bootstrap", "dirqual", "unverified: no target was read, so the plan assumes no cluster yet"},
+				{StepJoinNode, "k8s", "dirqual1", "unverified: assumes an empty cluster"},
+				{StepJoinNode, "k8s", "dirqual2", "unverified: assumes an empty cluster"},
+				{StepJoinNode, "k8s", "dirqual3", "unverified: assumes an empty cluster"},
+				{StepJoinNode, "k8s", "dirqual4", "unverified: assumes an empty cluster"},
+				{StepInstall, "cilium", "cilium", "unverified: assumes an empty cluster"},
+				{StepInstall, "rook-ceph", "rook-ceph", "unverified: assumes an empty cluster"},
+				{StepInstall, "cnpg", "cnpg", "unverified: assumes an empty cluster"},
+				{StepInstall, "argocd", "argocd", "unverified: assumes an empty cluster"},
+			},
+			unverified: true,
+		},
+		{
+			name: "prod: a VM observation is ignored",
+			topo: dirqual,
+			obs: func() *Observed {
+				o := healthyDirqual()
+				o.VMs = vms("dirqual2", VMStopped)
+				return o
+			},
+			steps: []Step{},
+		},
+		{
+			name: "prod: nodes missing and NotReady, extra nodes ignored",
+			topo: dirqual,
+			obs: func() *Observed {
+				o := healthyDirqual()
+				o.Nodes = KnownFact([]NodeState{{Name: "dirqual1", Ready: true}, {Name: "dirqual2", Ready: false}, {Name: "other", Ready: true}})
+				return o
+			},
+			steps: []Step{
+				{StepRepairNode, "k8s", "dirqual2", "registered but NotReady"},
+				{StepJoinNode, "k8s", "dirqual3", "declared, not registered in the cluster"},
+				{StepJoinNode, "k8s", "dirqual4", "declared, not registered in the cluster"},
+			},
+		},
+		{
+			name: "prod: forbidden probes propose nothing",
+			topo: dirqual,
+			obs: func() *Observed {
+				o := healthyDirqual()
+				o.Nodes = UnknownFact[[]NodeState]("forbidden: nodes is forbidden")
+				for i := range o.Layers {
+					o.Layers[i].Health, o.Layers[i].Reason = Unknown, "workloads: forbidden"
+				}
+				o.Storage = UnknownFact[StorageState]("StorageClasses: forbidden")
+				return o
+			},
+			steps: []Step{},
+			unknowns: []string{
+				"nodes: forbidden: nodes is forbidden",
+				"layer cilium: workloads: forbidden",
+				"layer rook-ceph: workloads: forbidden",
+				"default StorageClass: StorageClasses: forbidden",
+				"layer cnpg: workloads: forbidden",
+				"layer argocd: workloads: forbidden",
+			},
+		},
+		{
+			name: "prod: a layer missing from the observation is not installed",
+			topo: dirqual,
+			obs: func() *Observed {
+				o := healthyDirqual()
+				o.Layers = o.Layers[:3]
+				return o
+			},
+			steps:    []Step{},
+			unknowns: []string{"layer argocd: not probed"},
+		},
+		{
+			name: "backend drift: desired ceph, default local-path",
+			topo: dirqual,
+			obs: func() *Observed {
+				o := healthyDirqual()
+				o.Storage = KnownFact(StorageState{Class: "local-path", Provisioner: "rancher.io/local-path", Backend: "local-path"})
+				return o
+			},
+			steps: []Step{
+				{StepMigrateBackend, "rook-ceph", "rook-ceph", "desired backend ceph (rook-ceph), cluster default StorageClass local-path (rancher.io/local-path)"},
+			},
+		},
+		{
+			name: "backend: no default StorageClass",
+			topo: dirqual,
+			obs: func() *Observed {
+				o := healthyDirqual()
+				o.Storage = KnownFact(StorageState{})
+				return o
+			},
+			steps: []Step{
+				{StepMigrateBackend, "rook-ceph", "rook-ceph", "desired backend ceph (rook-ceph), the cluster has no default StorageClass"},
+			},
+		},
+		{
+			name: "backend: cephfs class is still ceph",
+			topo: dirqual,
+			obs: func() *Observed {
+				o := healthyDirqual()
+				o.Storage = KnownFact(StorageState{Class: "cephfs", Provisioner: "rook-ceph.cephfs.csi.ceph.com"})
+				return o
+			},
+			steps: []Step{},
+		},
+		{
+			name: "undeclared layers are information, after the declared ones",
+			topo: dirqual,
+			obs: func() *Observed {
+				o := healthyDirqual()
+				setLayer(o, "cnpg", Absent, "x")
+				o.Layers = append(o.Layers, LayerState{Name: "metrics-server", Health: Healthy, Reason: "kube-system/metrics-server 1/1 available"})
+				return o
+			},
+			steps: []Step{
+				{StepInstall, "cnpg", "cnpg", "not found on the cluster: x"},
+				{StepUndeclared, "metrics-server", "metrics-server", "present on the cluster but not declared in the topology (healthy: kube-system/metrics-server 1/1 available)"},
+			},
+		},
+		{
+			name: "no target, but a layer seen present is never installed",
+			topo: dirqual,
+			obs: func() *Observed {
+				return &Observed{NoTarget: true, Layers: []LayerState{{Name: "cilium", Declared: true, Health: Healthy}, {Name: "cnpg", Declared: true, Health: Unknown, Reason: "timeout"}}}
+			},
+			steps: []Step{
+				{StepBootstrap, "bootstrap", "dirqual", "unverified: no target was read, so the plan assumes no cluster yet"},
+				{StepJoinNode, "k8s", "dirqual1", "unverified: assumes an empty cluster"},
+				{StepJoinNode, "k8s", "dirqual2", "unverified: assumes an empty cluster"},
+				{StepJoinNode, "k8s", "dirqual3", "unverified: assumes an empty cluster"},
+				{StepJoinNode, "k8s", "dirqual4", "unverified: assumes an empty cluster"},
+				{StepInstall, "rook-ceph", "rook-ceph", "unverified: assumes an empty cluster"},
+				{StepInstall, "argocd", "argocd", "unverified: assumes an empty cluster"},
+			},
+			unknowns:   []string{"layer cnpg: timeout"},
+			unverified: true,
+		},
+		{
+			name: "lima: node2 stopped, no bench kubeconfig",
+			topo: bench,
+			obs: func() *Observed {
+				return &Observed{
+					VMs:     vms("lima-node1", VMRunning, "lima-node2", VMStopped),
+					Nodes:   UnknownFact[[]NodeState]("no bench kubeconfig at /s/.work/bench/kubeconfig"),
+					Layers:  []LayerState{{Name: "flannel", Declared: true, Health: Unknown, Reason: "no bench kubeconfig"}, {Name: "local-path", Declared: true, Health: Unknown, Reason: "no bench kubeconfig"}},
+					Storage: UnknownFact[StorageState]("no bench kubeconfig"),
+				}
+			},
+			steps: []Step{{StepStartVM, "up", "lima-node2", "VM is Stopped"}},
+			unknowns: []string{
+				"nodes: no bench kubeconfig at /s/.work/bench/kubeconfig",
+				"layer flannel: no bench kubeconfig",
+				"layer local-path: no bench kubeconfig",
+				"default StorageClass: no bench kubeconfig",
+			},
+		},
+		{
+			name: "lima: VMs missing, broken, odd status",
+			topo: func() *Topology {
+				b := bench()
+				b.Nodes = append(b.Nodes, Node{Name: "lima-node3", Role: RoleWorker}, Node{Name: "lima-node4", Role: RoleWorker})
+				return b
+			},
+			obs: func() *Observed {
+				o := &Observed{
+					VMs:     vms("lima-node2", VMBroken, "lima-node3", "Starting", "lima-node4", VMRunning),
+					Nodes:   readyNodes("lima-node1", "lima-node2", "lima-node3", "lima-node4"),
+					Storage: KnownFact(StorageState{Class: "local-path", Provisioner: "rancher.io/local-path"}),
+				}
+				o.Layers = healthyLayers(bench())
+				return o
+			},
+			steps: []Step{
+				{StepCreateVM, "up", "lima-node1", "declared node has no Lima VM"},
+				{StepStartVM, "up", "lima-node2", "VM is Broken (limactl reports it so); if it does not start, delete and recreate it"},
+			},
+			unknowns: []string{`VM lima-node3: status "Starting"`},
+		},
+		{
+			name: "lima: limactl missing",
+			topo: bench,
+			obs: func() *Observed {
+				f := UnknownFact[[]VM](`exec: "limactl": executable file not found in $PATH`)
+				o := &Observed{VMs: &f, Nodes: readyNodes("lima-node1", "lima-node2"), Storage: KnownFact(StorageState{Class: "local-path", Provisioner: "rancher.io/local-path"})}
+				o.Layers = healthyLayers(bench())
+				return o
+			},
+			steps:    []Step{},
+			unknowns: []string{`VMs: exec: "limactl": executable file not found in $PATH`},
+		},
+		{
+			name: "lima: VMs not read at all",
+			topo: bench,
+			obs: func() *Observed {
+				o := &Observed{Nodes: readyNodes("lima-node1", "lima-node2"), Storage: KnownFact(StorageState{Class: "local-path", Provisioner: "rancher.io/local-path"})}
+				o.Layers = healthyLayers(bench())
+				return o
+			},
+			steps:    []Step{},
+			unknowns: []string{"VMs: not read"},
+		},
+		{
+			name: "lima: no target, VMs still count",
+			topo: bench,
+			obs: func() *Observed {
+				return &Observed{NoTarget: true, VMs: vms("lima-node1", VMRunning)}
+			},
+			steps: []Step{
+				{StepCreateVM, "up", "lima-node2", "declared node has no Lima VM"},
+				{StepBootstrap, "bootstrap", "bench", "unverified: no target was read, so the plan assumes no cluster yet"},
+				{StepJoinNode, "k8s", "lima-node1", "unverified: assumes an empty cluster"},
+				{StepJoinNode, "k8s", "lima-node2", "unverified: assumes an empty cluster"},
+				{StepInstall, "flannel", "flannel", "unverified: assumes an empty cluster"},
+				{StepInstall, "local-path", "local-path", "unverified: assumes an empty cluster"},
+			},
+			unverified: true,
+		},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			got := BuildPlan(tc.topo(), tc.obs())
+			if !reflect.DeepEqual(got.Steps, tc.steps) {
+				t.Errorf("steps:\n%s\nwant:\n%s", fmtSteps(got.Steps), fmtSteps(tc.steps))
+			}
+			want := tc.unknowns
+			if want == nil {
+				want = []string{}
+			}
+			if !reflect.DeepEqual(got.Unknowns, want) {
+				t.Errorf("unknowns = %q, want %q", got.Unknowns, want)
+			}
+			if got.Unverified != tc.unverified {
+				t.Errorf("unverified = %v", got.Unverified)
+			}
+		})
+	}
+}
+
+func fmtSteps(steps []Step) string {
+	var b strings.Builder
+	for _, s := range steps {
+		fmt.Fprintf(&b, "  %s [%s] %s: %s\n", s.Kind, s.Phase, s.Target, s.Reason)
+	}
+	return b.String()
+}
+
+func TestPlanChangesExcludeUndeclared(t *testing.T) {
+	p := Plan{Steps: []Step{{Kind: StepInstall}, {Kind: StepUndeclared}, {Kind: StepRepair}}}
+	if p.Changes() != 2 {
+		t.Errorf("Changes = %d", p.Changes())
+	}
+}
+
+// TestPlanInvariants checks, over random observations, the two promises:
+// a prod plan never holds a VM step, and no plan installs a layer the
+// observation shows present (or could not see).
+func TestPlanInvariants(t *testing.T) {
+	r := rand.New(rand.NewSource(1))
+	healths := []Health{Healthy, Degraded, Absent, Unknown}
+	statuses := []string{VMRunning, VMStopped, VMBroken, "Starting"}
+	for i := 0; i < 2000; i++ {
+		tp := dirqual()
+		if r.Intn(2) == 0 {
+			tp = bench()
+		}
+		o := &Observed{NoTarget: r.Intn(4) == 0}
+		if r.Intn(3) > 0 {
+			var v []VM
+			for _, n := range tp.Nodes {
+				if r.Intn(3) > 0 {
+					v = append(v, VM{Name: n.Name, Status: statuses[r.Intn(len(statuses))]})
+				}
+			}
+			f := KnownFact(v)
+			o.VMs = &f
+		}
+		if r.Intn(2) == 0 {
+			o.Nodes = readyNodes(tp.Nodes[0].Name)
+		}
+		for _, l := range tp.Layers {
+			if r.Intn(4) > 0 {
+				o.Layers = append(o.Layers, LayerState{Name: l.Name, Declared: true, Health: healths[r.Intn(len(healths))]})
+			}
+		}
+		p := BuildPlan(tp, o)
+		seen := map[string]Health{}
+		for _, l := range o.Layers {
+			seen[l.Name] = l.Health
+		}
+		for _, s := range p.Steps {
+			if tp.TargetKind == TargetProd && (s.Kind == StepCreateVM || s.Kind == StepStartVM) {
+				t.Fatalf("prod plan with a VM step: %+v", s)
+			}
+			if s.Kind == StepInstall {
+				if h, ok := seen[s.Target]; ok && h != Absent {
+					t.Fatalf("install of %s observed %s", s.Target, h)
+				}
+				if _, ok := seen[s.Target]; !ok && !o.NoTarget {
+					t.Fatalf("install of unobserved %s with a target", s.Target)
+				}
+			}
+		}
+		if p.Unverified != o.NoTarget {
+			t.Fatalf("unverified = %v, NoTarget = %v", p.Unverified, o.NoTarget)
+		}
+	}
+}
+
+func TestBuildPlanNilObservation(t *testing.T) {
+	p := BuildPlan(dirqual(), nil)
+	if !p.Unverified || p.Changes() == 0 {
+		t.Errorf("nil observation: %+v", p)
+	}
+}
+
+func TestVersionMatches(t *testing.T) {
+	tests := []struct {
+		desired, actual string
+		want            bool
+		err             string
+	}{
+		{"", "v1.37.2", true, ""},
+		{"1.37", "v1.37.2", true, ""},
+		{"v1.37", "1.37.0", true, ""},
+		{"1.36", "v1.37.2", false, ""},
+		{"1.37.2", "v1.37.2", true, ""},
+		{"1.37.1", "v1.37.2", false, ""},
+		{"1.37", "v1.37.2+k3s1", true, ""},
+		{"1.37.2", "v1.37.2-rc.1", true, ""},
+		{"1.37", "v0.0.0-master", false, ""},
+		{"latest", "v1.37.2", false, `desired version "latest"`},
+		{"1.37", "", false, `actual version ""`},
+		{"1.37.2", "1.37", false, "has no patch number"},
+	}
+	for _, tc := range tests {
+		got, err := VersionMatches(tc.desired, tc.actual)
+		if got != tc.want || (tc.err == "") != (err == nil) || (err != nil && !strings.Contains(err.Error(), tc.err)) {
+			t.Errorf("VersionMatches(%q, %q) = %v, %v; want %v, %q", tc.desired, tc.actual, got, err, tc.want, tc.err)
+		}
+	}
+}
