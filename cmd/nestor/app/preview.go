@@ -79,7 +79,7 @@ func (a *App) observe(ctx context.Context, g *globals, t *topology.Topology) (*o
 			return nil, err
 		}
 		if pt.target == nil {
-			return &observation{kc: pt.kc, obs: &topology.Observed{NoTarget: true, NoTargetReason: pt.noTarget}}, nil
+			return &observation{kc: pt.kc, obs: noTargetObserved(pt.noTarget)}, nil
 		}
 		gd, err := a.guard(ctx, g, t, pt.target)
 		if err != nil {
@@ -91,6 +91,19 @@ func (a *App) observe(ctx context.Context, g *globals, t *topology.Topology) (*o
 		return &observation{target: pt.target, kc: pt.kc, check: gd.check, obs: obs, guarded: true}, nil
 	}
 	return nil, fmt.Errorf("%s: unknown target_kind %q", t.Path, t.TargetKind)
+}
+
+// noTargetObserved is the observation of a prod stack with nothing to read:
+// every part unknown for that one reason, no layer state.
+func noTargetObserved(reason string) *topology.Observed {
+	const r = "no target"
+	return &topology.Observed{
+		NoTarget: true, NoTargetReason: reason,
+		ServerVersion: topology.UnknownFact[string](r),
+		Nodes:         topology.UnknownFact[[]topology.NodeState](r),
+		Layers:        []topology.LayerState{},
+		Storage:       topology.UnknownFact[topology.StorageState](r),
+	}
 }
 
 func (a *App) runPreview(ctx context.Context, g *globals, o *previewOptions) error {
@@ -185,6 +198,9 @@ type Summary struct {
 }
 
 func newReport(t *topology.Topology, ob *observation, home string) *Report {
+	if ob.obs.Layers == nil {
+		ob.obs.Layers = []topology.LayerState{}
+	}
 	r := &Report{
 		FormatVersion: ReportFormatVersion,
 		Stack:         StackInfo{Name: t.Name, File: t.Path, TargetKind: t.TargetKind},
@@ -224,6 +240,11 @@ func newReport(t *topology.Topology, ob *observation, home string) *Report {
 	}
 	if r.Plan.Unknowns == nil {
 		r.Plan.Unknowns = []string{}
+	}
+	if !ob.obs.NoTarget && !ob.obs.ServerVersion.Known {
+		// BuildPlan plans no upgrade so it does not list the server version,
+		// but an unread version is still an unknown part of ACTUAL.
+		r.Plan.Unknowns = append([]string{"server version: " + ob.obs.ServerVersion.Reason}, r.Plan.Unknowns...)
 	}
 	s := Summary{ByKind: map[string]int{}}
 	for _, st := range r.Plan.Steps {

@@ -1,0 +1,297 @@
+package app
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"nestor.dev/nestor/topology"
+)
+
+// scriptedPrompter answers questions from a script and fails the test on a
+// question it does not expect.
+type scriptedPrompter struct {
+	t       *testing.T
+	answers []scripted
+}
+
+type scripted struct {
+	contains string
+	yes      bool
+	err      error
+}
+
+func (p *scriptedPrompter) Confirm(message string, _ bool) (bool, error) {
+	p.t.Helper()
+	if len(p.answers) == 0 {
+		p.t.Fatalf("unexpected question %q", message)
+	}
+	a := p.answers[0]
+	p.answers = p.answers[1:]
+	if !strings.Contains(message, a.contains) {
+		p.t.Fatalf("question %q, want one containing %q", message, a.contains)
+	}
+	return a.yes, a.err
+}
+
+func (p *scriptedPrompter) Select(message string, _ []string, _ string) (string, error) {
+	p.t.Fatalf("unexpected select %q", message)
+	return "", nil
+}
+
+// testApp returns an App with buffers, the given environment and no limactl.
+func testApp(t *testing.T, env map[string]string, tty bool, pr Prompter) (*App, *bytes.Buffer, *bytes.Buffer) {
+	t.Helper()
+	var out, errOut bytes.Buffer
+	a := &App{
+		Streams: Streams{In: strings.NewReader(""), Out: &out, ErrOut: &errOut},
+		Env: func(k string) (string, bool) {
+			v, ok := env[k]
+			return v, ok
+		},
+		StdinTTY: tty, StderrTTY: tty, StdoutTTY: false,
+		Prompter: pr,
+		Run: func(ctx context.Context, name string, args ...string) ([]byte, []byte, error) {
+			t.Fatalf("unexpected external command %s %v", name, args)
+			return nil, nil, nil
+		},
+	}
+	return a, &out, &errOut
+}
+
+const prodNoKubeconfig = `# the lab cluster
+name: lab
+target_kind: prod
+
+# comment kept
+nodes:
+  - {name: lab1, role: control-plane, address: 10.0.0.1}
+layers:
+  - cilium
+`
+
+func writeStack(t *testing.T, dir, name, body string) string {
+	t.Helper()
+	p := filepath.Join(dir, name+".yaml")
+	if err := os.WriteFile(p, []byte(body), 0o640); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+func TestStackSelectNoInputWritesOnlyTheLink(t *testing.T) {
+	dir := t.TempDir()
+	p := writeStack(t, dir, "lab", prodNoKubeconfig)
+	home := t.TempDir()
+	a, _, _ := testApp(t, map[string]string{"HOME": home}, false, nil)
+	code := Run(a, []string{"stack", "select", "lab", "--stacks", dir, "--no-input"})
+	if code != ExitError {
+		t.Fatalf("exit %d, want 1 (the stack has no target)", code)
+	}
+	got, err := os.ReadFile(p)
+	if err != nil || string(got) != prodNoKubeconfig {
+		t.Fatalf("topology changed: %q %v", got, err)
+	}
+	dest, err := os.Readlink(filepath.Join(dir, ".active"))
+	if err != nil || dest != "lab.yaml" {
+		t.Fatalf(".active -> %q (%v), want lab.yaml", dest, err)
+	}
+	if entries, _ := os.ReadDir(home); len(entries) != 0 {
+		t.Fatalf("HOME was written: %v", entries)
+	}
+}
+
+func TestStackSelectInteractiveAddsOneLine(t *testing.T) {
+	dir := t.TempDir()
+	p := writeStack(t, dir, "lab", prodNoKubeconfig)
+	pr := &scriptedPrompter{t: t, answers: []scripted{
+		{contains: "Add `kubeconfig: ~/.kube/lab.config`", yes: true},
+		{contains: "Fetch it from lab1", yes: false},
+	}}
+	a, _, errOut := testApp(t, map[string]string{"HOME": t.TempDir()}, true, pr)
+	if code := Run(a, []string{"stack", "select", "lab", "--stacks", dir}); code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	got, _ := os.ReadFile(p)
+	want := strings.Replace(prodNoKubeconfig, "target_kind: prod\n", "target_kind: prod\nkubeconfig: ~/.kube/lab.config\n", 1)
+	if string(got) != want {
+		t.Fatalf("topology after select:\n%s\nwant:\n%s", got, want)
+	}
+	if fi, _ := os.Stat(p); fi.Mode().Perm() != 0o640 {
+		t.Fatalf("mode %v, want the original 0640", fi.Mode().Perm())
+	}
+	if len(pr.answers) != 0 {
+		t.Fatalf("questions not asked: %+v", pr.answers)
+	}
+}
+
+func TestStackSelectInvalidIsNotSelected(t *testing.T) {
+	dir := t.TempDir()
+	writeStack(t, dir, "bad", "name: bad\ntarget_kind: mars\n")
+	a, _, errOut := testApp(t, map[string]string{}, false, nil)
+	if code := Run(a, []string{"stack", "select", "bad", "--stacks", dir}); code != ExitError {
+		t.Fatalf("exit %d, want 1", code)
+	}
+	if !strings.Contains(errOut.String(), "bad.yaml:2:") {
+		t.Fatalf("error does not name file:line: %s", errOut)
+	}
+	if _, err := os.Lstat(filepath.Join(dir, ".active")); !errors.Is(err, os.ErrNotExist) {
+		t.Fatalf(".active exists after an invalid select: %v", err)
+	}
+}
+
+func TestPreviewNoTargetIsUnverified(t *testing.T) {
+	dir := t.TempDir()
+	p := writeStack(t, dir, "lab", prodNoKubeconfig)
+	// KUBECONFIG exported but empty counts as not set (DESIGN.md).
+	a, out, errOut := testApp(t, map[string]string{"HOME": t.TempDir(), "KUBECONFIG": ""}, false, nil)
+	code := Run(a, []string{"preview", "-f", p, "-o", "json", "--detailed-exitcode"})
+	if code != ExitError {
+		t.Fatalf("exit %d, want 1 (no target is never in sync): %s", code, errOut)
+	}
+	var r Report
+	if err := json.Unmarshal(out.Bytes(), &r); err != nil {
+		t.Fatalf("json: %v\n%s", err, out)
+	}
+	if !r.Actual.NoTarget || !r.Plan.Unverified || r.Target != nil {
+		t.Fatalf("want no target + unverified plan, got %+v / %+v", r.Actual, r.Plan)
+	}
+	if r.FormatVersion != ReportFormatVersion {
+		t.Fatalf("format_version %d", r.FormatVersion)
+	}
+	for _, s := range r.Plan.Steps {
+		if s.Kind == topology.StepCreateVM || s.Kind == topology.StepStartVM {
+			t.Fatalf("prod plan has a VM step: %+v", s)
+		}
+	}
+}
+
+func TestPreviewBadOutputFlag(t *testing.T) {
+	a, _, errOut := testApp(t, map[string]string{}, false, nil)
+	if code := Run(a, []string{"preview", "-o", "yaml"}); code != ExitError {
+		t.Fatalf("exit %d", code)
+	}
+	if !strings.Contains(errOut.String(), `unknown output format "yaml"`) {
+		t.Fatalf("stderr: %s", errOut)
+	}
+}
+
+func TestEnvProdPrintsNothingOnStdout(t *testing.T) {
+	dir := t.TempDir()
+	writeStack(t, dir, "lab", prodNoKubeconfig)
+	a, out, errOut := testApp(t, map[string]string{"HOME": t.TempDir(), "KUBECONFIG": "/bench/kubeconfig"}, false, nil)
+	if code := Run(a, []string{"env", "--stacks", dir, "--stack", "lab"}); code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	if out.Len() != 0 {
+		t.Fatalf("stdout not empty for a prod stack: %q", out)
+	}
+	if !strings.Contains(errOut.String(), "/bench/kubeconfig (from KUBECONFIG") {
+		t.Fatalf("stderr does not say which kubeconfig nestor reads: %s", errOut)
+	}
+}
+
+func TestEnvLimaExportsTheBench(t *testing.T) {
+	root := t.TempDir()
+	dir := filepath.Join(root, "stacks")
+	if err := os.Mkdir(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	writeStack(t, dir, "bench", "name: bench\ntarget_kind: lima\nnodes:\n  - {name: lima-node1, role: control-plane}\n")
+	kc := filepath.Join(root, ".work", "bench", "kubeconfig")
+	a, out, errOut := testApp(t, map[string]string{"HOME": t.TempDir()}, false, nil)
+	if code := Run(a, []string{"env", "--stacks", dir, "--stack", "bench"}); code != ExitError || out.Len() != 0 {
+		t.Fatalf("no bench kubeconfig yet: exit %d, stdout %q", code, out)
+	}
+	if err := os.MkdirAll(filepath.Dir(kc), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(kc, []byte("apiVersion: v1\nkind: Config\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	for shell, want := range map[string]string{
+		"bash": "export KUBECONFIG='" + kc + "'\n",
+		"fish": "set -gx KUBECONFIG '" + kc + "';\n",
+	} {
+		out.Reset()
+		if code := Run(a, []string{"env", "--stacks", dir, "--stack", "bench", "--shell", shell}); code != 0 {
+			t.Fatalf("%s: exit %d: %s", shell, code, errOut)
+		}
+		if out.String() != want {
+			t.Fatalf("%s: got %q, want %q", shell, out, want)
+		}
+	}
+}
+
+func TestShellQuote(t *testing.T) {
+	if got := shellQuote("sh", "/a b/it's"); got != `'/a b/it'\''s'` {
+		t.Fatalf("sh: %s", got)
+	}
+	if got := shellQuote("fish", `/a\b/it's`); got != `'/a\\b/it\'s'` {
+		t.Fatalf("fish: %s", got)
+	}
+}
+
+func TestDecideNext(t *testing.T) {
+	prod := &topology.Topology{Name: "p", TargetKind: topology.TargetProd,
+		Nodes:  []topology.Node{{Name: "n1", Role: topology.RoleControlPlane}},
+		Layers: []topology.LayerRef{{Name: "cilium"}, {Name: "cnpg"}}}
+	lima := &topology.Topology{Name: "b", TargetKind: topology.TargetLima,
+		Nodes: []topology.Node{{Name: "lima-node1", Role: topology.RoleControlPlane}, {Name: "lima-node2", Role: topology.RoleWorker}}}
+	readyNode := topology.KnownFact([]topology.NodeState{{Name: "n1", Ready: true}})
+	cases := []struct {
+		name        string
+		t           *topology.Topology
+		obs         *topology.Observed
+		phase       string
+		unknown     bool
+		done        bool
+		mustNotSay  string
+		mustSayWhy  string
+		mustSayNext string
+	}{
+		{name: "prod no target", t: prod, obs: noTargetObserved("no kubeconfig"), unknown: true,
+			mustNotSay: "VM", mustSayNext: "declare or fetch the target"},
+		{name: "prod cnpg missing", t: prod, obs: &topology.Observed{
+			ServerVersion: topology.KnownFact("v1.37.2"), Nodes: readyNode,
+			Layers: []topology.LayerState{{Name: "cilium", Declared: true, Health: topology.Healthy}, {Name: "cnpg", Declared: true, Health: topology.Absent}},
+		}, phase: "cnpg", mustNotSay: "VM"},
+		{name: "prod layer unknown stops the walk", t: prod, obs: &topology.Observed{
+			ServerVersion: topology.KnownFact("v1.37.2"), Nodes: readyNode,
+			Layers: []topology.LayerState{{Name: "cilium", Declared: true, Health: topology.Unknown, Reason: "forbidden"}, {Name: "cnpg", Declared: true, Health: topology.Absent}},
+		}, unknown: true, mustSayWhy: "forbidden"},
+		{name: "prod all done", t: prod, obs: &topology.Observed{
+			ServerVersion: topology.KnownFact("v1.37.2"), Nodes: readyNode,
+			Layers: []topology.LayerState{{Name: "cilium", Declared: true, Health: topology.Healthy}, {Name: "cnpg", Declared: true, Health: topology.Healthy}},
+		}, done: true},
+		{name: "lima VM stopped", t: lima, obs: &topology.Observed{
+			VMs: &topology.VMsObserved{Known: true, Value: []topology.VM{{Name: "lima-node1", Status: "Running"}, {Name: "lima-node2", Status: "Stopped"}}},
+		}, phase: "up", mustSayWhy: "lima-node2 (Stopped)"},
+		{name: "lima limactl missing", t: lima, obs: &topology.Observed{
+			VMs: &topology.VMsObserved{Reason: "limactl is not installed"},
+		}, unknown: true, mustSayWhy: "limactl is not installed"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			n := decideNext(c.t, c.obs)
+			if n.Phase != c.phase || n.Unknown != c.unknown || n.Done != c.done {
+				t.Fatalf("got %+v", n)
+			}
+			all := n.Phase + " " + n.Why + " " + n.Run
+			if c.mustNotSay != "" && strings.Contains(all, c.mustNotSay) {
+				t.Fatalf("says %q: %s", c.mustNotSay, all)
+			}
+			if !strings.Contains(n.Why, c.mustSayWhy) {
+				t.Fatalf("why %q lacks %q", n.Why, c.mustSayWhy)
+			}
+			if !strings.Contains(n.Run, c.mustSayNext) {
+				t.Fatalf("run %q lacks %q", n.Run, c.mustSayNext)
+			}
+		})
+	}
+}
