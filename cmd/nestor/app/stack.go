@@ -162,8 +162,31 @@ select says what is missing and the command that fixes it.`,
 
 func (a *App) runStackSelect(ctx context.Context, g *globals, name string) error {
 	st := a.store(g)
-	t, err := st.Select(name)
+	t, err := st.Load(name)
 	if err != nil {
+		return err
+	}
+	// A prod stack whose target can be read is confirmed (or, with
+	// --no-input, its endpoint checked) before anything is written, so a
+	// refused target leaves the active stack as it was (issue 4).
+	var pt prodTarget
+	unreachable := ""
+	if t.TargetKind == topology.TargetProd {
+		if pt, err = a.resolveProd(g, t); err != nil {
+			return err
+		}
+		if pt.target != nil {
+			_, err := a.guard(ctx, g, t, pt.target)
+			var ue *unreachableError
+			switch {
+			case errors.As(err, &ue):
+				unreachable = fmt.Sprintf("the kubeconfig %s does not answer (%s)", ue.kubeconfig, ue.reason)
+			case err != nil:
+				return err
+			}
+		}
+	}
+	if t, err = st.Select(name); err != nil {
 		return err
 	}
 	fmt.Fprintf(a.ErrOut, "Active stack: %s (%s) — %s\n", t.Name, t.TargetKind, t.Path)
@@ -171,8 +194,11 @@ func (a *App) runStackSelect(ctx context.Context, g *globals, name string) error
 		fmt.Fprintf(a.ErrOut, "Bench kubeconfig: %s\n", t.BenchKubeconfig(a.home()))
 		return nil
 	}
+	if pt.target != nil && unreachable == "" {
+		return nil // confirmed above
+	}
 	interactive := a.interactive(g)
-	if t.Kubeconfig == "" && g.kubeconfig == "" {
+	if pt.kc.Source == probes.SourceNone {
 		value := "~/.kube/" + t.Name + ".config"
 		if !interactive {
 			return fmt.Errorf("stack %s is selected, but %s declares no kubeconfig:, so nestor has no target for it.\n"+
@@ -194,27 +220,28 @@ func (a *App) runStackSelect(ctx context.Context, g *globals, name string) error
 		if t, err = st.Load(t.Name); err != nil {
 			return err
 		}
-	}
-	pt, err := a.resolveProd(g, t)
-	if err != nil {
-		return err
-	}
-	if pt.target != nil {
-		rctx, cancel := context.WithTimeout(ctx, g.timeout)
-		version, nodes := probes.ReadNodes(rctx, pt.target)
-		cancel()
-		if version.Known || nodes.Known {
-			gd := guarded{version: version, nodes: nodes, check: checkEndpoint(t, pt.target)}
-			a.printTarget(a.ErrOut, t, pt.target, gd)
-			return nil
+		if pt, err = a.resolveProd(g, t); err != nil {
+			return err
 		}
-		pt.noTarget = fmt.Sprintf("the kubeconfig %s does not answer (%s)", pt.target.Kubeconfig.Paths[0], version.Reason)
+		if pt.target != nil {
+			// The file already existed: confirm the target it names.
+			_, err := a.guard(ctx, g, t, pt.target)
+			var ue *unreachableError
+			if !errors.As(err, &ue) {
+				return err
+			}
+			unreachable = fmt.Sprintf("the kubeconfig %s does not answer (%s)", ue.kubeconfig, ue.reason)
+		}
+	}
+	missing := pt.noTarget
+	if unreachable != "" {
+		missing = unreachable
 	}
 	node := firstControlPlane(t)
 	if !interactive || pt.kc.Source != probes.SourceTopology {
-		return fmt.Errorf("stack %s is selected, but %s\nFetch the kubeconfig with `nestor discover --stack %s --cp %s`", t.Name, pt.noTarget, t.Name, node)
+		return fmt.Errorf("stack %s is selected, but %s\nFetch the kubeconfig with `nestor discover --stack %s --cp %s`", t.Name, missing, t.Name, node)
 	}
-	ok, err := a.Prompter.Confirm(fmt.Sprintf("%s. Fetch it from %s over ssh (nestor discover --cp %s)?", pt.noTarget, node, node), true)
+	ok, err := a.Prompter.Confirm(fmt.Sprintf("%s. Fetch it from %s over ssh (nestor discover --cp %s)?", missing, node, node), true)
 	if err != nil {
 		return err
 	}

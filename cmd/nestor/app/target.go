@@ -166,8 +166,8 @@ func (a *App) guard(ctx context.Context, g *globals, t *topology.Topology, targe
 	defer cancel()
 	gd.version, gd.nodes = probes.ReadNodes(rctx, target)
 	if !gd.version.Known && !gd.nodes.Known {
-		return gd, fmt.Errorf("cannot read the target %s (context %s, kubeconfig %s): %s",
-			target.Endpoint, target.Context, strings.Join(target.Kubeconfig.Paths, ":"), gd.version.Reason)
+		return gd, &unreachableError{endpoint: target.Endpoint, context: target.Context,
+			kubeconfig: strings.Join(target.Kubeconfig.Paths, ":"), reason: gd.version.Reason}
 	}
 	if !interactive {
 		return gd, nil
@@ -185,6 +185,15 @@ func (a *App) guard(ctx context.Context, g *globals, t *topology.Topology, targe
 		return gd, errSilent{code: ExitError}
 	}
 	return gd, nil
+}
+
+// unreachableError is the guard's error when the target answered neither
+// the version nor the node list: nothing can be confirmed there.
+type unreachableError struct{ endpoint, context, kubeconfig, reason string }
+
+func (e *unreachableError) Error() string {
+	return fmt.Sprintf("cannot read the target %s (context %s, kubeconfig %s): %s",
+		e.endpoint, e.context, e.kubeconfig, e.reason)
 }
 
 // sourceText says in words which rule chose the kubeconfig.
