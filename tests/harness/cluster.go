@@ -49,8 +49,9 @@ const (
 const ClusterName = "nestor-test"
 
 // HarnessUserAgent is the user agent of the harness's own admin requests
-// (RBAC set-up, fixture loading), so tests can tell them from nestor's.
-const HarnessUserAgent = "nestor-test-harness"
+// (readiness, RBAC set-up, fixture loading, AdminClient…), so tests can tell
+// them from nestor's. It deliberately does not start with "nestor".
+const HarnessUserAgent = "test-cluster-harness"
 
 // StartTimeout bounds how long Start waits for /readyz.
 const StartTimeout = 60 * time.Second

@@ -72,7 +72,8 @@ func (c *Cluster) LoadFixture(path string) error {
 //     other existing object is an error.
 //
 // It returns nil when every object was created, else one error per failed
-// object, each naming FILE:LINE of its document, its kind and name.
+// object, each naming FILE:LINE of its document, its kind and name. A
+// stream with a document that does not decode creates nothing.
 func (c *Cluster) LoadManifests(name string, data []byte) error {
 	objs, err := parseManifests(name, data)
 	if err != nil {
@@ -137,6 +138,10 @@ func parseManifests(name string, data []byte) ([]*fixtureObject, error) {
 		u := &unstructured.Unstructured{}
 		if err := u.UnmarshalJSON(js); err != nil {
 			errs = append(errs, fmt.Errorf("%s: not a Kubernetes object (apiVersion and kind are required): %v", where, err))
+			return
+		}
+		if u.GetAPIVersion() == "" {
+			errs = append(errs, fmt.Errorf("%s: not a Kubernetes object: %s has no apiVersion", where, u.GetKind()))
 			return
 		}
 		if u.GetName() == "" {
@@ -204,7 +209,7 @@ func (c *Cluster) createAll(mapper *restmapper.DeferredDiscoveryRESTMapper, objs
 		go func() {
 			defer wg.Done()
 			for o := range queue {
-				if err := c.createOne(o); err != nil {
+				if err := c.createOne(o, newGroups[o.mapping.Resource.Group]); err != nil {
 					mu.Lock()
 					errs = append(errs, err)
 					mu.Unlock()
@@ -222,9 +227,10 @@ func (c *Cluster) createAll(mapper *restmapper.DeferredDiscoveryRESTMapper, objs
 }
 
 // createOne creates o and applies its status through the status subresource.
-// A create that meets NotFound right after its CRD was established (the
-// handler may lag the condition by a moment) is retried for a few seconds.
-func (c *Cluster) createOne(o *fixtureObject) error {
+// When newKind is set (o's group is of a CRD this load created), a create
+// that meets NotFound is retried for a few seconds: the handler may lag the
+// Established condition by a moment.
+func (c *Cluster) createOne(o *fixtureObject, newKind bool) error {
 	ctx, cancel := opContext()
 	defer cancel()
 	ns := ""
@@ -246,7 +252,7 @@ func (c *Cluster) createOne(o *fixtureObject) error {
 		if apierrors.IsAlreadyExists(err) && o.obj.GetKind() == "Namespace" && o.mapping.Resource.Group == "" {
 			return nil
 		}
-		if !apierrors.IsNotFound(err) || time.Now().After(deadline) {
+		if !newKind || !apierrors.IsNotFound(err) || time.Now().After(deadline) {
 			return fmt.Errorf("%s: create: %w", o.describe(), err)
 		}
 		time.Sleep(100 * time.Millisecond)

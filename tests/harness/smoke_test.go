@@ -124,20 +124,18 @@ func TestSmoke(t *testing.T) {
 		}
 	}
 
+	t.Run("dirqual fixture looks healthy", func(t *testing.T) { checkDirqualHealthy(t, c) })
+
 	if err := c.Stop(); err != nil {
 		t.Fatalf("stop: %v", err)
 	}
 	assertGone(t, pids, dir)
 }
 
-// TestFixtureStatus checks that LoadFixture applied what a healthy dirqual
+// checkDirqualHealthy checks that LoadFixture applied what a healthy dirqual
 // looks like: workload availability, the default StorageClass, CRDs and
 // custom resources with their status.
-func TestFixtureStatus(t *testing.T) {
-	c := harness.StartT(t, harness.Options{})
-	if err := c.LoadFixture(fixture("dirqual-healthy.yaml")); err != nil {
-		t.Fatalf("load fixture: %v", err)
-	}
+func checkDirqualHealthy(t *testing.T, c *harness.Cluster) {
 	ctx := context.Background()
 	cs := c.AdminClient()
 
@@ -226,9 +224,10 @@ func TestFixtureStatus(t *testing.T) {
 }
 
 // TestIdentitiesAndAddresses starts a cluster listening on every address
-// and checks the kubeconfigs: any loopback spelling verifies TLS, the
-// read-only identity reads, the no-access one is refused, and the server
-// reports the real version.
+// and checks the kubeconfigs (any loopback spelling verifies TLS, the
+// read-only identity reads, the no-access one is refused, the server
+// reports the real version), the bench fixture, fixture errors, and that
+// Stop may be called twice.
 func TestIdentitiesAndAddresses(t *testing.T) {
 	c := harness.StartT(t, harness.Options{BindAddress: "0.0.0.0"})
 	ctx := context.Background()
@@ -319,6 +318,8 @@ func TestIdentitiesAndAddresses(t *testing.T) {
 		t.Errorf("audit log lacks the admin's namespace create: %v", events)
 	}
 
+	t.Run("fixture errors", func(t *testing.T) { checkFixtureErrors(t, c) })
+
 	pids, dir := c.PIDs(), c.Dir
 	for i := 0; i < 2; i++ { // Stop is idempotent; StartT's cleanup calls it once more
 		if err := c.Stop(); err != nil {
@@ -328,10 +329,10 @@ func TestIdentitiesAndAddresses(t *testing.T) {
 	assertGone(t, pids, dir)
 }
 
-// TestLoadFixtureErrors checks that a bad fixture fails with the file, the
-// line of the document, its kind and name.
-func TestLoadFixtureErrors(t *testing.T) {
-	c := harness.StartT(t, harness.Options{})
+// checkFixtureErrors checks that a bad fixture fails with the file, the
+// line of the document, its kind and name, and that its valid objects are
+// created all the same.
+func checkFixtureErrors(t *testing.T, c *harness.Cluster) {
 	path := filepath.Join(t.TempDir(), "bad.yaml")
 	data := `# a comment-only document is skipped
 ---

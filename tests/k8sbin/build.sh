@@ -35,7 +35,15 @@ build() { # name package
   start=$(date +%s)
   echo "k8sbin: building $name ($pkg) — the first build of kube-apiserver takes ~8 min on 2 cores" >&2
   # Print a heartbeat so a CI log shows progress during the long cold build.
-  ( while sleep 60; do echo "k8sbin: still building $name ($(( $(date +%s) - start ))s)" >&2; done ) &
+  # It writes to stderr only and takes its sleep down with it when killed, so
+  # nothing is left holding the caller's stdout ($(build.sh) would hang).
+  ( exec >&2
+    trap 'kill ${s:-} 2>/dev/null; exit 0' TERM
+    while :; do
+      sleep 60 & s=$!
+      wait $s
+      echo "k8sbin: still building $name ($(( $(date +%s) - start ))s)"
+    done ) &
   local beat=$!
   trap 'kill $beat 2>/dev/null || true' RETURN
   (cd "$here" && go build -trimpath -ldflags "$ldflags" -o "$out/$name.tmp" "$pkg")
