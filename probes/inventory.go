@@ -57,6 +57,22 @@ var (
 	varPriority = "ansible_group_priority"
 )
 
+// UnknownHostError is InventoryHost's error for a host the inventory does
+// not have; Known lists the hosts it has, sorted.
+type UnknownHostError struct {
+	Path  string
+	Host  string
+	Known []string
+}
+
+func (e *UnknownHostError) Error() string {
+	list := "none"
+	if len(e.Known) > 0 {
+		list = strings.Join(e.Known, ", ")
+	}
+	return fmt.Sprintf("inventory %s has no host %q (hosts it knows: %s)", e.Path, e.Host, list)
+}
+
 // invValue is one variable's value and where it was written.
 type invValue struct {
 	node *yaml.Node
@@ -106,7 +122,8 @@ type inventory struct {
 // mapping, hosts/children not mappings), a cycle in children:, an unknown
 // host (the error lists the hosts the inventory knows), a value nestor cannot
 // take as is (a Jinja template "{{ … }}", a !vault value, a port that is not
-// a number, a become that is not a boolean).
+// a number, a become that is not a boolean). An unknown host is an
+// *UnknownHostError.
 func InventoryHost(path, name string) (HostVars, error) {
 	inv, err := parseInventory(path)
 	if err != nil {
@@ -337,13 +354,9 @@ func (inv *inventory) computeDepths() error {
 func (inv *inventory) host(name string) (HostVars, error) {
 	own, ok := inv.hosts[name]
 	if !ok {
-		known := append([]string(nil), inv.hostOrder...)
+		known := append([]string{}, inv.hostOrder...)
 		sort.Strings(known)
-		list := "none"
-		if len(known) > 0 {
-			list = strings.Join(known, ", ")
-		}
-		return HostVars{}, fmt.Errorf("inventory %s has no host %q (hosts it knows: %s)", inv.path, name, list)
+		return HostVars{}, &UnknownHostError{Path: inv.path, Host: name, Known: known}
 	}
 	// The groups of the host: those listing it, and their ancestors.
 	member := map[string]bool{"all": true}

@@ -25,8 +25,9 @@ import (
 )
 
 // pageSize is the limit of every list request (issue 3: paginated lists,
-// limit=500, followed with continue).
-const pageSize = 500
+// limit=500, followed with continue). A variable only so the integration
+// test can force several pages.
+var pageSize int64 = 500
 
 // maxParallel bounds the workload lists in flight at once.
 const maxParallel = 8

@@ -49,8 +49,10 @@ const (
 // order (first-wins merge when there are several), and the rule that chose
 // them.
 type Kubeconfig struct {
-	// Paths are absolute (or as given when relative to the working
-	// directory), with ~ expanded. Empty when Source is SourceNone.
+	// Paths are absolute, with ~ expanded (a relative --kubeconfig or
+	// KUBECONFIG entry is taken from the working directory, a relative
+	// `kubeconfig:` from the topology file's folder). Empty, never nil, when
+	// Source is SourceNone.
 	Paths []string `json:"paths"`
 	// Source is the rule that won.
 	Source Source `json:"source"`
@@ -153,7 +155,7 @@ func ResolveKubeconfig(o ResolveOptions) (Kubeconfig, error) {
 	if t != nil {
 		detail += ", no kubeconfig: in " + t.Path
 	}
-	return Kubeconfig{Source: SourceNone, Detail: detail}, nil
+	return Kubeconfig{Paths: []string{}, Source: SourceNone, Detail: detail}, nil
 }
 
 // expandUserPath expands a leading "~" or "~/" with home and makes the path

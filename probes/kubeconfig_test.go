@@ -114,6 +114,9 @@ func TestResolveKubeconfigProd(t *testing.T) {
 			if err != nil {
 				t.Fatalf("ResolveKubeconfig: %v", err)
 			}
+			if tc.wantPaths == nil {
+				tc.wantPaths = []string{}
+			}
 			if !reflect.DeepEqual(got.Paths, tc.wantPaths) {
 				t.Errorf("Paths = %q, want %q", got.Paths, tc.wantPaths)
 			}

@@ -7,6 +7,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
+	"os"
 	"os/exec"
 	"strings"
 
@@ -192,4 +194,16 @@ func unknownObservation(topo *topology.Topology, reason string) *topology.Observ
 		}
 	}
 	return obs
+}
+
+// statFile reports whether p exists as a file (used by the lima prober).
+func statFile(p string) (bool, error) {
+	_, err := os.Stat(p)
+	if err == nil {
+		return true, nil
+	}
+	if errors.Is(err, fs.ErrNotExist) {
+		return false, nil
+	}
+	return false, err
 }

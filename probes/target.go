@@ -6,7 +6,6 @@ import (
 	"io/fs"
 	"net"
 	"net/url"
-	"os"
 	"sort"
 	"strings"
 	"time"
@@ -314,16 +313,4 @@ func redact(s string) string {
 		return "REDACTED@" + s[i+1:]
 	}
 	return s
-}
-
-// statFile reports whether p exists as a file (used by the lima prober).
-func statFile(p string) (bool, error) {
-	_, err := os.Stat(p)
-	if err == nil {
-		return true, nil
-	}
-	if errors.Is(err, fs.ErrNotExist) {
-		return false, nil
-	}
-	return false, err
 }

@@ -171,14 +171,14 @@ func genNode(i int, name string, cp bool, rng *rand.Rand, pool []image, created 
 	itype := instanceTypes[i%len(instanceTypes)]
 	ip := fmt.Sprintf("10.%d.%d.%d", 64+i/65536, (i/256)%256, i%256)
 	labels := map[string]string{
-		"beta.kubernetes.io/arch":          "amd64",
-		"beta.kubernetes.io/os":            "linux",
-		"kubernetes.io/arch":               "amd64",
-		"kubernetes.io/os":                 "linux",
-		"kubernetes.io/hostname":           name,
-		"topology.kubernetes.io/region":    region,
-		"topology.kubernetes.io/zone":      zone,
-		"node.kubernetes.io/instance-type": itype,
+		"beta.kubernetes.io/arch":                        "amd64",
+		"beta.kubernetes.io/os":                          "linux",
+		"kubernetes.io/arch":                             "amd64",
+		"kubernetes.io/os":                               "linux",
+		"kubernetes.io/hostname":                         name,
+		"topology.kubernetes.io/region":                  region,
+		"topology.kubernetes.io/zone":                    zone,
+		"node.kubernetes.io/instance-type":               itype,
 		"feature.node.kubernetes.io/cpu-model.vendor_id": "AMD",
 		"rack": fmt.Sprintf("r%02d", i/40+1),
 	}

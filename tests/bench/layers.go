@@ -320,7 +320,7 @@ type crdDef struct {
 func (c crdDef) plural() string {
 	k := strings.ToLower(c.kind)
 	switch {
-	case strings.HasSuffix(k, "y") && !strings.HasSuffix(k, "ey"):
+	case strings.HasSuffix(k, "y") && !strings.ContainsAny(k[len(k)-2:len(k)-1], "aeiou"):
 		return k[:len(k)-1] + "ies"
 	case strings.HasSuffix(k, "s"), strings.HasSuffix(k, "x"), strings.HasSuffix(k, "ch"):
 		return k + "es"
@@ -544,6 +544,12 @@ func genCRD(c crdDef, rng *rand.Rand, i int) *unstructured.Unstructured {
 		scope = "Cluster"
 	}
 	project := strings.SplitN(c.group, ".", 2)[0]
+	annotations := map[string]any{"controller-gen.kubebuilder.io/version": "v0.19.0"}
+	if strings.HasSuffix(c.group, ".k8s.io") {
+		// Groups under k8s.io are protected: the apiserver wants the
+		// approval annotation the upstream CRDs carry.
+		annotations["api-approved.kubernetes.io"] = "https://github.com/kubernetes/enhancements/pull/1111"
+	}
 	return &unstructured.Unstructured{Object: map[string]any{
 		"apiVersion": "apiextensions.k8s.io/v1",
 		"kind":       "CustomResourceDefinition",
@@ -552,9 +558,7 @@ func genCRD(c crdDef, rng *rand.Rand, i int) *unstructured.Unstructured {
 			"labels": map[string]any{
 				"app.kubernetes.io/part-of": project,
 			},
-			"annotations": map[string]any{
-				"controller-gen.kubebuilder.io/version": "v0.19.0",
-			},
+			"annotations": annotations,
 		},
 		"spec": map[string]any{
 			"group": c.group,

@@ -34,12 +34,16 @@ type LoadStats struct {
 	// Elapsed is the wall time of the whole load, the wait for the CRDs to
 	// be Established included.
 	Elapsed time.Duration
+	// First is the time of the first phase (namespaces, StorageClasses),
+	// Second of the second (CRDs, nodes, workloads), Established of the
+	// wait for the CRDs.
+	First, Second, Established time.Duration
 }
 
 // Load creates every object of f on the cluster cfg points at (an admin
 // identity is expected), with workers requests in flight (DefaultWorkers
 // when <= 0), protobuf for built-in types and JSON for CRDs, client-side
-// rate limiting off. Namespaces, CRDs and StorageClasses go first; then
+// rate limiting off. Namespaces and StorageClasses go first; then CRDs,
 // nodes (created with their status, as a kubelet registers; the status is
 // written again through the status subresource when the server dropped it)
 // and workloads (created, then their status set through the status
@@ -112,15 +116,6 @@ func Load(ctx context.Context, cfg *rest.Config, f *Fixture, workers int) (LoadS
 			return nil
 		})
 	}
-	for _, crd := range f.CRDs {
-		first = append(first, func() error {
-			requests.Add(1)
-			if _, err := dyn.Resource(gvrCRD).Create(ctx, crd, metav1.CreateOptions{}); err != nil {
-				return fmt.Errorf("CRD %s: %w", crd.GetName(), err)
-			}
-			return nil
-		})
-	}
 	for _, sc := range f.StorageClasses {
 		first = append(first, func() error {
 			requests.Add(1)
@@ -131,11 +126,23 @@ func Load(ctx context.Context, cfg *rest.Config, f *Fixture, workers int) (LoadS
 		})
 	}
 	run(first)
+	firstDone := time.Now()
 	if err := joinErrs(errs); err != nil {
 		return LoadStats{Requests: int(requests.Load()), Elapsed: time.Since(start)}, err
 	}
 
+	// CRDs first: the apiserver sets each one up (storage, OpenAPI,
+	// discovery) in the background while the nodes load.
 	var second []func() error
+	for _, crd := range f.CRDs {
+		second = append(second, func() error {
+			requests.Add(1)
+			if _, err := dyn.Resource(gvrCRD).Create(ctx, crd, metav1.CreateOptions{}); err != nil {
+				return fmt.Errorf("CRD %s: %w", crd.GetName(), err)
+			}
+			return nil
+		})
+	}
 	for _, n := range f.Nodes {
 		second = append(second, func() error { return createNode(ctx, cs, n, &requests) })
 	}
@@ -171,13 +178,15 @@ func Load(ctx context.Context, cfg *rest.Config, f *Fixture, workers int) (LoadS
 		second = append(second, func() error { return createStatefulSet(ctx, cs, s, &requests) })
 	}
 	run(second)
+	secondDone := time.Now()
 	if err := joinErrs(errs); err != nil {
 		return LoadStats{Requests: int(requests.Load()), Elapsed: time.Since(start)}, err
 	}
 	if err := waitCRDsEstablished(ctx, dyn, len(f.CRDs), &requests); err != nil {
 		return LoadStats{Requests: int(requests.Load()), Elapsed: time.Since(start)}, err
 	}
-	return LoadStats{Objects: f.Objects(), Requests: int(requests.Load()), Elapsed: time.Since(start)}, nil
+	return LoadStats{Objects: f.Objects(), Requests: int(requests.Load()), Elapsed: time.Since(start),
+		First: firstDone.Sub(start), Second: secondDone.Sub(firstDone), Established: time.Since(secondDone)}, nil
 }
 
 func createNode(ctx context.Context, cs kubernetes.Interface, n *corev1.Node, requests *atomic.Int64) error {

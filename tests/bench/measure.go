@@ -5,10 +5,10 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"os"
 	"os/exec"
 	"slices"
 	"strings"
-	"syscall"
 	"time"
 )
 
@@ -29,14 +29,15 @@ type Step struct {
 	Env []string
 }
 
-// RunSteps runs steps one after the other, each with stdout to out (when
-// nil: discarded by the kernel, /dev/null) and stderr kept, and returns the
-// sample. A step that fails to start or exits non-zero ends the run with an
-// error quoting the end of its stderr.
-func RunSteps(ctx context.Context, steps []Step, out io.Writer) (Sample, error) {
+// RunSteps runs steps one after the other, each through launcher (the
+// nestor-rusage binary: wall time and ru_maxrss measured by a small
+// process, see its doc) with stdout to out (when nil: /dev/null) and stderr
+// kept, and returns the sample. A step that fails to start or exits
+// non-zero ends the run with an error quoting the end of its stderr.
+func RunSteps(ctx context.Context, launcher string, steps []Step, out io.Writer) (Sample, error) {
 	var s Sample
 	for _, st := range steps {
-		one, err := runOne(ctx, st, out)
+		one, err := runOne(ctx, launcher, st, out)
 		s.Wall += one.Wall
 		s.MaxRSS = max(s.MaxRSS, one.MaxRSS)
 		if err != nil {
@@ -46,22 +47,35 @@ func RunSteps(ctx context.Context, steps []Step, out io.Writer) (Sample, error) 
 	return s, nil
 }
 
-func runOne(ctx context.Context, st Step, out io.Writer) (Sample, error) {
-	cmd := exec.CommandContext(ctx, st.Argv[0], st.Argv[1:]...)
+func runOne(ctx context.Context, launcher string, st Step, out io.Writer) (Sample, error) {
+	r, w, err := os.Pipe()
+	if err != nil {
+		return Sample{}, err
+	}
+	defer r.Close()
+	cmd := exec.CommandContext(ctx, launcher, append([]string{"--"}, st.Argv...)...)
 	cmd.Env = st.Env
 	cmd.Stdout = out // nil: /dev/null
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
-	start := time.Now()
-	err := cmd.Run()
-	wall := time.Since(start)
+	cmd.ExtraFiles = []*os.File{w}
+	err = cmd.Start()
+	w.Close()
+	if err != nil {
+		return Sample{}, fmt.Errorf("start %s: %w", launcher, err)
+	}
+	report, _ := io.ReadAll(r)
+	err = cmd.Wait()
 	var s Sample
-	s.Wall = wall
-	if cmd.ProcessState != nil {
-		if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok {
-			s.MaxRSS = ru.Maxrss * 1024
+	var wallNS, rssKiB int64
+	var code int
+	if _, perr := fmt.Sscan(string(report), &wallNS, &rssKiB, &code); perr != nil {
+		if err == nil {
+			err = fmt.Errorf("no report from %s (%q)", launcher, report)
 		}
 	}
+	s.Wall = time.Duration(wallNS)
+	s.MaxRSS = rssKiB * 1024
 	if err != nil {
 		msg := strings.TrimSpace(stderr.String())
 		if len(msg) > 2000 {

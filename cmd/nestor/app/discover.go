@@ -116,8 +116,9 @@ type DiscoverReport struct {
 	StorageClasses topology.Fact[[]topology.StorageClass] `json:"storage_classes"`
 	DefaultStorage topology.Fact[topology.StorageState]   `json:"default_storage"`
 	CRDGroups      topology.Fact[[]string]                `json:"crd_groups"`
-	// Layers are the layers detected (healthy or degraded), declared ones in
-	// the topology's order, then the other catalog layers in catalog order.
+	// Layers are the layers detected: the declared ones found healthy or
+	// degraded, in the topology's order, then the catalog layers the
+	// cluster shows a specific sign of (any health), in catalog order.
 	Layers []topology.LayerState `json:"layers"`
 	// NotFound are declared layers the cluster does not show (absent) or
 	// that could not be judged (unknown, with the reason).
@@ -223,13 +224,12 @@ func (a *App) discover(ctx context.Context, g *globals, t *topology.Topology) (*
 		NotFound:       []topology.LayerState{},
 	}
 	for _, l := range obs.Layers {
-		switch l.Health {
-		case topology.Healthy, topology.Degraded:
+		// An undeclared catalog layer is only listed when a specific sign
+		// of it was seen (topology.Undeclared), whatever its health.
+		if !l.Declared || l.Health == topology.Healthy || l.Health == topology.Degraded {
 			r.Layers = append(r.Layers, l)
-		default:
-			if l.Declared {
-				r.NotFound = append(r.NotFound, l)
-			}
+		} else {
+			r.NotFound = append(r.NotFound, l)
 		}
 	}
 	return r, nil
@@ -339,7 +339,7 @@ func renderDiscover(w io.Writer, t *topology.Topology, r *DiscoverReport) {
 // same file wherever it is saved), endpoint: the target's, kubernetes.version
 // the server's minor, nodes with their roles and InternalIP, backend: the
 // default StorageClass's catalog layer (t's spelling kept when it names the
-// same layer), and the layers detected (healthy or degraded): t's declared
+// same layer), and the layers detected (DiscoverReport.Layers): t's declared
 // ones in its order, then the other catalog layers in catalog order. What
 // could not be read is a comment saying so, never a guess.
 func draftTopology(t *topology.Topology, r *DiscoverReport, name, home string) []byte {
