@@ -1,0 +1,25 @@
+// Package e2e holds the end-to-end tests of nestor: the built binary
+// (go build ./cmd/nestor, once per test binary) run against real
+// kube-apiservers (tests/harness), a limactl stand-in
+// (tests/testdata/limactl) and a pseudo-terminal for the prompts, with an
+// environment built from scratch for every run. They skip in -short mode.
+//
+// Proofs of issue 3 (preview): preview_test.go. Proofs of issue 4 (the target
+// guard, env, next): guard_test.go and envnext_test.go.
+package e2e
+
+import (
+	"os"
+	"testing"
+)
+
+// TestMain runs the tests, then stops the clusters they shared and removes
+// the built binary.
+func TestMain(m *testing.M) {
+	code := m.Run()
+	stopSharedClusters()
+	if buildDir != "" {
+		_ = os.RemoveAll(buildDir)
+	}
+	os.Exit(code)
+}
