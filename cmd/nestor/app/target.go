@@ -149,17 +149,19 @@ func (a *App) guard(ctx context.Context, g *globals, t *topology.Topology, targe
 	gd := guarded{check: checkEndpoint(t, target)}
 	interactive := a.interactive(g)
 	if !interactive {
-		if t.Endpoint == "" {
+		// probes.CheckEndpoint needs no network: a refused target is sent nothing.
+		var missing *probes.MissingEndpointError
+		var mismatch *probes.EndpointMismatchError
+		switch err := probes.CheckEndpoint(t, target); {
+		case errors.As(err, &missing):
 			return gd, fmt.Errorf("prod stack %s declares no endpoint:, so --no-input cannot check its target; "+
-				"if %s is this stack's API server, add this line to %s:\n  endpoint: %s",
-				t.Name, target.Endpoint, t.Path, target.Endpoint)
-		}
-		if gd.check.err != nil {
-			return gd, fmt.Errorf("%s: endpoint: %v", t.Path, gd.check.err)
-		}
-		if !gd.check.matches {
+				"if %s is this stack's API server, add this line to %s:\n  %s",
+				t.Name, target.Endpoint, t.Path, missing.Line)
+		case errors.As(err, &mismatch):
 			return gd, fmt.Errorf("refusing: the target is not stack %s\n  target endpoint:   %s (context %s, kubeconfig %s, from %s)\n  declared endpoint: %s (%s)\nNothing was sent to the target. Point the kubeconfig at the stack's API server, or fix endpoint: in the topology",
-				t.Name, target.Endpoint, target.Context, strings.Join(target.Kubeconfig.Paths, ":"), sourceText(target.Kubeconfig), t.Endpoint, t.Path)
+				t.Name, mismatch.Actual, mismatch.Context, strings.Join(mismatch.Kubeconfig.Paths, ":"), sourceText(mismatch.Kubeconfig), mismatch.Declared, mismatch.File)
+		case err != nil:
+			return gd, fmt.Errorf("%s: endpoint: %w", t.Path, err)
 		}
 	}
 	rctx, cancel := context.WithTimeout(ctx, g.timeout)

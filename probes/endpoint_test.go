@@ -1,0 +1,126 @@
+package probes
+
+import (
+	"errors"
+	"strings"
+	"testing"
+
+	"nestor.dev/nestor/topology"
+)
+
+func TestNormalizeEndpoint(t *testing.T) {
+	tests := []struct {
+		in, want string
+	}{
+		{"https://10.67.2.11:6443", "https://10.67.2.11:6443"},
+		{"HTTPS://10.67.2.11:6443/", "https://10.67.2.11:6443"},
+		{"https://API.Dirqual.Example", "https://api.dirqual.example:443"},
+		{"https://api.dirqual.example:443/", "https://api.dirqual.example:443"},
+		{"http://127.0.0.1", "http://127.0.0.1:80"},
+		{"https://[::1]:6443", "https://[::1]:6443"},
+		{"https://[FE80::1]", "https://[fe80::1]:443"},
+		{"https://lb.example:8443/k8s/clusters/c-1/", "https://lb.example:8443/k8s/clusters/c-1"},
+		{"  https://10.0.0.1:6443  ", "https://10.0.0.1:6443"},
+	}
+	for _, tc := range tests {
+		got, err := NormalizeEndpoint(tc.in)
+		if err != nil {
+			t.Errorf("NormalizeEndpoint(%q): %v", tc.in, err)
+			continue
+		}
+		if got != tc.want {
+			t.Errorf("NormalizeEndpoint(%q) = %q, want %q", tc.in, got, tc.want)
+		}
+	}
+}
+
+func TestNormalizeEndpointErrors(t *testing.T) {
+	tests := []struct {
+		in, want string
+	}{
+		{"10.67.2.11:6443", "not a URL"},
+		{"//10.67.2.11:6443", "has no scheme"},
+		{"ftp://10.67.2.11", `scheme "ftp"`},
+		{"https://", "has no host"},
+		{"https://10.0.0.1:", "empty port"},
+		{"https://10.0.0.1:64x3", "not a URL"},
+		{"https://10.0.0.1:6443?x=1", "no query"},
+		{"https://admin:hunter2@10.0.0.1:6443", "must not carry a user name or password"},
+	}
+	for _, tc := range tests {
+		_, err := NormalizeEndpoint(tc.in)
+		if err == nil {
+			t.Errorf("NormalizeEndpoint(%q): no error", tc.in)
+			continue
+		}
+		if !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("NormalizeEndpoint(%q) error %q, want it to contain %q", tc.in, err, tc.want)
+		}
+		if strings.Contains(err.Error(), "hunter2") {
+			t.Errorf("error shows the password: %v", err)
+		}
+	}
+}
+
+func TestSameEndpoint(t *testing.T) {
+	tests := []struct {
+		a, b string
+		want bool
+	}{
+		{"HTTPS://127.0.0.1:6443/", "https://127.0.0.1:6443", true},
+		{"https://api.example", "https://API.example:443/", true},
+		{"https://[::1]:443", "https://[::1]", true},
+		{"https://127.0.0.1:6443", "https://127.0.0.2:6443", false},
+		{"https://127.0.0.1:6443", "https://127.0.0.1:6444", false},
+		{"http://api.example", "https://api.example", false},
+		{"https://lb/a", "https://lb/b", false},
+	}
+	for _, tc := range tests {
+		got, err := SameEndpoint(tc.a, tc.b)
+		if err != nil {
+			t.Errorf("SameEndpoint(%q, %q): %v", tc.a, tc.b, err)
+			continue
+		}
+		if got != tc.want {
+			t.Errorf("SameEndpoint(%q, %q) = %v, want %v", tc.a, tc.b, got, tc.want)
+		}
+	}
+	if _, err := SameEndpoint("https://ok:1", "nope"); err == nil {
+		t.Error("SameEndpoint with an invalid URL: no error")
+	}
+}
+
+func TestCheckEndpoint(t *testing.T) {
+	tg := &Target{Endpoint: "https://127.0.0.1:36443", Context: "admin@nestor-test",
+		Kubeconfig: Kubeconfig{Paths: []string{"/k/bench.conf"}, Source: SourceEnv, Detail: "KUBECONFIG in the environment"}}
+	topo := func(endpoint string) *topology.Topology {
+		return &topology.Topology{Path: "/s/dirqual.yaml", Name: "dirqual", TargetKind: topology.TargetProd, Endpoint: endpoint}
+	}
+
+	if err := CheckEndpoint(topo("HTTPS://127.0.0.1:36443/"), tg); err != nil {
+		t.Errorf("same endpoint written differently: %v", err)
+	}
+
+	err := CheckEndpoint(topo("https://10.67.2.11:6443"), tg)
+	var mm *EndpointMismatchError
+	if !errors.As(err, &mm) {
+		t.Fatalf("mismatch: err = %v", err)
+	}
+	for _, w := range []string{"https://127.0.0.1:36443", "https://10.67.2.11:6443", "/s/dirqual.yaml", "KUBECONFIG in the environment", "/k/bench.conf"} {
+		if !strings.Contains(err.Error(), w) {
+			t.Errorf("mismatch error %q does not name %q", err, w)
+		}
+	}
+
+	err = CheckEndpoint(topo(""), tg)
+	var me *MissingEndpointError
+	if !errors.As(err, &me) || me.Line != "endpoint: https://127.0.0.1:36443" || !strings.Contains(err.Error(), "/s/dirqual.yaml") {
+		t.Errorf("no endpoint: err = %v", err)
+	}
+
+	bad := *tg
+	bad.Endpoint = "ftp://x"
+	if err := CheckEndpoint(topo("https://10.67.2.11:6443"), &bad); err == nil || !strings.Contains(err.Error(), "/k/bench.conf") {
+		t.Errorf("invalid target endpoint: err = %v", err)
+	}
+}

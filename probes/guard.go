@@ -1,0 +1,66 @@
+package probes
+
+import (
+	"fmt"
+	"strings"
+
+	"nestor.dev/nestor/topology"
+)
+
+// MissingEndpointError: a prod stack without `endpoint:` cannot be used
+// without a confirmation (issue 4: --no-input needs it). Line is the line to
+// add to the topology file.
+type MissingEndpointError struct {
+	Stack, File string
+	// Line is "endpoint: <the target's endpoint>", to be checked by the
+	// operator before it is added.
+	Line string
+}
+
+func (e *MissingEndpointError) Error() string {
+	return fmt.Sprintf("stack %s has no endpoint:, so nothing proves which cluster would be read without a confirmation (--no-input); check the target and add this line to %s:\n  %s", e.Stack, e.File, e.Line)
+}
+
+// EndpointMismatchError: the resolved target is not the API server the
+// topology declares.
+type EndpointMismatchError struct {
+	Stack, File string
+	// Declared is the topology's endpoint:, Actual the target's server URL.
+	Declared, Actual string
+	// Context and Kubeconfig say where Actual came from.
+	Context    string
+	Kubeconfig Kubeconfig
+}
+
+func (e *EndpointMismatchError) Error() string {
+	return fmt.Sprintf("the target is not the stack %s: endpoint %s (context %q, kubeconfig %s, from %s) differs from endpoint: %s in %s",
+		e.Stack, e.Actual, e.Context, strings.Join(e.Kubeconfig.Paths, ":"), e.Kubeconfig.Detail, e.Declared, e.File)
+}
+
+// CheckEndpoint is the non-interactive target check of issue 4 and DESIGN.md
+// "The target and its confirmation": the target's endpoint must equal the
+// topology's `endpoint:` after NormalizeEndpoint (scheme and host case,
+// default port, trailing slash, IPv6 brackets). It needs no network, so a
+// command runs it before sending anything to the target.
+//
+// It returns nil when they match; *MissingEndpointError when topo declares
+// no endpoint; *EndpointMismatchError when they differ; a normalisation
+// error (naming which side) when either is not a valid URL.
+func CheckEndpoint(topo *topology.Topology, t *Target) error {
+	if topo.Endpoint == "" {
+		return &MissingEndpointError{Stack: topo.Name, File: topo.Path, Line: "endpoint: " + t.Endpoint}
+	}
+	declared, err := NormalizeEndpoint(topo.Endpoint)
+	if err != nil {
+		return fmt.Errorf("%s: %w", topo.Path, err)
+	}
+	actual, err := NormalizeEndpoint(t.Endpoint)
+	if err != nil {
+		return fmt.Errorf("kubeconfig %s, context %q: %w", strings.Join(t.Kubeconfig.Paths, ":"), t.Context, err)
+	}
+	if declared != actual {
+		return &EndpointMismatchError{Stack: topo.Name, File: topo.Path, Declared: topo.Endpoint, Actual: t.Endpoint,
+			Context: t.Context, Kubeconfig: t.Kubeconfig}
+	}
+	return nil
+}

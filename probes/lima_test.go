@@ -1,0 +1,196 @@
+package probes
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os/exec"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+
+	"nestor.dev/nestor/topology"
+)
+
+// Output of `limactl list --json` as lima prints it today (lima-vm/lima
+// cmd/limactl/list.go: one json.Marshal of store.Instance per line; the PIDs
+// and sshLocalPort omitted when stopped).
+const limaJSONLines = `{"name":"lima-node1","hostname":"lima-lima-node1","status":"Running","dir":"/Users/op/.lima/lima-node1","vmType":"vz","arch":"aarch64","cpuType":"","cpus":4,"memory":4294967296,"disk":107374182400,"network":[{"lima":"shared","macAddress":"52:55:55:aa:bb:01","interface":"lima0"}],"sshLocalPort":60022,"sshConfigFile":"/Users/op/.lima/lima-node1/ssh.config","hostAgentPID":4242,"driverPID":4242,"config":{"vmType":"vz","cpus":4,"memory":"4GiB","disk":"100GiB"},"sshAddress":"127.0.0.1","protected":false,"limaVersion":"1.0.3","HostOS":"darwin","HostArch":"aarch64","LimaHome":"/Users/op/.lima","IdentityFile":"/Users/op/.lima/_config/user"}
+{"name":"lima-node2","hostname":"lima-lima-node2","status":"Stopped","dir":"/Users/op/.lima/lima-node2","vmType":"vz","arch":"aarch64","cpuType":"","cpus":2,"memory":2147483648,"disk":53687091200,"sshConfigFile":"/Users/op/.lima/lima-node2/ssh.config","config":{"vmType":"vz"},"sshAddress":"127.0.0.1","protected":false,"limaVersion":"1.0.3","HostOS":"darwin","HostArch":"aarch64","LimaHome":"/Users/op/.lima","IdentityFile":"/Users/op/.lima/_config/user"}
+`
+
+// Older releases printed each instance indented, back to back.
+const limaJSONPretty = `{
+  "name": "lima-node1",
+  "status": "Running",
+  "dir": "/home/op/.lima/lima-node1",
+  "vmType": "qemu",
+  "arch": "x86_64",
+  "cpuType": "host",
+  "cpus": 4,
+  "memory": 4294967296,
+  "disk": 107374182400,
+  "sshLocalPort": 60022,
+  "hostAgentPID": 4242,
+  "driverPID": 4243
+}
+{
+  "name": "lima-node2",
+  "status": "Stopped",
+  "dir": "/home/op/.lima/lima-node2",
+  "vmType": "qemu",
+  "arch": "x86_64",
+  "cpuType": "host",
+  "cpus": 2,
+  "memory": 2147483648,
+  "disk": 53687091200
+}
+`
+
+// One release printed a JSON array.
+const limaJSONArray = `[{"name":"lima-node1","status":"Running","dir":"/home/op/.lima/lima-node1","vmType":"qemu","arch":"x86_64","cpus":4,"memory":4294967296,"disk":107374182400,"hostAgentPID":4242,"driverPID":4243},
+ {"name":"lima-node2","status":"Stopped","dir":"/home/op/.lima/lima-node2","vmType":"qemu","arch":"x86_64","cpus":2,"memory":2147483648,"disk":53687091200}]
+`
+
+func TestDecodeLimaList(t *testing.T) {
+	for _, tc := range []struct {
+		name, out, dir, vmType string
+	}{
+		{"JSON lines", limaJSONLines, "/Users/op/.lima", "vz"},
+		{"pretty objects back to back", limaJSONPretty, "/home/op/.lima", "qemu"},
+		{"JSON array", limaJSONArray, "/home/op/.lima", "qemu"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			vms, err := decodeLimaList([]byte(tc.out))
+			if err != nil {
+				t.Fatal(err)
+			}
+			want := []topology.VM{
+				{Name: "lima-node1", Status: topology.VMRunning, Dir: tc.dir + "/lima-node1", VMType: tc.vmType, CPUs: 4, Memory: 4 << 30, Disk: 100 << 30},
+				{Name: "lima-node2", Status: topology.VMStopped, Dir: tc.dir + "/lima-node2", VMType: tc.vmType, CPUs: 2, Memory: 2 << 30, Disk: 50 << 30},
+			}
+			if !reflect.DeepEqual(vms, want) {
+				t.Errorf("got  %+v\nwant %+v", vms, want)
+			}
+		})
+	}
+	for _, empty := range []string{"", "\n", "  \n\t"} {
+		vms, err := decodeLimaList([]byte(empty))
+		if err != nil || vms == nil || len(vms) != 0 {
+			t.Errorf("decode(%q) = %v, %v; want an empty, non-nil list", empty, vms, err)
+		}
+	}
+	for _, bad := range []string{"time=... level=fatal msg=oops", `{"name":"a"} trailing`, `[{"name":"a"}`, `[{"name":"a"}] {}`, `{"status":"Running"}`} {
+		if vms, err := decodeLimaList([]byte(bad)); err == nil {
+			t.Errorf("decode(%q) = %v, want an error", bad, vms)
+		}
+	}
+}
+
+// fakeLimactl answers like limactl would and records the calls.
+type fakeLimactl struct {
+	stdout, stderr string
+	err            error
+	calls          []string
+}
+
+func (f *fakeLimactl) run(ctx context.Context, name string, args ...string) ([]byte, []byte, error) {
+	f.calls = append(f.calls, name+" "+strings.Join(args, " "))
+	return []byte(f.stdout), []byte(f.stderr), f.err
+}
+
+func TestReadVMs(t *testing.T) {
+	ctx := context.Background()
+
+	ok := &fakeLimactl{stdout: limaJSONLines}
+	vms := readVMs(ctx, ok.run)
+	if !vms.Known || len(vms.Value) != 2 || vms.Value[1].Status != topology.VMStopped {
+		t.Errorf("two instances: %+v", vms)
+	}
+	if !reflect.DeepEqual(ok.calls, []string{"limactl list --json"}) {
+		t.Errorf("calls = %q", ok.calls)
+	}
+
+	none := &fakeLimactl{stderr: `time="2026-11-29T10:00:00Z" level=warning msg="No instance found. Run ` + "`limactl create`" + ` to create an instance."` + "\n"}
+	vms = readVMs(ctx, none.run)
+	if !vms.Known || vms.Value == nil || len(vms.Value) != 0 {
+		t.Errorf("no instance: %+v, want known and empty", vms)
+	}
+
+	missing := &fakeLimactl{err: &exec.Error{Name: "limactl", Err: exec.ErrNotFound}}
+	vms = readVMs(ctx, missing.run)
+	if vms.Known || !strings.Contains(vms.Reason, "limactl is not installed") {
+		t.Errorf("limactl missing: %+v", vms)
+	}
+
+	failing := &fakeLimactl{stderr: "time=... level=fatal msg=\"open /Users/op/.lima/_config: permission denied\"\n", err: errors.New("exit status 1")}
+	vms = readVMs(ctx, failing.run)
+	if vms.Known || !strings.Contains(vms.Reason, "exit status 1") || !strings.Contains(vms.Reason, "permission denied") {
+		t.Errorf("limactl failing: %+v", vms)
+	}
+
+	garbled := &fakeLimactl{stdout: "NAME STATUS\nlima-node1 Running\n"}
+	vms = readVMs(ctx, garbled.run)
+	if vms.Known || !strings.Contains(vms.Reason, "cannot read") {
+		t.Errorf("not JSON: %+v", vms)
+	}
+}
+
+func TestReadVMsRealProcess(t *testing.T) {
+	// ExecRunner with a program that is not on PATH gives exec.ErrNotFound.
+	_, _, err := ExecRunner(context.Background(), "limactl-does-not-exist-"+fmt.Sprint(t.Name()))
+	if !errors.Is(err, exec.ErrNotFound) {
+		t.Fatalf("err = %v, want exec.ErrNotFound", err)
+	}
+	out, _, err := ExecRunner(context.Background(), "sh", "-c", "printf '%s' \"$0\"", limaJSONLines)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if vms, err := decodeLimaList(out); err != nil || len(vms) != 2 {
+		t.Errorf("through sh: %v, %v", vms, err)
+	}
+}
+
+func TestProbeLimaWithoutBenchKubeconfig(t *testing.T) {
+	root := t.TempDir()
+	topo := &topology.Topology{Path: filepath.Join(root, "stacks", "bench.yaml"), Name: "bench", TargetKind: topology.TargetLima,
+		Nodes:  []topology.Node{{Name: "lima-node1", Role: topology.RoleControlPlane}, {Name: "lima-node2", Role: topology.RoleWorker}},
+		Layers: []topology.LayerRef{{Name: "flannel"}, {Name: "local-path"}}}
+	f := &fakeLimactl{stdout: limaJSONLines}
+	obs := ProbeLima(context.Background(), f.run, topo, "/home/op", "nestor/test")
+
+	want := "no bench kubeconfig at " + filepath.Join(root, ".work", "bench", "kubeconfig") + ": the bench cluster is not bootstrapped yet"
+	if obs.VMs == nil || !obs.VMs.Known || len(obs.VMs.Value) != 2 {
+		t.Errorf("VMs = %+v", obs.VMs)
+	}
+	if obs.Nodes.Known || obs.Nodes.Reason != want {
+		t.Errorf("Nodes = %+v, want unknown %q (never zero nodes)", obs.Nodes, want)
+	}
+	if obs.ServerVersion.Known || obs.Storage.Known {
+		t.Errorf("version %+v storage %+v, want unknown", obs.ServerVersion, obs.Storage)
+	}
+	if len(obs.Layers) != 2 {
+		t.Fatalf("layers = %+v", obs.Layers)
+	}
+	for _, l := range obs.Layers {
+		if l.Health != topology.Unknown || l.Reason != want || !l.Declared {
+			t.Errorf("layer %+v, want unknown with %q", l, want)
+		}
+	}
+}
+
+func TestProbeLimaBrokenBenchKubeconfig(t *testing.T) {
+	root := t.TempDir()
+	topo := &topology.Topology{Path: filepath.Join(root, "stacks", "bench.yaml"), Name: "bench", TargetKind: topology.TargetLima,
+		Layers: []topology.LayerRef{{Name: "local-path"}}}
+	writeFile(t, topo.BenchKubeconfig(""), "apiVersion: v1\nkind: Config\n")
+	f := &fakeLimactl{err: &exec.Error{Name: "limactl", Err: exec.ErrNotFound}}
+	obs := ProbeLima(context.Background(), f.run, topo, "", "nestor/test")
+	if obs.VMs == nil || obs.VMs.Known {
+		t.Errorf("VMs = %+v, want unknown", obs.VMs)
+	}
+	if obs.Nodes.Known || !strings.Contains(obs.Nodes.Reason, "has no current-context") {
+		t.Errorf("Nodes = %+v", obs.Nodes)
+	}
+}
