@@ -10,6 +10,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"regexp"
 	"sort"
 	"strings"
 
@@ -57,8 +58,21 @@ type Entry struct {
 // ErrNoActive is returned by Active when no stack has been selected.
 var ErrNoActive = errors.New("no active stack")
 
+// validName is the topology name rule (DESIGN.md: [a-z0-9-], the file's
+// base name). A stack name is never a path.
+var validName = regexp.MustCompile(`^[a-z0-9][a-z0-9-]*$`)
+
+// checkName refuses a stack name that is not a plain topology name, so that
+// "../other/x" can never load one file and activate another.
+func checkName(name string) error {
+	if !validName.MatchString(name) {
+		return fmt.Errorf("%q is not a stack name: a stack name is [a-z0-9-], the base name of NAME.yaml in the stacks folder (for a file elsewhere use -f FILE)", name)
+	}
+	return nil
+}
+
 // Path returns the topology file of stack name: DIR/NAME.yaml, or DIR/NAME.yml
-// when only that exists.
+// when only that exists. name must be a valid stack name (see Load).
 func (s Store) Path(name string) string {
 	p := filepath.Join(s.Dir, name+".yaml")
 	if _, err := os.Stat(p); err != nil {
@@ -127,6 +141,9 @@ func (s Store) Active() (string, error) {
 // Load loads and validates stack name from the folder. A missing stack is an
 // error that lists the stacks the folder has.
 func (s Store) Load(name string) (*topology.Topology, error) {
+	if err := checkName(name); err != nil {
+		return nil, err
+	}
 	p := s.Path(name)
 	if _, err := os.Stat(p); errors.Is(err, fs.ErrNotExist) {
 		return nil, fmt.Errorf("no stack %q in %s%s", name, s.Dir, s.known())
@@ -155,6 +172,13 @@ func (s Store) Select(name string) (*topology.Topology, error) {
 	t, err := s.Load(name)
 	if err != nil {
 		return nil, err
+	}
+	dir, err := filepath.Abs(s.Dir)
+	if err != nil {
+		return nil, err
+	}
+	if filepath.Dir(t.Path) != dir {
+		return nil, fmt.Errorf("select %s: %s is not in the stacks folder %s", name, t.Path, dir)
 	}
 	tmp, err := os.MkdirTemp(s.Dir, ".active-tmp-")
 	if err != nil {

@@ -105,3 +105,24 @@ func TestActiveDanglingLink(t *testing.T) {
 		t.Fatalf("dangling link: %v", err)
 	}
 }
+
+func TestSelectRefusesPaths(t *testing.T) {
+	root := t.TempDir()
+	dir := filepath.Join(root, "stacks")
+	other := filepath.Join(root, "other")
+	for _, d := range []string{dir, other} {
+		if err := os.Mkdir(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write(t, dir, "x.yaml", strings.ReplaceAll(valid, "%s", "x"))
+	write(t, other, "x.yaml", "name: x\ntarget_kind: lima\nnodes:\n  - {name: n1, role: control-plane}\n")
+	for _, name := range []string{"../other/x", "/abs/x", "X", "x.yaml", ""} {
+		if _, err := (Store{Dir: dir}).Select(name); err == nil || !strings.Contains(err.Error(), "not a stack name") {
+			t.Errorf("Select(%q) = %v, want a refusal", name, err)
+		}
+	}
+	if _, err := os.Lstat(filepath.Join(dir, ActiveLink)); !errors.Is(err, os.ErrNotExist) {
+		t.Fatalf("a link was written: %v", err)
+	}
+}

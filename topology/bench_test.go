@@ -34,7 +34,7 @@ func benchInputs() (*Topology, *Observed) {
 		if i == 13 {
 			continue
 		}
-		nodes = append(nodes, NodeState{Name: fmt.Sprintf("node%03d", i), Ready: i != 7, Roles: []string{"worker"}, KubeletVersion: "v1.37.2"})
+		nodes = append(nodes, NodeState{Name: fmt.Sprintf("node%03d", i), Ready: i != 7, Roles: roles(i), KubeletVersion: "v1.37.2"})
 	}
 	o.Nodes = KnownFact(nodes)
 	healths := []Health{Healthy, Healthy, Degraded, Absent, Unknown}
@@ -101,4 +101,12 @@ func TestBenchInputsPlan(t *testing.T) {
 	if len(p.Unknowns) != 3 {
 		t.Errorf("unknowns = %v", p.Unknowns)
 	}
+}
+
+// roles gives the observed node i the roles benchInputs declares for it.
+func roles(i int) []string {
+	if i < 3 {
+		return []string{RoleControlPlane}
+	}
+	return []string{"worker"}
 }

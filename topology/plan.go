@@ -17,9 +17,10 @@ import (
 //     (the reason says which). VMs unknown (or not read) → no VM step, listed
 //     in Unknowns. A VM in any other status is listed in Unknowns.
 //   - k8s: when Nodes is known, join-node for a declared node not registered,
-//     repair-node for one registered but not Ready; unknown → Unknowns.
-//     The Kubernetes version is not planned (there is no upgrade step): use
-//     VersionMatches to show drift.
+//     repair-node for one registered but not Ready or whose control-plane
+//     role differs from the declared role; unknown → Unknowns. upgrade when
+//     kubernetes.version is declared and the API server's version does not
+//     match it (VersionMatches); server version unknown → Unknowns.
 //   - layers, in declaration order: install for an Absent layer, repair for a
 //     Degraded one (its reason carried), nothing for a Healthy one, nothing
 //     for an Unknown one or one missing from obs.Layers (listed in Unknowns).
@@ -50,6 +51,7 @@ func BuildPlan(t *Topology, obs *Observed) Plan {
 			p.add(StepJoinNode, PhaseK8s, n.Name, "unverified: assumes an empty cluster")
 		}
 	} else {
+		p.planVersion(t, obs)
 		p.planNodes(t, obs)
 	}
 
@@ -100,10 +102,33 @@ func BuildPlan(t *Topology, obs *Observed) Plan {
 		p.add(StepUndeclared, l.Name, l.Name, reason)
 	}
 
+	if !obs.NoTarget && !obs.Storage.Known && backendLayer == "" {
+		// Not needed by any step, but still a part of ACTUAL that was not
+		// read: a plan beside it is never "in sync" (DESIGN.md, exit codes).
+		p.Unknowns = append(p.Unknowns, "default StorageClass: "+reasonOr(obs.Storage.Reason))
+	}
 	if t.TargetKind != TargetLima {
 		p.Steps = dropVMSteps(p.Steps)
 	}
 	return p
+}
+
+// planVersion compares kubernetes.version with the API server's version.
+func (p *Plan) planVersion(t *Topology, obs *Observed) {
+	if !obs.ServerVersion.Known {
+		p.Unknowns = append(p.Unknowns, "server version: "+reasonOr(obs.ServerVersion.Reason))
+		return
+	}
+	if t.Kubernetes.Version == "" {
+		return
+	}
+	ok, err := VersionMatches(t.Kubernetes.Version, obs.ServerVersion.Value)
+	switch {
+	case err != nil:
+		p.Unknowns = append(p.Unknowns, "kubernetes version: "+err.Error())
+	case !ok:
+		p.add(StepUpgrade, PhaseK8s, "kubernetes", fmt.Sprintf("desired version %s, API server %s", t.Kubernetes.Version, obs.ServerVersion.Value))
+	}
 }
 
 func (p *Plan) add(kind StepKind, phase, target, reason string) {
@@ -168,6 +193,12 @@ func (p *Plan) planNodes(t *Topology, obs *Observed) {
 			p.add(StepJoinNode, PhaseK8s, n.Name, "declared, not registered in the cluster")
 		case !st.Ready:
 			p.add(StepRepairNode, PhaseK8s, n.Name, "registered but NotReady")
+		case (n.Role == RoleControlPlane) != hasControlPlaneRole(st):
+			roles := strings.Join(st.Roles, ",")
+			if roles == "" {
+				roles = "<none>"
+			}
+			p.add(StepRepairNode, PhaseK8s, n.Name, fmt.Sprintf("declared role %s, the cluster's roles: %s", n.Role, roles))
 		}
 	}
 }
@@ -193,6 +224,17 @@ func (p *Plan) planBackend(t *Topology, obs *Observed, layer string) {
 		}
 	}
 	p.add(StepMigrateBackend, layer, layer, fmt.Sprintf("%s, cluster default StorageClass %s (%s)", desired, s.Class, s.Provisioner))
+}
+
+// hasControlPlaneRole reports whether a node carries the control-plane role
+// (node-role.kubernetes.io/control-plane, or master on older clusters).
+func hasControlPlaneRole(n NodeState) bool {
+	for _, r := range n.Roles {
+		if r == RoleControlPlane || r == "master" {
+			return true
+		}
+	}
+	return false
 }
 
 // VersionMatches reports whether actual (a server or kubelet gitVersion such

@@ -33,7 +33,11 @@ func bench() *Topology {
 func readyNodes(names ...string) Fact[[]NodeState] {
 	var ns []NodeState
 	for _, n := range names {
-		ns = append(ns, NodeState{Name: n, Ready: true, KubeletVersion: "v1.36.2"})
+		st := NodeState{Name: n, Ready: true, KubeletVersion: "v1.36.2"}
+		if strings.HasSuffix(n, "1") { // dirqual1 and lima-node1 are the control planes
+			st.Roles = []string{RoleControlPlane}
+		}
+		ns = append(ns, st)
 	}
 	return KnownFact(ns)
 }
@@ -89,6 +93,50 @@ func TestBuildPlan(t *testing.T) {
 			steps: []Step{},
 		},
 		{
+			name: "prod: kubernetes version drift is an upgrade step",
+			topo: func() *Topology { t := dirqual(); t.Kubernetes.Version = "1.37"; return t },
+			obs:  healthyDirqual, // server v1.36.2
+			steps: []Step{{StepUpgrade, "k8s", "kubernetes", "desired version 1.37, API server v1.36.2"}},
+		},
+		{
+			name:  "prod: kubernetes version matches the minor",
+			topo:  func() *Topology { t := dirqual(); t.Kubernetes.Version = "1.36"; return t },
+			obs:   healthyDirqual,
+			steps: []Step{},
+		},
+		{
+			name: "prod: server version unknown is listed, never in sync",
+			topo: dirqual,
+			obs: func() *Observed {
+				o := healthyDirqual()
+				o.ServerVersion = UnknownFact[string]("timed out after 10s")
+				return o
+			},
+			steps:    []Step{},
+			unknowns: []string{"server version: timed out after 10s"},
+		},
+		{
+			name: "prod: declared control-plane without the role",
+			topo: dirqual,
+			obs: func() *Observed {
+				o := healthyDirqual()
+				o.Nodes.Value[0].Roles = nil
+				return o
+			},
+			steps: []Step{{StepRepairNode, "k8s", "dirqual1", "declared role control-plane, the cluster's roles: <none>"}},
+		},
+		{
+			name: "prod: storage unknown without a declared backend still counts",
+			topo: func() *Topology { t := dirqual(); t.Backend = ""; return t },
+			obs: func() *Observed {
+				o := healthyDirqual()
+				o.Storage = UnknownFact[StorageState]("forbidden")
+				return o
+			},
+			steps:    []Step{},
+			unknowns: []string{"default StorageClass: forbidden"},
+		},
+		{
 			name: "prod: cnpg removed, argocd repo-server unavailable",
 			topo: dirqual,
 			obs: func() *Observed {
@@ -136,7 +184,7 @@ func TestBuildPlan(t *testing.T) {
 			topo: dirqual,
 			obs: func() *Observed {
 				o := healthyDirqual()
-				o.Nodes = KnownFact([]NodeState{{Name: "dirqual1", Ready: true}, {Name: "dirqual2", Ready: false}, {Name: "other", Ready: true}})
+				o.Nodes = KnownFact([]NodeState{{Name: "dirqual1", Ready: true, Roles: []string{RoleControlPlane}}, {Name: "dirqual2", Ready: false}, {Name: "other", Ready: true}})
 				return o
 			},
 			steps: []Step{
@@ -249,14 +297,16 @@ func TestBuildPlan(t *testing.T) {
 			topo: bench,
 			obs: func() *Observed {
 				return &Observed{
-					VMs:     vms("lima-node1", VMRunning, "lima-node2", VMStopped),
-					Nodes:   UnknownFact[[]NodeState]("no bench kubeconfig at /s/.work/bench/kubeconfig"),
-					Layers:  []LayerState{{Name: "flannel", Declared: true, Health: Unknown, Reason: "no bench kubeconfig"}, {Name: "local-path", Declared: true, Health: Unknown, Reason: "no bench kubeconfig"}},
-					Storage: UnknownFact[StorageState]("no bench kubeconfig"),
+					VMs:           vms("lima-node1", VMRunning, "lima-node2", VMStopped),
+					ServerVersion: UnknownFact[string]("no bench kubeconfig at /s/.work/bench/kubeconfig"),
+					Nodes:         UnknownFact[[]NodeState]("no bench kubeconfig at /s/.work/bench/kubeconfig"),
+					Layers:        []LayerState{{Name: "flannel", Declared: true, Health: Unknown, Reason: "no bench kubeconfig"}, {Name: "local-path", Declared: true, Health: Unknown, Reason: "no bench kubeconfig"}},
+					Storage:       UnknownFact[StorageState]("no bench kubeconfig"),
 				}
 			},
 			steps: []Step{{StepStartVM, "up", "lima-node2", "VM is Stopped"}},
 			unknowns: []string{
+				"server version: no bench kubeconfig at /s/.work/bench/kubeconfig",
 				"nodes: no bench kubeconfig at /s/.work/bench/kubeconfig",
 				"layer flannel: no bench kubeconfig",
 				"layer local-path: no bench kubeconfig",
@@ -272,9 +322,10 @@ func TestBuildPlan(t *testing.T) {
 			},
 			obs: func() *Observed {
 				o := &Observed{
-					VMs:     vms("lima-node2", VMBroken, "lima-node3", "Starting", "lima-node4", VMRunning),
-					Nodes:   readyNodes("lima-node1", "lima-node2", "lima-node3", "lima-node4"),
-					Storage: KnownFact(StorageState{Class: "local-path", Provisioner: "rancher.io/local-path"}),
+					VMs:           vms("lima-node2", VMBroken, "lima-node3", "Starting", "lima-node4", VMRunning),
+					ServerVersion: KnownFact("v1.37.2"),
+					Nodes:         readyNodes("lima-node1", "lima-node2", "lima-node3", "lima-node4"),
+					Storage:       KnownFact(StorageState{Class: "local-path", Provisioner: "rancher.io/local-path"}),
 				}
 				o.Layers = healthyLayers(bench())
 				return o
@@ -290,7 +341,7 @@ func TestBuildPlan(t *testing.T) {
 			topo: bench,
 			obs: func() *Observed {
 				f := UnknownFact[[]VM](`exec: "limactl": executable file not found in $PATH`)
-				o := &Observed{VMs: &f, Nodes: readyNodes("lima-node1", "lima-node2"), Storage: KnownFact(StorageState{Class: "local-path", Provisioner: "rancher.io/local-path"})}
+				o := &Observed{VMs: &f, ServerVersion: KnownFact("v1.37.2"), Nodes: readyNodes("lima-node1", "lima-node2"), Storage: KnownFact(StorageState{Class: "local-path", Provisioner: "rancher.io/local-path"})}
 				o.Layers = healthyLayers(bench())
 				return o
 			},
@@ -301,7 +352,7 @@ func TestBuildPlan(t *testing.T) {
 			name: "lima: VMs not read at all",
 			topo: bench,
 			obs: func() *Observed {
-				o := &Observed{Nodes: readyNodes("lima-node1", "lima-node2"), Storage: KnownFact(StorageState{Class: "local-path", Provisioner: "rancher.io/local-path"})}
+				o := &Observed{ServerVersion: KnownFact("v1.37.2"), Nodes: readyNodes("lima-node1", "lima-node2"), Storage: KnownFact(StorageState{Class: "local-path", Provisioner: "rancher.io/local-path"})}
 				o.Layers = healthyLayers(bench())
 				return o
 			},

@@ -10,6 +10,7 @@ const (
 	StepBootstrap      StepKind = "bootstrap"
 	StepJoinNode       StepKind = "join-node"
 	StepRepairNode     StepKind = "repair-node"
+	StepUpgrade        StepKind = "upgrade"
 	StepInstall        StepKind = "install"
 	StepRepair         StepKind = "repair"
 	StepMigrateBackend StepKind = "migrate-backend"

@@ -156,6 +156,12 @@ Exit codes: 0 success, 1 error or refused, 2 changes (preview --detailed-exitcod
 	pf.StringVar(&g.kubeconfig, "kubeconfig", "", "kubeconfig of a prod stack (beats $KUBECONFIG and the topology's kubeconfig:)")
 	pf.StringVar(&g.context, "context", "", "kubeconfig context to use instead of its current-context")
 	pf.DurationVar(&g.timeout, "timeout", 10*time.Second, "bound on the whole read of the cluster")
+	root.PersistentPreRunE = func(*cobra.Command, []string) error {
+		if g.timeout <= 0 {
+			return fmt.Errorf("--timeout must be positive (got %s)", g.timeout)
+		}
+		return nil
+	}
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
 		return fmt.Errorf("%w\nSee '%s --help'.", err, c.CommandPath())
 	})

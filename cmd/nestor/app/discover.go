@@ -85,7 +85,7 @@ Exit codes: 0 done, 1 error, refused or not confirmed.`,
 			return a.runDiscover(cmd.Context(), g, o)
 		},
 	}
-	addStackFlags(cmd, &o.stack)
+	addStackFlags(a, cmd, &o.stack)
 	o.output.register(cmd)
 	f := cmd.Flags()
 	f.StringVar(&o.name, "name", "", "stack name of the -o yaml draft (default: the stack's)")
@@ -180,7 +180,7 @@ func (a *App) discover(ctx context.Context, g *globals, t *topology.Topology) (*
 		if pt.target == nil {
 			return nil, fmt.Errorf("nothing to discover: %s", pt.noTarget)
 		}
-		gd, err := a.guard(ctx, g, t, pt.target)
+		gd, err := a.guard(ctx, g, t, pt.target, "")
 		if err != nil {
 			return nil, err
 		}
@@ -193,7 +193,10 @@ func (a *App) discover(ctx context.Context, g *globals, t *topology.Topology) (*
 		if _, err := os.Stat(kc.Paths[0]); errors.Is(err, fs.ErrNotExist) {
 			return nil, fmt.Errorf("the bench kubeconfig %s of stack %s does not exist yet: the bench cluster is not bootstrapped (see `nestor next`)", kc.Paths[0], t.Name)
 		}
-		if target, err = probes.LoadTarget(kc, g.context, UserAgent()); err != nil {
+		if target, err = probes.LoadTargetWith(kc, probes.LoadOptions{
+			Context: g.context, UserAgent: UserAgent(), Interactive: a.interactive(g),
+			Kube: probes.KubeOptions{Timeout: g.timeout},
+		}); err != nil {
 			return nil, err
 		}
 		rctx, cancel := context.WithTimeout(ctx, g.timeout)
@@ -554,6 +557,10 @@ func (a *App) fetchKubeconfig(ctx context.Context, g *globals, t *topology.Topol
 	if err != nil {
 		return err
 	}
+	if t.Endpoint == "" && !interactive {
+		return fmt.Errorf("nothing fetched: --no-input checks a fetched kubeconfig against the topology's endpoint:, and %s declares none; "+
+			"add `endpoint: https://ADDRESS:6443` (this stack's API server) after target_kind:, or run in a terminal to review the fetched one", t.Path)
+	}
 	fo, notes, err := a.fetchTarget(t, node, o, interactive)
 	if err != nil {
 		return err
@@ -594,7 +601,17 @@ func (a *App) fetchKubeconfig(ctx context.Context, g *globals, t *topology.Topol
 				"--no-input writes only a kubeconfig of the declared endpoint (fix endpoint:, or run in a terminal to review it)", node, ac.Server, t.Path, t.Endpoint)
 		case !same:
 			fmt.Fprintf(a.ErrOut, "WARNING: the fetched server %s is not the endpoint: %s declared in %s.\n", ac.Server, t.Endpoint, t.Path)
+			ok, err := a.Prompter.Confirm(fmt.Sprintf("Write this kubeconfig of %s for stack %s anyway?", ac.Server, t.Name), false)
+			if err != nil {
+				return err
+			}
+			if !ok {
+				fmt.Fprintln(a.ErrOut, "Nothing written.")
+				return errSilent{code: ExitError}
+			}
 		}
+	} else {
+		fmt.Fprintf(a.ErrOut, "WARNING: %s declares no endpoint:, so nestor cannot check that %s is this stack's API server.\n", t.Path, ac.Server)
 	}
 
 	old, err := os.ReadFile(dest)
@@ -634,11 +651,14 @@ func (a *App) fetchKubeconfig(ctx context.Context, g *globals, t *topology.Topol
 		}
 	}
 
-	target, err := probes.LoadTarget(kc, g.context, UserAgent())
+	target, err := probes.LoadTargetWith(kc, probes.LoadOptions{
+		Context: g.context, UserAgent: UserAgent(), Interactive: interactive,
+		Kube: probes.KubeOptions{Timeout: g.timeout},
+	})
 	if err != nil {
 		return fmt.Errorf("wrote %s, but cannot load it: %w", dest, err)
 	}
-	gd, err := a.guard(ctx, g, t, target)
+	gd, err := a.guard(ctx, g, t, target, dest)
 	if err != nil {
 		var s errSilent
 		if errors.As(err, &s) {

@@ -37,7 +37,7 @@ It never exports the bench kubeconfig for a prod stack, whatever the environment
 			return a.runEnv(g, o)
 		},
 	}
-	addStackFlags(cmd, &o.stack)
+	addStackFlags(a, cmd, &o.stack)
 	cmd.Flags().Var(&o.shell, "shell", "shell syntax: bash|zsh|fish")
 	_ = cmd.RegisterFlagCompletionFunc("shell", func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
 		return o.shell.allowed, cobra.ShellCompDirectiveNoFileComp

@@ -33,7 +33,7 @@ the next step is to make the target readable, not to install anything.`,
 			return a.runNext(cmd.Context(), g, o)
 		},
 	}
-	addStackFlags(cmd, &o.stack)
+	addStackFlags(a, cmd, &o.stack)
 	o.output.register(cmd)
 	return cmd
 }

@@ -43,7 +43,7 @@ bad flag, target refused or unreachable). With --detailed-exitcode: 0 in sync,
 			return a.runPreview(cmd.Context(), g, o)
 		},
 	}
-	addStackFlags(cmd, &o.stack)
+	addStackFlags(a, cmd, &o.stack)
 	o.output.register(cmd)
 	cmd.Flags().BoolVar(&o.detailed, "detailed-exitcode", false, "exit 0 in sync, 2 changes, 1 error or unknown")
 	return cmd
@@ -72,6 +72,9 @@ func (a *App) observe(ctx context.Context, g *globals, t *topology.Topology) (*o
 		rctx, cancel := context.WithTimeout(ctx, g.timeout)
 		defer cancel()
 		obs := probes.ProbeLima(rctx, a.Run, t, a.home(), UserAgent())
+		if ctx.Err() != nil {
+			return nil, errInterrupted
+		}
 		return &observation{obs: obs}, nil
 	case topology.TargetProd:
 		pt, err := a.resolveProd(g, t)
@@ -81,13 +84,16 @@ func (a *App) observe(ctx context.Context, g *globals, t *topology.Topology) (*o
 		if pt.target == nil {
 			return &observation{kc: pt.kc, obs: noTargetObserved(pt.noTarget)}, nil
 		}
-		gd, err := a.guard(ctx, g, t, pt.target)
+		gd, err := a.guard(ctx, g, t, pt.target, "")
 		if err != nil {
 			return nil, err
 		}
 		rctx, cancel := context.WithTimeout(ctx, g.timeout)
 		defer cancel()
 		obs, _ := probes.ProbeCluster(rctx, pt.target, t, gd.version, gd.nodes)
+		if ctx.Err() != nil {
+			return nil, errInterrupted
+		}
 		return &observation{target: pt.target, kc: pt.kc, check: gd.check, obs: obs, guarded: true}, nil
 	}
 	return nil, fmt.Errorf("%s: unknown target_kind %q", t.Path, t.TargetKind)
@@ -241,15 +247,9 @@ func newReport(t *topology.Topology, ob *observation, home string) *Report {
 	if r.Plan.Unknowns == nil {
 		r.Plan.Unknowns = []string{}
 	}
-	if !ob.obs.NoTarget && !ob.obs.ServerVersion.Known {
-		// BuildPlan plans no upgrade so it does not list the server version,
-		// but an unread version is still an unknown part of ACTUAL.
-		r.Plan.Unknowns = append([]string{"server version: " + ob.obs.ServerVersion.Reason}, r.Plan.Unknowns...)
-	}
-	s := Summary{ByKind: map[string]int{}}
+	s := Summary{ByKind: map[string]int{}, Changes: r.Plan.Changes()}
 	for _, st := range r.Plan.Steps {
 		if st.IsChange() {
-			s.Changes++
 			s.ByKind[string(st.Kind)]++
 		} else {
 			s.Undeclared++

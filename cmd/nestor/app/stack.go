@@ -176,7 +176,7 @@ func (a *App) runStackSelect(ctx context.Context, g *globals, name string) error
 			return err
 		}
 		if pt.target != nil {
-			_, err := a.guard(ctx, g, t, pt.target)
+			_, err := a.guard(ctx, g, t, pt.target, "")
 			var ue *unreachableError
 			switch {
 			case errors.As(err, &ue):
@@ -225,7 +225,7 @@ func (a *App) runStackSelect(ctx context.Context, g *globals, name string) error
 		}
 		if pt.target != nil {
 			// The file already existed: confirm the target it names.
-			_, err := a.guard(ctx, g, t, pt.target)
+			_, err := a.guard(ctx, g, t, pt.target, "")
 			var ue *unreachableError
 			if !errors.As(err, &ue) {
 				return err
@@ -276,6 +276,11 @@ func addKubeconfigLine(path, value string) error {
 // folder, fsynced, then renamed over path. mode 0 keeps the mode of an
 // existing file (0644 for a new one).
 func writeFileAtomic(path string, data []byte, mode os.FileMode) error {
+	// Write through a symlink to the file it names, as editors do, rather
+	// than replacing the link with a regular file.
+	if real, err := filepath.EvalSymlinks(path); err == nil {
+		path = real
+	}
 	if mode == 0 {
 		mode = 0o644
 		if fi, err := os.Stat(path); err == nil {
@@ -305,5 +310,13 @@ func writeFileAtomic(path string, data []byte, mode os.FileMode) error {
 	if err := f.Close(); err != nil {
 		return err
 	}
-	return os.Rename(tmp, path)
+	if err := os.Rename(tmp, path); err != nil {
+		return err
+	}
+	// Make the rename itself durable.
+	if d, err := os.Open(filepath.Dir(path)); err == nil {
+		_ = d.Sync()
+		d.Close()
+	}
+	return nil
 }

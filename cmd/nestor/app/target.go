@@ -7,6 +7,7 @@ import (
 	"io"
 	"io/fs"
 	"os"
+	"path/filepath"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -23,11 +24,11 @@ type stackFlags struct {
 	stack string
 }
 
-func addStackFlags(cmd *cobra.Command, sf *stackFlags) {
+func addStackFlags(a *App, cmd *cobra.Command, sf *stackFlags) {
 	cmd.Flags().StringVarP(&sf.file, "file", "f", "", "topology file to use (anywhere on disk)")
 	cmd.Flags().StringVar(&sf.stack, "stack", "", "stack NAME from the stacks folder (default: the active stack)")
 	cmd.MarkFlagsMutuallyExclusive("file", "stack")
-	_ = cmd.RegisterFlagCompletionFunc("stack", completeStacks(nil))
+	_ = cmd.RegisterFlagCompletionFunc("stack", completeStacks(a))
 }
 
 // store returns the stacks folder chosen by --stacks / NESTOR_STACKS / ./stacks.
@@ -76,6 +77,9 @@ func (a *App) resolveProd(g *globals, t *topology.Topology) (prodTarget, error) 
 	if err != nil {
 		return prodTarget{}, err
 	}
+	if err := a.refuseBenchKubeconfig(g, t, kc); err != nil {
+		return prodTarget{}, err
+	}
 	pt := prodTarget{kc: kc}
 	if kc.Source == probes.SourceNone {
 		pt.noTarget = fmt.Sprintf("no kubeconfig: not --kubeconfig, not KUBECONFIG, and %s declares no kubeconfig: — "+
@@ -101,11 +105,51 @@ func (a *App) resolveProd(g *globals, t *topology.Topology) (prodTarget, error) 
 	return pt, nil
 }
 
-func firstControlPlane(t *topology.Topology) string {
-	for _, n := range t.Nodes {
-		if n.Role == topology.RoleControlPlane {
-			return n.Name
+// refuseBenchKubeconfig enforces DESIGN.md's "the bench kubeconfig is never
+// used for prod": a prod stack whose resolved kubeconfig (typically a
+// KUBECONFIG left exported by `eval "$(nestor env)"`) is the bench
+// kubeconfig of a lima stack of the stacks folder is refused, naming both.
+func (a *App) refuseBenchKubeconfig(g *globals, t *topology.Topology, kc probes.Kubeconfig) error {
+	if kc.Source == probes.SourceNone {
+		return nil
+	}
+	entries, err := a.store(g).List()
+	if err != nil {
+		return nil // no stacks folder: no bench to mistake for this stack
+	}
+	for _, e := range entries {
+		if e.Topology == nil || e.Topology.TargetKind != topology.TargetLima {
+			continue
 		}
+		bench := canonicalPath(e.Topology.BenchKubeconfig(a.home()))
+		for _, p := range kc.Paths {
+			if canonicalPath(p) == bench {
+				return fmt.Errorf("refusing: the kubeconfig %s (from %s) is the bench kubeconfig of lima stack %s; a prod stack is never read through the bench.\n"+
+					"Unset KUBECONFIG (it was probably exported by `nestor env`), or pass --kubeconfig with the prod cluster's kubeconfig",
+					p, sourceText(kc), e.Name)
+			}
+		}
+	}
+	return nil
+}
+
+// canonicalPath returns p absolute, cleaned and with symlinks resolved
+// where it exists.
+func canonicalPath(p string) string {
+	if abs, err := filepath.Abs(p); err == nil {
+		p = abs
+	}
+	if real, err := filepath.EvalSymlinks(p); err == nil {
+		return real
+	}
+	return filepath.Clean(p)
+}
+
+// firstControlPlane names the first declared control-plane node, for the
+// commands nestor suggests ("NODE" when none is declared).
+func firstControlPlane(t *topology.Topology) string {
+	if cps := t.ControlPlanes(); len(cps) > 0 {
+		return cps[0].Name
 	}
 	return "NODE"
 }
@@ -144,8 +188,10 @@ type guarded struct {
 // ErrOut and the operator is asked "Is this the stack NAME?" (default No).
 // Either way only the server version and the nodes are read. An endpoint
 // that does not answer is an error naming it. No returns an errSilent(1) after
-// saying so; Ctrl-C returns errInterrupted.
-func (a *App) guard(ctx context.Context, g *globals, t *topology.Topology, target *probes.Target) (guarded, error) {
+// saying so; Ctrl-C returns errInterrupted. wrote names the file the command
+// already wrote before the guard ran (discover --cp), "" for none, so the
+// closing line says the truth about it.
+func (a *App) guard(ctx context.Context, g *globals, t *topology.Topology, target *probes.Target, wrote string) (guarded, error) {
 	gd := guarded{check: checkEndpoint(t, target)}
 	interactive := a.interactive(g)
 	if !interactive {
@@ -167,6 +213,9 @@ func (a *App) guard(ctx context.Context, g *globals, t *topology.Topology, targe
 	rctx, cancel := context.WithTimeout(ctx, g.timeout)
 	defer cancel()
 	gd.version, gd.nodes = probes.ReadNodes(rctx, target)
+	if ctx.Err() != nil {
+		return gd, errInterrupted // Ctrl-C or SIGTERM during the read
+	}
 	if !gd.version.Known && !gd.nodes.Known {
 		return gd, &unreachableError{endpoint: target.Endpoint, context: target.Context,
 			kubeconfig: strings.Join(target.Kubeconfig.Paths, ":"), reason: gd.version.Reason}
@@ -178,12 +227,16 @@ func (a *App) guard(ctx context.Context, g *globals, t *topology.Topology, targe
 	ok, err := a.Prompter.Confirm(fmt.Sprintf("Is this the stack %s?", t.Name), false)
 	if err != nil {
 		if errors.Is(err, errInterrupted) {
-			fmt.Fprintln(a.ErrOut, "Interrupted: nothing more was read, nothing was written.")
+			fmt.Fprintln(a.ErrOut, "Interrupted: nothing more was read.")
 		}
 		return gd, err
 	}
 	if !ok {
-		fmt.Fprintf(a.ErrOut, "Not confirmed: stopped before reading anything more of %s; nothing was written.\n", target.Endpoint)
+		if wrote == "" {
+			fmt.Fprintf(a.ErrOut, "Not confirmed: stopped before reading anything more of %s; nothing was written.\n", target.Endpoint)
+		} else {
+			fmt.Fprintf(a.ErrOut, "Not confirmed: stopped before reading anything more of %s; %s stays written, nothing else was.\n", target.Endpoint, wrote)
+		}
 		return gd, errSilent{code: ExitError}
 	}
 	return gd, nil
@@ -254,13 +307,7 @@ func abbreviate(names []string, max int) string {
 func completeStacks(a *App) func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
 	return func(cmd *cobra.Command, _ []string, _ string) ([]string, cobra.ShellCompDirective) {
 		dir, _ := cmd.Flags().GetString("stacks")
-		var env func(string) (string, bool)
-		if a != nil {
-			env = a.Env
-		} else {
-			env = os.LookupEnv
-		}
-		entries, err := stacks.Store{Dir: stacks.Dir(dir, env)}.List()
+		entries, err := stacks.Store{Dir: stacks.Dir(dir, a.Env)}.List()
 		if err != nil {
 			return nil, cobra.ShellCompDirectiveNoFileComp
 		}
