@@ -93,9 +93,9 @@ func TestBuildPlan(t *testing.T) {
 			steps: []Step{},
 		},
 		{
-			name: "prod: kubernetes version drift is an upgrade step",
-			topo: func() *Topology { t := dirqual(); t.Kubernetes.Version = "1.37"; return t },
-			obs:  healthyDirqual, // server v1.36.2
+			name:  "prod: kubernetes version drift is an upgrade step",
+			topo:  func() *Topology { t := dirqual(); t.Kubernetes.Version = "1.37"; return t },
+			obs:   healthyDirqual, // server v1.36.2
 			steps: []Step{{StepUpgrade, "k8s", "kubernetes", "desired version 1.37, API server v1.36.2"}},
 		},
 		{
