@@ -21,7 +21,7 @@ import (
 
 // UserAgent is the user agent of the floor's requests, so the audit log
 // tells them from nestor's ("nestor/…") and kubectl's ("kubectl/…").
-const UserAgent = "nestor-floor/v1"
+var UserAgent = "nestor-floor/v1"
 
 // Accept headers of the floor: protobuf for built-in types; metadata-only
 // (PartialObjectMetadataList, protobuf when the server offers it, else JSON)
