@@ -45,16 +45,22 @@ var forbiddenRE = regexp.MustCompile(`User "([^"]*)" cannot (\S+) resource "([^"
 //	timed out after 10s
 //	unreachable: dial tcp 127.0.0.1:1: connect: connection refused
 //	TLS: x509: certificate signed by unknown authority
-//	refused by nestor: … (a write the ReadOnly transport stopped)
+//	refused by nestor: … (a write, a request to another host or a
+//	redirect the read-only transport or client stopped)
 //
 // Anything else gives the API server's reason and message, or the error's
 // own text without the "Get URL:" prefix. It returns "" for a nil error. The
 // text never contains a credential: API server messages name users, not
-// secrets, and URLs carry no token.
+// secrets, and URLs carry no token. Control characters from the server
+// (escape sequences…) are removed (sanitize): the text is safe to print.
 func Classify(err error) string {
 	if err == nil {
 		return ""
 	}
+	return sanitize(classify(err))
+}
+
+func classify(err error) string {
 	var te *TimeoutError
 	if errors.As(err, &te) {
 		return te.Error()
@@ -62,6 +68,14 @@ func Classify(err error) string {
 	var wr *WriteRefusedError
 	if errors.As(err, &wr) {
 		return "refused by nestor: " + wr.Error()
+	}
+	var rr *RedirectRefusedError
+	if errors.As(err, &rr) {
+		return "refused by nestor: " + rr.Error()
+	}
+	var hr *HostRefusedError
+	if errors.As(err, &hr) {
+		return "refused by nestor: " + hr.Error()
 	}
 	if apierrors.IsForbidden(err) {
 		return forbiddenReason(err)

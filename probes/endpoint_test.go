@@ -45,7 +45,11 @@ func TestNormalizeEndpointErrors(t *testing.T) {
 		{"https://10.0.0.1:", "empty port"},
 		{"https://10.0.0.1:64x3", "not a URL"},
 		{"https://10.0.0.1:6443?x=1", "no query"},
-		{"https://admin:hunter2@10.0.0.1:6443", "must not carry a user name or password"},
+		{"https://admin:hunter2@10.0.0.1:6443", "endpoint https://REDACTED@10.0.0.1:6443 must not carry a user name or password"},
+		{"ftp://admin:hunter2@10.0.0.1", "must not carry a user name or password"},
+		{"admin:hunter2@10.0.0.1:6443", `endpoint "REDACTED@10.0.0.1:6443"`},
+		{"//admin:hunter2@10.0.0.1:6443", "must not carry a user name or password"},
+		{"https://admin:hunter2@10.0.0.1:6x43", "not a URL"},
 	}
 	for _, tc := range tests {
 		_, err := NormalizeEndpoint(tc.in)

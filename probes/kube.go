@@ -53,15 +53,32 @@ type clients struct {
 	metadata metadata.Interface
 }
 
-func newClients(t *Target) (*clients, error) {
+// clients returns the clients of t's reads, built from t.Config on the
+// first call and kept (safe for concurrent use; a Target not made by
+// LoadTargetWith builds them per call): every read of one Target
+// shares one HTTP client and its connection pool. Their HTTP client refuses
+// every redirect (RedirectRefusedError). The error is "no target loaded"
+// for a nil Target or Config, or client-go's refusal of the configuration.
+func (t *Target) clients() (*clients, error) {
 	if t == nil || t.Config == nil {
 		return nil, fmt.Errorf("no target loaded")
 	}
+	if t.cache == nil {
+		return buildClients(t)
+	}
+	t.cache.once.Do(func() { t.cache.c, t.cache.err = buildClients(t) })
+	return t.cache.c, t.cache.err
+}
+
+func buildClients(t *Target) (*clients, error) {
 	cfg := rest.CopyConfig(t.Config)
 	hc, err := rest.HTTPClientFor(cfg)
 	if err != nil {
 		return nil, fmt.Errorf("cannot build a client for %s: %v", t.Endpoint, err)
 	}
+	// net/http follows redirects by default, and client-go's wrappers put
+	// the credentials back on the redirected request: never follow one.
+	hc.CheckRedirect = refuseRedirect
 	c := &clients{}
 	if c.core, err = corev1client.NewForConfigAndClient(cfg, hc); err != nil {
 		return nil, err
@@ -111,7 +128,7 @@ func (t *Target) bound(ctx context.Context) (context.Context, context.CancelFunc
 // 10s", "forbidden (user X cannot list nodes)"); it is never an empty known
 // list. Callers decide what an unreachable endpoint means.
 func ReadNodes(ctx context.Context, t *Target) (topology.Fact[string], topology.Fact[[]topology.NodeState]) {
-	c, err := newClients(t)
+	c, err := t.clients()
 	if err != nil {
 		r := Classify(err)
 		return topology.UnknownFact[string](r), topology.UnknownFact[[]topology.NodeState](r)
@@ -159,7 +176,7 @@ func serverVersion(ctx context.Context, c *clients) (string, error) {
 	if info.GitVersion == "" {
 		return "", fmt.Errorf("the /version answer has no gitVersion")
 	}
-	return info.GitVersion, nil
+	return sanitize(info.GitVersion), nil
 }
 
 func listNodes(ctx context.Context, c *clients) ([]topology.NodeState, error) {
@@ -184,7 +201,7 @@ func listNodes(ctx context.Context, c *clients) ([]topology.NodeState, error) {
 
 // nodeState keeps what nestor shows of a Node.
 func nodeState(n *corev1.Node) topology.NodeState {
-	s := topology.NodeState{Name: n.Name, Roles: []string{}, KubeletVersion: n.Status.NodeInfo.KubeletVersion}
+	s := topology.NodeState{Name: n.Name, Roles: []string{}, KubeletVersion: sanitize(n.Status.NodeInfo.KubeletVersion)}
 	seen := map[string]bool{}
 	for k, v := range n.Labels {
 		role := ""
@@ -217,38 +234,46 @@ func nodeState(n *corev1.Node) topology.NodeState {
 // ProbeCluster reads what layer detection needs and returns the whole
 // observation of a kube target plus the raw facts it was made from.
 //
-// Reads, concurrently and under one bound (Target.Options.Timeout, default
-// 10s, or ctx's deadline when sooner), every list paginated with limit=500:
-// namespaces and CustomResourceDefinitions through the metadata client (a
-// CRD's group is its name after the first dot), StorageClasses (storage/v1),
-// then Deployments, DaemonSets and StatefulSets with one list per (kind,
-// namespace) for the namespaces where the declared layers and the catalog
-// layers live — only those that exist when the namespaces are known; never
-// a request per node or per CRD. Each probe keeps its own error: a failed
-// one makes its fact unknown with Classify's reason, never empty-known.
+// Reads, under one bound (Target.Options.Timeout, default 10s, or ctx's
+// deadline when sooner), every list paginated with limit=500: first,
+// concurrently, namespaces and CustomResourceDefinitions through the
+// metadata client (a CRD's group is its name after the first dot) and
+// StorageClasses (storage/v1); then Deployments, DaemonSets and
+// StatefulSets with one list per (kind, namespace), at most 8 at once, in
+// the namespaces of workloadNamespaces: those of the declared layers, plus
+// those of the undeclared catalog layers whose CRD group or provisioner was
+// seen — only the ones that exist when the namespaces are known. Never a
+// request per node or per CRD.
+//
+// Each probe keeps its own error: a failed one makes its fact unknown with
+// Classify's reason, never empty-known. Workloads are judged per namespace:
+// a namespace where any of the three lists failed is left out of
+// facts.WorkloadNamespaces and its reason kept in facts.WorkloadErrors
+// ("deployments in argocd: forbidden (…)"); Workloads stays known with what
+// the other namespaces hold, and is unknown (first failure's reason) only
+// when every namespace failed.
 //
 // version and nodes are ReadNodes' results, copied into the observation.
 // Layers are the declared layers in order (topology.LayerDefFor +
 // topology.Evaluate, via topology.ObserveLayers), then topology.Undeclared;
 // Storage is topology.DefaultStorage.
 func ProbeCluster(ctx context.Context, t *Target, topo *topology.Topology, version topology.Fact[string], nodes topology.Fact[[]topology.NodeState]) (*topology.Observed, topology.ClusterFacts) {
-	facts := readClusterFacts(ctx, t, wantedNamespaces(topo))
+	facts := readClusterFacts(ctx, t, topo)
 	obs := &topology.Observed{ServerVersion: version, Nodes: nodes}
 	fillLayers(obs, topo, facts)
 	return obs, facts
 }
 
 // readClusterFacts runs the cluster reads of ProbeCluster.
-func readClusterFacts(ctx context.Context, t *Target, wanted []string) topology.ClusterFacts {
-	var facts topology.ClusterFacts
-	c, err := newClients(t)
+func readClusterFacts(ctx context.Context, t *Target, topo *topology.Topology) topology.ClusterFacts {
+	facts := topology.ClusterFacts{WorkloadNamespaces: []string{}}
+	c, err := t.clients()
 	if err != nil {
 		r := Classify(err)
 		facts.Namespaces = topology.UnknownFact[[]string](r)
 		facts.CRDGroups = topology.UnknownFact[[]string](r)
 		facts.StorageClasses = topology.UnknownFact[[]topology.StorageClass](r)
 		facts.Workloads = topology.UnknownFact[[]topology.WorkloadState](r)
-		facts.WorkloadNamespaces = []string{}
 		return facts
 	}
 	ctx, cancel, budget := t.bound(ctx)
@@ -279,29 +304,14 @@ func readClusterFacts(ctx context.Context, t *Target, wanted []string) topology.
 		ns, err := listNamespaces(ctx, c)
 		if err != nil {
 			facts.Namespaces = topology.UnknownFact[[]string](failReason(ctx, budget, err))
-		} else {
-			facts.Namespaces = topology.KnownFact(ns)
+			return
 		}
-		// Workloads of the layers' namespaces: those that exist when the
-		// namespaces are known; all wanted ones otherwise (a list in a
-		// namespace that does not exist is an honest empty answer).
-		toList := wanted
-		if facts.Namespaces.Known {
-			exists := map[string]bool{}
-			for _, n := range facts.Namespaces.Value {
-				exists[n] = true
-			}
-			toList = nil
-			for _, n := range wanted {
-				if exists[n] {
-					toList = append(toList, n)
-				}
-			}
-		}
-		facts.WorkloadNamespaces = append([]string{}, toList...)
-		facts.Workloads = listWorkloads(ctx, budget, c, toList)
+		facts.Namespaces = topology.KnownFact(ns)
 	}()
 	wg.Wait()
+
+	w := listWorkloads(ctx, budget, c, workloadNamespaces(topo, facts))
+	facts.Workloads, facts.WorkloadNamespaces, facts.WorkloadErrors = w.fact, w.read, w.errors
 	return facts
 }
 
@@ -370,11 +380,33 @@ func listStorageClasses(ctx context.Context, c *clients) ([]topology.StorageClas
 	return out, nil
 }
 
+// workloadLists is the result of listWorkloads.
+type workloadLists struct {
+	// fact is known with the workloads of the namespaces read (sorted by
+	// namespace, kind, name) unless every namespace failed.
+	fact topology.Fact[[]topology.WorkloadState]
+	// read are the namespaces whose three lists all succeeded, in order.
+	read []string
+	// errors maps each other namespace to its reason
+	// ("deployments in argocd: forbidden (…)"); nil when none failed.
+	errors map[string]string
+}
+
+// kindResource is the resource name of a workload kind, for reasons.
+var kindResource = map[string]string{
+	topology.KindDeployment:  "deployments",
+	topology.KindDaemonSet:   "daemonsets",
+	topology.KindStatefulSet: "statefulsets",
+}
+
 // listWorkloads lists the three workload kinds in each namespace, at most
-// maxParallel requests at once. Any failed list makes the whole fact unknown
-// with the first failure's reason (in kind, namespace order): a partial list
-// would say "absent" of what could not be seen.
-func listWorkloads(ctx context.Context, budget time.Duration, c *clients, namespaces []string) topology.Fact[[]topology.WorkloadState] {
+// maxParallel requests at once. A namespace where a list failed is left
+// out of the result and its reason kept (the first failing kind, in
+// Deployment, DaemonSet, StatefulSet order): a partial list would say
+// "absent" of what could not be seen. The fact is unknown, with the first
+// failed namespace's reason, only when every namespace failed; no
+// namespace at all gives a known empty list.
+func listWorkloads(ctx context.Context, budget time.Duration, c *clients, namespaces []string) workloadLists {
 	kinds := []string{topology.KindDeployment, topology.KindDaemonSet, topology.KindStatefulSet}
 	type result struct {
 		items []topology.WorkloadState
@@ -383,9 +415,9 @@ func listWorkloads(ctx context.Context, budget time.Duration, c *clients, namesp
 	results := make([]result, len(kinds)*len(namespaces))
 	sem := make(chan struct{}, maxParallel)
 	var wg sync.WaitGroup
-	for ki, kind := range kinds {
-		for ni, ns := range namespaces {
-			i := ki*len(namespaces) + ni
+	for ni, ns := range namespaces {
+		for ki, kind := range kinds {
+			i := ni*len(kinds) + ki
 			wg.Add(1)
 			go func() {
 				defer wg.Done()
@@ -401,15 +433,42 @@ func listWorkloads(ctx context.Context, budget time.Duration, c *clients, namesp
 		}
 	}
 	wg.Wait()
-	out := []topology.WorkloadState{}
-	for _, r := range results {
-		if r.err != nil {
-			return topology.UnknownFact[[]topology.WorkloadState](failReason(ctx, budget, r.err))
+
+	out := workloadLists{read: []string{}}
+	items := []topology.WorkloadState{}
+	firstReason := ""
+	for ni, ns := range namespaces {
+		failed := false
+		for ki, kind := range kinds {
+			r := results[ni*len(kinds)+ki]
+			if r.err == nil {
+				continue
+			}
+			reason := failReason(ctx, budget, r.err)
+			if firstReason == "" {
+				firstReason = reason
+			}
+			if out.errors == nil {
+				out.errors = map[string]string{}
+			}
+			out.errors[ns] = kindResource[kind] + " in " + ns + ": " + reason
+			failed = true
+			break
 		}
-		out = append(out, r.items...)
+		if failed {
+			continue
+		}
+		out.read = append(out.read, ns)
+		for ki := range kinds {
+			items = append(items, results[ni*len(kinds)+ki].items...)
+		}
 	}
-	sort.Slice(out, func(i, j int) bool {
-		a, b := out[i], out[j]
+	if len(namespaces) > 0 && len(out.read) == 0 {
+		out.fact = topology.UnknownFact[[]topology.WorkloadState](firstReason)
+		return out
+	}
+	sort.Slice(items, func(i, j int) bool {
+		a, b := items[i], items[j]
 		if a.Namespace != b.Namespace {
 			return a.Namespace < b.Namespace
 		}
@@ -418,7 +477,8 @@ func listWorkloads(ctx context.Context, budget time.Duration, c *clients, namesp
 		}
 		return a.Name < b.Name
 	})
-	return topology.KnownFact(out)
+	out.fact = topology.KnownFact(items)
+	return out
 }
 
 func listWorkloadKind(ctx context.Context, c *clients, kind, ns string) ([]topology.WorkloadState, error) {

@@ -124,6 +124,14 @@ func TestProbeClusterRealAPIServer(t *testing.T) {
 				t.Errorf("%s unknown: %s", f.name, f.why)
 			}
 		}
+		// Workloads are listed where the declared layers live (and that
+		// exists), not in every catalog namespace.
+		if got := strings.Join(facts.WorkloadNamespaces, ","); got != "argocd,cnpg-system,kube-system,monitoring,registry,rook-ceph" {
+			t.Errorf("WorkloadNamespaces = %q", got)
+		}
+		if len(facts.WorkloadErrors) != 0 {
+			t.Errorf("WorkloadErrors = %q", facts.WorkloadErrors)
+		}
 		for _, ns := range []string{"rook-ceph", "cnpg-system", "monitoring", "argocd", "registry", "kube-system"} {
 			if !slices.Contains(facts.Namespaces.Value, ns) {
 				t.Errorf("namespace %s not seen: %q", ns, facts.Namespaces.Value)
@@ -253,6 +261,10 @@ func TestProbeClusterRealAPIServer(t *testing.T) {
 			if l.Health != topology.Unknown || !strings.Contains(l.Reason, "forbidden") {
 				t.Errorf("layer %s is %s (%s), want unknown (forbidden), never absent", l.Name, l.Health, l.Reason)
 			}
+		}
+		// Each layer gives the error of its own namespace.
+		if want := "deployments in kube-system: forbidden (user " + harness.UserNoAccess + " cannot list deployments.apps in namespace kube-system)"; !strings.Contains(obs.Layers[0].Reason, want) {
+			t.Errorf("cilium: %q, want %q", obs.Layers[0].Reason, want)
 		}
 	})
 }

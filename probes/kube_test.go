@@ -6,9 +6,12 @@ import (
 	"fmt"
 	"net"
 	"net/http"
+	"net/http/httptest"
 	"net/url"
 	"path/filepath"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -85,7 +88,9 @@ func TestReadNodesBlackholeEndsAtTimeout(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 1500*time.Millisecond)
 	defer cancel()
 	start = time.Now()
-	facts := readClusterFacts(ctx, tg, []string{"cnpg-system", "argocd"})
+	declared := &topology.Topology{Path: "/s/dirqual.yaml", Name: "dirqual", TargetKind: topology.TargetProd,
+		Layers: []topology.LayerRef{{Name: "cnpg"}, {Name: "argocd"}}}
+	facts := readClusterFacts(ctx, tg, declared)
 	if d := time.Since(start); d > 4*time.Second {
 		t.Errorf("ProbeCluster reads ended after %v with a 1.5s context", d)
 	}
@@ -97,9 +102,18 @@ func TestReadNodesBlackholeEndsAtTimeout(t *testing.T) {
 	if facts.StorageClasses.Known || facts.Workloads.Known {
 		t.Errorf("storage %+v workloads %+v, want unknown", facts.StorageClasses, facts.Workloads)
 	}
-	// Namespaces unknown: workloads were looked for in every wanted namespace.
-	if strings.Join(facts.WorkloadNamespaces, ",") != "cnpg-system,argocd" {
-		t.Errorf("WorkloadNamespaces = %q", facts.WorkloadNamespaces)
+	// Namespaces unknown: workloads were looked for in every namespace of
+	// the declared layers; none could be read, each keeps its reason.
+	if len(facts.WorkloadNamespaces) != 0 {
+		t.Errorf("WorkloadNamespaces = %q, want none read", facts.WorkloadNamespaces)
+	}
+	for _, ns := range []string{"argocd", "cnpg-system"} {
+		if r := facts.WorkloadErrors[ns]; !strings.HasPrefix(r, "deployments in "+ns+": timed out after 1.") {
+			t.Errorf("WorkloadErrors[%s] = %q", ns, r)
+		}
+	}
+	if len(facts.WorkloadErrors) != 2 {
+		t.Errorf("WorkloadErrors = %q, want argocd and cnpg-system only", facts.WorkloadErrors)
 	}
 }
 
@@ -192,5 +206,166 @@ func nodeFixture() *corev1.Node {
 			},
 			NodeInfo: corev1.NodeSystemInfo{KubeletVersion: "v1.36.2"},
 		},
+	}
+}
+
+// TestReadRefusesRedirect: a target that answers every read with a 302 to
+// another server. Nothing may reach that server (client-go would put the
+// bearer token back on the redirected request), and every fact is unknown
+// with a reason that names the redirect and both hosts.
+func TestReadRefusesRedirect(t *testing.T) {
+	var elsewhere atomic.Int32
+	other := httptest.NewTLSServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		elsewhere.Add(1)
+		writeJSON(w, 200, map[string]string{"gitVersion": "v9.9.9-elsewhere"})
+	}))
+	defer other.Close()
+	target := httptest.NewTLSServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		http.Redirect(w, r, other.URL+r.URL.RequestURI(), http.StatusFound)
+	}))
+	defer target.Close()
+
+	tg := targetAt(t, target.URL, 5*time.Second)
+	topo := &topology.Topology{Path: "/s/dirqual.yaml", Name: "dirqual", TargetKind: topology.TargetProd,
+		Layers: []topology.LayerRef{{Name: "cilium"}}}
+	ver, nodes := ReadNodes(context.Background(), tg)
+	obs, facts := ProbeCluster(context.Background(), tg, topo, ver, nodes)
+
+	if n := elsewhere.Load(); n != 0 {
+		t.Fatalf("the redirect target received %d requests, want none", n)
+	}
+	from := target.URL
+	reasons := map[string]string{"version": ver.Reason, "nodes": nodes.Reason, "namespaces": facts.Namespaces.Reason,
+		"crd groups": facts.CRDGroups.Reason, "storage classes": facts.StorageClasses.Reason, "workloads": facts.Workloads.Reason,
+		"layer cilium": obs.Layers[0].Reason}
+	if ver.Known || nodes.Known || facts.Namespaces.Known || facts.CRDGroups.Known || facts.StorageClasses.Known ||
+		facts.Workloads.Known || obs.Layers[0].Health != topology.Unknown {
+		t.Errorf("a fact is known after a redirect: %+v %+v %+v %+v", ver, nodes, facts, obs.Layers)
+	}
+	for name, r := range reasons {
+		if !strings.Contains(r, "refused by nestor: the API server "+from+" redirected to "+other.URL) {
+			t.Errorf("%s reason %q, want the refused redirect from %s to %s", name, r, from, other.URL)
+		}
+	}
+}
+
+// TestTargetBuildsClientsOnce: the clients (HTTP client, transport, TLS
+// pool) are built once per Target, however many reads, even concurrent.
+func TestTargetBuildsClientsOnce(t *testing.T) {
+	api := &fakeAPI{namespaces: []string{"kube-system"}}
+	srv := httptest.NewTLSServer(api)
+	defer srv.Close()
+	tg := targetAt(t, srv.URL, 5*time.Second)
+	var builds atomic.Int32
+	tg.Config.Wrap(func(rt http.RoundTripper) http.RoundTripper { builds.Add(1); return rt })
+
+	topo := &topology.Topology{Path: "/s/x.yaml", Name: "x", TargetKind: topology.TargetProd, Layers: []topology.LayerRef{{Name: "cilium"}}}
+	var wg sync.WaitGroup
+	for range 4 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			ver, nodes := ReadNodes(context.Background(), tg)
+			if !ver.Known || !nodes.Known {
+				t.Errorf("ReadNodes: %+v %+v", ver, nodes)
+			}
+			if _, facts := ProbeCluster(context.Background(), tg, topo, ver, nodes); !facts.Workloads.Known {
+				t.Errorf("workloads %+v", facts.Workloads)
+			}
+		}()
+	}
+	wg.Wait()
+	if n := builds.Load(); n != 1 {
+		t.Errorf("the transport was built %d times for 8 reads of one target, want once", n)
+	}
+}
+
+// TestProbeClusterNamespaceFailureStaysLocal: a forbidden namespace makes
+// only the layers that live there unknown, with that namespace's own
+// reason; workloads are listed only where the declared layers live, plus
+// the namespaces of an undeclared catalog layer whose CRDs were seen.
+func TestProbeClusterNamespaceFailureStaysLocal(t *testing.T) {
+	api := &fakeAPI{
+		namespaces: []string{"default", "kube-system", "argocd", "harbor", "monitoring", "rook-ceph"},
+		crds:       []string{"ciliumnetworkpolicies.cilium.io", "applications.argoproj.io"},
+		workloads: []topology.WorkloadState{
+			{Kind: topology.KindDaemonSet, Namespace: "kube-system", Name: "cilium", Desired: 4, Ready: 4},
+			{Kind: topology.KindDeployment, Namespace: "kube-system", Name: "cilium-operator", Desired: 1, Ready: 1},
+			{Kind: topology.KindDeployment, Namespace: "argocd", Name: "argocd-server", Desired: 1, Ready: 1},
+			{Kind: topology.KindDeployment, Namespace: "argocd", Name: "argocd-repo-server", Desired: 1, Ready: 1},
+			{Kind: topology.KindStatefulSet, Namespace: "argocd", Name: "argocd-application-controller", Desired: 1, Ready: 1},
+		},
+		forbidden: map[string]bool{"harbor": true},
+	}
+	srv := httptest.NewTLSServer(api)
+	defer srv.Close()
+	tg := targetAt(t, srv.URL, 5*time.Second)
+	topo := &topology.Topology{Path: "/s/dirqual.yaml", Name: "dirqual", TargetKind: topology.TargetProd,
+		Layers: []topology.LayerRef{{Name: "cilium"}, {Name: "harbor"}}}
+	ver, nodes := ReadNodes(context.Background(), tg)
+	obs, facts := ProbeCluster(context.Background(), tg, topo, ver, nodes)
+
+	if !facts.Workloads.Known {
+		t.Fatalf("workloads unknown (%s) because one namespace is forbidden", facts.Workloads.Reason)
+	}
+	// kube-system (cilium), harbor (declared), argocd (CRDs seen); the
+	// cilium namespace does not exist; monitoring and rook-ceph belong to
+	// undeclared layers with no CRD or provisioner seen.
+	if got := strings.Join(facts.WorkloadNamespaces, ","); got != "argocd,kube-system" {
+		t.Errorf("WorkloadNamespaces = %q, want argocd,kube-system", got)
+	}
+	wantErr := "deployments in harbor: forbidden (user bob cannot list deployments.apps in namespace harbor)"
+	if len(facts.WorkloadErrors) != 1 || facts.WorkloadErrors["harbor"] != wantErr {
+		t.Errorf("WorkloadErrors = %q, want harbor: %q", facts.WorkloadErrors, wantErr)
+	}
+	listed := map[string]bool{}
+	for _, p := range api.seen() {
+		if rest, ok := strings.CutPrefix(p, "/apis/apps/v1/namespaces/"); ok {
+			listed[strings.Split(rest, "/")[0]] = true
+		}
+	}
+	if len(listed) != 3 || !listed["kube-system"] || !listed["harbor"] || !listed["argocd"] {
+		t.Errorf("workloads listed in %v, want kube-system, harbor and argocd only", listed)
+	}
+
+	byName := map[string]topology.LayerState{}
+	for _, l := range obs.Layers {
+		byName[l.Name] = l
+	}
+	if l := byName["cilium"]; l.Health != topology.Healthy || !l.Declared {
+		t.Errorf("cilium = %+v, want declared healthy", l)
+	}
+	if l := byName["harbor"]; l.Health != topology.Unknown || !strings.Contains(l.Reason, wantErr) {
+		t.Errorf("harbor = %+v, want unknown with %q", l, wantErr)
+	}
+	if l, ok := byName["argocd"]; !ok || l.Declared || l.Health != topology.Healthy {
+		t.Errorf("argocd = %+v (found %v), want undeclared healthy", l, ok)
+	}
+}
+
+func TestListWorkloadsEveryNamespaceFailed(t *testing.T) {
+	api := &fakeAPI{namespaces: []string{"harbor"}, forbidden: map[string]bool{"harbor": true}}
+	srv := httptest.NewTLSServer(api)
+	defer srv.Close()
+	tg := targetAt(t, srv.URL, 5*time.Second)
+	topo := &topology.Topology{Path: "/s/x.yaml", Name: "x", TargetKind: topology.TargetProd, Layers: []topology.LayerRef{{Name: "harbor"}}}
+	facts := readClusterFacts(context.Background(), tg, topo)
+	want := "forbidden (user bob cannot list deployments.apps in namespace harbor)"
+	if facts.Workloads.Known || facts.Workloads.Reason != want {
+		t.Errorf("workloads = %+v, want unknown %q", facts.Workloads, want)
+	}
+	if len(facts.WorkloadNamespaces) != 0 || facts.WorkloadErrors["harbor"] == "" {
+		t.Errorf("read %q errors %q", facts.WorkloadNamespaces, facts.WorkloadErrors)
+	}
+}
+
+func TestClassifySanitizes(t *testing.T) {
+	err := statusErr(500, metav1.StatusReasonInternalError, "etcd\x1b[2J\x1b]0;pwned\x07 is down\r\nnext\tline\u009b31m")
+	if got, want := Classify(err), "internalerror: etcd[2J]0;pwned is down\nnext\tline31m"; got != want {
+		t.Errorf("Classify = %q, want %q", got, want)
+	}
+	forbidden := statusErr(403, metav1.StatusReasonForbidden, "no\x1b[1A way")
+	if got := Classify(forbidden); got != "forbidden (no[1A way)" {
+		t.Errorf("Classify(forbidden) = %q", got)
 	}
 }

@@ -3,8 +3,10 @@
 // resolution"), the target it names and its endpoint (LoadTarget,
 // NormalizeEndpoint, DESIGN.md "The target and its confirmation"), the kube
 // prober (ReadNodes, ProbeCluster: client-go through a transport that refuses
-// every method but GET/HEAD/OPTIONS, DESIGN.md "What never writes means") and
-// the lima prober (ProbeLima: `limactl list --json` and the bench kubeconfig).
+// every method but GET/HEAD/OPTIONS, DESIGN.md "What never writes means",
+// every host but the target's and every redirect) and
+// the lima prober (ProbeLimaWith: `limactl list --json` and the bench
+// kubeconfig).
 //
 // The package never prints, never reads the environment or the home folder by
 // itself (the caller passes an Env and the home path), never falls back to
@@ -86,20 +88,24 @@ type ResolveOptions struct {
 //  2. KUBECONFIG from o.Env: a colon-separated list, empty entries dropped,
 //     duplicates dropped (client-go's rule); exported but empty (or only
 //     colons) counts as not set; Source SourceEnv;
-//  3. the topology's `kubeconfig:`, expanded with Topology.ResolvePath (~ and
-//     relative to the topology file's folder); Source SourceTopology;
+//  3. the topology's `kubeconfig:`, ~ expanded with o.Home and a relative
+//     path taken from the topology file's folder; Source SourceTopology;
 //  4. otherwise Source SourceNone with no paths and no error: no target.
 //
-// A leading ~ in the flag and KUBECONFIG paths is expanded with o.Home
-// (client-go never does). ~/.kube/config and the in-cluster config are never
-// used.
+// A leading ~ or ~/ in the flag, KUBECONFIG and kubeconfig: paths is
+// expanded with o.Home by one expander (client-go never expands ~); a
+// relative flag or KUBECONFIG entry is taken from the working directory.
+// ~/.kube/config and the in-cluster config are never used.
 //
 // lima: only the bench kubeconfig, Topology.BenchKubeconfig(o.Home), Source
 // SourceBench; KUBECONFIG is ignored, and a --kubeconfig flag is an error (the
 // bench is nestor's own and read through its own file only).
 //
-// Errors: --kubeconfig on a lima stack; a ~ that cannot be expanded (no home
-// known, or the ~user form).
+// Errors: --kubeconfig on a lima stack; a ~ that cannot be expanded, in any
+// of the three sources: o.Home is "" ("HOME is not set: cannot expand ~ in
+// kubeconfig: of FILE (~/x); write the full path"), or the ~user form
+// ("~user paths are not supported", naming the flag, KUBECONFIG or the
+// topology file).
 func ResolveKubeconfig(o ResolveOptions) (Kubeconfig, error) {
 	t := o.Topology
 	if t != nil && t.TargetKind == topology.TargetLima {
@@ -115,9 +121,9 @@ func ResolveKubeconfig(o ResolveOptions) (Kubeconfig, error) {
 	}
 
 	if o.Flag != "" {
-		p, err := expandUserPath(o.Flag, o.Home)
+		p, err := expandUserPath(o.Flag, o.Home, "", "--kubeconfig")
 		if err != nil {
-			return Kubeconfig{}, fmt.Errorf("--kubeconfig: %w", err)
+			return Kubeconfig{}, err
 		}
 		return Kubeconfig{Paths: []string{p}, Source: SourceFlag, Detail: "--kubeconfig on the command line"}, nil
 	}
@@ -130,9 +136,9 @@ func ResolveKubeconfig(o ResolveOptions) (Kubeconfig, error) {
 				if entry == "" {
 					continue
 				}
-				p, err := expandUserPath(entry, o.Home)
+				p, err := expandUserPath(entry, o.Home, "", "KUBECONFIG")
 				if err != nil {
-					return Kubeconfig{}, fmt.Errorf("KUBECONFIG: %w", err)
+					return Kubeconfig{}, err
 				}
 				if seen[p] {
 					continue
@@ -147,7 +153,10 @@ func ResolveKubeconfig(o ResolveOptions) (Kubeconfig, error) {
 	}
 
 	if t != nil && t.Kubeconfig != "" {
-		p := t.ResolvePath(t.Kubeconfig, o.Home)
+		p, err := expandUserPath(t.Kubeconfig, o.Home, filepath.Dir(t.Path), "kubeconfig: of "+t.Path)
+		if err != nil {
+			return Kubeconfig{}, err
+		}
 		return Kubeconfig{Paths: []string{p}, Source: SourceTopology, Detail: "kubeconfig: in " + t.Path}, nil
 	}
 
@@ -158,18 +167,31 @@ func ResolveKubeconfig(o ResolveOptions) (Kubeconfig, error) {
 	return Kubeconfig{Paths: []string{}, Source: SourceNone, Detail: detail}, nil
 }
 
-// expandUserPath expands a leading "~" or "~/" with home and makes the path
-// absolute (relative to the working directory, as a shell would).
-func expandUserPath(p, home string) (string, error) {
+// expandUserPath is the one path expander of ResolveKubeconfig, for the
+// --kubeconfig flag, each KUBECONFIG entry and the topology's kubeconfig:.
+// It expands a leading "~" or "~/" with home and makes the path absolute:
+// a relative path is taken from base, or from the working directory (as a
+// shell would) when base is "". The result is cleaned.
+//
+// what names where p was written, for errors ("--kubeconfig",
+// "KUBECONFIG", "kubeconfig: of /srv/stacks/dirqual.yaml"). Errors: a
+// leading ~ with home "" ("HOME is not set: cannot expand ~ in WHAT (P);
+// write the full path"); the ~user form ("WHAT (P): ~user paths are not
+// supported; write the full path"); a working directory that cannot be
+// read.
+func expandUserPath(p, home, base, what string) (string, error) {
 	if p == "~" || strings.HasPrefix(p, "~/") {
 		if home == "" {
-			return "", fmt.Errorf("cannot expand ~ in %s: no home folder is known; write the full path", p)
+			return "", fmt.Errorf("HOME is not set: cannot expand ~ in %s (%s); write the full path", what, p)
 		}
 		p = filepath.Join(home, strings.TrimPrefix(p, "~"))
 	} else if strings.HasPrefix(p, "~") {
-		return "", fmt.Errorf("cannot expand %s: only ~ and ~/ are expanded; write the full path", p)
+		return "", fmt.Errorf("%s (%s): ~user paths are not supported; write the full path", what, p)
 	}
 	if !filepath.IsAbs(p) {
+		if base != "" {
+			return filepath.Join(base, p), nil
+		}
 		abs, err := filepath.Abs(p)
 		if err != nil {
 			return "", errors.New("cannot make " + p + " absolute: " + err.Error())

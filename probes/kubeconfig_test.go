@@ -176,9 +176,18 @@ func TestResolveKubeconfigTildeErrors(t *testing.T) {
 		opts ResolveOptions
 		want string
 	}{
-		{"flag ~ without home", ResolveOptions{Flag: "~/k.conf"}, "cannot expand ~ in ~/k.conf"},
-		{"KUBECONFIG ~ without home", ResolveOptions{Env: envOf(map[string]string{"KUBECONFIG": "/a:~/k.conf"})}, "KUBECONFIG: cannot expand ~ in ~/k.conf"},
-		{"~user form", ResolveOptions{Flag: "~bob/k.conf", Home: "/home/op"}, "only ~ and ~/ are expanded"},
+		{"flag ~ without home", ResolveOptions{Flag: "~/k.conf"}, "HOME is not set: cannot expand ~ in --kubeconfig (~/k.conf)"},
+		{"KUBECONFIG ~ without home", ResolveOptions{Env: envOf(map[string]string{"KUBECONFIG": "/a:~/k.conf"})}, "HOME is not set: cannot expand ~ in KUBECONFIG (~/k.conf)"},
+		{"~user form", ResolveOptions{Flag: "~bob/k.conf", Home: "/home/op"}, "--kubeconfig (~bob/k.conf): ~user paths are not supported"},
+		{"KUBECONFIG ~user form", ResolveOptions{Env: envOf(map[string]string{"KUBECONFIG": "~bob/k.conf"}), Home: "/home/op"}, "KUBECONFIG (~bob/k.conf): ~user paths are not supported"},
+		// The topology's kubeconfig: follows the same rule (it used to
+		// resolve to a relative "~/.kube/x", or to "<dir>/~bob/x").
+		{"kubeconfig: ~ without home", ResolveOptions{Topology: tildeTopology("~/.kube/dirqual.config")},
+			"HOME is not set: cannot expand ~ in kubeconfig: of /srv/stacks/dirqual.yaml (~/.kube/dirqual.config)"},
+		{"kubeconfig: bare ~ without home", ResolveOptions{Topology: tildeTopology("~")},
+			"HOME is not set: cannot expand ~ in kubeconfig: of /srv/stacks/dirqual.yaml (~)"},
+		{"kubeconfig: ~user form", ResolveOptions{Home: "/home/op", Topology: tildeTopology("~bob/x")},
+			"kubeconfig: of /srv/stacks/dirqual.yaml (~bob/x): ~user paths are not supported"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			_, err := ResolveKubeconfig(tc.opts)
@@ -187,4 +196,8 @@ func TestResolveKubeconfigTildeErrors(t *testing.T) {
 			}
 		})
 	}
+}
+
+func tildeTopology(kubeconfig string) *topology.Topology {
+	return &topology.Topology{Path: "/srv/stacks/dirqual.yaml", Name: "dirqual", TargetKind: topology.TargetProd, Kubeconfig: kubeconfig}
 }

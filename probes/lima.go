@@ -113,7 +113,7 @@ func readVMs(ctx context.Context, run Runner) topology.VMsObserved {
 		if ctx.Err() != nil {
 			return topology.UnknownFact[[]topology.VM]("limactl list --json did not finish: " + ctx.Err().Error())
 		}
-		msg := tail(stderr, 300)
+		msg := sanitize(tail(stderr, 300))
 		if msg == "" {
 			msg = err.Error()
 		} else {
@@ -123,12 +123,13 @@ func readVMs(ctx context.Context, run Runner) topology.VMsObserved {
 	}
 	vms, err := decodeLimaList(stdout)
 	if err != nil {
-		return topology.UnknownFact[[]topology.VM]("limactl list --json printed something nestor cannot read: " + err.Error())
+		return topology.UnknownFact[[]topology.VM]("limactl list --json printed something nestor cannot read: " + sanitize(err.Error()))
 	}
 	return topology.KnownFact(vms)
 }
 
-// tail is the last n bytes of b's trimmed text, on one line.
+// tail is the last n bytes of b's trimmed text, on one line (a rune cut
+// at the start becomes U+FFFD in sanitize).
 func tail(b []byte, n int) string {
 	s := strings.TrimSpace(string(b))
 	if len(s) > n {
@@ -137,21 +138,26 @@ func tail(b []byte, n int) string {
 	return strings.Join(strings.Fields(s), " ")
 }
 
-// ProbeLima observes a lima stack (DESIGN.md, target_kind lima):
+// ProbeLimaWith observes a lima stack (DESIGN.md, target_kind lima):
 //
 //   - VMs: `limactl list --json` run through run; every instance is kept
 //     (the plan picks those named like declared nodes). limactl missing or
-//     failing → VMs unknown with its message.
+//     failing → VMs unknown with its message (control characters removed).
 //   - nodes and layers: through the bench kubeconfig only,
 //     topo.BenchKubeconfig(home) — never --kubeconfig, KUBECONFIG or
 //     ~/.kube/config. No file there → the server version, the nodes, every
 //     declared layer and the storage are unknown with "no bench kubeconfig
 //     at PATH: the bench cluster is not bootstrapped yet" (never zero nodes).
-//     Otherwise LoadTarget on it (userAgent is nestor's), ReadNodes and
-//     ProbeCluster, each bounded by DefaultTimeout or ctx's deadline.
+//     Otherwise LoadTargetWith(bench, o) — o.UserAgent is nestor's,
+//     o.Context picks a context of the bench kubeconfig ("" for its
+//     current-context), o.Kube.Timeout bounds each of ReadNodes and
+//     ProbeCluster (0 means DefaultTimeout; ctx's deadline applies when
+//     sooner), o.Interactive as LoadTargetWith says — then ReadNodes and
+//     ProbeCluster.
 //
-// It never returns nil.
-func ProbeLima(ctx context.Context, run Runner, topo *topology.Topology, home string, userAgent string) *topology.Observed {
+// A kubeconfig that cannot be loaded makes the cluster parts unknown with
+// the load error. It never returns nil.
+func ProbeLimaWith(ctx context.Context, run Runner, topo *topology.Topology, home string, o LoadOptions) *topology.Observed {
 	vms := readVMs(ctx, run)
 
 	bench := topo.BenchKubeconfig(home)
@@ -167,7 +173,7 @@ func ProbeLima(ctx context.Context, run Runner, topo *topology.Topology, home st
 		return obs
 	}
 	kc := Kubeconfig{Paths: []string{bench}, Source: SourceBench, Detail: "the bench kubeconfig"}
-	t, err := LoadTarget(kc, "", userAgent)
+	t, err := LoadTargetWith(kc, o)
 	if err != nil {
 		obs := unknownObservation(topo, err.Error())
 		obs.VMs = &vms

@@ -4,11 +4,13 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net"
 	"os/exec"
 	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
+	"time"
 
 	"nestor.dev/nestor/topology"
 )
@@ -158,7 +160,7 @@ func TestProbeLimaWithoutBenchKubeconfig(t *testing.T) {
 		Nodes:  []topology.Node{{Name: "lima-node1", Role: topology.RoleControlPlane}, {Name: "lima-node2", Role: topology.RoleWorker}},
 		Layers: []topology.LayerRef{{Name: "flannel"}, {Name: "local-path"}}}
 	f := &fakeLimactl{stdout: limaJSONLines}
-	obs := ProbeLima(context.Background(), f.run, topo, "/home/op", "nestor/test")
+	obs := ProbeLimaWith(context.Background(), f.run, topo, "/home/op", LoadOptions{UserAgent: "nestor/test"})
 
 	want := "no bench kubeconfig at " + filepath.Join(root, ".work", "bench", "kubeconfig") + ": the bench cluster is not bootstrapped yet"
 	if obs.VMs == nil || !obs.VMs.Known || len(obs.VMs.Value) != 2 {
@@ -186,11 +188,65 @@ func TestProbeLimaBrokenBenchKubeconfig(t *testing.T) {
 		Layers: []topology.LayerRef{{Name: "local-path"}}}
 	writeFile(t, topo.BenchKubeconfig(""), "apiVersion: v1\nkind: Config\n")
 	f := &fakeLimactl{err: &exec.Error{Name: "limactl", Err: exec.ErrNotFound}}
-	obs := ProbeLima(context.Background(), f.run, topo, "", "nestor/test")
+	obs := ProbeLimaWith(context.Background(), f.run, topo, "", LoadOptions{UserAgent: "nestor/test"})
 	if obs.VMs == nil || obs.VMs.Known {
 		t.Errorf("VMs = %+v, want unknown", obs.VMs)
 	}
 	if obs.Nodes.Known || !strings.Contains(obs.Nodes.Reason, "has no current-context") {
 		t.Errorf("Nodes = %+v", obs.Nodes)
+	}
+}
+
+// TestProbeLimaWithOptions: the bench read honours the caller's timeout and
+// context (ProbeLima capped every read at DefaultTimeout and always used
+// the current-context).
+func TestProbeLimaWithOptions(t *testing.T) {
+	blackhole, err := net.Listen("tcp", "127.0.0.1:0") // accepts no TLS handshake
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer blackhole.Close()
+	closed, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	closedAddr := closed.Addr().String()
+	closed.Close()
+
+	root := t.TempDir()
+	topo := &topology.Topology{Path: filepath.Join(root, "stacks", "bench.yaml"), Name: "bench", TargetKind: topology.TargetLima,
+		Layers: []topology.LayerRef{{Name: "local-path"}}}
+	writeFile(t, topo.BenchKubeconfig(""), kubeconfigText("hang",
+		map[string]string{"hole": "https://" + blackhole.Addr().String(), "gone": "https://" + closedAddr},
+		map[string][2]string{"hang": {"hole", "u"}, "refused": {"gone", "u"}}))
+	f := &fakeLimactl{stdout: limaJSONLines}
+
+	start := time.Now()
+	obs := ProbeLimaWith(context.Background(), f.run, topo, "", LoadOptions{UserAgent: "nestor/test", Kube: KubeOptions{Timeout: 700 * time.Millisecond}})
+	if d := time.Since(start); d > 4*time.Second {
+		t.Errorf("a 700ms timeout took %v", d)
+	}
+	if obs.Nodes.Known || obs.Nodes.Reason != "timed out after 700ms" {
+		t.Errorf("nodes = %+v, want unknown timed out after 700ms", obs.Nodes)
+	}
+	if obs.VMs == nil || !obs.VMs.Known {
+		t.Errorf("VMs = %+v", obs.VMs)
+	}
+
+	obs = ProbeLimaWith(context.Background(), f.run, topo, "", LoadOptions{UserAgent: "nestor/test", Context: "refused"})
+	if want := "unreachable: dial tcp " + closedAddr + ": connect: connection refused"; obs.Nodes.Known || obs.Nodes.Reason != want {
+		t.Errorf("--context refused: nodes = %+v, want unknown %q", obs.Nodes, want)
+	}
+	obs = ProbeLimaWith(context.Background(), f.run, topo, "", LoadOptions{Context: "nope"})
+	if obs.Nodes.Known || !strings.Contains(obs.Nodes.Reason, `context "nope" (--context) is not defined`) {
+		t.Errorf("unknown context: nodes = %+v", obs.Nodes)
+	}
+}
+
+func TestReadVMsSanitizesStderr(t *testing.T) {
+	f := &fakeLimactl{stderr: "fatal: \x1b[2Jdisk \x1b]0;title\x07full\r\n", err: errors.New("exit status 1")}
+	vms := readVMs(context.Background(), f.run)
+	if want := "limactl list --json failed: exit status 1: fatal: [2Jdisk ]0;titlefull"; vms.Known || vms.Reason != want {
+		t.Errorf("reason %q, want %q", vms.Reason, want)
 	}
 }

@@ -8,6 +8,7 @@ import (
 	"net/url"
 	"sort"
 	"strings"
+	"sync"
 	"time"
 
 	"k8s.io/client-go/rest"
@@ -42,10 +43,27 @@ type Target struct {
 	Endpoint string `json:"endpoint"`
 	// Options bounds the reads made through this target.
 	Options KubeOptions `json:"-"`
-	// Config is the client configuration: read-only transport (ReadOnly),
-	// nestor's user agent, protobuf for built-in types, QPS 50 / burst 100.
-	// It carries credentials: never print it.
+	// Config is the client configuration: read-only transport pinned to
+	// the endpoint's host (ReadOnlyTo), nestor's user agent, protobuf for
+	// built-in types, QPS 50 / burst 100. It carries credentials: never
+	// print it. For a Target from LoadTargetWith, the clients of the reads
+	// are built from it once, on the first ReadNodes or ProbeCluster, and
+	// kept for the Target's life (one connection pool, one TLS handshake):
+	// change Config before that first read, not after.
 	Config *rest.Config `json:"-"`
+
+	// cache holds the clients built from Config (Target.clients); set by
+	// LoadTargetWith, shared by copies of the Target. A Target made
+	// without LoadTargetWith has none and builds its clients per read.
+	cache *clientCache
+}
+
+// clientCache is the lazily built clients of a Target; once makes building
+// them safe when reads start from several goroutines.
+type clientCache struct {
+	once sync.Once
+	c    *clients
+	err  error
 }
 
 // LoadOptions are the inputs of LoadTargetWith.
@@ -64,7 +82,8 @@ type LoadOptions struct {
 }
 
 // LoadTarget is LoadTargetWith with no terminal for exec plugins and the
-// default timeout: the safe choice for a command that must never hang.
+// default timeout (DefaultTimeout): the safe choice for a command that must
+// never hang. Callers that honour --timeout use LoadTargetWith.
 func LoadTarget(kc Kubeconfig, contextOverride string, userAgent string) (*Target, error) {
 	return LoadTargetWith(kc, LoadOptions{Context: contextOverride, UserAgent: userAgent})
 }
@@ -77,15 +96,19 @@ func LoadTarget(kc Kubeconfig, contextOverride string, userAgent string) (*Targe
 // current-context, and builds a rest.Config with
 // clientcmd.NewNonInteractiveClientConfig and no ConfigAccess, so no default
 // loading rule (~/.kube/config, migration) is involved and nothing is ever
-// written back. The transport is wrapped with ReadOnly.
+// written back. The transport is wrapped with ReadOnlyTo the server's
+// scheme and host, and the clients built from it refuse every redirect
+// (RedirectRefusedError): nestor's requests and credentials go to that
+// endpoint only.
 //
 // Errors (each names the file(s) and, for a missing file, the rule that chose
 // it and the fix; none contains a credential): kc has no path; a file that
 // does not exist or cannot be parsed; no context chosen (empty
 // current-context and no --context); a context that is not defined; a context
 // naming a cluster or user no file defines; a cluster without server; a
-// client configuration client-go refuses (e.g. both
-// insecure-skip-tls-verify and a CA).
+// server URL with user info ("https://user:pass@host": the error shows it
+// as https://REDACTED@host); a client configuration client-go refuses
+// (e.g. both insecure-skip-tls-verify and a CA).
 func LoadTargetWith(kc Kubeconfig, o LoadOptions) (*Target, error) {
 	if kc.None() {
 		return nil, errors.New("no kubeconfig to load: " + kc.Detail)
@@ -148,6 +171,9 @@ func LoadTargetWith(kc Kubeconfig, o LoadOptions) (*Target, error) {
 	if cluster.Server == "" {
 		return nil, fmt.Errorf("kubeconfig %s: cluster %q has no server URL", cluster.LocationOfOrigin, kctx.Cluster)
 	}
+	if shown, ok := serverUserInfo(cluster.Server); ok {
+		return nil, fmt.Errorf("kubeconfig %s: cluster %q: server %s carries a user name or password: remove it from the URL (credentials belong in the user entry)", cluster.LocationOfOrigin, kctx.Cluster, shown)
+	}
 	if u := kctx.AuthInfo; u != "" {
 		if exec := merged.AuthInfos[u].Exec; exec != nil {
 			// A copy, so the loaded objects stay as read.
@@ -172,7 +198,11 @@ func LoadTargetWith(kc Kubeconfig, o LoadOptions) (*Target, error) {
 	rc.Burst = 100
 	rc.ContentType = "application/vnd.kubernetes.protobuf"
 	rc.AcceptContentTypes = "application/vnd.kubernetes.protobuf,application/json"
-	rc.Wrap(ReadOnly)
+	base, _, err := rest.DefaultServerUrlFor(rc)
+	if err != nil {
+		return nil, fmt.Errorf("kubeconfig %s: cluster %q: server %s: %v", cluster.LocationOfOrigin, kctx.Cluster, cluster.Server, err)
+	}
+	rc.Wrap(ReadOnlyTo(base))
 
 	return &Target{
 		Kubeconfig: kc,
@@ -182,6 +212,7 @@ func LoadTargetWith(kc Kubeconfig, o LoadOptions) (*Target, error) {
 		Endpoint:   cluster.Server,
 		Options:    o.Kube,
 		Config:     rc,
+		cache:      &clientCache{},
 	}, nil
 }
 
@@ -248,8 +279,9 @@ func NormalizeEndpoint(s string) (string, error) {
 	if err != nil {
 		return "", fmt.Errorf("endpoint %q is not a URL: write https://HOST:PORT", redact(s))
 	}
+	shown := redact(s)
 	if u.User != nil {
-		return "", errors.New("endpoint must not carry a user name or password: write https://HOST:PORT")
+		return "", fmt.Errorf("endpoint %s must not carry a user name or password: write https://HOST:PORT", shown)
 	}
 	scheme := strings.ToLower(u.Scheme)
 	var defPort string
@@ -259,30 +291,30 @@ func NormalizeEndpoint(s string) (string, error) {
 	case "http":
 		defPort = "80"
 	case "":
-		return "", fmt.Errorf("endpoint %q has no scheme: write https://HOST:PORT", s)
+		return "", fmt.Errorf("endpoint %q has no scheme: write https://HOST:PORT", shown)
 	default:
-		return "", fmt.Errorf("endpoint %q: scheme %q is not http or https", s, u.Scheme)
+		return "", fmt.Errorf("endpoint %q: scheme %q is not http or https", shown, u.Scheme)
 	}
 	if u.Opaque != "" || u.Host == "" {
-		return "", fmt.Errorf("endpoint %q has no host: write https://HOST:PORT", s)
+		return "", fmt.Errorf("endpoint %q has no host: write https://HOST:PORT", shown)
 	}
 	if u.RawQuery != "" || u.ForceQuery || u.Fragment != "" {
-		return "", fmt.Errorf("endpoint %q: an API server URL has no query or fragment", s)
+		return "", fmt.Errorf("endpoint %q: an API server URL has no query or fragment", shown)
 	}
 	host := strings.ToLower(u.Hostname())
 	if host == "" {
-		return "", fmt.Errorf("endpoint %q has no host: write https://HOST:PORT", s)
+		return "", fmt.Errorf("endpoint %q has no host: write https://HOST:PORT", shown)
 	}
 	port := u.Port()
 	if port == "" {
 		if strings.HasSuffix(u.Host, ":") {
-			return "", fmt.Errorf("endpoint %q has an empty port", s)
+			return "", fmt.Errorf("endpoint %q has an empty port", shown)
 		}
 		port = defPort
 	}
 	for _, c := range port {
 		if c < '0' || c > '9' {
-			return "", fmt.Errorf("endpoint %q: port %q is not a number", s, port)
+			return "", fmt.Errorf("endpoint %q: port %q is not a number", shown, port)
 		}
 	}
 	path := strings.TrimRight(u.EscapedPath(), "/")
@@ -301,6 +333,27 @@ func SameEndpoint(a, b string) (bool, error) {
 		return false, err
 	}
 	return na == nb, nil
+}
+
+// serverUserInfo reports whether a kubeconfig server URL carries user info
+// (also when written without a scheme, "user:pass@host:6443", which
+// client-go reads as https://…), and returns the URL to show instead, with
+// the user info replaced by REDACTED.
+func serverUserInfo(server string) (string, bool) {
+	u, err := url.Parse(server)
+	if err != nil || u.Scheme == "" || u.Host == "" {
+		u, err = url.Parse("https://" + server)
+	}
+	if err != nil {
+		if strings.Contains(server, "@") {
+			return redact(server), true
+		}
+		return "", false
+	}
+	if u.User == nil {
+		return "", false
+	}
+	return u.Scheme + "://REDACTED@" + u.Host + u.EscapedPath(), true
 }
 
 // redact drops anything that looks like user info from a URL-ish string

@@ -281,3 +281,27 @@ func TestLoadTargetTransportIsReadOnly(t *testing.T) {
 		t.Errorf("server saw %q, want only the GET with nestor's user agent", got)
 	}
 }
+
+// TestLoadTargetRefusesUserInfo: a server URL with user info is refused,
+// and the error shows it redacted, never the password.
+func TestLoadTargetRefusesUserInfo(t *testing.T) {
+	dir := t.TempDir()
+	for _, server := range []string{"https://admin:hunter2@10.0.0.1:6443", "admin:hunter2@10.0.0.1:6443", "https://hunter2@10.0.0.1:6443/k8s"} {
+		path := writeFile(t, filepath.Join(dir, "kc"), kubeconfigText("ctx",
+			map[string]string{"c": server}, map[string][2]string{"ctx": {"c", "u"}}))
+		_, err := LoadTargetWith(Kubeconfig{Paths: []string{path}, Source: SourceFlag}, LoadOptions{UserAgent: "nestor/test"})
+		if err == nil {
+			t.Errorf("server %s: no error", server)
+			continue
+		}
+		assertNoSecret(t, err)
+		if strings.Contains(err.Error(), "hunter2") {
+			t.Errorf("server %s: the error shows the password: %v", server, err)
+		}
+		for _, w := range []string{path, `cluster "c"`, "REDACTED@10.0.0.1:6443", "user name or password"} {
+			if !strings.Contains(err.Error(), w) {
+				t.Errorf("server %s: error %q does not say %q", server, err, w)
+			}
+		}
+	}
+}

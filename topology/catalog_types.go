@@ -49,9 +49,17 @@ type ClusterFacts struct {
 	CRDGroups      Fact[[]string]       `json:"crd_groups"`
 	StorageClasses Fact[[]StorageClass] `json:"storage_classes"`
 	// Workloads holds the Deployments, DaemonSets and StatefulSets of the
-	// namespaces in WorkloadNamespaces.
-	Workloads          Fact[[]WorkloadState] `json:"workloads"`
-	WorkloadNamespaces []string              `json:"workload_namespaces"`
+	// namespaces in WorkloadNamespaces. It is known when at least one
+	// namespace could be read; unknown when every list failed.
+	Workloads Fact[[]WorkloadState] `json:"workloads"`
+	// WorkloadNamespaces are the namespaces whose workloads were all read.
+	WorkloadNamespaces []string `json:"workload_namespaces"`
+	// WorkloadErrors maps each namespace whose workloads were looked for
+	// but could not be read (not in WorkloadNamespaces) to the reason,
+	// e.g. "deployments in argocd: forbidden (user bob cannot list
+	// deployments.apps in namespace argocd)". Evaluate gives it as the
+	// reason a workload there is unknown.
+	WorkloadErrors map[string]string `json:"workload_errors,omitempty"`
 }
 
 // StorageClass is one StorageClass; Default is the is-default-class annotation.

@@ -14,8 +14,11 @@ type workloadResult struct {
 	matches []WorkloadState // found, in any of its namespaces
 	// unread lists the namespaces where it could be but whose workloads
 	// were not read (not in facts.WorkloadNamespaces, and not known to be
-	// missing from the cluster).
+	// missing from the cluster), and were not tried either.
 	unread []string
+	// failed lists the namespaces where it could be whose workload lists
+	// failed (facts.WorkloadErrors has their reason).
+	failed []string
 }
 
 func (r workloadResult) namespaces(def LayerDef) []string {
@@ -65,7 +68,11 @@ func lookWorkload(def LayerDef, w Workload, facts ClusterFacts) workloadResult {
 			read = true // the namespace does not exist: nothing can be in it
 		}
 		if !read {
-			r.unread = append(r.unread, ns)
+			if _, ok := facts.WorkloadErrors[ns]; ok {
+				r.failed = append(r.failed, ns)
+			} else {
+				r.unread = append(r.unread, ns)
+			}
 			continue
 		}
 		for _, ws := range facts.Workloads.Value {
@@ -96,7 +103,13 @@ func lookWorkload(def LayerDef, w Workload, facts ClusterFacts) workloadResult {
 // every namespace it needed was read, or is known not to exist); otherwise
 // unknown with the probe's reason ("CRDs: forbidden …"). A workload whose
 // namespace is not in facts.WorkloadNamespaces counts as unknown, not
-// missing. The result carries def.Name and declared.
+// missing: the reason is that namespace's own error from
+// facts.WorkloadErrors ("deployments in argocd: forbidden (…)", once per
+// namespace), or "not checked: KIND NAME (namespace NS not read)" when the
+// namespace was not tried. When facts.Workloads is unknown (every list
+// failed) the reason is the errors of the layer's own namespaces when
+// WorkloadErrors has them, else "workloads: " and the fact's reason. The
+// result carries def.Name and declared.
 func Evaluate(def LayerDef, facts ClusterFacts, declared bool) LayerState {
 	st := LayerState{Name: def.Name, Declared: declared}
 	var seen, unknowns []string
@@ -140,11 +153,24 @@ func Evaluate(def LayerDef, facts ClusterFacts, declared bool) LayerState {
 		}
 	}
 
-	var problems, unread []string
+	var problems, unread, nsErrors []string
 	allFound := true
 	if len(def.Workloads) > 0 {
 		if !facts.Workloads.Known {
-			unknowns = append(unknowns, "workloads: "+reasonOr(facts.Workloads.Reason))
+			// Every list failed: give the errors of this layer's own
+			// namespaces when they are known, else the fact's reason.
+			var own []string
+			for _, w := range def.Workloads {
+				for _, ns := range (workloadResult{w: w}).namespaces(def) {
+					if e, ok := facts.WorkloadErrors[ns]; ok && !slices.Contains(own, e) {
+						own = append(own, e)
+					}
+				}
+			}
+			if len(own) == 0 {
+				own = []string{"workloads: " + reasonOr(facts.Workloads.Reason)}
+			}
+			unknowns = append(unknowns, own...)
 			allFound = false
 		} else {
 			for _, w := range def.Workloads {
@@ -159,9 +185,16 @@ func Evaluate(def LayerDef, facts ClusterFacts, declared bool) LayerState {
 							seen = append(seen, describe(m))
 						}
 					}
-				case len(r.unread) > 0:
+				case len(r.unread) > 0 || len(r.failed) > 0:
 					allFound = false
-					unread = append(unread, fmt.Sprintf("%s %s (namespace %s not read)", w.Kind, w.Name, strings.Join(r.unread, ", ")))
+					for _, ns := range r.failed {
+						if e := facts.WorkloadErrors[ns]; !slices.Contains(nsErrors, e) {
+							nsErrors = append(nsErrors, e)
+						}
+					}
+					if len(r.unread) > 0 {
+						unread = append(unread, fmt.Sprintf("%s %s (namespace %s not read)", w.Kind, w.Name, strings.Join(r.unread, ", ")))
+					}
 				default:
 					allFound = false
 					problems = append(problems, fmt.Sprintf("%s %s not found in %s", w.Kind, w.Name, strings.Join(r.namespaces(def), ", ")))
@@ -170,29 +203,26 @@ func Evaluate(def LayerDef, facts ClusterFacts, declared bool) LayerState {
 		}
 	}
 
+	// unchecked says why some workloads could not be looked for: the
+	// errors of the namespaces whose lists failed, then those not read.
+	unchecked := nsErrors
+	if len(unread) > 0 {
+		unchecked = append(unchecked, "not checked: "+strings.Join(unread, ", "))
+	}
 	switch {
 	case present && len(problems) > 0:
 		st.Health = Degraded
-		st.Reason = strings.Join(problems, "; ")
-		if len(unread) > 0 {
-			st.Reason += "; not checked: " + strings.Join(unread, ", ")
-		}
-	case present && (len(unread) > 0 || (!allFound && len(unknowns) > 0)):
+		st.Reason = strings.Join(append(problems, unchecked...), "; ")
+	case present && (len(unchecked) > 0 || (!allFound && len(unknowns) > 0)):
 		st.Health = Unknown
-		parts := append([]string{}, unknowns...)
-		if len(unread) > 0 {
-			parts = append(parts, "not checked: "+strings.Join(unread, ", "))
-		}
+		parts := append(append([]string{}, unknowns...), unchecked...)
 		st.Reason = "present (" + strings.Join(seen, ", ") + ") but " + strings.Join(parts, "; ")
 	case present:
 		st.Health = Healthy
 		st.Reason = strings.Join(seen, ", ")
-	case len(unknowns) > 0 || len(unread) > 0:
+	case len(unknowns) > 0 || len(unchecked) > 0:
 		st.Health = Unknown
-		parts := append([]string{}, unknowns...)
-		if len(unread) > 0 {
-			parts = append(parts, "not checked: "+strings.Join(unread, ", "))
-		}
+		parts := append(append([]string{}, unknowns...), unchecked...)
 		st.Reason = strings.Join(parts, "; ")
 	default:
 		st.Health = Absent

@@ -37,6 +37,7 @@ func TestEvaluate(t *testing.T) {
 	rook, _ := CatalogLayer("rook-ceph")
 	localPath, _ := CatalogLayer("local-path")
 	kps, _ := CatalogLayer("kube-prometheus-stack")
+	calico, _ := CatalogLayer("calico")
 	custom, _ := LayerDefFor(LayerRef{Name: "mlflow", Detect: &Detect{Deployment: "mlflow/mlflow"}})
 	nsOnly, _ := LayerDefFor(LayerRef{Name: "team", Detect: &Detect{Namespace: "argocd"}})
 
@@ -80,6 +81,25 @@ func TestEvaluate(t *testing.T) {
 			f.Namespaces = UnknownFact[[]string]("forbidden")
 			f.WorkloadNamespaces = nil
 		}, Unknown, "not checked:"},
+		{"unknown: present, its namespace's list failed", argocd, func(f *ClusterFacts) {
+			f.WorkloadNamespaces = []string{"cnpg-system", "kube-system", "local-path-storage"}
+			f.WorkloadErrors = map[string]string{"argocd": "deployments in argocd: forbidden (user bob cannot list deployments.apps in namespace argocd)"}
+		}, Unknown, "present (CRD group argoproj.io) but deployments in argocd: forbidden (user bob cannot list deployments.apps in namespace argocd)"},
+		{"unknown, not absent: nothing found, its namespace's list failed", rook, func(f *ClusterFacts) {
+			f.Namespaces.Value = append(f.Namespaces.Value, "rook-ceph")
+			f.WorkloadNamespaces = []string{"argocd"}
+			f.WorkloadErrors = map[string]string{"rook-ceph": "statefulsets in rook-ceph: timed out after 10s"}
+		}, Unknown, "statefulsets in rook-ceph: timed out after 10s"},
+		{"degraded, and a namespace failed", calico, func(f *ClusterFacts) {
+			f.Namespaces.Value = append(f.Namespaces.Value, "calico-system")
+			f.Workloads.Value = append(f.Workloads.Value, wl(KindDaemonSet, "kube-system", "calico-node", 3, 0))
+			f.WorkloadErrors = map[string]string{"calico-system": "deployments in calico-system: forbidden (x)"}
+		}, Degraded, "kube-system/calico-node 0/3 available; deployments in calico-system: forbidden (x)"},
+		{"unknown: every list failed, its own namespace's error", cnpg, func(f *ClusterFacts) {
+			f.Workloads = UnknownFact[[]WorkloadState]("forbidden (first: argocd)")
+			f.WorkloadNamespaces = []string{}
+			f.WorkloadErrors = map[string]string{"argocd": "deployments in argocd: forbidden (a)", "cnpg-system": "deployments in cnpg-system: forbidden (c)"}
+		}, Unknown, "present (CRD group postgresql.cnpg.io) but deployments in cnpg-system: forbidden (c)"},
 		{"storage by provisioner", localPath, nil, Healthy, "StorageClass local-path (rancher.io/local-path), local-path-storage/local-path-provisioner 1/1 available"},
 		{"storage: StorageClasses unknown, workload healthy", localPath, func(f *ClusterFacts) {
 			f.StorageClasses = UnknownFact[[]StorageClass]("forbidden")
@@ -185,5 +205,19 @@ func TestObserveLayers(t *testing.T) {
 	want := []string{"argocd:true:healthy", "rook-ceph:true:absent", "mystery:true:unknown", "local-path:false:healthy", "cnpg:false:healthy"}
 	if !reflect.DeepEqual(names, want) {
 		t.Errorf("ObserveLayers = %v, want %v", names, want)
+	}
+}
+
+// TestEvaluateNamespaceErrorOnce: the error of a namespace whose lists
+// failed is the reason, once, however many workloads live there.
+func TestEvaluateNamespaceErrorOnce(t *testing.T) {
+	argocd, _ := CatalogLayer("argocd")
+	f := healthyFacts()
+	f.WorkloadNamespaces = []string{"cnpg-system", "kube-system"}
+	f.WorkloadErrors = map[string]string{"argocd": "deployments in argocd: forbidden (user bob cannot list deployments.apps in namespace argocd)"}
+	got := Evaluate(argocd, f, true)
+	want := "present (CRD group argoproj.io) but deployments in argocd: forbidden (user bob cannot list deployments.apps in namespace argocd)"
+	if got.Health != Unknown || got.Reason != want {
+		t.Errorf("Evaluate = %+v, want unknown %q", got, want)
 	}
 }

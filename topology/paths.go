@@ -12,7 +12,9 @@ import (
 // (filepath.Dir(t.Path)). "~user/…" is not expanded (it is taken as a
 // relative path, like any name starting with "~"). With home == "" a path
 // starting with "~/" is returned unchanged, so the caller's error names it as
-// written.
+// written. It never fails: a caller that must refuse an unexpandable ~
+// checks for a leading "~" itself — probes.ResolveKubeconfig does, with its
+// own expander, for the kubeconfig: it reads.
 func (t *Topology) ResolvePath(p, home string) string {
 	switch {
 	case p == "":

@@ -71,7 +71,10 @@ func (a *App) observe(ctx context.Context, g *globals, t *topology.Topology) (*o
 		}
 		rctx, cancel := context.WithTimeout(ctx, g.timeout)
 		defer cancel()
-		obs := probes.ProbeLima(rctx, a.Run, t, a.home(), UserAgent())
+		obs := probes.ProbeLimaWith(rctx, a.Run, t, a.home(), probes.LoadOptions{
+			UserAgent: UserAgent(), Context: g.context, Interactive: a.interactive(g),
+			Kube: probes.KubeOptions{Timeout: g.timeout},
+		})
 		if ctx.Err() != nil {
 			return nil, errInterrupted
 		}

@@ -1,0 +1,132 @@
+package probes
+
+import (
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"strings"
+	"sync"
+
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+	storagev1 "k8s.io/api/storage/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"nestor.dev/nestor/topology"
+)
+
+// fakeAPI is a minimal Kubernetes API server for transport-level tests: it
+// answers, in JSON, the reads the probes make (version, nodes, namespaces
+// and CRDs as PartialObjectMetadataList, StorageClasses, and the three
+// workload kinds per namespace), answers 403 to the workload lists of the
+// namespaces in forbidden, and records every request path.
+type fakeAPI struct {
+	namespaces []string
+	crds       []string
+	classes    []storagev1.StorageClass
+	workloads  []topology.WorkloadState
+	forbidden  map[string]bool
+
+	mu    sync.Mutex
+	paths []string
+}
+
+func (f *fakeAPI) seen() []string {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return append([]string{}, f.paths...)
+}
+
+func writeJSON(w http.ResponseWriter, code int, v any) {
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(code)
+	_ = json.NewEncoder(w).Encode(v)
+}
+
+func partialList(names []string) metav1.PartialObjectMetadataList {
+	l := metav1.PartialObjectMetadataList{TypeMeta: metav1.TypeMeta{Kind: "PartialObjectMetadataList", APIVersion: "meta.k8s.io/v1"}}
+	for _, n := range names {
+		l.Items = append(l.Items, metav1.PartialObjectMetadata{ObjectMeta: metav1.ObjectMeta{Name: n}})
+	}
+	return l
+}
+
+func (f *fakeAPI) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	f.mu.Lock()
+	f.paths = append(f.paths, r.URL.Path)
+	f.mu.Unlock()
+	p := r.URL.Path
+	switch {
+	case p == "/version":
+		writeJSON(w, 200, map[string]string{"gitVersion": "v1.37.2"})
+	case p == "/api/v1/nodes":
+		writeJSON(w, 200, corev1.NodeList{TypeMeta: metav1.TypeMeta{Kind: "NodeList", APIVersion: "v1"}, Items: []corev1.Node{*nodeFixture()}})
+	case p == "/api/v1/namespaces":
+		writeJSON(w, 200, partialList(f.namespaces))
+	case p == "/apis/apiextensions.k8s.io/v1/customresourcedefinitions":
+		writeJSON(w, 200, partialList(f.crds))
+	case p == "/apis/storage.k8s.io/v1/storageclasses":
+		writeJSON(w, 200, storagev1.StorageClassList{TypeMeta: metav1.TypeMeta{Kind: "StorageClassList", APIVersion: "storage.k8s.io/v1"}, Items: f.classes})
+	case strings.HasPrefix(p, "/apis/apps/v1/namespaces/"):
+		parts := strings.Split(strings.TrimPrefix(p, "/apis/apps/v1/namespaces/"), "/")
+		if len(parts) != 2 {
+			http.NotFound(w, r)
+			return
+		}
+		ns, res := parts[0], parts[1]
+		if f.forbidden[ns] {
+			writeJSON(w, 403, metav1.Status{TypeMeta: metav1.TypeMeta{Kind: "Status", APIVersion: "v1"}, Status: metav1.StatusFailure,
+				Reason: metav1.StatusReasonForbidden, Code: 403,
+				Message: fmt.Sprintf(`%s.apps is forbidden: User "bob" cannot list resource %q in API group "apps" in the namespace %q`, res, res, ns)})
+			return
+		}
+		f.writeWorkloads(w, r, ns, res)
+	default:
+		http.NotFound(w, r)
+	}
+}
+
+func (f *fakeAPI) writeWorkloads(w http.ResponseWriter, r *http.Request, ns, res string) {
+	var mine []topology.WorkloadState
+	for _, ws := range f.workloads {
+		if ws.Namespace == ns {
+			mine = append(mine, ws)
+		}
+	}
+	meta := func(ws topology.WorkloadState) metav1.ObjectMeta {
+		return metav1.ObjectMeta{Name: ws.Name, Namespace: ws.Namespace}
+	}
+	switch res {
+	case "deployments":
+		l := appsv1.DeploymentList{TypeMeta: metav1.TypeMeta{Kind: "DeploymentList", APIVersion: "apps/v1"}}
+		for _, ws := range mine {
+			if ws.Kind == topology.KindDeployment {
+				d := ws.Desired
+				l.Items = append(l.Items, appsv1.Deployment{ObjectMeta: meta(ws), Spec: appsv1.DeploymentSpec{Replicas: &d},
+					Status: appsv1.DeploymentStatus{AvailableReplicas: ws.Ready}})
+			}
+		}
+		writeJSON(w, 200, l)
+	case "daemonsets":
+		l := appsv1.DaemonSetList{TypeMeta: metav1.TypeMeta{Kind: "DaemonSetList", APIVersion: "apps/v1"}}
+		for _, ws := range mine {
+			if ws.Kind == topology.KindDaemonSet {
+				l.Items = append(l.Items, appsv1.DaemonSet{ObjectMeta: meta(ws),
+					Status: appsv1.DaemonSetStatus{DesiredNumberScheduled: ws.Desired, NumberAvailable: ws.Ready}})
+			}
+		}
+		writeJSON(w, 200, l)
+	case "statefulsets":
+		l := appsv1.StatefulSetList{TypeMeta: metav1.TypeMeta{Kind: "StatefulSetList", APIVersion: "apps/v1"}}
+		for _, ws := range mine {
+			if ws.Kind == topology.KindStatefulSet {
+				d := ws.Desired
+				l.Items = append(l.Items, appsv1.StatefulSet{ObjectMeta: meta(ws), Spec: appsv1.StatefulSetSpec{Replicas: &d},
+					Status: appsv1.StatefulSetStatus{AvailableReplicas: ws.Ready}})
+			}
+		}
+		writeJSON(w, 200, l)
+	default:
+		http.NotFound(w, r)
+	}
+}
