@@ -2,6 +2,7 @@ package topology
 
 import (
 	"fmt"
+	"sort"
 	"strconv"
 	"strings"
 )
@@ -20,7 +21,9 @@ import (
 //     repair-node for one registered but not Ready or whose control-plane
 //     role differs from the declared role; unknown → Unknowns. upgrade when
 //     kubernetes.version is declared and the API server's version does not
-//     match it (VersionMatches); server version unknown → Unknowns.
+//     match it (VersionMatches); server version unknown → Unknowns; an
+//     undeclared step (information) for each registered node the topology
+//     does not declare.
 //   - layers, in declaration order: install for an Absent layer, repair for a
 //     Degraded one (its reason carried), nothing for a Healthy one, nothing
 //     for an Unknown one or one missing from obs.Layers (listed in Unknowns).
@@ -31,7 +34,8 @@ import (
 //     Declared=false.
 //
 // obs.NoTarget (nothing could be read): Unverified=true and the plan assumes
-// an empty cluster — a bootstrap step, join-node for every node, install for
+// an empty cluster — a bootstrap step (which registers the first control
+// plane), join-node for every other node, install for
 // every layer; a lima stack's VMs are still planned from obs.VMs. Whatever
 // the case, a plan never installs a layer an observation shows present
 // (healthy, degraded or unknown) and a prod plan never holds a VM step.
@@ -47,9 +51,16 @@ func BuildPlan(t *Topology, obs *Observed) Plan {
 
 	if obs.NoTarget {
 		p.add(StepBootstrap, PhaseBootstrap, t.Name, "unverified: no target was read, so the plan assumes no cluster yet")
-		for _, n := range t.Nodes {
-			p.add(StepJoinNode, PhaseK8s, n.Name, "unverified: assumes an empty cluster")
+		first := ""
+		if cps := t.ControlPlanes(); len(cps) > 0 {
+			first = cps[0].Name // bootstrap registers it
 		}
+		for _, n := range t.Nodes {
+			if n.Name != first {
+				p.add(StepJoinNode, PhaseK8s, n.Name, "unverified: assumes an empty cluster")
+			}
+		}
+		p.Unknowns = append(p.Unknowns, "the whole cluster: no target was read ("+reasonOr(obs.NoTargetReason)+")")
 	} else {
 		p.planVersion(t, obs)
 		p.planNodes(t, obs)
@@ -200,6 +211,20 @@ func (p *Plan) planNodes(t *Topology, obs *Observed) {
 			}
 			p.add(StepRepairNode, PhaseK8s, n.Name, fmt.Sprintf("declared role %s, the cluster's roles: %s", n.Role, roles))
 		}
+	}
+	declared := make(map[string]bool, len(t.Nodes))
+	for _, n := range t.Nodes {
+		declared[n.Name] = true
+	}
+	var extra []string
+	for _, n := range obs.Nodes.Value {
+		if !declared[n.Name] {
+			extra = append(extra, n.Name)
+		}
+	}
+	sort.Strings(extra)
+	for _, name := range extra {
+		p.add(StepUndeclared, PhaseK8s, name, "registered in the cluster but not declared in the topology")
 	}
 }
 

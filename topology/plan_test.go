@@ -158,7 +158,6 @@ func TestBuildPlan(t *testing.T) {
 			},
 			steps: []Step{
 				{StepBootstrap, "bootstrap", "dirqual", "unverified: no target was read, so the plan assumes no cluster yet"},
-				{StepJoinNode, "k8s", "dirqual1", "unverified: assumes an empty cluster"},
 				{StepJoinNode, "k8s", "dirqual2", "unverified: assumes an empty cluster"},
 				{StepJoinNode, "k8s", "dirqual3", "unverified: assumes an empty cluster"},
 				{StepJoinNode, "k8s", "dirqual4", "unverified: assumes an empty cluster"},
@@ -167,6 +166,7 @@ func TestBuildPlan(t *testing.T) {
 				{StepInstall, "cnpg", "cnpg", "unverified: assumes an empty cluster"},
 				{StepInstall, "argocd", "argocd", "unverified: assumes an empty cluster"},
 			},
+			unknowns:   []string{"the whole cluster: no target was read (no kubeconfig)"},
 			unverified: true,
 		},
 		{
@@ -180,7 +180,7 @@ func TestBuildPlan(t *testing.T) {
 			steps: []Step{},
 		},
 		{
-			name: "prod: nodes missing and NotReady, extra nodes ignored",
+			name: "prod: nodes missing and NotReady, extra nodes are information",
 			topo: dirqual,
 			obs: func() *Observed {
 				o := healthyDirqual()
@@ -191,6 +191,7 @@ func TestBuildPlan(t *testing.T) {
 				{StepRepairNode, "k8s", "dirqual2", "registered but NotReady"},
 				{StepJoinNode, "k8s", "dirqual3", "declared, not registered in the cluster"},
 				{StepJoinNode, "k8s", "dirqual4", "declared, not registered in the cluster"},
+				{StepUndeclared, "k8s", "other", "registered in the cluster but not declared in the topology"},
 			},
 		},
 		{
@@ -282,14 +283,13 @@ func TestBuildPlan(t *testing.T) {
 			},
 			steps: []Step{
 				{StepBootstrap, "bootstrap", "dirqual", "unverified: no target was read, so the plan assumes no cluster yet"},
-				{StepJoinNode, "k8s", "dirqual1", "unverified: assumes an empty cluster"},
 				{StepJoinNode, "k8s", "dirqual2", "unverified: assumes an empty cluster"},
 				{StepJoinNode, "k8s", "dirqual3", "unverified: assumes an empty cluster"},
 				{StepJoinNode, "k8s", "dirqual4", "unverified: assumes an empty cluster"},
 				{StepInstall, "rook-ceph", "rook-ceph", "unverified: assumes an empty cluster"},
 				{StepInstall, "argocd", "argocd", "unverified: assumes an empty cluster"},
 			},
-			unknowns:   []string{"layer cnpg: timeout"},
+			unknowns:   []string{"the whole cluster: no target was read (not read)", "layer cnpg: timeout"},
 			unverified: true,
 		},
 		{
@@ -368,11 +368,11 @@ func TestBuildPlan(t *testing.T) {
 			steps: []Step{
 				{StepCreateVM, "up", "lima-node2", "declared node has no Lima VM"},
 				{StepBootstrap, "bootstrap", "bench", "unverified: no target was read, so the plan assumes no cluster yet"},
-				{StepJoinNode, "k8s", "lima-node1", "unverified: assumes an empty cluster"},
 				{StepJoinNode, "k8s", "lima-node2", "unverified: assumes an empty cluster"},
 				{StepInstall, "flannel", "flannel", "unverified: assumes an empty cluster"},
 				{StepInstall, "local-path", "local-path", "unverified: assumes an empty cluster"},
 			},
+			unknowns:   []string{"the whole cluster: no target was read (not read)"},
 			unverified: true,
 		},
 	}

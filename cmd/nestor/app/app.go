@@ -58,6 +58,20 @@ type App struct {
 	Prompter Prompter
 	// Run executes external programs (limactl, ssh).
 	Run probes.Runner
+
+	// sel is how the running command chose its stack ("-f FILE",
+	// "--stack NAME --stacks DIR", "" for the active stack), so that the
+	// commands nestor suggests act on the same stack (set by loadStack).
+	sel string
+}
+
+// suggest returns the nestor command line sub (e.g. "next", "discover --cp
+// dirqual1") for the stack the running command works on.
+func (a *App) suggest(sub string) string {
+	if a.sel == "" {
+		return "nestor " + sub
+	}
+	return "nestor " + sub + " " + a.sel
 }
 
 // System returns the App of the real process: os streams and environment,
@@ -117,7 +131,8 @@ func Run(a *App, args []string) int {
 		code = ee.code
 	}
 	if errors.Is(err, errInterrupted) {
-		code = ExitInterrupted
+		fmt.Fprintln(a.ErrOut, "Interrupted: nestor stopped; nothing more was read.")
+		return ExitInterrupted
 	}
 	fmt.Fprintf(a.ErrOut, "Error: %s\n", err)
 	return code
@@ -146,6 +161,7 @@ not the cluster, not the topology, not a kubeconfig.
 
 Exit codes: 0 success, 1 error or refused, 2 changes (preview --detailed-exitcode),
 130 interrupted.`,
+		Version:           Version,
 		SilenceErrors:     true,
 		SilenceUsage:      true,
 		CompletionOptions: cobra.CompletionOptions{HiddenDefaultCmd: false},
@@ -156,6 +172,7 @@ Exit codes: 0 success, 1 error or refused, 2 changes (preview --detailed-exitcod
 	pf.StringVar(&g.kubeconfig, "kubeconfig", "", "kubeconfig of a prod stack (beats $KUBECONFIG and the topology's kubeconfig:)")
 	pf.StringVar(&g.context, "context", "", "kubeconfig context to use instead of its current-context")
 	pf.DurationVar(&g.timeout, "timeout", 10*time.Second, "bound on the whole read of the cluster")
+	root.SetVersionTemplate("nestor {{.Version}}\n")
 	root.PersistentPreRunE = func(*cobra.Command, []string) error {
 		if g.timeout <= 0 {
 			return fmt.Errorf("--timeout must be positive (got %s)", g.timeout)

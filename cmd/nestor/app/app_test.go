@@ -89,9 +89,16 @@ func TestStackSelectNoInputWritesOnlyTheLink(t *testing.T) {
 	p := writeStack(t, dir, "lab", prodNoKubeconfig)
 	home := t.TempDir()
 	a, _, _ := testApp(t, map[string]string{"HOME": home}, false, nil)
+	var errOut bytes.Buffer
+	a.ErrOut = &errOut
 	code := Run(a, []string{"stack", "select", "lab", "--stacks", dir, "--no-input"})
-	if code != ExitError {
-		t.Fatalf("exit %d, want 1 (the stack has no target)", code)
+	if code != 0 {
+		t.Fatalf("exit %d, want 0 (selected; the missing target is a warning)", code)
+	}
+	for _, want := range []string{"Warning: ", "kubeconfig: ~/.kube/lab.config", "nestor discover --cp lab1 --stack lab --stacks"} {
+		if !strings.Contains(errOut.String(), want) {
+			t.Errorf("stderr lacks %q:\n%s", want, errOut.String())
+		}
 	}
 	got, err := os.ReadFile(p)
 	if err != nil || string(got) != prodNoKubeconfig {
@@ -111,7 +118,7 @@ func TestStackSelectInteractiveAddsOneLine(t *testing.T) {
 	p := writeStack(t, dir, "lab", prodNoKubeconfig)
 	pr := &scriptedPrompter{t: t, answers: []scripted{
 		{contains: "Add `kubeconfig: ~/.kube/lab.config`", yes: true},
-		{contains: "Fetch it from lab1", yes: false},
+		{contains: "Fetch its kubeconfig from lab1", yes: false},
 	}}
 	a, _, errOut := testApp(t, map[string]string{"HOME": t.TempDir()}, true, pr)
 	if code := Run(a, []string{"stack", "select", "lab", "--stacks", dir}); code != 0 {
@@ -176,7 +183,7 @@ func TestPreviewBadOutputFlag(t *testing.T) {
 	if code := Run(a, []string{"preview", "-o", "yaml"}); code != ExitError {
 		t.Fatalf("exit %d", code)
 	}
-	if !strings.Contains(errOut.String(), `unknown output format "yaml"`) {
+	if !strings.Contains(errOut.String(), `unknown format "yaml" (one of: text, json)`) {
 		t.Fatalf("stderr: %s", errOut)
 	}
 }
@@ -278,7 +285,7 @@ func TestDecideNext(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			n := decideNext(c.t, c.obs)
+			n := decideNext(c.t, c.obs, func(s string) string { return "nestor " + s })
 			if n.Phase != c.phase || n.Unknown != c.unknown || n.Done != c.done {
 				t.Fatalf("got %+v", n)
 			}

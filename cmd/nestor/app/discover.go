@@ -10,6 +10,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 	"text/tabwriter"
@@ -125,6 +126,9 @@ type DiscoverReport struct {
 	NotFound []topology.LayerState `json:"not_found"`
 }
 
+// stackName is the topology name rule (DESIGN.md: [a-z0-9-]).
+var stackName = regexp.MustCompile(`^[a-z0-9][a-z0-9-]*$`)
+
 func (a *App) runDiscover(ctx context.Context, g *globals, o *discoverOptions) error {
 	if o.output.value == "json" {
 		g.noInput = true // JSON output implies no prompt (as preview)
@@ -149,6 +153,9 @@ func (a *App) runDiscover(ctx context.Context, g *globals, o *discoverOptions) e
 		name := o.name
 		if name == "" {
 			name = t.Name
+		}
+		if !stackName.MatchString(name) {
+			return fmt.Errorf("--name %q is not a stack name: use [a-z0-9-], starting with a letter or digit", name)
 		}
 		draft := draftTopology(t, r, name, a.home())
 		if _, err := topology.Parse(filepath.Join(filepath.Dir(t.Path), name+".yaml"), draft); err != nil {
@@ -191,7 +198,7 @@ func (a *App) discover(ctx context.Context, g *globals, t *topology.Topology) (*
 			return nil, err
 		}
 		if _, err := os.Stat(kc.Paths[0]); errors.Is(err, fs.ErrNotExist) {
-			return nil, fmt.Errorf("the bench kubeconfig %s of stack %s does not exist yet: the bench cluster is not bootstrapped (see `nestor next`)", kc.Paths[0], t.Name)
+			return nil, fmt.Errorf("there is no bench kubeconfig at %s for stack %s (the bench cluster has not been bootstrapped, or lima.kubeconfig: names another file; see `%s`)", kc.Paths[0], t.Name, a.suggest("next"))
 		}
 		if target, err = probes.LoadTargetWith(kc, probes.LoadOptions{
 			Context: g.context, UserAgent: UserAgent(), Interactive: a.interactive(g),

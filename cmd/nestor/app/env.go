@@ -19,7 +19,7 @@ type envOptions struct {
 }
 
 func newEnvCmd(a *App, g *globals) *cobra.Command {
-	o := &envOptions{shell: outputFlag{allowed: []string{"bash", "zsh", "fish"}, value: "bash"}}
+	o := &envOptions{shell: outputFlag{allowed: []string{"bash", "zsh", "fish"}, value: "bash", typ: "shell"}}
 	cmd := &cobra.Command{
 		Use:   "env",
 		Short: "Print shell exports for the stack (lima: the bench kubeconfig; prod: nothing)",
@@ -62,7 +62,7 @@ func (a *App) runEnv(g *globals, o *envOptions) error {
 	case topology.TargetLima:
 		kc := t.BenchKubeconfig(a.home())
 		if _, err := os.Stat(kc); errors.Is(err, fs.ErrNotExist) {
-			return fmt.Errorf("the bench kubeconfig %s of stack %s does not exist yet: the bench cluster is not bootstrapped (see `nestor next`); nothing exported", kc, t.Name)
+			return fmt.Errorf("there is no bench kubeconfig at %s for stack %s (the bench cluster has not been bootstrapped, or lima.kubeconfig: names another file; see `%s`); nothing exported", kc, t.Name, a.suggest("next"))
 		}
 		if o.shell.value == "fish" {
 			fmt.Fprintf(a.Out, "set -gx KUBECONFIG %s;\n", shellQuote("fish", kc))
@@ -78,13 +78,13 @@ func (a *App) runEnv(g *globals, o *envOptions) error {
 		}
 		fmt.Fprintf(a.ErrOut, "# stack %s is prod: nestor env exports nothing for it (KUBECONFIG is left as it is).\n", t.Name)
 		if kc.Source == probes.SourceNone {
-			fmt.Fprintf(a.ErrOut, "# nestor has no kubeconfig for it: add `kubeconfig: ~/.kube/%s.config` to %s, then `nestor discover --cp %s`.\n", t.Name, t.Path, firstControlPlane(t))
+			fmt.Fprintf(a.ErrOut, "# nestor has no kubeconfig for it: add `kubeconfig: ~/.kube/%s.config` to %s, then `%s`.\n", t.Name, t.Path, a.suggest("discover --cp "+firstControlPlane(t)))
 			return nil
 		}
 		fmt.Fprintf(a.ErrOut, "# nestor reads %s (from %s).\n", strings.Join(kc.Paths, ":"), sourceText(kc))
 		if kc.Source == probes.SourceTopology && len(kc.Paths) == 1 {
 			if _, err := os.Stat(kc.Paths[0]); errors.Is(err, fs.ErrNotExist) {
-				fmt.Fprintf(a.ErrOut, "# it does not exist yet: fetch it with `nestor discover --cp %s`.\n", firstControlPlane(t))
+				fmt.Fprintf(a.ErrOut, "# it does not exist yet: fetch it with `%s`.\n", a.suggest("discover --cp "+firstControlPlane(t)))
 			}
 		}
 		if kc.Source == probes.SourceEnv {

@@ -40,7 +40,9 @@ the next step is to make the target readable, not to install anything.`,
 
 // nextStep is next's answer.
 type nextStep struct {
-	Stack string `json:"stack"`
+	// FormatVersion is the version of this JSON document.
+	FormatVersion int    `json:"format_version"`
+	Stack         string `json:"stack"`
 	// Phase is the first phase not done; "" when every phase is done or
 	// when Unknown is true.
 	Phase   string `json:"phase,omitempty"`
@@ -62,7 +64,7 @@ func (a *App) runNext(ctx context.Context, g *globals, o *nextOptions) error {
 	if err != nil {
 		return err
 	}
-	n := decideNext(t, ob.obs)
+	n := decideNext(t, ob.obs, a.suggest)
 	if o.output.value == "json" {
 		enc := json.NewEncoder(a.Out)
 		enc.SetIndent("", "  ")
@@ -84,12 +86,14 @@ func (a *App) runNext(ctx context.Context, g *globals, o *nextOptions) error {
 // decideNext walks the phases of t in order and returns the first one that
 // obs does not show done. A phase whose evidence is unknown stops the walk
 // with Unknown=true: nestor does not guess past what it could not read.
-func decideNext(t *topology.Topology, obs *topology.Observed) nextStep {
-	n := nextStep{Stack: t.Name}
+//
+// suggest turns a nestor subcommand into the command line for this stack.
+func decideNext(t *topology.Topology, obs *topology.Observed, suggest func(string) string) nextStep {
+	n := nextStep{FormatVersion: 1, Stack: t.Name}
 	if obs.NoTarget {
 		n.Unknown = true
 		n.Why = "nothing was read: " + obs.NoTargetReason
-		n.Run = fmt.Sprintf("declare or fetch the target first: `nestor stack select %s`, or `nestor discover --stack %s --cp %s`", t.Name, t.Name, firstControlPlane(t))
+		n.Run = fmt.Sprintf("declare or fetch the target first: `nestor stack select %s`, or `%s`", t.Name, suggest("discover --cp "+firstControlPlane(t)))
 		return n
 	}
 	layers := map[string]topology.LayerState{}
@@ -103,7 +107,7 @@ func decideNext(t *topology.Topology, obs *topology.Observed) nextStep {
 		if unknown {
 			n.Unknown = true
 			n.Why = fmt.Sprintf("cannot tell whether phase %s is done: %s", p.Name, why)
-			n.Run = "make the target readable first (see the reason), then run `nestor next` again; do not install anything on a guess"
+			n.Run = "make the target readable first (see the reason), then run `" + suggest("next") + "` again; do not install anything on a guess"
 			return n
 		}
 		if !done {

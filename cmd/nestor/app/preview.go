@@ -136,7 +136,7 @@ func (a *App) runPreview(ctx context.Context, g *globals, o *previewOptions) err
 			return err
 		}
 	default:
-		renderPreview(a.Out, r, newPalette(a.color()))
+		renderPreview(a.Out, r, newPalette(a.color()), a.suggest)
 	}
 	if !o.detailed {
 		return nil
@@ -268,10 +268,18 @@ func newReport(t *topology.Topology, ob *observation, home string) *Report {
 type outputFlag struct {
 	allowed []string
 	value   string
+	// typ names the value in --help ("format" when empty).
+	typ string
 }
 
 func (f *outputFlag) String() string { return f.value }
-func (f *outputFlag) Type() string   { return "format" }
+func (f *outputFlag) Type() string {
+	if f.typ == "" {
+		return "format"
+	}
+	return f.typ
+}
+
 func (f *outputFlag) Set(v string) error {
 	for _, a := range f.allowed {
 		if v == a {
@@ -279,7 +287,7 @@ func (f *outputFlag) Set(v string) error {
 			return nil
 		}
 	}
-	return fmt.Errorf("unknown output format %q (one of: %s)", v, strings.Join(f.allowed, ", "))
+	return fmt.Errorf("unknown %s %q (one of: %s)", f.Type(), v, strings.Join(f.allowed, ", "))
 }
 
 func (f *outputFlag) register(cmd *cobra.Command) {

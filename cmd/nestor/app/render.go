@@ -29,13 +29,13 @@ func (p palette) dim(s string) string    { return p.wrap("2", s) }
 
 // renderPreview draws the human view of r: DESIRED, ACTUAL, PLAN and a
 // summary line, all from the same Report the JSON is made of.
-func renderPreview(w io.Writer, r *Report, p palette) {
+func renderPreview(w io.Writer, r *Report, p palette, suggest func(string) string) {
 	fmt.Fprintf(w, "Stack %s (%s) — %s\n", p.bold(r.Stack.Name), r.Stack.TargetKind, r.Stack.File)
 	renderTargetLine(w, r, p)
 	fmt.Fprintln(w)
 	renderDesired(w, r, p)
 	fmt.Fprintln(w)
-	renderActual(w, r, p)
+	renderActual(w, r, p, suggest)
 	fmt.Fprintln(w)
 	renderPlan(w, r, p)
 }
@@ -95,11 +95,11 @@ func unknownText(p palette, reason string) string {
 	return p.yellow("unknown") + " (" + reason + ")"
 }
 
-func renderActual(w io.Writer, r *Report, p palette) {
+func renderActual(w io.Writer, r *Report, p palette, suggest func(string) string) {
 	o := r.Actual
 	fmt.Fprintln(w, p.bold("ACTUAL")+p.dim("  (read now, not stored)"))
 	if o.NoTarget {
-		fmt.Fprintf(w, "  %s\n", p.red("NO TARGET: nothing was read, so nothing below PLAN is verified."))
+		fmt.Fprintf(w, "  %s\n", p.red("NO TARGET: nothing was read, so nothing in PLAN is verified."))
 		fmt.Fprintf(w, "  %s\n", o.NoTargetReason)
 		return
 	}
@@ -185,7 +185,7 @@ func renderActual(w io.Writer, r *Report, p palette) {
 		fmt.Fprintf(w, "  storage     %s\n", unknownText(p, o.Storage.Reason))
 	}
 	if r.Stack.TargetKind == topology.TargetLima && !o.Nodes.Known {
-		fmt.Fprintf(w, "  %s\n", p.dim("hint: the bench cluster is not installed yet, or its kubeconfig is elsewhere; `nestor next` says what runs next, `eval \"$(nestor env)\"` exports the bench kubeconfig once it exists"))
+		fmt.Fprintf(w, "  %s\n", p.dim("hint: no bench cluster was read (not bootstrapped yet, or lima.kubeconfig: names another file); `"+suggest("next")+"` says what runs next, `eval \"$("+suggest("env")+")\"` exports the bench kubeconfig once it exists"))
 	}
 }
 

@@ -21,7 +21,13 @@ func newStackCmd(a *App, g *globals) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "stack",
 		Short: "List, show and select the stacks of the stacks folder",
-		Args:  cobra.NoArgs,
+		Args:  cobra.ArbitraryArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if len(args) > 0 {
+				return fmt.Errorf("unknown command %q for \"nestor stack\" (one of: list, show, select)", args[0])
+			}
+			return fmt.Errorf("nestor stack needs a command: list, show or select (see nestor stack --help)")
+		},
 	}
 	cmd.AddCommand(newStackListCmd(a, g), newStackShowCmd(a, g), newStackSelectCmd(a, g))
 	return cmd
@@ -96,11 +102,18 @@ func newStackShowCmd(a *App, g *globals) *cobra.Command {
 		Args:              cobra.MaximumNArgs(1),
 		ValidArgsFunction: completeStacks(a),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			sf := &stackFlags{}
+			st := a.store(g)
+			name := ""
 			if len(args) == 1 {
-				sf.stack = args[0]
+				name = args[0]
+			} else {
+				n, err := st.Active()
+				if err != nil {
+					return fmt.Errorf("%w (or name one: nestor stack show NAME)", err)
+				}
+				name = n
 			}
-			t, err := a.loadStack(g, sf)
+			t, err := st.Load(name)
 			if err != nil {
 				return err
 			}
@@ -198,12 +211,19 @@ func (a *App) runStackSelect(ctx context.Context, g *globals, name string) error
 		return nil // confirmed above
 	}
 	interactive := a.interactive(g)
+	a.sel = "--stack " + t.Name
+	if g.stacks != "" {
+		a.sel += " --stacks " + shellQuote("sh", g.stacks)
+	}
 	if pt.kc.Source == probes.SourceNone {
 		value := "~/.kube/" + t.Name + ".config"
 		if !interactive {
-			return fmt.Errorf("stack %s is selected, but %s declares no kubeconfig:, so nestor has no target for it.\n"+
+			// The selection itself succeeded: what is missing is a warning,
+			// with the fix, not a failure of select.
+			fmt.Fprintf(a.ErrOut, "Warning: %s declares no kubeconfig:, so nestor has no target for stack %s.\n"+
 				"Add this line after target_kind: (or run `nestor stack select %s` in a terminal, which offers it):\n  kubeconfig: %s\n"+
-				"then fetch it with `nestor discover --cp %s`", t.Name, t.Path, t.Name, value, firstControlPlane(t))
+				"then fetch it with `%s`\n", t.Path, t.Name, t.Name, value, a.suggest("discover --cp "+firstControlPlane(t)))
+			return nil
 		}
 		ok, err := a.Prompter.Confirm(fmt.Sprintf("%s declares no kubeconfig:. Add `kubeconfig: %s` to it?", filepath.Base(t.Path), value), true)
 		if err != nil {
@@ -239,14 +259,16 @@ func (a *App) runStackSelect(ctx context.Context, g *globals, name string) error
 	}
 	node := firstControlPlane(t)
 	if !interactive || pt.kc.Source != probes.SourceTopology {
-		return fmt.Errorf("stack %s is selected, but %s\nFetch the kubeconfig with `nestor discover --stack %s --cp %s`", t.Name, missing, t.Name, node)
+		fmt.Fprintf(a.ErrOut, "Warning: stack %s has no readable target: %s\nFetch the kubeconfig with `%s`\n", t.Name, missing, a.suggest("discover --cp "+node))
+		return nil
 	}
-	ok, err := a.Prompter.Confirm(fmt.Sprintf("%s. Fetch it from %s over ssh (nestor discover --cp %s)?", missing, node, node), true)
+	fmt.Fprintf(a.ErrOut, "Stack %s has no readable target yet: %s\n", t.Name, missing)
+	ok, err := a.Prompter.Confirm(fmt.Sprintf("Fetch its kubeconfig from %s over ssh now?", node), true)
 	if err != nil {
 		return err
 	}
 	if !ok {
-		fmt.Fprintf(a.ErrOut, "Nothing fetched. Later: nestor discover --stack %s --cp %s\n", t.Name, node)
+		fmt.Fprintf(a.ErrOut, "Nothing fetched. Later: %s\n", a.suggest("discover --cp "+node))
 		return nil
 	}
 	return a.fetchKubeconfig(ctx, g, t, node, fetchOptions{})

@@ -27,7 +27,6 @@ type stackFlags struct {
 func addStackFlags(a *App, cmd *cobra.Command, sf *stackFlags) {
 	cmd.Flags().StringVarP(&sf.file, "file", "f", "", "topology file to use (anywhere on disk)")
 	cmd.Flags().StringVar(&sf.stack, "stack", "", "stack NAME from the stacks folder (default: the active stack)")
-	cmd.MarkFlagsMutuallyExclusive("file", "stack")
 	_ = cmd.RegisterFlagCompletionFunc("stack", completeStacks(a))
 }
 
@@ -38,8 +37,18 @@ func (a *App) store(g *globals) stacks.Store {
 
 // loadStack loads the topology chosen by sf (see stackFlags).
 func (a *App) loadStack(g *globals, sf *stackFlags) (*topology.Topology, error) {
+	if sf.file != "" && sf.stack != "" {
+		return nil, fmt.Errorf("use either -f FILE or --stack NAME, not both")
+	}
 	if sf.file != "" {
+		a.sel = "-f " + shellQuote("sh", sf.file)
 		return topology.Load(sf.file)
+	}
+	if sf.stack != "" {
+		a.sel = "--stack " + sf.stack
+	}
+	if g.stacks != "" {
+		a.sel = strings.TrimSpace(a.sel + " --stacks " + shellQuote("sh", g.stacks))
 	}
 	st := a.store(g)
 	name := sf.stack
@@ -83,14 +92,14 @@ func (a *App) resolveProd(g *globals, t *topology.Topology) (prodTarget, error) 
 	pt := prodTarget{kc: kc}
 	if kc.Source == probes.SourceNone {
 		pt.noTarget = fmt.Sprintf("no kubeconfig: not --kubeconfig, not KUBECONFIG, and %s declares no kubeconfig: — "+
-			"add `kubeconfig: ~/.kube/%s.config` (nestor stack select %s offers it), then fetch it with `nestor discover --cp NODE`",
-			t.Path, t.Name, t.Name)
+			"add `kubeconfig: ~/.kube/%s.config` (`nestor stack select %s` offers it), then fetch it with `%s`",
+			t.Path, t.Name, t.Name, a.suggest("discover --cp "+firstControlPlane(t)))
 		return pt, nil
 	}
 	if kc.Source == probes.SourceTopology && len(kc.Paths) == 1 {
 		if _, err := os.Stat(kc.Paths[0]); errors.Is(err, fs.ErrNotExist) {
-			pt.noTarget = fmt.Sprintf("the kubeconfig %s (kubeconfig: in %s) does not exist yet — fetch it from the control plane with `nestor discover --cp %s`",
-				kc.Paths[0], t.Path, firstControlPlane(t))
+			pt.noTarget = fmt.Sprintf("the kubeconfig %s (kubeconfig: in %s) does not exist yet — fetch it from the control plane with `%s`",
+				kc.Paths[0], t.Path, a.suggest("discover --cp "+firstControlPlane(t)))
 			return pt, nil
 		}
 	}
@@ -200,7 +209,7 @@ func (a *App) guard(ctx context.Context, g *globals, t *topology.Topology, targe
 		var mismatch *probes.EndpointMismatchError
 		switch err := probes.CheckEndpoint(t, target); {
 		case errors.As(err, &missing):
-			return gd, fmt.Errorf("prod stack %s declares no endpoint:, so --no-input cannot check its target; "+
+			return gd, fmt.Errorf("prod stack %s declares no endpoint:, so a run without a prompt (--no-input, NESTOR_NO_INPUT, -o json, or stdin not a terminal) cannot check its target; "+
 				"if %s is this stack's API server, add this line to %s:\n  %s",
 				t.Name, target.Endpoint, t.Path, missing.Line)
 		case errors.As(err, &mismatch):
@@ -226,9 +235,6 @@ func (a *App) guard(ctx context.Context, g *globals, t *topology.Topology, targe
 	a.printTarget(a.ErrOut, t, target, gd)
 	ok, err := a.Prompter.Confirm(fmt.Sprintf("Is this the stack %s?", t.Name), false)
 	if err != nil {
-		if errors.Is(err, errInterrupted) {
-			fmt.Fprintln(a.ErrOut, "Interrupted: nothing more was read.")
-		}
 		return gd, err
 	}
 	if !ok {
