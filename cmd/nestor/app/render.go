@@ -233,7 +233,7 @@ func renderPlan(w io.Writer, r *Report, p palette) {
 		switch s.Kind {
 		case topology.StepUndeclared:
 			mark = "i"
-		case topology.StepRepair, topology.StepRepairNode, topology.StepMigrateBackend, topology.StepStartVM:
+		case topology.StepRepair, topology.StepRepairNode, topology.StepUpgrade, topology.StepMigrateBackend, topology.StepStartVM:
 			mark = "~"
 		}
 		fmt.Fprintf(w, "  %2d. %s %s %s  %s\n", n, mark, s.Kind, p.bold(s.Target), p.dim("("+s.Reason+")"))
