@@ -81,7 +81,7 @@ func TestDiscover(t *testing.T) {
 		p.expect("dirqual.yaml declares no kubeconfig:. Add `kubeconfig: ~/.kube/dirqual.config` to it?", timeout)
 		p.send("y\r")
 		p.expect("Added `kubeconfig: ~/.kube/dirqual.config`", timeout)
-		p.expect("Fetch it from dirqual1 over ssh (nestor discover --cp dirqual1)?", timeout)
+		p.expect("Fetch its kubeconfig from dirqual1 over ssh now?", timeout)
 		p.send("y\r")
 		p.expect("Wrote "+filepath.Join(e.home, ".kube", "dirqual.config")+" (mode 0600).", timeout)
 		p.expect("nodes       4 seen, 4 Ready: dirqual1, dirqual2, dirqual3, dirqual4", timeout)
