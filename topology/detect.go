@@ -256,7 +256,7 @@ func Undeclared(t *Topology, facts ClusterFacts) []LayerState {
 		if declared[def.Name] {
 			continue
 		}
-		if !cheapSignal(def, facts) {
+		if !SignalSeen(def, facts) {
 			continue
 		}
 		out = append(out, Evaluate(def, facts, false))
@@ -264,7 +264,10 @@ func Undeclared(t *Topology, facts ClusterFacts) []LayerState {
 	return out
 }
 
-func cheapSignal(def LayerDef, facts ClusterFacts) bool {
+// SignalSeen reports whether facts show one of def's CRD groups, or one of
+// its provisioners on a StorageClass: the cheap signals that a layer is
+// installed, read without its workloads. Unknown facts show nothing.
+func SignalSeen(def LayerDef, facts ClusterFacts) bool {
 	if facts.CRDGroups.Known {
 		for _, g := range def.CRDGroups {
 			if slices.Contains(facts.CRDGroups.Value, g) {
