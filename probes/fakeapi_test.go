@@ -8,7 +8,6 @@ import (
 	"sync"
 
 	appsv1 "k8s.io/api/apps/v1"
-	corev1 "k8s.io/api/core/v1"
 	storagev1 "k8s.io/api/storage/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
@@ -16,10 +15,11 @@ import (
 )
 
 // fakeAPI is a minimal Kubernetes API server for transport-level tests: it
-// answers, in JSON, the reads the probes make (version, nodes, namespaces
-// and CRDs as PartialObjectMetadataList, StorageClasses, and the three
-// workload kinds per namespace), answers 403 to the workload lists of the
-// namespaces in forbidden, and records every request path.
+// answers, in JSON, the reads the probes make (version; nodes, namespaces
+// and CRDs as server-side Tables, and 406 Not Acceptable when the request
+// does not ask for a Table; StorageClasses, and the three workload kinds
+// per namespace), answers 403 to the workload lists of the namespaces in
+// forbidden, and records every request path.
 type fakeAPI struct {
 	namespaces []string
 	crds       []string
@@ -43,12 +43,33 @@ func writeJSON(w http.ResponseWriter, code int, v any) {
 	_ = json.NewEncoder(w).Encode(v)
 }
 
-func partialList(names []string) metav1.PartialObjectMetadataList {
-	l := metav1.PartialObjectMetadataList{TypeMeta: metav1.TypeMeta{Kind: "PartialObjectMetadataList", APIVersion: "meta.k8s.io/v1"}}
-	for _, n := range names {
-		l.Items = append(l.Items, metav1.PartialObjectMetadata{ObjectMeta: metav1.ObjectMeta{Name: n}})
+// writeTable answers a Table (meta.k8s.io/v1) with columns cols and rows,
+// as the API server does for Accept: application/json;as=Table;…, or 406
+// when r does not ask for a Table.
+func writeTable(w http.ResponseWriter, r *http.Request, cols []string, rows [][]any) {
+	if !strings.Contains(r.Header.Get("Accept"), "as=Table") {
+		writeJSON(w, 406, metav1.Status{TypeMeta: metav1.TypeMeta{Kind: "Status", APIVersion: "v1"}, Status: metav1.StatusFailure,
+			Reason: metav1.StatusReasonNotAcceptable, Code: 406, Message: "the fake API serves this list as a Table only"})
+		return
 	}
-	return l
+	t := metav1.Table{TypeMeta: metav1.TypeMeta{Kind: "Table", APIVersion: "meta.k8s.io/v1"}}
+	for _, c := range cols {
+		t.ColumnDefinitions = append(t.ColumnDefinitions, metav1.TableColumnDefinition{Name: c, Type: "string"})
+	}
+	for _, row := range rows {
+		t.Rows = append(t.Rows, metav1.TableRow{Cells: row})
+	}
+	writeJSON(w, 200, t)
+}
+
+// nameRows is one row per name with an age cell, as the default table
+// convertor (CRDs) writes.
+func nameRows(names []string) [][]any {
+	var rows [][]any
+	for _, n := range names {
+		rows = append(rows, []any{n, "5m"})
+	}
+	return rows
 }
 
 func (f *fakeAPI) ServeHTTP(w http.ResponseWriter, r *http.Request) {
@@ -60,11 +81,17 @@ func (f *fakeAPI) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	case p == "/version":
 		writeJSON(w, 200, map[string]string{"gitVersion": "v1.37.2"})
 	case p == "/api/v1/nodes":
-		writeJSON(w, 200, corev1.NodeList{TypeMeta: metav1.TypeMeta{Kind: "NodeList", APIVersion: "v1"}, Items: []corev1.Node{*nodeFixture()}})
+		// The columns of the API server's node printer, in its order.
+		writeTable(w, r, []string{"Name", "Status", "Roles", "Age", "Version", "Internal-IP", "External-IP", "OS-Image", "Kernel-Version", "Container-Runtime"},
+			[][]any{{"dirqual1", "Ready", "control-plane,ingress", "5m", "v1.36.2", "10.67.2.11", "<none>", "Debian GNU/Linux 13", "6.12.0", "containerd://2.1.0"}})
 	case p == "/api/v1/namespaces":
-		writeJSON(w, 200, partialList(f.namespaces))
+		var rows [][]any
+		for _, n := range f.namespaces {
+			rows = append(rows, []any{n, "Active", "5m"})
+		}
+		writeTable(w, r, []string{"Name", "Status", "Age"}, rows)
 	case p == "/apis/apiextensions.k8s.io/v1/customresourcedefinitions":
-		writeJSON(w, 200, partialList(f.crds))
+		writeTable(w, r, []string{"Name", "Created At"}, nameRows(f.crds))
 	case p == "/apis/storage.k8s.io/v1/storageclasses":
 		writeJSON(w, 200, storagev1.StorageClassList{TypeMeta: metav1.TypeMeta{Kind: "StorageClassList", APIVersion: "storage.k8s.io/v1"}, Items: f.classes})
 	case strings.HasPrefix(p, "/apis/apps/v1/namespaces/"):

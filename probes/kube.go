@@ -1,24 +1,21 @@
 package probes
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
 	"net/http"
 	"sort"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
 
-	appsv1 "k8s.io/api/apps/v1"
-	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
-	"k8s.io/apimachinery/pkg/version"
-	appsv1client "k8s.io/client-go/kubernetes/typed/apps/v1"
-	corev1client "k8s.io/client-go/kubernetes/typed/core/v1"
-	storagev1client "k8s.io/client-go/kubernetes/typed/storage/v1"
-	"k8s.io/client-go/metadata"
+	"k8s.io/apimachinery/pkg/runtime/serializer"
 	"k8s.io/client-go/rest"
 
 	"nestor.dev/nestor/topology"
@@ -29,8 +26,14 @@ import (
 // test can force several pages.
 var pageSize int64 = 500
 
-// maxParallel bounds the workload lists in flight at once.
-const maxParallel = 8
+// maxParallel bounds the workload lists of one read in flight at once
+// (the node pages, namespaces, CRDs and StorageClasses do not wait for a
+// slot: the node pages are the read's critical path). All requests share
+// one HTTP/2 connection, so the bound is not about sockets but about the
+// API server's CPU: measured on a 2-core server (tests/bench), 45 lists at
+// once made the first node page 6× slower; 16 keeps five layers' lists in
+// one round, well under client-go's burst (100).
+const maxParallel = 16
 
 // Default-class annotations of a StorageClass (k8s.io/api storage/v1 docs;
 // the beta one is still honoured by the admission plugin).
@@ -39,26 +42,67 @@ const (
 	annBetaDefaultClass = "storageclass.beta.kubernetes.io/is-default-class"
 )
 
-var (
-	gvrNamespaces = schema.GroupVersionResource{Version: "v1", Resource: "namespaces"}
-	gvrCRDs       = schema.GroupVersionResource{Group: "apiextensions.k8s.io", Version: "v1", Resource: "customresourcedefinitions"}
+// The media types nestor asks for. Nodes, namespaces and CRDs are read as
+// the API server's own Table (meta.k8s.io/v1, "Receiving resources as
+// Tables" in the Kubernetes API concepts) without the objects
+// (includeObject=None): a few columns per row instead of whole objects —
+// about 200 bytes per node instead of 8 KB. Workloads and StorageClasses
+// are few; they are read as JSON and decoded into the handful of fields
+// nestor keeps.
+const (
+	acceptTable = "application/json;as=Table;v=v1;g=meta.k8s.io"
+	acceptJSON  = "application/json"
 )
 
-// clients are the typed and metadata clients of one read, sharing one HTTP
-// client (one connection pool) built from the target's read-only config.
-type clients struct {
-	core     *corev1client.CoreV1Client
-	apps     *appsv1client.AppsV1Client
-	storage  *storagev1client.StorageV1Client
-	metadata metadata.Interface
+// API paths of the lists.
+const (
+	pathNodes          = "/api/v1/nodes"
+	pathNamespaces     = "/api/v1/namespaces"
+	pathCRDs           = "/apis/apiextensions.k8s.io/v1/customresourcedefinitions"
+	pathStorageClasses = "/apis/storage.k8s.io/v1/storageclasses"
+)
+
+// workloadResources maps a workload kind to its apps/v1 resource.
+var workloadResources = map[string]string{
+	topology.KindDeployment:  "deployments",
+	topology.KindDaemonSet:   "daemonsets",
+	topology.KindStatefulSet: "statefulsets",
 }
 
-// clients returns the clients of t's reads, built from t.Config on the
+// workloadKinds is the order workloads are listed and failures reported in.
+var workloadKinds = []string{topology.KindDeployment, topology.KindDaemonSet, topology.KindStatefulSet}
+
+// clients is the REST client of one target's reads: one HTTP client (one
+// connection pool), the target's read-only pinned transport, redirects
+// refused. It decodes nothing but the API server's Status errors; every
+// answer's body is decoded by the probes into the fields they keep.
+type clients struct {
+	rest *rest.RESTClient
+}
+
+// statusCodecs decode the API server's metav1.Status errors (JSON or
+// protobuf) so Classify sees "forbidden: User … cannot list …". Built on
+// the first read, not at start-up.
+var (
+	statusCodecsOnce sync.Once
+	statusCodecs     runtime.NegotiatedSerializer
+)
+
+func negotiatedSerializer() runtime.NegotiatedSerializer {
+	statusCodecsOnce.Do(func() {
+		s := runtime.NewScheme()
+		metav1.AddToGroupVersion(s, schema.GroupVersion{Version: "v1"})
+		statusCodecs = serializer.NewCodecFactory(s).WithoutConversion()
+	})
+	return statusCodecs
+}
+
+// clients returns the client of t's reads, built from t.Config on the
 // first call and kept (safe for concurrent use; a Target not made by
-// LoadTargetWith builds them per call): every read of one Target
-// shares one HTTP client and its connection pool. Their HTTP client refuses
-// every redirect (RedirectRefusedError). The error is "no target loaded"
-// for a nil Target or Config, or client-go's refusal of the configuration.
+// LoadTargetWith builds it per call): every read of one Target shares one
+// HTTP client and its connection pool. Its HTTP client refuses every
+// redirect (RedirectRefusedError). The error is "no target loaded" for a
+// nil Target or Config, or client-go's refusal of the configuration.
 func (t *Target) clients() (*clients, error) {
 	if t == nil || t.Config == nil {
 		return nil, fmt.Errorf("no target loaded")
@@ -72,6 +116,9 @@ func (t *Target) clients() (*clients, error) {
 
 func buildClients(t *Target) (*clients, error) {
 	cfg := rest.CopyConfig(t.Config)
+	cfg.GroupVersion = nil
+	cfg.APIPath = ""
+	cfg.NegotiatedSerializer = negotiatedSerializer()
 	hc, err := rest.HTTPClientFor(cfg)
 	if err != nil {
 		return nil, fmt.Errorf("cannot build a client for %s: %v", t.Endpoint, err)
@@ -79,20 +126,26 @@ func buildClients(t *Target) (*clients, error) {
 	// net/http follows redirects by default, and client-go's wrappers put
 	// the credentials back on the redirected request: never follow one.
 	hc.CheckRedirect = refuseRedirect
-	c := &clients{}
-	if c.core, err = corev1client.NewForConfigAndClient(cfg, hc); err != nil {
+	rc, err := rest.UnversionedRESTClientForConfigAndClient(cfg, hc)
+	if err != nil {
+		return nil, fmt.Errorf("cannot build a client for %s: %v", t.Endpoint, err)
+	}
+	return &clients{rest: rc}, nil
+}
+
+// get sends GET path?params with the Accept header accept and returns the
+// body of a 2xx answer. Any other answer is an error carrying the API
+// server's Status (apierrors: forbidden, unauthorized, not found…).
+func (c *clients) get(ctx context.Context, path, accept string, params map[string]string) ([]byte, error) {
+	req := c.rest.Get().AbsPath(path).SetHeader("Accept", accept)
+	for k, v := range params {
+		req = req.Param(k, v)
+	}
+	res := req.Do(ctx)
+	if err := res.Error(); err != nil {
 		return nil, err
 	}
-	if c.apps, err = appsv1client.NewForConfigAndClient(cfg, hc); err != nil {
-		return nil, err
-	}
-	if c.storage, err = storagev1client.NewForConfigAndClient(cfg, hc); err != nil {
-		return nil, err
-	}
-	if c.metadata, err = metadata.NewForConfigAndClient(metadata.ConfigFor(cfg), hc); err != nil {
-		return nil, err
-	}
-	return c, nil
+	return res.Raw()
 }
 
 // bound returns ctx limited by the target's timeout (KubeOptions.Timeout,
@@ -116,17 +169,16 @@ func (t *Target) bound(ctx context.Context) (context.Context, context.CancelFunc
 }
 
 // ReadNodes reads what the target guard needs, and nothing more: the server
-// version (GET /version) and the nodes (GET /api/v1/nodes, limit=500 pages).
-// Both requests run concurrently under one bound (Target.Options.Timeout,
-// default 10s, or ctx's deadline when sooner).
+// version (GET /version) and the nodes (GET /api/v1/nodes as a server-side
+// Table, limit=500 pages). Both requests run concurrently under one bound
+// (Target.Options.Timeout, default 10s, or ctx's deadline when sooner).
 //
-// It returns the version ("v1.37.2") and the nodes sorted by name: roles from
-// the node-role.kubernetes.io/ROLE labels (and the legacy kubernetes.io/role
-// label), Ready from the Ready condition, the kubelet version and the first
-// InternalIP. A probe that fails gives an unknown fact whose Reason is
-// Classify's ("unreachable: dial tcp …: connection refused", "timed out after
-// 10s", "forbidden (user X cannot list nodes)"); it is never an empty known
-// list. Callers decide what an unreachable endpoint means.
+// It returns the version ("v1.37.2") and the nodes sorted by name (see
+// listNodes for where each field comes from). A probe that fails gives an
+// unknown fact whose Reason is Classify's ("unreachable: dial tcp …:
+// connection refused", "timed out after 10s", "forbidden (user X cannot
+// list nodes)"); it is never an empty known list. Callers decide what an
+// unreachable endpoint means.
 func ReadNodes(ctx context.Context, t *Target) (topology.Fact[string], topology.Fact[[]topology.NodeState]) {
 	c, err := t.clients()
 	if err != nil {
@@ -144,32 +196,40 @@ func ReadNodes(ctx context.Context, t *Target) (topology.Fact[string], topology.
 	wg.Add(2)
 	go func() {
 		defer wg.Done()
-		v, err := serverVersion(ctx, c)
-		if err != nil {
-			ver = topology.UnknownFact[string](failReason(ctx, budget, err))
-			return
-		}
-		ver = topology.KnownFact(v)
+		ver = versionFact(ctx, budget, c)
 	}()
 	go func() {
 		defer wg.Done()
-		list, err := listNodes(ctx, c)
-		if err != nil {
-			nodes = topology.UnknownFact[[]topology.NodeState](failReason(ctx, budget, err))
-			return
-		}
-		nodes = topology.KnownFact(list)
+		nodes = nodesFact(ctx, budget, c)
 	}()
 	wg.Wait()
 	return ver, nodes
 }
 
+func versionFact(ctx context.Context, budget time.Duration, c *clients) topology.Fact[string] {
+	v, err := serverVersion(ctx, c)
+	if err != nil {
+		return topology.UnknownFact[string](failReason(ctx, budget, err))
+	}
+	return topology.KnownFact(v)
+}
+
+func nodesFact(ctx context.Context, budget time.Duration, c *clients) topology.Fact[[]topology.NodeState] {
+	list, err := listNodes(ctx, c)
+	if err != nil {
+		return topology.UnknownFact[[]topology.NodeState](failReason(ctx, budget, err))
+	}
+	return topology.KnownFact(list)
+}
+
 func serverVersion(ctx context.Context, c *clients) (string, error) {
-	raw, err := c.core.RESTClient().Get().AbsPath("/version").Do(ctx).Raw()
+	raw, err := c.get(ctx, "/version", acceptJSON, nil)
 	if err != nil {
 		return "", err
 	}
-	var info version.Info
+	var info struct {
+		GitVersion string `json:"gitVersion"`
+	}
 	if err := json.Unmarshal(raw, &info); err != nil {
 		return "", fmt.Errorf("the /version answer is not a version document: %v", err)
 	}
@@ -179,71 +239,237 @@ func serverVersion(ctx context.Context, c *clients) (string, error) {
 	return sanitize(info.GitVersion), nil
 }
 
+// tablePage is one page of a server-side Table (meta.k8s.io/v1 Table),
+// decoded only as far as nestor reads it: the continue token, the column
+// names and each row's cells.
+type tablePage struct {
+	Kind     string `json:"kind"`
+	Metadata struct {
+		Continue string `json:"continue"`
+	} `json:"metadata"`
+	ColumnDefinitions []struct {
+		Name string `json:"name"`
+	} `json:"columnDefinitions"`
+	Rows []struct {
+		Cells []any `json:"cells"`
+	} `json:"rows"`
+}
+
+// listTable reads every page of the Table of the list at path (limit
+// pageSize, continue) without the objects (includeObject=None), and calls
+// each with the text of the columns named in cols (matched without regard
+// to case), in that order, for every row. The pages are pipelined: as soon
+// as a page has arrived its continue token is read (the Table's metadata
+// comes first) and the next page is asked for while this one is decoded;
+// at most two pages are held. A page that is not a Table, a missing column,
+// a row shorter than the columns or a cell that is not text (or null, given
+// as "") is an error naming it.
+func listTable(ctx context.Context, c *clients, path string, cols []string, each func(cells []string)) error {
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel() // stops the fetcher when a page is refused
+	type fetched struct {
+		raw []byte
+		err error
+	}
+	pages := make(chan fetched, 1)
+	go func() {
+		defer close(pages)
+		params := map[string]string{"limit": strconv.FormatInt(pageSize, 10), "includeObject": "None"}
+		for {
+			raw, err := c.get(ctx, path, acceptTable, params)
+			var next string
+			if err == nil {
+				next, err = tableContinue(raw)
+				if err != nil {
+					err = fmt.Errorf("the answer to %s is not a Table: %v", path, err)
+				}
+			}
+			select {
+			case pages <- fetched{raw, err}:
+			case <-ctx.Done():
+				return
+			}
+			if err != nil || next == "" {
+				return
+			}
+			params["continue"] = next
+		}
+	}()
+
+	cells := make([]string, len(cols))
+	for p := range pages {
+		if p.err != nil {
+			return p.err
+		}
+		if err := tableRows(p.raw, path, cols, cells, each); err != nil {
+			return err
+		}
+	}
+	return ctx.Err()
+}
+
+// tableContinue returns the continue token of a Table page, reading no
+// further than its metadata when that comes before the rows (as the API
+// server writes it).
+func tableContinue(raw []byte) (string, error) {
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	if tok, err := dec.Token(); err != nil || tok != json.Delim('{') {
+		return "", fmt.Errorf("not a JSON object")
+	}
+	for dec.More() {
+		tok, err := dec.Token()
+		if err != nil {
+			return "", err
+		}
+		if key, _ := tok.(string); key == "metadata" {
+			var m listMeta
+			if err := dec.Decode(&m); err != nil {
+				return "", err
+			}
+			return m.Continue, nil
+		}
+		var skip json.RawMessage
+		if err := dec.Decode(&skip); err != nil {
+			return "", err
+		}
+	}
+	return "", nil
+}
+
+// tableRows decodes one Table page and calls each for its rows (see
+// listTable); cells is reused for every row.
+func tableRows(raw []byte, path string, cols, cells []string, each func(cells []string)) error {
+	var page tablePage
+	if err := json.Unmarshal(raw, &page); err != nil {
+		return fmt.Errorf("the answer to %s is not a Table: %v", path, err)
+	}
+	if page.Kind != "Table" {
+		return fmt.Errorf("the answer to %s is a %q, not the Table nestor asked for", path, page.Kind)
+	}
+	idx := make([]int, len(cols))
+	for i, name := range cols {
+		idx[i] = -1
+		for j, d := range page.ColumnDefinitions {
+			if strings.EqualFold(d.Name, name) {
+				idx[i] = j
+				break
+			}
+		}
+		if idx[i] < 0 {
+			return fmt.Errorf("the Table of %s has no %s column", path, name)
+		}
+	}
+	for r, row := range page.Rows {
+		for i, j := range idx {
+			if j >= len(row.Cells) {
+				return fmt.Errorf("row %d of the Table of %s has %d cells, fewer than its columns", r, path, len(row.Cells))
+			}
+			switch v := row.Cells[j].(type) {
+			case string:
+				cells[i] = v
+			case nil:
+				cells[i] = ""
+			default:
+				return fmt.Errorf("the %s cell of row %d of the Table of %s is not text", cols[i], r, path)
+			}
+		}
+		each(cells)
+	}
+	return nil
+}
+
+// nodeColumns are the columns of the API server's node Table nestor reads
+// (kubernetes pkg/printers/internalversion, printNode).
+var nodeColumns = []string{"Name", "Status", "Roles", "Version", "Internal-IP"}
+
+// listNodes reads the nodes as the API server's Table and keeps, per node,
+// what the server's node printer derives from the Node:
+//   - Ready: the Status column's first word is "Ready", which the printer
+//     writes when the Ready condition is True ("NotReady" for False or
+//     Unknown, "Unknown" without a Ready condition; ",SchedulingDisabled"
+//     follows for a cordoned node);
+//   - Roles: the Roles column, the suffixes of the node-role.kubernetes.io/
+//     labels and the value of kubernetes.io/role, sorted and unique, "<none>"
+//     for none (then Roles is empty);
+//   - KubeletVersion: the Version column, status.nodeInfo.kubeletVersion;
+//   - InternalIP: the Internal-IP column, the first InternalIP address,
+//     "<none>" for none (then "").
+//
+// The result is sorted by name.
 func listNodes(ctx context.Context, c *clients) ([]topology.NodeState, error) {
 	out := []topology.NodeState{}
-	opts := metav1.ListOptions{Limit: pageSize}
-	for {
-		list, err := c.core.Nodes().List(ctx, opts)
-		if err != nil {
-			return nil, err
-		}
-		for i := range list.Items {
-			out = append(out, nodeState(&list.Items[i]))
-		}
-		if list.Continue == "" {
-			break
-		}
-		opts.Continue = list.Continue
+	err := listTable(ctx, c, pathNodes, nodeColumns, func(cells []string) {
+		out = append(out, nodeRow(cells))
+	})
+	if err != nil {
+		return nil, err
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
 	return out, nil
 }
 
-// nodeState keeps what nestor shows of a Node.
-func nodeState(n *corev1.Node) topology.NodeState {
-	s := topology.NodeState{Name: n.Name, Roles: []string{}, KubeletVersion: sanitize(n.Status.NodeInfo.KubeletVersion)}
-	seen := map[string]bool{}
-	for k, v := range n.Labels {
-		role := ""
-		switch {
-		case strings.HasPrefix(k, "node-role.kubernetes.io/"):
-			role = strings.TrimPrefix(k, "node-role.kubernetes.io/")
-		case k == "kubernetes.io/role":
-			role = v
+// nodeRow makes a NodeState of the cells of nodeColumns (see listNodes).
+func nodeRow(cells []string) topology.NodeState {
+	s := topology.NodeState{Name: cells[0], Roles: []string{}, KubeletVersion: sanitize(cells[3])}
+	status, _, _ := strings.Cut(cells[1], ",")
+	s.Ready = status == "Ready"
+	if roles := cells[2]; roles != "" && roles != "<none>" {
+		for _, r := range strings.Split(roles, ",") {
+			if r != "" && !containsString(s.Roles, r) {
+				s.Roles = append(s.Roles, sanitize(r))
+			}
 		}
-		if role != "" && !seen[role] {
-			seen[role] = true
-			s.Roles = append(s.Roles, role)
-		}
+		sort.Strings(s.Roles)
 	}
-	sort.Strings(s.Roles)
-	for _, cond := range n.Status.Conditions {
-		if cond.Type == corev1.NodeReady {
-			s.Ready = cond.Status == corev1.ConditionTrue
-		}
-	}
-	for _, a := range n.Status.Addresses {
-		if a.Type == corev1.NodeInternalIP {
-			s.InternalIP = a.Address
-			break
-		}
+	if ip := cells[4]; ip != "<none>" {
+		s.InternalIP = sanitize(ip)
 	}
 	return s
+}
+
+func containsString(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+// ProbeTarget reads everything preview shows of a kube target at once: the
+// server version, the nodes and the cluster facts (see ProbeCluster), under
+// one bound (Target.Options.Timeout, default 10s, or ctx's deadline when
+// sooner). It is the read of a target already checked without the network
+// (CheckEndpoint, --no-input): nothing waits for a confirmation, so the node
+// pages, the namespace, CRD and StorageClass lists and the workload lists
+// of the declared layers' namespaces all run together; only /version goes
+// first, alone, to open the one connection the others share.
+//
+// It returns the observation (version, nodes, layers, storage) and the raw
+// facts; each part that could not be read is unknown with Classify's reason,
+// as ReadNodes and ProbeCluster say. When neither the version nor the nodes
+// are known the endpoint did not answer: the caller decides what that means.
+func ProbeTarget(ctx context.Context, t *Target, topo *topology.Topology) (*topology.Observed, topology.ClusterFacts) {
+	ver, nodes, facts := readTarget(ctx, t, topo, true)
+	obs := &topology.Observed{ServerVersion: ver, Nodes: nodes}
+	fillLayers(obs, topo, facts)
+	return obs, facts
 }
 
 // ProbeCluster reads what layer detection needs and returns the whole
 // observation of a kube target plus the raw facts it was made from.
 //
 // Reads, under one bound (Target.Options.Timeout, default 10s, or ctx's
-// deadline when sooner), every list paginated with limit=500: first,
-// concurrently, namespaces and CustomResourceDefinitions through the
-// metadata client (a CRD's group is its name after the first dot) and
-// StorageClasses (storage/v1); then Deployments, DaemonSets and
-// StatefulSets with one list per (kind, namespace), at most 8 at once, in
-// the namespaces of workloadNamespaces: those of the declared layers, plus
-// those of the undeclared catalog layers whose CRD group or provisioner was
-// seen — only the ones that exist when the namespaces are known. Never a
-// request per node or per CRD.
+// deadline when sooner), every list paginated with limit=500, all at once
+// (at most 32 lists in flight): namespaces and CustomResourceDefinitions as
+// server-side Tables without objects (names only; a CRD's group is its name
+// after the first dot), StorageClasses (storage/v1), and Deployments,
+// DaemonSets and StatefulSets (apps/v1) with one list per (kind,
+// namespace) in the namespaces of the declared layers (listed without
+// waiting for the namespace list: a namespace that does not exist lists
+// empty). Then a second wave lists the namespaces of the undeclared catalog
+// layers whose CRD group or provisioner was seen, among those that exist.
+// Never a request per node or per CRD. See workloadNamespaces.
 //
 // Each probe keeps its own error: a failed one makes its fact unknown with
 // Classify's reason, never empty-known. Workloads are judged per namespace:
@@ -251,7 +477,8 @@ func nodeState(n *corev1.Node) topology.NodeState {
 // facts.WorkloadNamespaces and its reason kept in facts.WorkloadErrors
 // ("deployments in argocd: forbidden (…)"); Workloads stays known with what
 // the other namespaces hold, and is unknown (first failure's reason) only
-// when every namespace failed.
+// when every namespace failed. A namespace the namespace list shows does not
+// exist is left out of both (nothing can be in it).
 //
 // version and nodes are ReadNodes' results, copied into the observation.
 // Layers are the declared layers in order (topology.LayerDefFor +
@@ -266,23 +493,50 @@ func ProbeCluster(ctx context.Context, t *Target, topo *topology.Topology, versi
 
 // readClusterFacts runs the cluster reads of ProbeCluster.
 func readClusterFacts(ctx context.Context, t *Target, topo *topology.Topology) topology.ClusterFacts {
-	facts := topology.ClusterFacts{WorkloadNamespaces: []string{}}
+	_, _, facts := readTarget(ctx, t, topo, false)
+	return facts
+}
+
+// readTarget runs the reads of ProbeTarget (withNodes) or ProbeCluster.
+// Without withNodes, version and nodes are zero.
+func readTarget(ctx context.Context, t *Target, topo *topology.Topology, withNodes bool) (topology.Fact[string], topology.Fact[[]topology.NodeState], topology.ClusterFacts) {
+	var (
+		ver   topology.Fact[string]
+		nodes topology.Fact[[]topology.NodeState]
+		facts = topology.ClusterFacts{WorkloadNamespaces: []string{}}
+	)
 	c, err := t.clients()
 	if err != nil {
 		r := Classify(err)
+		if withNodes {
+			ver = topology.UnknownFact[string](r)
+			nodes = topology.UnknownFact[[]topology.NodeState](r)
+		}
 		facts.Namespaces = topology.UnknownFact[[]string](r)
 		facts.CRDGroups = topology.UnknownFact[[]string](r)
 		facts.StorageClasses = topology.UnknownFact[[]topology.StorageClass](r)
 		facts.Workloads = topology.UnknownFact[[]topology.WorkloadState](r)
-		return facts
+		return ver, nodes, facts
 	}
 	ctx, cancel, budget := t.bound(ctx)
 	defer cancel()
 
 	var wg sync.WaitGroup
-	wg.Add(3)
+	if withNodes {
+		// One request first, alone: it opens the connection (TLS, HTTP/2)
+		// every other request then shares, instead of each dialling its own.
+		ver = versionFact(ctx, budget, c)
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			nodes = nodesFact(ctx, budget, c)
+		}()
+	}
+
+	var facts3 sync.WaitGroup
+	facts3.Add(3)
 	go func() {
-		defer wg.Done()
+		defer facts3.Done()
 		groups, err := listCRDGroups(ctx, c)
 		if err != nil {
 			facts.CRDGroups = topology.UnknownFact[[]string](failReason(ctx, budget, err))
@@ -291,7 +545,7 @@ func readClusterFacts(ctx context.Context, t *Target, topo *topology.Topology) t
 		facts.CRDGroups = topology.KnownFact(groups)
 	}()
 	go func() {
-		defer wg.Done()
+		defer facts3.Done()
 		scs, err := listStorageClasses(ctx, c)
 		if err != nil {
 			facts.StorageClasses = topology.UnknownFact[[]topology.StorageClass](failReason(ctx, budget, err))
@@ -300,7 +554,7 @@ func readClusterFacts(ctx context.Context, t *Target, topo *topology.Topology) t
 		facts.StorageClasses = topology.KnownFact(scs)
 	}()
 	go func() {
-		defer wg.Done()
+		defer facts3.Done()
 		ns, err := listNamespaces(ctx, c)
 		if err != nil {
 			facts.Namespaces = topology.UnknownFact[[]string](failReason(ctx, budget, err))
@@ -308,142 +562,254 @@ func readClusterFacts(ctx context.Context, t *Target, topo *topology.Topology) t
 		}
 		facts.Namespaces = topology.KnownFact(ns)
 	}()
-	wg.Wait()
 
-	w := listWorkloads(ctx, budget, c, workloadNamespaces(topo, facts))
+	// First wave: the declared layers' namespaces, not waiting for anything.
+	sem := make(chan struct{}, maxParallel)
+	declared := workloadNamespaces(topo, topology.ClusterFacts{}, false)
+	wave1 := startWorkloads(ctx, c, sem, declared)
+	facts3.Wait()
+
+	// Second wave: the undeclared catalog layers whose CRD group or
+	// provisioner was seen, in namespaces not read yet that exist.
+	var more []string
+	for _, ns := range workloadNamespaces(topo, facts, true) {
+		if !containsString(declared, ns) {
+			more = append(more, ns)
+		}
+	}
+	wave2 := startWorkloads(ctx, c, sem, more)
+
+	results := append(wave1.wait(), wave2.wait()...)
+	wg.Wait()
+	w := assembleWorkloads(ctx, budget, results, facts.Namespaces)
 	facts.Workloads, facts.WorkloadNamespaces, facts.WorkloadErrors = w.fact, w.read, w.errors
-	return facts
+	return ver, nodes, facts
+}
+
+// acquire takes a slot of sem, or fails when ctx ends first.
+func acquire(ctx context.Context, sem chan struct{}) error {
+	select {
+	case sem <- struct{}{}:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
 }
 
 func listNamespaces(ctx context.Context, c *clients) ([]string, error) {
 	out := []string{}
-	err := listMetadata(ctx, c, gvrNamespaces, func(m *metav1.PartialObjectMetadata) {
-		out = append(out, m.Name)
+	err := listTable(ctx, c, pathNamespaces, []string{"Name"}, func(cells []string) {
+		out = append(out, cells[0])
 	})
+	if err != nil {
+		return nil, err
+	}
 	sort.Strings(out)
-	return out, err
+	return out, nil
 }
 
 func listCRDGroups(ctx context.Context, c *clients) ([]string, error) {
 	seen := map[string]bool{}
 	out := []string{}
-	err := listMetadata(ctx, c, gvrCRDs, func(m *metav1.PartialObjectMetadata) {
+	err := listTable(ctx, c, pathCRDs, []string{"Name"}, func(cells []string) {
 		// A CRD is named <plural>.<group> (apiextensions validation).
-		_, group, ok := strings.Cut(m.Name, ".")
+		_, group, ok := strings.Cut(cells[0], ".")
 		if ok && group != "" && !seen[group] {
 			seen[group] = true
 			out = append(out, group)
 		}
 	})
+	if err != nil {
+		return nil, err
+	}
 	sort.Strings(out)
-	return out, err
+	return out, nil
 }
 
-func listMetadata(ctx context.Context, c *clients, gvr schema.GroupVersionResource, each func(*metav1.PartialObjectMetadata)) error {
-	opts := metav1.ListOptions{Limit: pageSize}
+// listMeta is the part of a list's metadata nestor reads.
+type listMeta struct {
+	Continue string `json:"continue"`
+}
+
+// objectMeta is the part of an object's metadata nestor reads.
+type objectMeta struct {
+	Name        string            `json:"name"`
+	Namespace   string            `json:"namespace"`
+	Annotations map[string]string `json:"annotations"`
+}
+
+// listJSON reads every page of the JSON list at path (limit pageSize,
+// continue), decoding each page into a fresh *L and calling each with it;
+// cont returns the page's continue token.
+func listJSON[L any](ctx context.Context, c *clients, path string, cont func(*L) string, each func(*L)) error {
+	params := map[string]string{"limit": strconv.FormatInt(pageSize, 10)}
 	for {
-		list, err := c.metadata.Resource(gvr).List(ctx, opts)
+		raw, err := c.get(ctx, path, acceptJSON, params)
 		if err != nil {
 			return err
 		}
-		for i := range list.Items {
-			each(&list.Items[i])
+		page := new(L)
+		if err := json.Unmarshal(raw, page); err != nil {
+			return fmt.Errorf("the answer to %s is not a list: %v", path, err)
 		}
-		if list.Continue == "" {
+		each(page)
+		next := cont(page)
+		if next == "" {
 			return nil
 		}
-		opts.Continue = list.Continue
+		params["continue"] = next
 	}
+}
+
+type storageClassList struct {
+	Metadata listMeta `json:"metadata"`
+	Items    []struct {
+		Metadata    objectMeta `json:"metadata"`
+		Provisioner string     `json:"provisioner"`
+	} `json:"items"`
 }
 
 func listStorageClasses(ctx context.Context, c *clients) ([]topology.StorageClass, error) {
 	out := []topology.StorageClass{}
-	opts := metav1.ListOptions{Limit: pageSize}
-	for {
-		list, err := c.storage.StorageClasses().List(ctx, opts)
-		if err != nil {
-			return nil, err
-		}
-		for _, sc := range list.Items {
-			out = append(out, topology.StorageClass{
-				Name:        sc.Name,
-				Provisioner: sc.Provisioner,
-				Default:     sc.Annotations[annDefaultClass] == "true" || sc.Annotations[annBetaDefaultClass] == "true",
-			})
-		}
-		if list.Continue == "" {
-			break
-		}
-		opts.Continue = list.Continue
+	err := listJSON(ctx, c, pathStorageClasses, func(l *storageClassList) string { return l.Metadata.Continue },
+		func(l *storageClassList) {
+			for _, sc := range l.Items {
+				a := sc.Metadata.Annotations
+				out = append(out, topology.StorageClass{
+					Name:        sc.Metadata.Name,
+					Provisioner: sc.Provisioner,
+					Default:     a[annDefaultClass] == "true" || a[annBetaDefaultClass] == "true",
+				})
+			}
+		})
+	if err != nil {
+		return nil, err
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
 	return out, nil
 }
 
-// workloadLists is the result of listWorkloads.
+// workloadList is a DeploymentList, DaemonSetList or StatefulSetList
+// (apps/v1), decoded only as far as nestor reads it.
+type workloadList struct {
+	Metadata listMeta `json:"metadata"`
+	Items    []struct {
+		Metadata objectMeta `json:"metadata"`
+		Spec     struct {
+			// Replicas of a Deployment or StatefulSet; nil means the API's
+			// default of 1.
+			Replicas *int32 `json:"replicas"`
+		} `json:"spec"`
+		Status struct {
+			// AvailableReplicas of a Deployment or StatefulSet.
+			AvailableReplicas int32 `json:"availableReplicas"`
+			// DesiredNumberScheduled and NumberAvailable of a DaemonSet.
+			DesiredNumberScheduled int32 `json:"desiredNumberScheduled"`
+			NumberAvailable        int32 `json:"numberAvailable"`
+		} `json:"status"`
+	} `json:"items"`
+}
+
+// nsResult is the outcome of the three workload lists of one namespace.
+type nsResult struct {
+	ns    string
+	items []topology.WorkloadState
+	// kind and err are the first failed list, in workloadKinds order.
+	kind string
+	err  error
+}
+
+// workloadRun is a started set of workload lists (startWorkloads).
+type workloadRun struct {
+	wg      sync.WaitGroup
+	results [][3]kindResult
+	nss     []string
+}
+
+type kindResult struct {
+	items []topology.WorkloadState
+	err   error
+}
+
+// startWorkloads starts the lists of the three workload kinds in each of
+// namespaces, each waiting for a slot of sem (or ctx's end).
+func startWorkloads(ctx context.Context, c *clients, sem chan struct{}, namespaces []string) *workloadRun {
+	run := &workloadRun{results: make([][3]kindResult, len(namespaces)), nss: namespaces}
+	for ni, ns := range namespaces {
+		for ki, kind := range workloadKinds {
+			run.wg.Add(1)
+			go func() {
+				defer run.wg.Done()
+				r := &run.results[ni][ki]
+				if err := acquire(ctx, sem); err != nil {
+					r.err = err
+					return
+				}
+				defer func() { <-sem }()
+				r.items, r.err = listWorkloadKind(ctx, c, kind, ns)
+			}()
+		}
+	}
+	return run
+}
+
+// wait returns the outcome per namespace, in the order they were given.
+func (run *workloadRun) wait() []nsResult {
+	run.wg.Wait()
+	out := make([]nsResult, len(run.nss))
+	for ni, ns := range run.nss {
+		out[ni].ns = ns
+		for ki, kind := range workloadKinds {
+			r := run.results[ni][ki]
+			if r.err != nil {
+				out[ni].kind, out[ni].err = kind, r.err
+				out[ni].items = nil
+				break
+			}
+			out[ni].items = append(out[ni].items, r.items...)
+		}
+	}
+	return out
+}
+
+// workloadLists is the result of assembleWorkloads.
 type workloadLists struct {
 	// fact is known with the workloads of the namespaces read (sorted by
 	// namespace, kind, name) unless every namespace failed.
 	fact topology.Fact[[]topology.WorkloadState]
-	// read are the namespaces whose three lists all succeeded, in order.
+	// read are the namespaces whose three lists all succeeded, sorted.
 	read []string
 	// errors maps each other namespace to its reason
 	// ("deployments in argocd: forbidden (…)"); nil when none failed.
 	errors map[string]string
 }
 
-// kindResource is the resource name of a workload kind, for reasons.
-var kindResource = map[string]string{
-	topology.KindDeployment:  "deployments",
-	topology.KindDaemonSet:   "daemonsets",
-	topology.KindStatefulSet: "statefulsets",
-}
-
-// listWorkloads lists the three workload kinds in each namespace, at most
-// maxParallel requests at once. A namespace where a list failed is left
-// out of the result and its reason kept (the first failing kind, in
-// Deployment, DaemonSet, StatefulSet order): a partial list would say
-// "absent" of what could not be seen. The fact is unknown, with the first
-// failed namespace's reason, only when every namespace failed; no
-// namespace at all gives a known empty list.
-func listWorkloads(ctx context.Context, budget time.Duration, c *clients, namespaces []string) workloadLists {
-	kinds := []string{topology.KindDeployment, topology.KindDaemonSet, topology.KindStatefulSet}
-	type result struct {
-		items []topology.WorkloadState
-		err   error
-	}
-	results := make([]result, len(kinds)*len(namespaces))
-	sem := make(chan struct{}, maxParallel)
-	var wg sync.WaitGroup
-	for ni, ns := range namespaces {
-		for ki, kind := range kinds {
-			i := ni*len(kinds) + ki
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
-				select {
-				case sem <- struct{}{}:
-				case <-ctx.Done():
-					results[i].err = ctx.Err()
-					return
-				}
-				defer func() { <-sem }()
-				results[i].items, results[i].err = listWorkloadKind(ctx, c, kind, ns)
-			}()
+// assembleWorkloads makes the workload facts of the lists' results. A
+// namespace namespaces shows does not exist is dropped (nothing can be in
+// it; its list was sent before the namespace list was known). A namespace
+// where a list failed is left out of the result and its reason kept (the
+// first failing kind, in Deployment, DaemonSet, StatefulSet order): a
+// partial list would say "absent" of what could not be seen. The fact is
+// unknown, with the first failed namespace's reason (in namespace order),
+// only when every namespace failed; no namespace at all gives a known empty
+// list.
+func assembleWorkloads(ctx context.Context, budget time.Duration, results []nsResult, namespaces topology.Fact[[]string]) workloadLists {
+	if namespaces.Known {
+		kept := results[:0:0]
+		for _, r := range results {
+			if containsString(namespaces.Value, r.ns) {
+				kept = append(kept, r)
+			}
 		}
+		results = kept
 	}
-	wg.Wait()
+	sort.Slice(results, func(i, j int) bool { return results[i].ns < results[j].ns })
 
 	out := workloadLists{read: []string{}}
 	items := []topology.WorkloadState{}
 	firstReason := ""
-	for ni, ns := range namespaces {
-		failed := false
-		for ki, kind := range kinds {
-			r := results[ni*len(kinds)+ki]
-			if r.err == nil {
-				continue
-			}
+	for _, r := range results {
+		if r.err != nil {
 			reason := failReason(ctx, budget, r.err)
 			if firstReason == "" {
 				firstReason = reason
@@ -451,19 +817,13 @@ func listWorkloads(ctx context.Context, budget time.Duration, c *clients, namesp
 			if out.errors == nil {
 				out.errors = map[string]string{}
 			}
-			out.errors[ns] = kindResource[kind] + " in " + ns + ": " + reason
-			failed = true
-			break
-		}
-		if failed {
+			out.errors[r.ns] = workloadResources[r.kind] + " in " + r.ns + ": " + reason
 			continue
 		}
-		out.read = append(out.read, ns)
-		for ki := range kinds {
-			items = append(items, results[ni*len(kinds)+ki].items...)
-		}
+		out.read = append(out.read, r.ns)
+		items = append(items, r.items...)
 	}
-	if len(namespaces) > 0 && len(out.read) == 0 {
+	if len(results) > 0 && len(out.read) == 0 {
 		out.fact = topology.UnknownFact[[]topology.WorkloadState](firstReason)
 		return out
 	}
@@ -481,55 +841,35 @@ func listWorkloads(ctx context.Context, budget time.Duration, c *clients, namesp
 	return out
 }
 
+// listWorkloadKind lists the workloads of one kind in namespace ns
+// (apps/v1, JSON, paginated): Desired is spec.replicas (default 1) and
+// Ready status.availableReplicas for a Deployment or StatefulSet,
+// status.desiredNumberScheduled and status.numberAvailable for a DaemonSet.
 func listWorkloadKind(ctx context.Context, c *clients, kind, ns string) ([]topology.WorkloadState, error) {
-	var out []topology.WorkloadState
-	opts := metav1.ListOptions{Limit: pageSize}
-	for {
-		var cont string
-		switch kind {
-		case topology.KindDeployment:
-			list, err := c.apps.Deployments(ns).List(ctx, opts)
-			if err != nil {
-				return nil, err
-			}
-			for i := range list.Items {
-				out = append(out, deploymentState(&list.Items[i]))
-			}
-			cont = list.Continue
-		case topology.KindDaemonSet:
-			list, err := c.apps.DaemonSets(ns).List(ctx, opts)
-			if err != nil {
-				return nil, err
-			}
-			for _, d := range list.Items {
-				out = append(out, topology.WorkloadState{Kind: kind, Namespace: d.Namespace, Name: d.Name,
-					Desired: d.Status.DesiredNumberScheduled, Ready: d.Status.NumberAvailable})
-			}
-			cont = list.Continue
-		case topology.KindStatefulSet:
-			list, err := c.apps.StatefulSets(ns).List(ctx, opts)
-			if err != nil {
-				return nil, err
-			}
-			for i := range list.Items {
-				s := &list.Items[i]
-				out = append(out, topology.WorkloadState{Kind: kind, Namespace: s.Namespace, Name: s.Name,
-					Desired: replicas(s.Spec.Replicas), Ready: s.Status.AvailableReplicas})
-			}
-			cont = list.Continue
-		default:
-			return nil, fmt.Errorf("unknown workload kind %q", kind)
-		}
-		if cont == "" {
-			return out, nil
-		}
-		opts.Continue = cont
+	res, ok := workloadResources[kind]
+	if !ok {
+		return nil, fmt.Errorf("unknown workload kind %q", kind)
 	}
-}
-
-func deploymentState(d *appsv1.Deployment) topology.WorkloadState {
-	return topology.WorkloadState{Kind: topology.KindDeployment, Namespace: d.Namespace, Name: d.Name,
-		Desired: replicas(d.Spec.Replicas), Ready: d.Status.AvailableReplicas}
+	var out []topology.WorkloadState
+	path := "/apis/apps/v1/namespaces/" + ns + "/" + res
+	err := listJSON(ctx, c, path, func(l *workloadList) string { return l.Metadata.Continue }, func(l *workloadList) {
+		for _, it := range l.Items {
+			w := topology.WorkloadState{Kind: kind, Namespace: it.Metadata.Namespace, Name: it.Metadata.Name}
+			if w.Namespace == "" {
+				w.Namespace = ns
+			}
+			if kind == topology.KindDaemonSet {
+				w.Desired, w.Ready = it.Status.DesiredNumberScheduled, it.Status.NumberAvailable
+			} else {
+				w.Desired, w.Ready = replicas(it.Spec.Replicas), it.Status.AvailableReplicas
+			}
+			out = append(out, w)
+		}
+	})
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
 }
 
 // replicas is spec.replicas with the API's default of 1 when unset.

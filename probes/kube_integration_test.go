@@ -5,6 +5,7 @@ import (
 	"errors"
 	"net/http"
 	"path/filepath"
+	"reflect"
 	"runtime"
 	"slices"
 	"strings"
@@ -39,20 +40,23 @@ func dirqualTopology() *topology.Topology {
 		}}
 }
 
-// contentTypes records the Content-Type of each response, by path.
+// contentTypes records the Accept header of each request and the
+// Content-Type of its response, by path.
 type contentTypes struct {
-	mu   sync.Mutex
-	seen map[string]string
+	mu     sync.Mutex
+	seen   map[string]string
+	accept map[string]string
 }
 
 func (c *contentTypes) wrap(rt http.RoundTripper) http.RoundTripper {
 	return roundTripFunc(func(req *http.Request) (*http.Response, error) {
 		resp, err := rt.RoundTrip(req)
+		c.mu.Lock()
+		c.accept[req.URL.Path] = req.Header.Get("Accept")
 		if err == nil {
-			c.mu.Lock()
 			c.seen[req.URL.Path] = resp.Header.Get("Content-Type")
-			c.mu.Unlock()
 		}
+		c.mu.Unlock()
 		return resp, err
 	})
 }
@@ -84,7 +88,7 @@ func TestProbeClusterRealAPIServer(t *testing.T) {
 		if same, err := SameEndpoint(tg.Endpoint, c.URL); err != nil || !same {
 			t.Errorf("endpoint %q, cluster %q", tg.Endpoint, c.URL)
 		}
-		ct := &contentTypes{seen: map[string]string{}}
+		ct := &contentTypes{seen: map[string]string{}, accept: map[string]string{}}
 		tg.Config.Wrap(ct.wrap)
 
 		start := time.Now()
@@ -159,17 +163,29 @@ func TestProbeClusterRealAPIServer(t *testing.T) {
 			t.Errorf("layers %+v", obs.Layers)
 		}
 
-		// Protobuf for built-in types, JSON-compatible metadata for the rest.
+		// Server-side Tables without objects for the long lists (the nodes
+		// above were decoded from one: listTable refuses anything else),
+		// JSON for the few workloads and StorageClasses.
 		for path, want := range map[string]string{
-			"/api/v1/nodes":                               "application/vnd.kubernetes.protobuf",
-			"/apis/storage.k8s.io/v1/storageclasses":      "application/vnd.kubernetes.protobuf",
-			"/apis/apps/v1/namespaces/argocd/deployments": "application/vnd.kubernetes.protobuf",
+			"/api/v1/nodes":      acceptTable,
+			"/api/v1/namespaces": acceptTable,
+			"/apis/apiextensions.k8s.io/v1/customresourcedefinitions": acceptTable,
+			"/apis/storage.k8s.io/v1/storageclasses":                  acceptJSON,
+			"/apis/apps/v1/namespaces/argocd/deployments":             acceptJSON,
 		} {
-			if got := ct.seen[path]; got != want {
-				t.Errorf("%s answered %q, want %q", path, got, want)
+			if got := ct.accept[path]; got != want {
+				t.Errorf("%s asked for %q, want %q", path, got, want)
+			}
+			if got := ct.seen[path]; !strings.HasPrefix(got, "application/json") {
+				t.Errorf("%s answered %q, want JSON", path, got)
 			}
 		}
-		t.Logf("namespaces answered %q", ct.seen["/api/v1/namespaces"])
+
+		// ProbeTarget reads the same, all at once.
+		obs2, facts2 := ProbeTarget(ctx, tg, topo)
+		if !reflect.DeepEqual(obs2, obs) || !reflect.DeepEqual(facts2, facts) {
+			t.Errorf("ProbeTarget differs from ReadNodes + ProbeCluster:\n%+v\n%+v\nfacts\n%+v\n%+v", obs2, obs, facts2, facts)
+		}
 
 		// A write through the same client never leaves the process.
 		hc, err := restHTTPClient(tg)
@@ -235,6 +251,9 @@ func TestProbeClusterRealAPIServer(t *testing.T) {
 		tg := loadIntegrationTarget(t, c.NoAccess)
 		ver, nodes := ReadNodes(ctx, tg)
 		obs, facts := ProbeCluster(ctx, tg, topo, ver, nodes)
+		if obs2, facts2 := ProbeTarget(ctx, tg, topo); !reflect.DeepEqual(obs2, obs) || !reflect.DeepEqual(facts2, facts) {
+			t.Errorf("ProbeTarget differs from ReadNodes + ProbeCluster:\n%+v\n%+v", obs2, obs)
+		}
 		// /version is open to every authenticated user (system:public-info-viewer).
 		if !ver.Known {
 			t.Errorf("version %+v", ver)

@@ -2,7 +2,8 @@
 // kubeconfig a command reads (ResolveKubeconfig, DESIGN.md "Kubeconfig
 // resolution"), the target it names and its endpoint (LoadTarget,
 // NormalizeEndpoint, DESIGN.md "The target and its confirmation"), the kube
-// prober (ReadNodes, ProbeCluster: client-go through a transport that refuses
+// prober (ReadNodes, ProbeCluster, ProbeTarget: one client-go REST client
+// reading server-side Tables and JSON, through a transport that refuses
 // every method but GET/HEAD/OPTIONS, DESIGN.md "What never writes means",
 // every host but the target's and every redirect) and
 // the lima prober (ProbeLimaWith: `limactl list --json` and the bench

@@ -150,10 +150,10 @@ func tail(b []byte, n int) string {
 //     at PATH: the bench cluster is not bootstrapped yet" (never zero nodes).
 //     Otherwise LoadTargetWith(bench, o) — o.UserAgent is nestor's,
 //     o.Context picks a context of the bench kubeconfig ("" for its
-//     current-context), o.Kube.Timeout bounds each of ReadNodes and
-//     ProbeCluster (0 means DefaultTimeout; ctx's deadline applies when
-//     sooner), o.Interactive as LoadTargetWith says — then ReadNodes and
-//     ProbeCluster.
+//     current-context), o.Kube.Timeout bounds the whole read (0 means
+//     DefaultTimeout; ctx's deadline applies when sooner), o.Interactive as
+//     LoadTargetWith says — then ProbeTarget (a bench needs no
+//     confirmation: everything is read at once).
 //
 // A kubeconfig that cannot be loaded makes the cluster parts unknown with
 // the load error. It never returns nil.
@@ -179,8 +179,7 @@ func ProbeLimaWith(ctx context.Context, run Runner, topo *topology.Topology, hom
 		obs.VMs = &vms
 		return obs
 	}
-	version, nodes := ReadNodes(ctx, t)
-	obs, _ := ProbeCluster(ctx, t, topo, version, nodes)
+	obs, _ := ProbeTarget(ctx, t, topo)
 	obs.VMs = &vms
 	return obs
 }

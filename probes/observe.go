@@ -1,7 +1,6 @@
 package probes
 
 import (
-	"slices"
 	"sort"
 
 	"nestor.dev/nestor/topology"
@@ -11,20 +10,24 @@ import (
 // which namespaces to read workloads from, and how the facts read become the
 // layers and storage of an observation.
 
-// workloadNamespaces returns, sorted and without duplicates, the
-// namespaces whose Deployments, DaemonSets and StatefulSets ProbeCluster
-// lists: where the workloads of each declared layer of topo
-// (topology.LayerDefFor) are looked for — Workload.Namespace, else the
-// def's Namespaces — and, for each catalog layer topo does not declare, the
-// same when facts show one of its CRD groups or one of its provisioners (so
-// an undeclared layer that is found gets its health). When facts.Namespaces
-// is known, a namespace that does not exist is left out (nothing can be in
-// it). topo may be nil (then only the undeclared rule applies).
+// workloadNamespaces returns, sorted and without duplicates, namespaces
+// whose Deployments, DaemonSets and StatefulSets ProbeCluster lists, where
+// the workloads of a layer are looked for — Workload.Namespace, else the
+// def's Namespaces (topology.LayerDefFor):
 //
-// An undeclared catalog layer with neither CRD groups nor provisioners
-// (ingress-nginx, registry…) is seen only when its namespace is read for
-// another layer: nestor does not list 20 namespaces for information steps.
-func workloadNamespaces(topo *topology.Topology, facts topology.ClusterFacts) []string {
+//   - undeclared false: those of each declared layer of topo, whatever facts
+//     say (the first wave, sent before anything is known; a namespace that
+//     does not exist lists empty and is dropped afterwards);
+//   - undeclared true: those of each catalog layer topo does not declare
+//     whose CRD group or provisioner facts show (so an undeclared layer that
+//     is found gets its health), without the ones facts.Namespaces, when
+//     known, shows do not exist.
+//
+// topo may be nil (no declared layer). An undeclared catalog layer with
+// neither CRD groups nor provisioners (ingress-nginx, registry…) is seen
+// only when its namespace is read for another layer: nestor does not list
+// 20 namespaces for information steps.
+func workloadNamespaces(topo *topology.Topology, facts topology.ClusterFacts, undeclared bool) []string {
 	seen := map[string]bool{}
 	add := func(def topology.LayerDef) {
 		for _, w := range def.Workloads {
@@ -41,21 +44,23 @@ func workloadNamespaces(topo *topology.Topology, facts topology.ClusterFacts) []
 	if topo != nil {
 		for _, ref := range topo.Layers {
 			declared[ref.Name] = true
-			if def, ok := topology.LayerDefFor(ref); ok {
+			if def, ok := topology.LayerDefFor(ref); ok && !undeclared {
 				add(def)
 			}
 		}
 	}
-	for _, def := range topology.Catalog() {
-		if !declared[def.Name] && signalSeen(def, facts) {
-			add(def)
-		}
-	}
 	var exists map[string]bool
-	if facts.Namespaces.Known {
-		exists = map[string]bool{}
-		for _, ns := range facts.Namespaces.Value {
-			exists[ns] = true
+	if undeclared {
+		for _, def := range topology.Catalog() {
+			if !declared[def.Name] && topology.SignalSeen(def, facts) {
+				add(def)
+			}
+		}
+		if facts.Namespaces.Known {
+			exists = map[string]bool{}
+			for _, ns := range facts.Namespaces.Value {
+				exists[ns] = true
+			}
 		}
 	}
 	out := []string{}
@@ -66,26 +71,6 @@ func workloadNamespaces(topo *topology.Topology, facts topology.ClusterFacts) []
 	}
 	sort.Strings(out)
 	return out
-}
-
-// signalSeen reports whether facts show one of def's CRD groups or one of
-// its provisioners on a StorageClass (unknown facts show nothing).
-func signalSeen(def topology.LayerDef, facts topology.ClusterFacts) bool {
-	if facts.CRDGroups.Known {
-		for _, g := range def.CRDGroups {
-			if slices.Contains(facts.CRDGroups.Value, g) {
-				return true
-			}
-		}
-	}
-	if facts.StorageClasses.Known {
-		for _, sc := range facts.StorageClasses.Value {
-			if slices.Contains(def.Provisioners, sc.Provisioner) {
-				return true
-			}
-		}
-	}
-	return false
 }
 
 // fillLayers sets obs.Layers (topology.ObserveLayers: the declared layers in

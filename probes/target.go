@@ -16,14 +16,14 @@ import (
 	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
 )
 
-// DefaultTimeout bounds one whole read (ReadNodes, ProbeCluster) when
+// DefaultTimeout bounds one whole read (ReadNodes, ProbeCluster, ProbeTarget) when
 // KubeOptions.Timeout is zero: issue 3, `--timeout` default 10s.
 const DefaultTimeout = 10 * time.Second
 
 // KubeOptions tunes the kube prober.
 type KubeOptions struct {
-	// Timeout bounds one whole read: every request of one ReadNodes, or of
-	// one ProbeCluster, together. 0 means DefaultTimeout. A deadline on the
+	// Timeout bounds one whole read: every request of one ReadNodes, of
+	// one ProbeCluster or of one ProbeTarget, together. 0 means DefaultTimeout. A deadline on the
 	// context passed to the read also applies, whichever is sooner.
 	Timeout time.Duration
 }
@@ -44,10 +44,11 @@ type Target struct {
 	// Options bounds the reads made through this target.
 	Options KubeOptions `json:"-"`
 	// Config is the client configuration: read-only transport pinned to
-	// the endpoint's host (ReadOnlyTo), nestor's user agent, protobuf for
-	// built-in types, QPS 50 / burst 100. It carries credentials: never
-	// print it. For a Target from LoadTargetWith, the clients of the reads
-	// are built from it once, on the first ReadNodes or ProbeCluster, and
+	// the endpoint's host (ReadOnlyTo), nestor's user agent, QPS 50 /
+	// burst 100 (each read sets its own Accept: server-side Tables for
+	// nodes, namespaces and CRDs, JSON for the rest). It carries credentials: never
+	// print it. For a Target from LoadTargetWith, the client of the reads
+	// is built from it once, on the first ReadNodes, ProbeCluster or ProbeTarget, and
 	// kept for the Target's life (one connection pool, one TLS handshake):
 	// change Config before that first read, not after.
 	Config *rest.Config `json:"-"`

@@ -677,11 +677,12 @@ func (a *App) fetchKubeconfig(ctx context.Context, g *globals, t *topology.Topol
 	if !interactive {
 		a.printTarget(a.ErrOut, t, target, gd)
 	}
-	n := 0
-	if gd.nodes.Known {
-		n = len(gd.nodes.Value)
+	if !gd.nodes.Known {
+		fmt.Fprintf(a.ErrOut, "Access partly proven: %s answers, but its nodes could not be read (%s). Next: %s\n",
+			target.Endpoint, gd.nodes.Reason, a.suggest("preview"))
+		return nil
 	}
-	fmt.Fprintf(a.ErrOut, "Access proven: %s answers with %d node(s). Next: nestor preview --stack %s\n", target.Endpoint, n, t.Name)
+	fmt.Fprintf(a.ErrOut, "Access proven: %s answers with %d node(s). Next: %s\n", target.Endpoint, len(gd.nodes.Value), a.suggest("preview"))
 	return nil
 }
 

@@ -35,9 +35,15 @@ func fakeAPIServer(t *testing.T) *httptest.Server {
 		case "/version":
 			_, _ = w.Write([]byte(`{"major":"1","minor":"37","gitVersion":"v1.37.2"}`))
 		case "/api/v1/nodes":
-			_, _ = w.Write([]byte(`{"kind":"NodeList","apiVersion":"v1","metadata":{},"items":[
-{"metadata":{"name":"lab1","labels":{"node-role.kubernetes.io/control-plane":""}},"status":{"conditions":[{"type":"Ready","status":"True"}],"nodeInfo":{"kubeletVersion":"v1.37.2"}}},
-{"metadata":{"name":"lab2"},"status":{"conditions":[{"type":"Ready","status":"True"}],"nodeInfo":{"kubeletVersion":"v1.37.2"}}}]}`))
+			// nestor asks for the API server's server-side Table of nodes
+			// (the node printer's columns, in its order).
+			if !strings.Contains(r.Header.Get("Accept"), "as=Table") {
+				http.Error(w, "this fake serves nodes as a Table only", http.StatusNotAcceptable)
+				return
+			}
+			_, _ = w.Write([]byte(`{"kind":"Table","apiVersion":"meta.k8s.io/v1","metadata":{},
+"columnDefinitions":[{"name":"Name","type":"string"},{"name":"Status","type":"string"},{"name":"Roles","type":"string"},{"name":"Age","type":"string"},{"name":"Version","type":"string"},{"name":"Internal-IP","type":"string"}],
+"rows":[{"cells":["lab1","Ready","control-plane","5m","v1.37.2","10.0.0.1"]},{"cells":["lab2","Ready","<none>","5m","v1.37.2","10.0.0.2"]}]}`))
 		default:
 			http.NotFound(w, r)
 		}

@@ -87,6 +87,25 @@ func (a *App) observe(ctx context.Context, g *globals, t *topology.Topology) (*o
 		if pt.target == nil {
 			return &observation{kc: pt.kc, obs: noTargetObserved(pt.noTarget)}, nil
 		}
+		if !a.interactive(g) {
+			// No prompt: the guard is the endpoint check alone, which needs
+			// no network, so version, nodes and the rest are then read at
+			// once (issue 6).
+			if err := checkTargetOffline(t, pt.target); err != nil {
+				return nil, err
+			}
+			rctx, cancel := context.WithTimeout(ctx, g.timeout)
+			defer cancel()
+			obs, _ := probes.ProbeTarget(rctx, pt.target, t)
+			if ctx.Err() != nil {
+				return nil, errInterrupted
+			}
+			if !obs.ServerVersion.Known && !obs.Nodes.Known {
+				return nil, &unreachableError{endpoint: pt.target.Endpoint, context: pt.target.Context,
+					kubeconfig: strings.Join(pt.target.Kubeconfig.Paths, ":"), reason: obs.ServerVersion.Reason}
+			}
+			return &observation{target: pt.target, kc: pt.kc, check: checkEndpoint(t, pt.target), obs: obs, guarded: true}, nil
+		}
 		gd, err := a.guard(ctx, g, t, pt.target, "")
 		if err != nil {
 			return nil, err

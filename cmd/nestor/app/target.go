@@ -204,19 +204,8 @@ func (a *App) guard(ctx context.Context, g *globals, t *topology.Topology, targe
 	gd := guarded{check: checkEndpoint(t, target)}
 	interactive := a.interactive(g)
 	if !interactive {
-		// probes.CheckEndpoint needs no network: a refused target is sent nothing.
-		var missing *probes.MissingEndpointError
-		var mismatch *probes.EndpointMismatchError
-		switch err := probes.CheckEndpoint(t, target); {
-		case errors.As(err, &missing):
-			return gd, fmt.Errorf("prod stack %s declares no endpoint:, so a run without a prompt (--no-input, NESTOR_NO_INPUT, -o json, or stdin not a terminal) cannot check its target; "+
-				"if %s is this stack's API server, add this line to %s:\n  %s",
-				t.Name, target.Endpoint, t.Path, missing.Line)
-		case errors.As(err, &mismatch):
-			return gd, fmt.Errorf("refusing: the target is not stack %s\n  target endpoint:   %s (context %s, kubeconfig %s, from %s)\n  declared endpoint: %s (%s)\nNothing was sent to the target. Point the kubeconfig at the stack's API server, or fix endpoint: in the topology",
-				t.Name, mismatch.Actual, mismatch.Context, strings.Join(mismatch.Kubeconfig.Paths, ":"), sourceText(mismatch.Kubeconfig), mismatch.Declared, mismatch.File)
-		case err != nil:
-			return gd, fmt.Errorf("%s: endpoint: %w", t.Path, err)
+		if err := checkTargetOffline(t, target); err != nil {
+			return gd, err
 		}
 	}
 	rctx, cancel := context.WithTimeout(ctx, g.timeout)
@@ -255,6 +244,28 @@ type unreachableError struct{ endpoint, context, kubeconfig, reason string }
 func (e *unreachableError) Error() string {
 	return fmt.Sprintf("cannot read the target %s (context %s, kubeconfig %s): %s",
 		e.endpoint, e.context, e.kubeconfig, e.reason)
+}
+
+// checkTargetOffline is the non-interactive guard (issue 4): the target's
+// endpoint must be the topology's endpoint: after normalisation. It needs no
+// network (probes.CheckEndpoint), so a refused target is sent nothing. It
+// returns nil, or an error that names both endpoints, or the line to add
+// when the topology declares none.
+func checkTargetOffline(t *topology.Topology, target *probes.Target) error {
+	var missing *probes.MissingEndpointError
+	var mismatch *probes.EndpointMismatchError
+	switch err := probes.CheckEndpoint(t, target); {
+	case errors.As(err, &missing):
+		return fmt.Errorf("prod stack %s declares no endpoint:, so a run without a prompt (--no-input, NESTOR_NO_INPUT, -o json, or stdin not a terminal) cannot check its target; "+
+			"if %s is this stack's API server, add this line to %s:\n  %s",
+			t.Name, target.Endpoint, t.Path, missing.Line)
+	case errors.As(err, &mismatch):
+		return fmt.Errorf("refusing: the target is not stack %s\n  target endpoint:   %s (context %s, kubeconfig %s, from %s)\n  declared endpoint: %s (%s)\nNothing was sent to the target. Point the kubeconfig at the stack's API server, or fix endpoint: in the topology",
+			t.Name, mismatch.Actual, mismatch.Context, strings.Join(mismatch.Kubeconfig.Paths, ":"), sourceText(mismatch.Kubeconfig), mismatch.Declared, mismatch.File)
+	case err != nil:
+		return fmt.Errorf("%s: endpoint: %w", t.Path, err)
+	}
+	return nil
 }
 
 // sourceText says in words which rule chose the kubeconfig.
