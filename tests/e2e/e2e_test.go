@@ -11,6 +11,11 @@ package e2e
 import (
 	"os"
 	"testing"
+
+	// The tests run the binary they build from ./cmd/nestor, which go test's
+	// cache cannot see. Importing the command's package makes the cached
+	// result depend on nestor's code, so a change to it reruns these tests.
+	_ "nestor.dev/nestor/cmd/nestor/app"
 )
 
 // TestMain runs the tests, then stops the clusters they shared and removes
