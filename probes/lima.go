@@ -168,7 +168,8 @@ func ProbeLimaWith(ctx context.Context, run Runner, topo *topology.Topology, hom
 		return obs
 	}
 	if !exists {
-		obs := unknownObservation(topo, "no bench kubeconfig at "+bench+": the bench cluster is not bootstrapped yet")
+		obs := unknownObservation(topo, "no bench kubeconfig at "+bench+" (the bench cluster has not been bootstrapped, or lima.kubeconfig: names another file)")
+		obs.NoBenchCluster = true
 		obs.VMs = &vms
 		return obs
 	}

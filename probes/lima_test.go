@@ -162,7 +162,7 @@ func TestProbeLimaWithoutBenchKubeconfig(t *testing.T) {
 	f := &fakeLimactl{stdout: limaJSONLines}
 	obs := ProbeLimaWith(context.Background(), f.run, topo, "/home/op", LoadOptions{UserAgent: "nestor/test"})
 
-	want := "no bench kubeconfig at " + filepath.Join(root, ".work", "bench", "kubeconfig") + ": the bench cluster is not bootstrapped yet"
+	want := "no bench kubeconfig at " + filepath.Join(root, ".work", "bench", "kubeconfig") + " (the bench cluster has not been bootstrapped, or lima.kubeconfig: names another file)"
 	if obs.VMs == nil || !obs.VMs.Known || len(obs.VMs.Value) != 2 {
 		t.Errorf("VMs = %+v", obs.VMs)
 	}

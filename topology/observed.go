@@ -12,6 +12,10 @@ type Observed struct {
 	// NoTargetReason says why there is no target and how to declare one.
 	NoTargetReason string `json:"no_target_reason,omitempty"`
 
+	// NoBenchCluster is true for a lima stack whose bench kubeconfig does
+	// not exist: nothing of the bench cluster could be read.
+	NoBenchCluster bool `json:"no_bench_cluster,omitempty"`
+
 	// VMs is filled for lima stacks only.
 	VMs *VMsObserved `json:"vms,omitempty"`
 	// ServerVersion is the API server's gitVersion ("v1.37.2").

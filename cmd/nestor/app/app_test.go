@@ -250,7 +250,7 @@ func TestDecideNext(t *testing.T) {
 		Layers: []topology.LayerRef{{Name: "cilium"}, {Name: "cnpg"}}}
 	lima := &topology.Topology{Name: "b", TargetKind: topology.TargetLima,
 		Nodes: []topology.Node{{Name: "lima-node1", Role: topology.RoleControlPlane}, {Name: "lima-node2", Role: topology.RoleWorker}}}
-	readyNode := topology.KnownFact([]topology.NodeState{{Name: "n1", Ready: true}})
+	readyNode := topology.KnownFact([]topology.NodeState{{Name: "n1", Ready: true, Roles: []string{topology.RoleControlPlane}}})
 	cases := []struct {
 		name        string
 		t           *topology.Topology
@@ -274,8 +274,14 @@ func TestDecideNext(t *testing.T) {
 		}, unknown: true, mustSayWhy: "forbidden"},
 		{name: "prod all done", t: prod, obs: &topology.Observed{
 			ServerVersion: topology.KnownFact("v1.37.2"), Nodes: readyNode,
-			Layers: []topology.LayerState{{Name: "cilium", Declared: true, Health: topology.Healthy}, {Name: "cnpg", Declared: true, Health: topology.Healthy}},
+			Layers:  []topology.LayerState{{Name: "cilium", Declared: true, Health: topology.Healthy}, {Name: "cnpg", Declared: true, Health: topology.Healthy}},
+			Storage: topology.KnownFact(topology.StorageState{}),
 		}, done: true},
+		{name: "prod version drift is next, as preview plans it", t: func() *topology.Topology { c := *prod; c.Kubernetes.Version = "1.36"; return &c }(), obs: &topology.Observed{
+			ServerVersion: topology.KnownFact("v1.37.2"), Nodes: readyNode,
+			Layers:  []topology.LayerState{{Name: "cilium", Declared: true, Health: topology.Healthy}, {Name: "cnpg", Declared: true, Health: topology.Healthy}},
+			Storage: topology.KnownFact(topology.StorageState{}),
+		}, phase: "k8s", mustSayWhy: "upgrade kubernetes: desired version 1.36, API server v1.37.2"},
 		{name: "lima VM stopped", t: lima, obs: &topology.Observed{
 			VMs: &topology.VMsObserved{Known: true, Value: []topology.VM{{Name: "lima-node1", Status: "Running"}, {Name: "lima-node2", Status: "Stopped"}}},
 		}, phase: "up", mustSayWhy: "lima-node2 (Stopped)"},

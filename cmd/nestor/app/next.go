@@ -102,8 +102,20 @@ func decideNext(t *topology.Topology, obs *topology.Observed, suggest func(strin
 			layers[l.Name] = l
 		}
 	}
+	// A phase whose own evidence looks done can still have plan steps
+	// (a backend to migrate, an upgrade, a role to fix): next and preview
+	// must never disagree, so the plan has the last word.
+	stepOf := map[string]topology.Step{}
+	for _, s := range topology.BuildPlan(t, obs).Steps {
+		if _, seen := stepOf[s.Phase]; !seen && s.IsChange() {
+			stepOf[s.Phase] = s
+		}
+	}
 	for _, p := range topology.Phases(t) {
 		done, unknown, why := phaseDone(t, obs, p, layers)
+		if s, ok := stepOf[p.Name]; done && ok {
+			done, why = false, fmt.Sprintf("%s %s: %s", s.Kind, s.Target, s.Reason)
+		}
 		if unknown {
 			n.Unknown = true
 			n.Why = fmt.Sprintf("cannot tell whether phase %s is done: %s", p.Name, why)
@@ -157,8 +169,8 @@ func phaseDone(t *topology.Topology, obs *topology.Observed, p topology.Phase, l
 		if obs.ServerVersion.Known {
 			return true, false, ""
 		}
-		if t.TargetKind == topology.TargetLima && !obs.Nodes.Known && strings.Contains(obs.Nodes.Reason, "no bench kubeconfig") {
-			return false, false, "the bench has no cluster yet: " + obs.Nodes.Reason
+		if obs.NoBenchCluster {
+			return false, false, "no bench cluster was read: " + obs.Nodes.Reason
 		}
 		return false, true, obs.ServerVersion.Reason
 	case "k8s":
@@ -212,7 +224,7 @@ func phaseRunbook(t *topology.Topology, p topology.Phase) string {
 		}
 		return "RUNBOOK.md § bootstrap: the upstream provisioning (Ansible bootstrap playbook) on the existing machines, then `nestor discover --cp " + firstControlPlane(t) + "`"
 	case "k8s":
-		return "RUNBOOK.md § k8s: join the missing nodes (kubeadm join), fix NotReady kubelets, then `nestor preview`"
+		return "RUNBOOK.md § k8s: join the missing nodes (kubeadm join), fix NotReady kubelets and node roles, upgrade to kubernetes.version (kubeadm upgrade), then `nestor preview`"
 	default:
 		if def, ok := topology.CatalogLayer(p.Layer); ok {
 			return "RUNBOOK.md § layers: install or repair " + def.Name + " (" + def.Source + "), then `nestor preview`"
