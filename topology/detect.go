@@ -226,9 +226,36 @@ func Evaluate(def LayerDef, facts ClusterFacts, declared bool) LayerState {
 		st.Reason = strings.Join(parts, "; ")
 	default:
 		st.Health = Absent
-		st.Reason = "none of its CRDs, StorageClasses or workloads found"
+		st.Reason = absentReason(def)
 	}
 	return st
+}
+
+// absentReason names what was looked for and not found, so an absent layer
+// says what absence means here (a custom layer's detect: may name one
+// workload only).
+func absentReason(def LayerDef) string {
+	if def.Category != CategoryCustom {
+		return "none of its CRDs, StorageClasses or workloads found"
+	}
+	var looked []string
+	for _, w := range def.Workloads {
+		ns := w.Namespace
+		if ns == "" && len(def.Namespaces) > 0 {
+			ns = def.Namespaces[0]
+		}
+		looked = append(looked, strings.ToLower(w.Kind)+" "+ns+"/"+w.Name)
+	}
+	for _, g := range def.CRDGroups {
+		looked = append(looked, "CRDs of group "+g)
+	}
+	if len(looked) == 0 && len(def.Namespaces) > 0 {
+		looked = append(looked, "namespace "+def.Namespaces[0])
+	}
+	if len(looked) == 0 {
+		return "not found"
+	}
+	return "not found: " + strings.Join(looked, ", ")
 }
 
 func reasonOr(r string) string {

@@ -107,7 +107,7 @@ func TestEvaluate(t *testing.T) {
 		{"custom absent", custom, func(f *ClusterFacts) {
 			f.Namespaces.Value = append(f.Namespaces.Value, "mlflow")
 			f.WorkloadNamespaces = append(f.WorkloadNamespaces, "mlflow")
-		}, Absent, "none of its CRDs, StorageClasses or workloads found"},
+		}, Absent, "not found: deployment mlflow/mlflow"},
 		{"custom unknown: its namespace was not read", custom, func(f *ClusterFacts) {
 			f.Namespaces.Value = append(f.Namespaces.Value, "mlflow")
 		}, Unknown, "not checked: Deployment mlflow (namespace mlflow not read)"},
