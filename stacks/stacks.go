@@ -119,6 +119,9 @@ func (s Store) List() ([]Entry, error) {
 func (s Store) Active() (string, error) {
 	link := filepath.Join(s.Dir, ActiveLink)
 	dest, err := os.Readlink(link)
+	if _, serr := os.Stat(s.Dir); errors.Is(serr, fs.ErrNotExist) {
+		return "", fmt.Errorf("%w: the stacks folder %s does not exist (set --stacks DIR or NESTOR_STACKS)", ErrNoActive, s.Dir)
+	}
 	if errors.Is(err, fs.ErrNotExist) {
 		return "", fmt.Errorf("%w in %s: run `nestor stack select NAME`", ErrNoActive, s.Dir)
 	}
@@ -152,6 +155,9 @@ func (s Store) Load(name string) (*topology.Topology, error) {
 }
 
 func (s Store) known() string {
+	if _, err := os.Stat(s.Dir); errors.Is(err, fs.ErrNotExist) {
+		return " (the stacks folder " + s.Dir + " does not exist: set --stacks DIR or NESTOR_STACKS)"
+	}
 	entries, err := s.List()
 	if err != nil || len(entries) == 0 {
 		return " (the folder has no NAME.yaml)"

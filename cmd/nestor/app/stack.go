@@ -14,6 +14,7 @@ import (
 	"gopkg.in/yaml.v3"
 
 	"nestor.dev/nestor/probes"
+	"nestor.dev/nestor/stacks"
 	"nestor.dev/nestor/topology"
 )
 
@@ -50,9 +51,17 @@ func newStackListCmd(a *App, g *globals) *cobra.Command {
 		Short: "List the stacks: name, target kind, endpoint, active mark",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			entries, err := a.store(g).List()
+			st := a.store(g)
+			entries, err := st.List()
 			if err != nil {
 				return err
+			}
+			if _, err := st.Active(); err != nil && !errors.Is(err, stacks.ErrNoActive) {
+				fmt.Fprintf(a.ErrOut, "Warning: %v\n", err)
+			}
+			if len(entries) == 0 && out.value != "json" {
+				fmt.Fprintf(a.ErrOut, "No stacks in %s: write NAME.yaml there (see stacks/examples/).\n", st.Dir)
+				return nil
 			}
 			rows := make([]stackRow, 0, len(entries))
 			for _, e := range entries {
