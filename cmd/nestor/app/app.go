@@ -171,7 +171,7 @@ Exit codes: 0 success, 1 error or refused, 2 changes (preview --detailed-exitcod
 	pf.BoolVar(&g.noInput, "no-input", false, "never prompt: check the target strictly instead (also NESTOR_NO_INPUT=1, or stdin not a terminal)")
 	pf.StringVar(&g.kubeconfig, "kubeconfig", "", "kubeconfig of a prod stack (beats $KUBECONFIG and the topology's kubeconfig:)")
 	pf.StringVar(&g.context, "context", "", "kubeconfig context to use instead of its current-context")
-	pf.DurationVar(&g.timeout, "timeout", 10*time.Second, "bound on the whole read of the cluster")
+	pf.DurationVar(&g.timeout, "timeout", 10*time.Second, "bound on each read of the cluster: the target check, then the full read")
 	root.SetVersionTemplate("nestor {{.Version}}\n")
 	root.PersistentPreRunE = func(*cobra.Command, []string) error {
 		if g.timeout <= 0 {

@@ -91,6 +91,17 @@ Exit codes: 0 done, 1 error, refused or not confirmed.`,
 	f := cmd.Flags()
 	f.StringVar(&o.name, "name", "", "stack name of the -o yaml draft (default: the stack's)")
 	f.StringVar(&o.cp, "cp", "", "fetch the admin kubeconfig from control-plane node NODE over ssh")
+	_ = cmd.RegisterFlagCompletionFunc("cp", func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
+		t, err := a.loadStack(g, &o.stack)
+		if err != nil {
+			return nil, cobra.ShellCompDirectiveNoFileComp
+		}
+		var names []string
+		for _, n := range t.ControlPlanes() {
+			names = append(names, n.Name)
+		}
+		return names, cobra.ShellCompDirectiveNoFileComp
+	})
 	f.StringVar(&o.fetch.inventory, "inventory", "", "Ansible YAML inventory (default: the topology's inventory:)")
 	f.StringVar(&o.fetch.remotePath, "remote-path", "", "kubeconfig path on the node (default "+probes.DefaultRemotePath+"; k3s: /etc/rancher/k3s/k3s.yaml, RKE2: /etc/rancher/rke2/rke2.yaml)")
 	f.StringVar(&o.fetch.user, "user", "", "ssh user (default: ansible_user, else the node's user:, else ssh's)")
