@@ -171,8 +171,18 @@ func innerText(err error) string {
 // failReason classifies the error of a probe run under a bounded context:
 // when the bound was reached it is a timeout, whatever error the transport
 // returned on the way.
+//
+// The error itself decides, not the context's state when the reason is
+// written: a 403 that came back at once stays "forbidden" even if another
+// read later used up the budget. An API status (403, 404, 410…) is never a
+// timeout; a transport error while the context is done is one.
 func failReason(ctx context.Context, budget time.Duration, err error) string {
-	if errors.Is(ctx.Err(), context.DeadlineExceeded) || errors.Is(err, context.DeadlineExceeded) {
+	var status apierrors.APIStatus
+	isStatus := errors.As(err, &status)
+	timedOut := errors.Is(err, context.DeadlineExceeded) ||
+		strings.Contains(err.Error(), "would exceed context deadline") || // client-go's rate limiter
+		(!isStatus && errors.Is(ctx.Err(), context.DeadlineExceeded))
+	if timedOut {
 		return Classify(&TimeoutError{After: budget, Err: err})
 	}
 	return Classify(err)

@@ -292,6 +292,13 @@ func listTable(ctx context.Context, c *clients, path string, cols []string, each
 			if err != nil || next == "" {
 				return
 			}
+			if next == params["continue"] {
+				select {
+				case pages <- fetched{nil, fmt.Errorf("the API server repeated its continue token for %s", path)}:
+				case <-ctx.Done():
+				}
+				return
+			}
 			params["continue"] = next
 		}
 	}()
@@ -638,15 +645,27 @@ type objectMeta struct {
 	Annotations map[string]string `json:"annotations"`
 }
 
-// listJSON reads every page of the JSON list at path (limit pageSize,
-// continue), decoding each page into a fresh *L and calling each with it;
-// cont returns the page's continue token.
-func listJSON[L any](ctx context.Context, c *clients, path string, cont func(*L) string, each func(*L)) error {
+// listJSON reads every page of the JSON list of kind kind ("DeploymentList")
+// at path (limit pageSize, continue), decoding each page into a fresh *L and
+// calling each with it; cont returns the page's continue token. A 2xx answer
+// that is not that list (another kind, no kind, null) is an error,
+// never an empty list: an empty answer must not read as "absent". So is a
+// continue token the server repeats (it would loop until the deadline).
+func listJSON[L any](ctx context.Context, c *clients, path, kind string, cont func(*L) string, each func(*L)) error {
 	params := map[string]string{"limit": strconv.FormatInt(pageSize, 10)}
 	for {
 		raw, err := c.get(ctx, path, acceptJSON, params)
 		if err != nil {
 			return err
+		}
+		var head struct {
+			Kind string `json:"kind"`
+		}
+		if err := json.Unmarshal(raw, &head); err != nil {
+			return fmt.Errorf("the answer to %s is not a list: %v", path, err)
+		}
+		if head.Kind != kind {
+			return fmt.Errorf("the answer to %s is not a %s (kind %q)", path, kind, head.Kind)
 		}
 		page := new(L)
 		if err := json.Unmarshal(raw, page); err != nil {
@@ -656,6 +675,9 @@ func listJSON[L any](ctx context.Context, c *clients, path string, cont func(*L)
 		next := cont(page)
 		if next == "" {
 			return nil
+		}
+		if next == params["continue"] {
+			return fmt.Errorf("the API server repeated its continue token for %s", path)
 		}
 		params["continue"] = next
 	}
@@ -671,7 +693,7 @@ type storageClassList struct {
 
 func listStorageClasses(ctx context.Context, c *clients) ([]topology.StorageClass, error) {
 	out := []topology.StorageClass{}
-	err := listJSON(ctx, c, pathStorageClasses, func(l *storageClassList) string { return l.Metadata.Continue },
+	err := listJSON(ctx, c, pathStorageClasses, "StorageClassList", func(l *storageClassList) string { return l.Metadata.Continue },
 		func(l *storageClassList) {
 			for _, sc := range l.Items {
 				a := sc.Metadata.Annotations
@@ -852,7 +874,7 @@ func listWorkloadKind(ctx context.Context, c *clients, kind, ns string) ([]topol
 	}
 	var out []topology.WorkloadState
 	path := "/apis/apps/v1/namespaces/" + ns + "/" + res
-	err := listJSON(ctx, c, path, func(l *workloadList) string { return l.Metadata.Continue }, func(l *workloadList) {
+	err := listJSON(ctx, c, path, kind+"List", func(l *workloadList) string { return l.Metadata.Continue }, func(l *workloadList) {
 		for _, it := range l.Items {
 			w := topology.WorkloadState{Kind: kind, Namespace: it.Metadata.Namespace, Name: it.Metadata.Name}
 			if w.Namespace == "" {

@@ -44,8 +44,8 @@ type Target struct {
 	// Options bounds the reads made through this target.
 	Options KubeOptions `json:"-"`
 	// Config is the client configuration: read-only transport pinned to
-	// the endpoint's host (ReadOnlyTo), nestor's user agent, QPS 50 /
-	// burst 100 (each read sets its own Accept: server-side Tables for
+	// the endpoint's host (ReadOnlyTo), nestor's user agent, no client-side rate limiter
+	// (each read sets its own Accept: server-side Tables for
 	// nodes, namespaces and CRDs, JSON for the rest). It carries credentials: never
 	// print it. For a Target from LoadTargetWith, the client of the reads
 	// is built from it once, on the first ReadNodes, ProbeCluster or ProbeTarget, and
@@ -195,8 +195,10 @@ func LoadTargetWith(kc Kubeconfig, o LoadOptions) (*Target, error) {
 		return nil, fmt.Errorf("kubeconfig %s, context %q: %v", where, ctxName, err)
 	}
 	rc.UserAgent = o.UserAgent
-	rc.QPS = 50
-	rc.Burst = 100
+	// No client-side rate limiter: the prober bounds its own concurrency,
+	// and a token bucket shared by all reads would queue node pages behind
+	// workload lists (the API server applies its own fairness).
+	rc.QPS = -1
 	rc.ContentType = "application/vnd.kubernetes.protobuf"
 	rc.AcceptContentTypes = "application/vnd.kubernetes.protobuf,application/json"
 	base, _, err := rest.DefaultServerUrlFor(rc)
