@@ -261,7 +261,7 @@ type tablePage struct {
 // to case), in that order, for every row. The pages are pipelined: as soon
 // as a page has arrived its continue token is read (the Table's metadata
 // comes first) and the next page is asked for while this one is decoded;
-// at most two pages are held. A page that is not a Table, a missing column,
+// at most three pages are held (one decoded, one queued, one fetched). A page that is not a Table, a missing column,
 // a row shorter than the columns or a cell that is not text (or null, given
 // as "") is an error naming it.
 func listTable(ctx context.Context, c *clients, path string, cols []string, each func(cells []string)) error {
@@ -468,7 +468,7 @@ func ProbeTarget(ctx context.Context, t *Target, topo *topology.Topology) (*topo
 //
 // Reads, under one bound (Target.Options.Timeout, default 10s, or ctx's
 // deadline when sooner), every list paginated with limit=500, all at once
-// (at most 32 lists in flight): namespaces and CustomResourceDefinitions as
+// (at most maxParallel workload lists in flight): namespaces and CustomResourceDefinitions as
 // server-side Tables without objects (names only; a CRD's group is its name
 // after the first dot), StorageClasses (storage/v1), and Deployments,
 // DaemonSets and StatefulSets (apps/v1) with one list per (kind,
