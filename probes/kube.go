@@ -5,7 +5,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"net/http"
 	"sort"
 	"strconv"
 	"strings"
@@ -901,6 +900,3 @@ func replicas(r *int32) int32 {
 	}
 	return *r
 }
-
-// compile-time check: ReadOnly has client-go's WrapperFunc shape.
-var _ func(http.RoundTripper) http.RoundTripper = ReadOnly

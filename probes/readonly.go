@@ -82,20 +82,10 @@ func hostKey(u *url.URL) string {
 	return scheme + "://" + net.JoinHostPort(host, port)
 }
 
-// ReadOnly wraps rt so that only GET, HEAD and OPTIONS requests reach the
-// network; any other method gets a *WriteRefusedError and is never sent (its
-// body is closed). This is DESIGN.md "What never writes means". It has the
-// shape of client-go's transport.WrapperFunc. The targets LoadTargetWith
-// builds use ReadOnlyTo, which also pins the host.
-func ReadOnly(rt http.RoundTripper) http.RoundTripper {
-	if rt == nil {
-		rt = http.DefaultTransport
-	}
-	return &readOnlyTransport{next: rt}
-}
-
-// ReadOnlyTo returns a client-go transport.WrapperFunc that does what
-// ReadOnly does and, in addition, pins the target:
+// ReadOnlyTo returns a client-go transport.WrapperFunc that lets only GET,
+// HEAD and OPTIONS requests reach the network — any other method gets a
+// *WriteRefusedError and is never sent (its body is closed): DESIGN.md "What
+// never writes means" — and, in addition, pins the target:
 //   - a request whose scheme and host (compared as hostKey:
 //     case-insensitive, default port explicit) are not endpoint's gets a
 //     *HostRefusedError and is never sent — any URL that is not the

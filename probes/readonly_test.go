@@ -27,7 +27,7 @@ func TestReadOnlyTransport(t *testing.T) {
 		_, _ = io.WriteString(w, "ok")
 	}))
 	defer srv.Close()
-	client := &http.Client{Transport: ReadOnly(http.DefaultTransport)}
+	client := &http.Client{Transport: pinnedTo(t, srv.URL)}
 
 	for _, m := range []string{http.MethodGet, http.MethodHead, http.MethodOptions} {
 		req, err := http.NewRequest(m, srv.URL+"/api/v1/nodes", nil)
@@ -53,7 +53,7 @@ func TestReadOnlyTransport(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		_, err = ReadOnly(http.DefaultTransport).RoundTrip(req)
+		_, err = pinnedTo(t, srv.URL).RoundTrip(req)
 		var wr *WriteRefusedError
 		if !errors.As(err, &wr) {
 			t.Fatalf("%s: err = %v, want *WriteRefusedError", m, err)
@@ -131,7 +131,7 @@ func TestRefuseRedirect(t *testing.T) {
 		http.Redirect(w, r, other.URL+"/x", http.StatusFound)
 	}))
 	defer target.Close()
-	client := &http.Client{Transport: ReadOnly(http.DefaultTransport), CheckRedirect: refuseRedirect}
+	client := &http.Client{Transport: pinnedTo(t, target.URL), CheckRedirect: refuseRedirect}
 	_, err := client.Get(target.URL + "/version")
 	var rr *RedirectRefusedError
 	if !errors.As(err, &rr) || rr.From != target.URL || rr.To != other.URL {
@@ -157,4 +157,14 @@ func TestHostKey(t *testing.T) {
 			t.Errorf("hostKey(%s) = %q, want %q", in, got, want)
 		}
 	}
+}
+
+// pinnedTo is the read-only transport pinned to the test server at base.
+func pinnedTo(t *testing.T, base string) http.RoundTripper {
+	t.Helper()
+	u, err := url.Parse(base)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return ReadOnlyTo(u)(http.DefaultTransport)
 }

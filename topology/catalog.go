@@ -2,7 +2,6 @@ package topology
 
 import (
 	"slices"
-	"sort"
 	"strings"
 )
 
@@ -340,38 +339,4 @@ func BackendForProvisioner(prov string) string {
 		}
 	}
 	return ""
-}
-
-// WorkloadNamespaces returns, sorted and without duplicates, the namespaces
-// whose Deployments, DaemonSets and StatefulSets the kube prober should read
-// so that Evaluate and Undeclared can judge t's layers: those of every
-// declared layer (custom ones included) and of every catalog layer.
-func WorkloadNamespaces(t *Topology) []string {
-	set := map[string]bool{}
-	addDef := func(d LayerDef) {
-		for _, ns := range d.Namespaces {
-			set[ns] = true
-		}
-		for _, w := range d.Workloads {
-			if w.Namespace != "" {
-				set[w.Namespace] = true
-			}
-		}
-	}
-	for _, d := range catalog {
-		addDef(d)
-	}
-	if t != nil {
-		for _, ref := range t.Layers {
-			if d, ok := LayerDefFor(ref); ok {
-				addDef(d)
-			}
-		}
-	}
-	out := make([]string, 0, len(set))
-	for ns := range set {
-		out = append(out, ns)
-	}
-	sort.Strings(out)
-	return out
 }

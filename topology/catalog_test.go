@@ -4,7 +4,6 @@ import (
 	"path"
 	"reflect"
 	"slices"
-	"strings"
 	"testing"
 )
 
@@ -187,21 +186,5 @@ func TestLayerDefFor(t *testing.T) {
 	}
 	if _, ok := LayerDefFor(LayerRef{Name: "nope"}); ok {
 		t.Error("unknown ref found")
-	}
-}
-
-func TestWorkloadNamespaces(t *testing.T) {
-	tp := &Topology{Layers: []LayerRef{{Name: "app", Detect: &Detect{Deployment: "apps/web"}}}}
-	got := WorkloadNamespaces(tp)
-	for _, ns := range []string{"apps", "argocd", "cnpg-system", "kube-system", "monitoring", "rook-ceph"} {
-		if !slices.Contains(got, ns) {
-			t.Errorf("WorkloadNamespaces lacks %s: %v", ns, got)
-		}
-	}
-	if !slices.IsSorted(got) || len(slices.Compact(slices.Clone(got))) != len(got) {
-		t.Errorf("not sorted/unique: %v", got)
-	}
-	if strings.Join(WorkloadNamespaces(nil), ",") == "" {
-		t.Error("nil topology gives nothing")
 	}
 }
