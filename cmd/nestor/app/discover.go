@@ -179,30 +179,28 @@ func (a *App) runDiscover(ctx context.Context, g *globals, o *discoverOptions) e
 	return nil
 }
 
-// discover resolves and confirms t's target, then reads it (probes.ReadNodes
-// through the guard, then probes.ProbeCluster). A lima stack is read through
-// its bench kubeconfig only, without the guard.
+// discover reads t's target as preview does (a.observe: the kubeconfig
+// rules, the guard, then every read — all at once without a prompt) and
+// keeps the raw facts for the report. A lima stack is read through its bench
+// kubeconfig only, without the guard and without limactl (discover reports
+// the cluster, not the VMs).
 func (a *App) discover(ctx context.Context, g *globals, t *topology.Topology) (*DiscoverReport, error) {
 	var (
-		target  *probes.Target
-		version topology.Fact[string]
-		nodes   topology.Fact[[]topology.NodeState]
-		check   endpointCheck
+		target *probes.Target
+		check  endpointCheck
+		obs    *topology.Observed
+		facts  topology.ClusterFacts
 	)
 	switch t.TargetKind {
 	case topology.TargetProd:
-		pt, err := a.resolveProd(g, t)
+		ob, err := a.observe(ctx, g, t)
 		if err != nil {
 			return nil, err
 		}
-		if pt.target == nil {
-			return nil, fmt.Errorf("nothing to discover: %s", pt.noTarget)
+		if ob.obs.NoTarget {
+			return nil, fmt.Errorf("nothing to discover: %s", ob.obs.NoTargetReason)
 		}
-		gd, err := a.guard(ctx, g, t, pt.target, "")
-		if err != nil {
-			return nil, err
-		}
-		target, version, nodes, check = pt.target, gd.version, gd.nodes, gd.check
+		target, check, obs, facts = ob.target, ob.check, ob.obs, ob.facts
 	case topology.TargetLima:
 		kc, err := probes.ResolveKubeconfig(probes.ResolveOptions{Flag: g.kubeconfig, Env: a.Env, Home: a.home(), Topology: t})
 		if err != nil {
@@ -218,18 +216,17 @@ func (a *App) discover(ctx context.Context, g *globals, t *topology.Topology) (*
 			return nil, err
 		}
 		rctx, cancel := context.WithTimeout(ctx, g.timeout)
-		version, nodes = probes.ReadNodes(rctx, target)
-		cancel()
-		if !version.Known && !nodes.Known {
-			return nil, fmt.Errorf("cannot read the bench %s (kubeconfig %s): %s", target.Endpoint, kc.Paths[0], version.Reason)
+		defer cancel()
+		obs, facts = probes.ProbeTarget(rctx, target, t)
+		if ctx.Err() != nil {
+			return nil, errInterrupted
+		}
+		if !obs.ServerVersion.Known && !obs.Nodes.Known {
+			return nil, fmt.Errorf("cannot read the bench %s (kubeconfig %s): %s", target.Endpoint, kc.Paths[0], obs.ServerVersion.Reason)
 		}
 	default:
 		return nil, fmt.Errorf("%s: unknown target_kind %q", t.Path, t.TargetKind)
 	}
-	target.Options.Timeout = g.timeout
-	rctx, cancel := context.WithTimeout(ctx, g.timeout)
-	defer cancel()
-	obs, facts := probes.ProbeCluster(rctx, target, t, version, nodes)
 
 	r := &DiscoverReport{
 		FormatVersion:  DiscoverFormatVersion,

@@ -52,11 +52,11 @@ bad flag, target refused or unreachable). With --detailed-exitcode: 0 in sync,
 // observation is a stack's read: the target (prod), the observed state and
 // the facts layer detection used.
 type observation struct {
-	target  *probes.Target
-	kc      probes.Kubeconfig
-	check   endpointCheck
-	obs     *topology.Observed
-	guarded bool
+	target *probes.Target
+	check  endpointCheck
+	obs    *topology.Observed
+	// facts are the raw reads behind obs (prod only; discover reports them).
+	facts topology.ClusterFacts
 }
 
 // observe reads the actual state of t with the prober its target_kind names
@@ -85,7 +85,7 @@ func (a *App) observe(ctx context.Context, g *globals, t *topology.Topology) (*o
 			return nil, err
 		}
 		if pt.target == nil {
-			return &observation{kc: pt.kc, obs: noTargetObserved(pt.noTarget)}, nil
+			return &observation{obs: noTargetObserved(pt.noTarget)}, nil
 		}
 		if !a.interactive(g) {
 			// No prompt: the guard is the endpoint check alone, which needs
@@ -96,7 +96,7 @@ func (a *App) observe(ctx context.Context, g *globals, t *topology.Topology) (*o
 			}
 			rctx, cancel := context.WithTimeout(ctx, g.timeout)
 			defer cancel()
-			obs, _ := probes.ProbeTarget(rctx, pt.target, t)
+			obs, facts := probes.ProbeTarget(rctx, pt.target, t)
 			if ctx.Err() != nil {
 				return nil, errInterrupted
 			}
@@ -104,7 +104,7 @@ func (a *App) observe(ctx context.Context, g *globals, t *topology.Topology) (*o
 				return nil, &unreachableError{endpoint: pt.target.Endpoint, context: pt.target.Context,
 					kubeconfig: strings.Join(pt.target.Kubeconfig.Paths, ":"), reason: obs.ServerVersion.Reason}
 			}
-			return &observation{target: pt.target, kc: pt.kc, check: checkEndpoint(t, pt.target), obs: obs, guarded: true}, nil
+			return &observation{target: pt.target, check: checkEndpoint(t, pt.target), obs: obs, facts: facts}, nil
 		}
 		gd, err := a.guard(ctx, g, t, pt.target, "")
 		if err != nil {
@@ -112,11 +112,11 @@ func (a *App) observe(ctx context.Context, g *globals, t *topology.Topology) (*o
 		}
 		rctx, cancel := context.WithTimeout(ctx, g.timeout)
 		defer cancel()
-		obs, _ := probes.ProbeCluster(rctx, pt.target, t, gd.version, gd.nodes)
+		obs, facts := probes.ProbeCluster(rctx, pt.target, t, gd.version, gd.nodes)
 		if ctx.Err() != nil {
 			return nil, errInterrupted
 		}
-		return &observation{target: pt.target, kc: pt.kc, check: gd.check, obs: obs, guarded: true}, nil
+		return &observation{target: pt.target, check: gd.check, obs: obs, facts: facts}, nil
 	}
 	return nil, fmt.Errorf("%s: unknown target_kind %q", t.Path, t.TargetKind)
 }
