@@ -175,7 +175,7 @@ func (a *App) runDiscover(ctx context.Context, g *globals, o *discoverOptions) e
 		_, err := a.Out.Write(draft)
 		return err
 	}
-	renderDiscover(a.Out, t, r)
+	renderDiscover(a.Out, t, r, a.suggest)
 	return nil
 }
 
@@ -253,6 +253,25 @@ func (a *App) discover(ctx context.Context, g *globals, t *topology.Topology) (*
 	return r, nil
 }
 
+// undeclaredBlindSpots names the catalog layers t does not declare that
+// the prober may miss: they have neither CRD groups nor
+// provisioners, the cheap signals (topology.SignalSeen) that make it read
+// an undeclared layer's namespaces. Saying so keeps "LAYERS DETECTED" from
+// passing for a complete list.
+func undeclaredBlindSpots(t *topology.Topology) []string {
+	declared := map[string]bool{}
+	for _, l := range t.Layers {
+		declared[l.Name] = true
+	}
+	var out []string
+	for _, d := range topology.Catalog() {
+		if !declared[d.Name] && len(d.CRDGroups) == 0 && len(d.Provisioners) == 0 {
+			out = append(out, d.Name)
+		}
+	}
+	return out
+}
+
 func targetInfo(t *topology.Topology, target *probes.Target, check endpointCheck) *TargetInfo {
 	ti := &TargetInfo{
 		Endpoint: target.Endpoint, Context: target.Context,
@@ -266,7 +285,7 @@ func targetInfo(t *topology.Topology, target *probes.Target, check endpointCheck
 	return ti
 }
 
-func renderDiscover(w io.Writer, t *topology.Topology, r *DiscoverReport) {
+func renderDiscover(w io.Writer, t *topology.Topology, r *DiscoverReport, suggest func(string) string) {
 	fmt.Fprintf(w, "Stack %s (%s) — read now from %s (context %s, kubeconfig %s); nothing was written.\n\n",
 		t.Name, t.TargetKind, r.Target.Endpoint, r.Target.Context, strings.Join(r.Target.Kubeconfig, ":"))
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
@@ -291,7 +310,11 @@ func renderDiscover(w io.Writer, t *topology.Topology, r *DiscoverReport) {
 			if roles == "" {
 				roles = "<none>"
 			}
-			fmt.Fprintf(tw, "  %s\t%s\t%v\t%s\t%s\n", n.Name, roles, n.Ready, orNone(n.KubeletVersion), orNone(n.InternalIP))
+			ready := "True"
+			if !n.Ready {
+				ready = "False"
+			}
+			fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\t%s\n", n.Name, roles, ready, orNone(n.KubeletVersion), orNone(n.InternalIP))
 		}
 		tw.Flush()
 	} else {
@@ -348,7 +371,10 @@ func renderDiscover(w io.Writer, t *topology.Topology, r *DiscoverReport) {
 	for _, l := range r.NotFound {
 		fmt.Fprintf(w, "  declared %s: %s (%s)\n", l.Name, l.Health, l.Reason)
 	}
-	fmt.Fprintf(w, "\nA topology draft of this cluster: nestor discover -o yaml\n")
+	if undetectable := undeclaredBlindSpots(t); len(undetectable) > 0 {
+		fmt.Fprintf(w, "  (these install no CRD or StorageClass, so undeclared they are found only when their namespace is read for a declared layer: %s)\n", strings.Join(undetectable, ", "))
+	}
+	fmt.Fprintf(w, "\nA topology draft of this cluster: %s\n", suggest("discover -o yaml"))
 }
 
 // draftTopology writes a topology (format version 1) for the cluster r
