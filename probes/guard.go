@@ -7,11 +7,13 @@ import (
 	"nestor.dev/nestor/topology"
 )
 
-// MissingEndpointError: a prod stack without `endpoint:` cannot be used
-// without a confirmation (issue 4: --no-input needs it). Line is the line to
-// add to the topology file.
+// MissingEndpointError: a guarded stack without `endpoint:` cannot be used
+// without a confirmation (DESIGN.md: --no-input checks the endpoint). Line is
+// the line to add to the topology file.
 type MissingEndpointError struct {
 	Stack, File string
+	// Actual is the target's endpoint.
+	Actual string
 	// Line is "endpoint: <the target's endpoint>", to be checked by the
 	// operator before it is added.
 	Line string
@@ -37,7 +39,7 @@ func (e *EndpointMismatchError) Error() string {
 		e.Stack, e.Actual, e.Context, strings.Join(e.Kubeconfig.Paths, ":"), e.Kubeconfig.Detail, e.Declared, e.File)
 }
 
-// CheckEndpoint is the non-interactive target check of issue 4 and DESIGN.md
+// CheckEndpoint is the non-interactive target check of DESIGN.md
 // "The target and its confirmation": the target's endpoint must equal the
 // topology's `endpoint:` after NormalizeEndpoint (scheme and host case,
 // default port, trailing slash, IPv6 brackets). It needs no network, so a
@@ -48,7 +50,7 @@ func (e *EndpointMismatchError) Error() string {
 // error (naming which side) when either is not a valid URL.
 func CheckEndpoint(topo *topology.Topology, t *Target) error {
 	if topo.Endpoint == "" {
-		return &MissingEndpointError{Stack: topo.Name, File: topo.Path, Line: "endpoint: " + t.Endpoint}
+		return &MissingEndpointError{Stack: topo.Name, File: topo.Path, Actual: t.Endpoint, Line: "endpoint: " + t.Endpoint}
 	}
 	declared, err := NormalizeEndpoint(topo.Endpoint)
 	if err != nil {

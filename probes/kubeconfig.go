@@ -17,10 +17,8 @@
 package probes
 
 import (
-	"errors"
 	"fmt"
 	"path/filepath"
-	"strings"
 
 	"nestor.dev/nestor/topology"
 )
@@ -168,36 +166,9 @@ func ResolveKubeconfig(o ResolveOptions) (Kubeconfig, error) {
 	return Kubeconfig{Paths: []string{}, Source: SourceNone, Detail: detail}, nil
 }
 
-// expandUserPath is the one path expander of ResolveKubeconfig, for the
-// --kubeconfig flag, each KUBECONFIG entry and the topology's kubeconfig:.
-// It expands a leading "~" or "~/" with home and makes the path absolute:
-// a relative path is taken from base, or from the working directory (as a
-// shell would) when base is "". The result is cleaned.
-//
-// what names where p was written, for errors ("--kubeconfig",
-// "KUBECONFIG", "kubeconfig: of /srv/stacks/dirqual.yaml"). Errors: a
-// leading ~ with home "" ("HOME is not set: cannot expand ~ in WHAT (P);
-// write the full path"); the ~user form ("WHAT (P): ~user paths are not
-// supported; write the full path"); a working directory that cannot be
-// read.
+// expandUserPath is topology.ExpandHome, for the --kubeconfig flag, each
+// KUBECONFIG entry and the topology's kubeconfig: (see it for the rules and
+// errors).
 func expandUserPath(p, home, base, what string) (string, error) {
-	if p == "~" || strings.HasPrefix(p, "~/") {
-		if home == "" {
-			return "", fmt.Errorf("HOME is not set: cannot expand ~ in %s (%s); write the full path", what, p)
-		}
-		p = filepath.Join(home, strings.TrimPrefix(p, "~"))
-	} else if strings.HasPrefix(p, "~") {
-		return "", fmt.Errorf("%s (%s): ~user paths are not supported; write the full path", what, p)
-	}
-	if !filepath.IsAbs(p) {
-		if base != "" {
-			return filepath.Join(base, p), nil
-		}
-		abs, err := filepath.Abs(p)
-		if err != nil {
-			return "", errors.New("cannot make " + p + " absolute: " + err.Error())
-		}
-		p = abs
-	}
-	return filepath.Clean(p), nil
+	return topology.ExpandHome(p, home, base, what)
 }

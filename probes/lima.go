@@ -5,10 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"fmt"
 	"io"
-	"io/fs"
-	"os"
 	"os/exec"
 	"strings"
 
@@ -138,53 +135,6 @@ func tail(b []byte, n int) string {
 	return strings.Join(strings.Fields(s), " ")
 }
 
-// ProbeLimaWith observes a lima stack (DESIGN.md, target_kind lima):
-//
-//   - VMs: `limactl list --json` run through run; every instance is kept
-//     (the plan picks those named like declared nodes). limactl missing or
-//     failing → VMs unknown with its message (control characters removed).
-//   - nodes and layers: through the bench kubeconfig only,
-//     topo.BenchKubeconfig(home) — never --kubeconfig, KUBECONFIG or
-//     ~/.kube/config. No file there → the server version, the nodes, every
-//     declared layer and the storage are unknown with "no bench kubeconfig
-//     at PATH: the bench cluster is not bootstrapped yet" (never zero nodes).
-//     Otherwise LoadTargetWith(bench, o) — o.UserAgent is nestor's,
-//     o.Context picks a context of the bench kubeconfig ("" for its
-//     current-context), o.Kube.Timeout bounds the whole read (0 means
-//     DefaultTimeout; ctx's deadline applies when sooner), o.Interactive as
-//     LoadTargetWith says — then ProbeTarget (a bench needs no
-//     confirmation: everything is read at once).
-//
-// A kubeconfig that cannot be loaded makes the cluster parts unknown with
-// the load error. It never returns nil.
-func ProbeLimaWith(ctx context.Context, run Runner, topo *topology.Topology, home string, o LoadOptions) *topology.Observed {
-	vms := readVMs(ctx, run)
-
-	bench := topo.BenchKubeconfig(home)
-	exists, err := statFile(bench)
-	if err != nil {
-		obs := unknownObservation(topo, fmt.Sprintf("cannot read the bench kubeconfig %s: %v", bench, err))
-		obs.VMs = &vms
-		return obs
-	}
-	if !exists {
-		obs := unknownObservation(topo, "no bench kubeconfig at "+bench+" (the bench cluster has not been bootstrapped, or lima.kubeconfig: names another file)")
-		obs.NoBenchCluster = true
-		obs.VMs = &vms
-		return obs
-	}
-	kc := Kubeconfig{Paths: []string{bench}, Source: SourceBench, Detail: "the bench kubeconfig"}
-	t, err := LoadTargetWith(kc, o)
-	if err != nil {
-		obs := unknownObservation(topo, err.Error())
-		obs.VMs = &vms
-		return obs
-	}
-	obs, _ := ProbeTarget(ctx, t, topo)
-	obs.VMs = &vms
-	return obs
-}
-
 // unknownObservation is an observation where nothing of the cluster could be
 // read: every part unknown with reason, every declared layer unknown.
 func unknownObservation(topo *topology.Topology, reason string) *topology.Observed {
@@ -200,16 +150,4 @@ func unknownObservation(topo *topology.Topology, reason string) *topology.Observ
 		}
 	}
 	return obs
-}
-
-// statFile reports whether p exists as a file (used by the lima prober).
-func statFile(p string) (bool, error) {
-	_, err := os.Stat(p)
-	if err == nil {
-		return true, nil
-	}
-	if errors.Is(err, fs.ErrNotExist) {
-		return false, nil
-	}
-	return false, err
 }

@@ -10,7 +10,6 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"regexp"
 	"sort"
 	"strings"
 
@@ -58,15 +57,12 @@ type Entry struct {
 // ErrNoActive is returned by Active when no stack has been selected.
 var ErrNoActive = errors.New("no active stack")
 
-// validName is the topology name rule (DESIGN.md: [a-z0-9-], the file's
-// base name). A stack name is never a path.
-var validName = regexp.MustCompile(`^[a-z0-9][a-z0-9-]*$`)
-
-// checkName refuses a stack name that is not a plain topology name, so that
-// "../other/x" can never load one file and activate another.
+// checkName refuses a stack name that is not a plain topology name
+// (topology.CheckName), so that "../other/x" can never load one file and
+// activate another.
 func checkName(name string) error {
-	if !validName.MatchString(name) {
-		return fmt.Errorf("%q is not a stack name: a stack name is [a-z0-9-], the base name of NAME.yaml in the stacks folder (for a file elsewhere use -f FILE)", name)
+	if err := topology.CheckName(name); err != nil {
+		return fmt.Errorf("%w; a stack name is the base name of NAME.yaml in the stacks folder (for a file elsewhere use -f FILE)", err)
 	}
 	return nil
 }

@@ -340,7 +340,7 @@ func (p *parser) topLevel(t *Topology, root *yaml.Node) {
 			n = root
 		}
 		p.add(n, "name", "add name: "+base, "is required")
-	case !stackNameRE.MatchString(t.Name):
+	case CheckName(t.Name) != nil:
 		p.add(resolve(nameNode), "name", "use lowercase letters, digits and '-', starting with a letter or digit", "%q is not a valid stack name", t.Name)
 	case t.Name != base:
 		p.add(resolve(nameNode), "name", "rename the file to "+t.Name+".yaml or set name: "+base, "%q must equal the file's base name %q", t.Name, base)

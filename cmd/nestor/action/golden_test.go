@@ -1,4 +1,4 @@
-package app
+package action
 
 import (
 	"bytes"
@@ -7,10 +7,24 @@ import (
 	"path/filepath"
 	"testing"
 
+	"nestor.dev/nestor/probes"
 	"nestor.dev/nestor/topology"
 )
 
-// update rewrites the golden files: go test ./cmd/nestor/app -run Golden -update
+// noTarget is the observation of a stack with nothing to read, as the
+// pipeline makes it.
+func noTarget(reason string) *topology.Observed {
+	const r = "no target"
+	return &topology.Observed{
+		NoTarget: true, NoTargetReason: reason,
+		ServerVersion: topology.UnknownFact[string](r),
+		Nodes:         topology.UnknownFact[[]topology.NodeState](r),
+		Layers:        []topology.LayerState{},
+		Storage:       topology.UnknownFact[topology.StorageState](r),
+	}
+}
+
+// update rewrites the golden files: go test ./cmd/nestor/action -run Golden -update
 // (then review the diff like code).
 var update = flag.Bool("update", false, "rewrite the golden files of the human output")
 
@@ -35,14 +49,13 @@ func goldenTopology() *topology.Topology {
 // it byte for byte with tests/testdata/preview/<case>/stdout.golden.
 func TestGoldenPreview(t *testing.T) {
 	yes := true
-	target := &observation{}
 	cases := []struct {
-		name string
-		obs  *topology.Observed
-		ob   *observation
+		name   string
+		obs    *topology.Observed
+		target bool
 	}{
-		{name: "no-target", obs: noTargetObserved("the kubeconfig /home/op/.kube/dirqual.config (kubeconfig: in /stacks/dirqual.yaml) does not exist yet — fetch it from the control plane with `nestor discover --cp dirqual1`")},
-		{name: "drift", ob: target, obs: &topology.Observed{
+		{name: "no-target", obs: noTarget("the kubeconfig /home/op/.kube/dirqual.config (kubeconfig: in /stacks/dirqual.yaml) does not exist yet — fetch it from the control plane with `nestor discover --cp dirqual1`")},
+		{name: "drift", target: true, obs: &topology.Observed{
 			ServerVersion: topology.KnownFact("v1.37.2"),
 			Nodes: topology.KnownFact([]topology.NodeState{
 				{Name: "dirqual1", Ready: true, Roles: []string{"control-plane"}, KubeletVersion: "v1.37.2", InternalIP: "10.67.2.11"},
@@ -58,7 +71,7 @@ func TestGoldenPreview(t *testing.T) {
 			},
 			Storage: topology.KnownFact(topology.StorageState{Class: "local-path", Provisioner: "rancher.io/local-path", Backend: "local-path"}),
 		}},
-		{name: "forbidden", ob: target, obs: &topology.Observed{
+		{name: "forbidden", target: true, obs: &topology.Observed{
 			ServerVersion: topology.KnownFact("v1.37.2"),
 			Nodes:         topology.UnknownFact[[]topology.NodeState]("forbidden (user nestor-test-noaccess cannot list nodes)"),
 			Layers: []topology.LayerState{
@@ -72,12 +85,8 @@ func TestGoldenPreview(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			ob := &observation{obs: c.obs}
-			if c.ob != nil {
-				ob.check = endpointCheck{declared: "https://10.67.2.11:6443", matches: yes}
-			}
-			r := newReport(goldenTopology(), ob, "/home/op")
-			if c.ob != nil {
+			r := NewReport(&probes.Opened{Topology: goldenTopology()}, c.obs, "/home/op")
+			if c.target {
 				r.Target = &TargetInfo{Endpoint: "https://10.67.2.11:6443", Context: "admin@dirqual",
 					Kubeconfig: []string{"/home/op/.kube/dirqual.config"}, Source: "topology",
 					SourceDetail: "kubeconfig: in /stacks/dirqual.yaml", DeclaredEndpoint: "https://10.67.2.11:6443", EndpointMatches: &yes}

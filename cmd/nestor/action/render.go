@@ -1,4 +1,4 @@
-package app
+package action
 
 import (
 	"fmt"
@@ -274,4 +274,11 @@ func summaryLine(r *Report, p palette) string {
 		line += " " + p.green("In sync.")
 	}
 	return line
+}
+
+// WriteText writes preview's human view of r: DESIRED, ACTUAL, PLAN and the
+// summary line, in colour when color is true; suggest turns a nestor
+// subcommand into the command line for this stack (Stack.Suggest).
+func (r *Report) WriteText(w io.Writer, color bool, suggest func(string) string) {
+	renderPreview(w, r, newPalette(color), suggest)
 }

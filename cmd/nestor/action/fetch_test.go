@@ -1,4 +1,4 @@
-package app
+package action
 
 import (
 	"context"
@@ -113,9 +113,9 @@ func (f *fetchFixture) load(t *testing.T) *topology.Topology {
 func TestFetchTargetPrecedence(t *testing.T) {
 	f := newFetchFixture(t, func(*httptest.Server) string { return "" })
 	tp := f.load(t)
-	a, _, _ := testApp(t, map[string]string{"HOME": f.home}, false, nil)
+	c, _, _ := testConfig(t, map[string]string{"HOME": f.home}, false, nil)
 
-	fo, _, err := a.fetchTarget(tp, "lab1", fetchOptions{}, false)
+	fo, _, err := Fetch{Config: interactive(c, false)}.fetchTarget(tp, "lab1", FetchOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -125,7 +125,7 @@ func TestFetchTargetPrecedence(t *testing.T) {
 		t.Errorf("from inventory + topology: %+v", fo)
 	}
 	// flags beat both
-	fo, _, err = a.fetchTarget(tp, "lab1", fetchOptions{user: "flag-user", port: 22, identity: "~/id", remotePath: "/k3s"}, true)
+	fo, _, err = Fetch{Config: interactive(c, true)}.fetchTarget(tp, "lab1", FetchOptions{User: "flag-user", Port: 22, Identity: "~/id", RemotePath: "/k3s"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -133,17 +133,17 @@ func TestFetchTargetPrecedence(t *testing.T) {
 		t.Errorf("flags: %+v", fo)
 	}
 	// a host only the inventory knows: its ansible_host, no topology address.
-	fo, _, err = a.fetchTarget(tp, "ansible-only", fetchOptions{}, false)
+	fo, _, err = Fetch{Config: interactive(c, false)}.fetchTarget(tp, "ansible-only", FetchOptions{})
 	if err != nil || fo.Host != "192.0.2.7" || fo.Address != "192.0.2.7" || fo.User != "inv-user" {
 		t.Errorf("inventory-only host: %+v %v", fo, err)
 	}
 	// a node only the topology knows: a note, the topology's settings.
-	fo, notes, err := a.fetchTarget(tp, "lab2", fetchOptions{}, false)
+	fo, notes, err := Fetch{Config: interactive(c, false)}.fetchTarget(tp, "lab2", FetchOptions{})
 	if err != nil || fo.Host != "lab2" || len(notes) != 1 || !strings.Contains(notes[0], `has no host "lab2"`) {
 		t.Errorf("topology-only node: %+v %q %v", fo, notes, err)
 	}
 	// unknown everywhere: both lists.
-	_, _, err = a.fetchTarget(tp, "nope", fetchOptions{}, false)
+	_, _, err = Fetch{Config: interactive(c, false)}.fetchTarget(tp, "nope", FetchOptions{})
 	if err == nil || !strings.Contains(err.Error(), "(nodes: lab1, lab2)") || !strings.Contains(err.Error(), "hosts it knows: ansible-only, lab1") {
 		t.Errorf("unknown node: %v", err)
 	}
@@ -151,23 +151,23 @@ func TestFetchTargetPrecedence(t *testing.T) {
 
 func TestFetchDestination(t *testing.T) {
 	dir, home := t.TempDir(), t.TempDir()
-	a, _, _ := testApp(t, map[string]string{"HOME": home}, false, nil)
+	c, _, _ := testConfig(t, map[string]string{"HOME": home}, false, nil)
 	tp, err := topology.Load(writeStack(t, dir, "lab", prodNoKubeconfig))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, _, err := a.fetchDestination(&globals{}, tp); err == nil || !strings.Contains(err.Error(), "kubeconfig: ~/.kube/lab.config") {
+	if _, _, err := (Fetch{Config: c}).fetchDestination(tp); err == nil || !strings.Contains(err.Error(), "kubeconfig: ~/.kube/lab.config") {
 		t.Errorf("no kubeconfig: %v", err)
 	}
-	dest, kc, err := a.fetchDestination(&globals{kubeconfig: "~/x.config"}, tp)
+	dest, kc, err := Fetch{Config: withKubeconfig(c, "~/x.config")}.fetchDestination(tp)
 	if err != nil || dest != filepath.Join(home, "x.config") || kc.Source != probes.SourceFlag {
 		t.Errorf("flag: %s %+v %v", dest, kc, err)
 	}
 	tp.Kubeconfig = "~/.kube/lab.config"
-	if _, _, err := a.fetchDestination(&globals{kubeconfig: "/other"}, tp); err == nil || !strings.Contains(err.Error(), "is not the stack's kubeconfig:") {
+	if _, _, err := (Fetch{Config: withKubeconfig(c, "/other")}).fetchDestination(tp); err == nil || !strings.Contains(err.Error(), "is not the stack's kubeconfig:") {
 		t.Errorf("flag differs: %v", err)
 	}
-	dest, kc, err = a.fetchDestination(&globals{kubeconfig: filepath.Join(home, ".kube/lab.config")}, tp)
+	dest, kc, err = Fetch{Config: withKubeconfig(c, filepath.Join(home, ".kube/lab.config"))}.fetchDestination(tp)
 	if err != nil || dest != filepath.Join(home, ".kube", "lab.config") || kc.Source != probes.SourceTopology {
 		t.Errorf("same path: %s %+v %v", dest, kc, err)
 	}
@@ -177,13 +177,12 @@ func TestFetchKubeconfig(t *testing.T) {
 	f := newFetchFixture(t, func(srv *httptest.Server) string { return srv.URL })
 	tp := f.load(t)
 	data := kubeconfigFor(t, f.srv, f.srv.URL, "admin")
-	g := &globals{timeout: 5 * time.Second}
 
 	// First fetch, non-interactive: written 0600 in a 0700 folder, access proven.
-	a, _, errOut := testApp(t, map[string]string{"HOME": f.home}, false, nil)
+	c, _, errOut := testConfig(t, map[string]string{"HOME": f.home}, false, nil)
 	var args []string
-	a.Run = sshServing(data, &args)
-	if err := a.fetchKubeconfig(context.Background(), g, tp, "lab1", fetchOptions{}); err != nil {
+	c.Exec = sshServing(data, &args)
+	if err := (Fetch{Config: withTimeout(c, 5*time.Second)}).fetchKubeconfig(context.Background(), &Stack{Topology: tp}, "lab1", FetchOptions{}); err != nil {
 		t.Fatalf("%v\n%s", err, errOut)
 	}
 	wantArgs := "ssh -o BatchMode=yes -i " + filepath.Join(f.dir, "keys/topo") + " -p 2222 -o UserKnownHostsFile=/kh -o ConnectTimeout=10 -- inv-user@127.0.0.1 sudo -n cat -- '/etc/kubernetes/admin.conf'"
@@ -210,9 +209,9 @@ func TestFetchKubeconfig(t *testing.T) {
 	}
 
 	// Again, the same bytes: unchanged.
-	a, _, errOut = testApp(t, map[string]string{"HOME": f.home}, false, nil)
-	a.Run = sshServing(data, &args)
-	if err := a.fetchKubeconfig(context.Background(), g, tp, "lab1", fetchOptions{}); err != nil {
+	c, _, errOut = testConfig(t, map[string]string{"HOME": f.home}, false, nil)
+	c.Exec = sshServing(data, &args)
+	if err := (Fetch{Config: withTimeout(c, 5*time.Second)}).fetchKubeconfig(context.Background(), &Stack{Topology: tp}, "lab1", FetchOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	if !strings.Contains(errOut.String(), f.kc+" unchanged") {
@@ -221,9 +220,9 @@ func TestFetchKubeconfig(t *testing.T) {
 
 	// A different kubeconfig, non-interactive: never replaced.
 	other := kubeconfigFor(t, f.srv, f.srv.URL, "ops")
-	a, _, errOut = testApp(t, map[string]string{"HOME": f.home}, false, nil)
-	a.Run = sshServing(other, &args)
-	err = a.fetchKubeconfig(context.Background(), g, tp, "lab1", fetchOptions{})
+	c, _, errOut = testConfig(t, map[string]string{"HOME": f.home}, false, nil)
+	c.Exec = sshServing(other, &args)
+	err = Fetch{Config: withTimeout(c, 5*time.Second)}.fetchKubeconfig(context.Background(), &Stack{Topology: tp}, "lab1", FetchOptions{})
 	if err == nil || !strings.Contains(err.Error(), "--no-input never replaces") || !strings.Contains(err.Error(), "user     admin → ops") || strings.Contains(err.Error(), "SECRET") {
 		t.Errorf("different, no input: %v", err)
 	}
@@ -233,18 +232,18 @@ func TestFetchKubeconfig(t *testing.T) {
 
 	// Interactive: declining leaves it; accepting replaces it, then the guard asks.
 	pr := &scriptedPrompter{t: t, answers: []scripted{{contains: "Replace " + f.kc, yes: false}}}
-	a, _, _ = testApp(t, map[string]string{"HOME": f.home}, true, pr)
-	a.Run = sshServing(other, &args)
-	if err := a.fetchKubeconfig(context.Background(), g, tp, "lab1", fetchOptions{}); err == nil {
+	c, _, _ = testConfig(t, map[string]string{"HOME": f.home}, true, pr)
+	c.Exec = sshServing(other, &args)
+	if err := (Fetch{Config: withTimeout(c, 5*time.Second)}).fetchKubeconfig(context.Background(), &Stack{Topology: tp}, "lab1", FetchOptions{}); err == nil {
 		t.Errorf("declined: no error")
 	}
 	if got, _ := os.ReadFile(f.kc); string(got) != string(data) {
 		t.Errorf("replaced though declined")
 	}
 	pr = &scriptedPrompter{t: t, answers: []scripted{{contains: "Replace", yes: true}, {contains: "Is this the stack lab?", yes: true}}}
-	a, _, errOut = testApp(t, map[string]string{"HOME": f.home}, true, pr)
-	a.Run = sshServing(other, &args)
-	if err := a.fetchKubeconfig(context.Background(), g, tp, "lab1", fetchOptions{}); err != nil {
+	c, _, errOut = testConfig(t, map[string]string{"HOME": f.home}, true, pr)
+	c.Exec = sshServing(other, &args)
+	if err := (Fetch{Config: withTimeout(c, 5*time.Second)}).fetchKubeconfig(context.Background(), &Stack{Topology: tp}, "lab1", FetchOptions{}); err != nil {
 		t.Fatalf("%v\n%s", err, errOut)
 	}
 	if got, _ := os.ReadFile(f.kc); string(got) != string(other) {
@@ -258,37 +257,29 @@ func TestFetchKubeconfig(t *testing.T) {
 func TestFetchKubeconfigRefusals(t *testing.T) {
 	f := newFetchFixture(t, func(*httptest.Server) string { return "https://10.9.9.9:6443" })
 	tp := f.load(t)
-	g := &globals{timeout: 5 * time.Second}
 
 	// The fetched server is not the declared endpoint: --no-input writes nothing.
-	a, _, _ := testApp(t, map[string]string{"HOME": f.home}, false, nil)
+	c, _, _ := testConfig(t, map[string]string{"HOME": f.home}, false, nil)
 	var args []string
-	a.Run = sshServing(kubeconfigFor(t, f.srv, f.srv.URL, "admin"), &args)
-	err := a.fetchKubeconfig(context.Background(), g, tp, "lab1", fetchOptions{})
+	c.Exec = sshServing(kubeconfigFor(t, f.srv, f.srv.URL, "admin"), &args)
+	err := Fetch{Config: withTimeout(c, 5*time.Second)}.fetchKubeconfig(context.Background(), &Stack{Topology: tp}, "lab1", FetchOptions{})
 	if err == nil || !strings.Contains(err.Error(), "nothing written") || !strings.Contains(err.Error(), "declares endpoint: https://10.9.9.9:6443") {
 		t.Errorf("endpoint mismatch: %v", err)
 	}
 	// ssh fails: its message and exit code, nothing written.
-	a.Run = func(ctx context.Context, _ string, _ ...string) ([]byte, []byte, error) {
+	c.Exec = func(ctx context.Context, _ string, _ ...string) ([]byte, []byte, error) {
 		cmd := exec.CommandContext(ctx, "sh", "-c", "echo 'Permission denied (publickey).' >&2; exit 255")
 		var se strings.Builder
 		cmd.Stderr = &se
 		err := cmd.Run()
 		return nil, []byte(se.String()), err
 	}
-	err = a.fetchKubeconfig(context.Background(), g, tp, "lab1", fetchOptions{})
+	err = Fetch{Config: withTimeout(c, 5*time.Second)}.fetchKubeconfig(context.Background(), &Stack{Topology: tp}, "lab1", FetchOptions{})
 	if err == nil || !strings.Contains(err.Error(), "(exit 255):\n  Permission denied (publickey).") || !strings.Contains(err.Error(), "nothing written") {
 		t.Errorf("ssh failure: %v", err)
 	}
 	if _, err := os.Stat(filepath.Dir(f.kc)); !os.IsNotExist(err) {
 		t.Errorf("~/.kube was created: %v", err)
-	}
-}
-
-func TestDiscoverFlagsNeedCP(t *testing.T) {
-	a, _, errOut := testApp(t, map[string]string{"HOME": t.TempDir()}, false, nil)
-	if code := Run(a, []string{"discover", "--remote-path", "/x", "--stacks", t.TempDir()}); code != 1 || !strings.Contains(errOut.String(), "--remote-path is for fetching a kubeconfig") {
-		t.Errorf("exit %d: %s", code, errOut)
 	}
 }
 

@@ -1,0 +1,353 @@
+package action
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"nestor.dev/nestor/probes"
+	"nestor.dev/nestor/topology"
+)
+
+// FetchOptions are the flags of `discover --cp` that say how to reach the
+// control-plane node; zero values take the inventory's, then the topology's
+// settings (stack select passes none).
+type FetchOptions struct {
+	Inventory  string
+	RemotePath string
+	User       string
+	Port       int
+	Identity   string
+}
+
+// Fetch is `nestor discover --cp NODE`: it copies the admin kubeconfig of a
+// control-plane node over ssh, writes it to the stack's kubeconfig path and
+// proves access through the target pipeline.
+type Fetch struct {
+	Config
+	Selection Selection
+	// Node is the control-plane node to fetch from.
+	Node    string
+	Options FetchOptions
+}
+
+// Run loads the selected stack, refuses a stack that is not prod (a
+// bench's kubeconfig is its own, never fetched), then fetches (see
+// fetchKubeconfig).
+func (f Fetch) Run(ctx context.Context) error {
+	s, err := f.LoadStack(f.Selection)
+	if err != nil {
+		return err
+	}
+	if s.TargetKind != topology.TargetProd {
+		return fmt.Errorf("stack %s is %s: its kubeconfig is the bench's own (%s), never fetched; --cp is for prod stacks", s.Name, s.TargetKind, s.BenchKubeconfig(f.Home))
+	}
+	return f.fetchKubeconfig(ctx, s, f.Node, f.Options)
+}
+
+// fetchKubeconfig copies the admin kubeconfig of control-plane node `node`
+// of the prod stack t over ssh (probes.FetchAdminConf), writes it to the
+// stack's kubeconfig path, then proves access through the guard. It is
+// `discover --cp NODE`, and what `stack select` runs when the operator
+// accepts to fetch. Steps and refusals:
+//
+//   - the path: t's kubeconfig: resolved, else --kubeconfig; both set and
+//     different, or none, is an error saying what to declare;
+//   - the node: t's nodes (address, user, port, key) and the inventory
+//     (--inventory, else t's inventory:); flags beat the inventory, which
+//     beats the topology; a node known to neither is an error listing both;
+//   - non-interactive: a fetched server that differs from t's endpoint: is
+//     refused before anything is written; an existing different file is
+//     never replaced (exit 1, saying why); interactive: the difference is
+//     shown (endpoint, context, names) and the replacement confirmed;
+//   - the write: folder created 0700, file 0600 through a temp file renamed;
+//     an identical file is left as is ("unchanged");
+//   - the proof: the target loaded from the written file goes through the
+//     guard (printed, and confirmed when interactive).
+//
+// Nothing of the file's content is printed.
+func (f Fetch) fetchKubeconfig(ctx context.Context, s *Stack, node string, o FetchOptions) error {
+	t := s.Topology
+	interactive := f.Interactive
+	dest, kc, err := f.fetchDestination(t)
+	if err != nil {
+		return err
+	}
+	if t.Endpoint == "" && !interactive {
+		return fmt.Errorf("nothing fetched: --no-input checks a fetched kubeconfig against the topology's endpoint:, and %s declares none; "+
+			"add `endpoint: https://ADDRESS:6443` (this stack's API server) after target_kind:, or run in a terminal to review the fetched one", t.Path)
+	}
+	fo, notes, err := f.fetchTarget(t, node, o)
+	if err != nil {
+		return err
+	}
+	for _, n := range notes {
+		fmt.Fprintf(f.Log, "Note: %s\n", n)
+	}
+	args, err := probes.SSHArgs(fo)
+	if err != nil {
+		return err
+	}
+	remote := fo.RemotePath
+	if remote == "" {
+		remote = probes.DefaultRemotePath
+	}
+	fmt.Fprintf(f.Log, "Fetching %s from %s: ssh %s\n", remote, node, strings.Join(args, " "))
+	sctx := ctx
+	if !interactive {
+		var cancel context.CancelFunc
+		sctx, cancel = context.WithTimeout(ctx, 2*time.Minute)
+		defer cancel()
+	}
+	ac, err := probes.FetchAdminConf(sctx, f.Exec, fo)
+	if err != nil {
+		return fmt.Errorf("nothing written: %w", err)
+	}
+	fmt.Fprintf(f.Log, "Fetched a kubeconfig: context %s, cluster %s, user %s, server %s.\n", ac.Context, ac.Cluster, ac.User, ac.Server)
+	if ac.RewrittenFrom != "" {
+		fmt.Fprintf(f.Log, "Rewrote its server %s (a loopback address of the node) to %s, the node's address.\n", ac.RewrittenFrom, ac.Server)
+	}
+	if t.Endpoint != "" {
+		same, err := probes.SameEndpoint(ac.Server, t.Endpoint)
+		switch {
+		case err != nil:
+			return fmt.Errorf("nothing written: cannot compare the fetched server with endpoint: of %s: %v", t.Path, err)
+		case !same && !interactive:
+			return fmt.Errorf("nothing written: the kubeconfig from %s points at %s, but %s declares endpoint: %s; "+
+				"--no-input writes only a kubeconfig of the declared endpoint (fix endpoint:, or run in a terminal to review it)", node, ac.Server, t.Path, t.Endpoint)
+		case !same:
+			fmt.Fprintf(f.Log, "WARNING: the fetched server %s is not the endpoint: %s declared in %s.\n", ac.Server, t.Endpoint, t.Path)
+			ok, err := f.Prompter.Confirm(fmt.Sprintf("Write this kubeconfig of %s for stack %s anyway?", ac.Server, t.Name), false)
+			if err != nil {
+				return err
+			}
+			if !ok {
+				fmt.Fprintln(f.Log, "Nothing written.")
+				return SilentError{Code: ExitError}
+			}
+		}
+	} else {
+		fmt.Fprintf(f.Log, "WARNING: %s declares no endpoint:, so nestor cannot check that %s is this stack's API server.\n", t.Path, ac.Server)
+	}
+
+	old, err := os.ReadFile(dest)
+	switch {
+	case err == nil && bytes.Equal(old, ac.Data):
+		fmt.Fprintf(f.Log, "%s unchanged: it already holds this kubeconfig.\n", dest)
+	case err == nil:
+		diff := describeKubeconfigChange(old, ac)
+		if !interactive {
+			return fmt.Errorf("not replaced: %s already exists and differs from the kubeconfig of %s:\n%s\n--no-input never replaces an existing kubeconfig: review it in a terminal (nestor discover --cp %s), or move it away first",
+				dest, node, diff, node)
+		}
+		fmt.Fprintf(f.Log, "%s already exists and differs from the kubeconfig of %s:\n%s\n", dest, node, diff)
+		ok, err := f.Prompter.Confirm(fmt.Sprintf("Replace %s?", dest), false)
+		if err != nil {
+			return err
+		}
+		if !ok {
+			fmt.Fprintf(f.Log, "Not replaced: %s is unchanged.\n", dest)
+			return SilentError{Code: ExitError}
+		}
+		fallthrough
+	case errors.Is(err, fs.ErrNotExist):
+		if err := os.MkdirAll(filepath.Dir(dest), 0o700); err != nil {
+			return fmt.Errorf("nothing written: %v", err)
+		}
+		if err := writeFileAtomic(dest, ac.Data, 0o600); err != nil {
+			return fmt.Errorf("write %s: %v", dest, err)
+		}
+		fmt.Fprintf(f.Log, "Wrote %s (mode 0600).\n", dest)
+	default:
+		return fmt.Errorf("nothing written: cannot read the existing %s: %v", dest, err)
+	}
+	if f.Kubeconfig == "" {
+		if v, ok := f.Env("KUBECONFIG"); ok && strings.Trim(v, string(filepath.ListSeparator)) != "" {
+			fmt.Fprintf(f.Log, "Note: KUBECONFIG is exported (%s): other nestor commands read it before the topology's kubeconfig:; unset it to use %s.\n", v, dest)
+		}
+	}
+
+	op, err := f.Open(ctx, s, OpenOptions{Kubeconfig: &kc, Wrote: dest})
+	var silent SilentError
+	switch {
+	case errors.As(err, &silent):
+		fmt.Fprintf(f.Log, "%s stays written; access was not confirmed as stack %s.\n", dest, t.Name)
+		return err
+	case err != nil:
+		return fmt.Errorf("wrote %s, but access is not proven: %w", dest, err)
+	}
+	view, err := op.View(ctx)
+	if err != nil {
+		return fmt.Errorf("wrote %s, but access is not proven: %w", dest, err)
+	}
+	if !interactive {
+		PrintTarget(f.Log, *view)
+	}
+	if !view.Nodes.Known {
+		fmt.Fprintf(f.Log, "Access partly proven: %s answers, but its nodes could not be read (%s). Next: %s\n",
+			view.Target.Endpoint, view.Nodes.Reason, s.Suggest("preview"))
+		return nil
+	}
+	fmt.Fprintf(f.Log, "Access proven: %s answers with %d node(s). Next: %s\n", view.Target.Endpoint, len(view.Nodes.Value), s.Suggest("preview"))
+	return nil
+}
+
+// fetchDestination returns where discover --cp writes: t's kubeconfig:
+// resolved, else --kubeconfig, and the Kubeconfig to load it back with.
+func (f Fetch) fetchDestination(t *topology.Topology) (string, probes.Kubeconfig, error) {
+	home := f.Home
+	var dest string
+	kc := probes.Kubeconfig{Source: probes.SourceTopology, Detail: "kubeconfig: in " + t.Path}
+	if t.Kubeconfig != "" {
+		p, err := topology.ExpandHome(t.Kubeconfig, home, filepath.Dir(t.Path), "kubeconfig: of "+t.Path)
+		if err != nil {
+			return "", kc, err
+		}
+		dest = p
+	}
+	if f.Kubeconfig != "" {
+		flag, err := topology.ExpandHome(f.Kubeconfig, home, "", "--kubeconfig")
+		if err != nil {
+			return "", kc, err
+		}
+		switch {
+		case dest == "":
+			dest = flag
+			kc = probes.Kubeconfig{Source: probes.SourceFlag, Detail: "--kubeconfig on the command line"}
+		case dest != flag:
+			return "", kc, fmt.Errorf("--kubeconfig %s is not the stack's kubeconfig: %s (%s): discover --cp writes the stack's own file; drop --kubeconfig or change kubeconfig: in %s",
+				flag, dest, t.Kubeconfig, t.Path)
+		}
+	}
+	if dest == "" {
+		return "", kc, fmt.Errorf("stack %s declares no kubeconfig:, so there is nowhere to write the fetched one: add this line after target_kind: in %s (`nestor stack select %s` offers it)\n  kubeconfig: ~/.kube/%s.config\nor pass --kubeconfig PATH",
+			t.Name, t.Path, t.Name, t.Name)
+	}
+	kc.Paths = []string{dest}
+	return dest, kc, nil
+}
+
+// fetchTarget finds node in t's nodes and in the inventory and returns the
+// ssh settings: flags, then the inventory, then the topology's node.
+func (f Fetch) fetchTarget(t *topology.Topology, node string, o FetchOptions) (probes.FetchOptions, []string, error) {
+	home := f.Home
+	fo := probes.FetchOptions{Node: node, RemotePath: o.RemotePath, Interactive: f.Interactive}
+	var notes []string
+	tn, inTopo := t.Node(node)
+
+	invPath := ""
+	switch {
+	case o.Inventory != "":
+		p, err := topology.ExpandHome(o.Inventory, home, "", "--inventory")
+		if err != nil {
+			return fo, nil, err
+		}
+		invPath = p
+	case t.Inventory != "":
+		invPath = t.ResolvePath(t.Inventory, home)
+	}
+	var hv probes.HostVars
+	inInv := false
+	if invPath != "" {
+		var err error
+		hv, err = probes.InventoryHost(invPath, node)
+		var uh *probes.UnknownHostError
+		switch {
+		case err == nil:
+			inInv = true
+		case errors.As(err, &uh) && inTopo:
+			notes = append(notes, fmt.Sprintf("%s; using the topology's node %s", err, node))
+		case errors.As(err, &uh):
+			return fo, nil, fmt.Errorf("unknown node %s: %s has no node %q (nodes: %s), and %v", node, t.Path, node, nodeNames(t), err)
+		default:
+			return fo, nil, err
+		}
+		notes = append(notes, hv.Notes...)
+	} else if !inTopo {
+		return fo, nil, fmt.Errorf("unknown node %s: %s has no node %q (nodes: %s) and names no inventory: (or pass --inventory FILE)", node, t.Path, node, nodeNames(t))
+	}
+
+	fo.Host = firstNonEmpty(hv.Host, tn.Address, node)
+	fo.Address = firstNonEmpty(tn.Address, hv.Host)
+	fo.User = firstNonEmpty(o.User, hv.User, tn.User)
+	fo.Port = o.Port
+	if fo.Port == 0 {
+		fo.Port = hv.Port
+	}
+	if fo.Port == 0 {
+		fo.Port = tn.Port
+	}
+	switch {
+	case o.Identity != "":
+		p, err := topology.ExpandHome(o.Identity, home, "", "--identity")
+		if err != nil {
+			return fo, nil, err
+		}
+		fo.IdentityFile = p
+	case hv.PrivateKeyFile != "":
+		p, err := topology.ExpandHome(hv.PrivateKeyFile, home, "", "ansible_ssh_private_key_file")
+		if err != nil {
+			return fo, nil, fmt.Errorf("inventory %s: ansible_ssh_private_key_file: %v", invPath, err)
+		}
+		fo.IdentityFile = p
+	case tn.Key != "":
+		fo.IdentityFile = t.ResolvePath(tn.Key, home)
+	}
+	if inInv {
+		fo.CommonArgs, fo.ExtraArgs, fo.Become = hv.SSHCommonArgs, hv.SSHExtraArgs, hv.Become
+	}
+	return fo, notes, nil
+}
+
+func nodeNames(t *topology.Topology) string {
+	if len(t.Nodes) == 0 {
+		return "none"
+	}
+	names := make([]string, len(t.Nodes))
+	for i, n := range t.Nodes {
+		names[i] = n.Name
+	}
+	return strings.Join(names, ", ")
+}
+
+func firstNonEmpty(vs ...string) string {
+	for _, v := range vs {
+		if v != "" {
+			return v
+		}
+	}
+	return ""
+}
+
+// describeKubeconfigChange says how the kubeconfig already on disk differs
+// from the fetched one: server, context, cluster and user names — never a
+// credential. When only credentials differ, it says so.
+func describeKubeconfigChange(old []byte, ac *probes.AdminConf) string {
+	s, err := probes.SummarizeKubeconfig(old)
+	if err != nil {
+		return fmt.Sprintf("  the existing file is not a usable kubeconfig (%v); the new one: server %s, context %s", err, ac.Server, ac.Context)
+	}
+	var lines []string
+	for _, f := range []struct{ name, old, new string }{
+		{"server", s.Server, ac.Server},
+		{"context", s.Context, ac.Context},
+		{"cluster", s.Cluster, ac.Cluster},
+		{"user", s.User, ac.User},
+	} {
+		if f.old != f.new {
+			lines = append(lines, fmt.Sprintf("  %-8s %s → %s", f.name, orNone(f.old), orNone(f.new)))
+		} else {
+			lines = append(lines, fmt.Sprintf("  %-8s %s (same)", f.name, orNone(f.old)))
+		}
+	}
+	if s.Server == ac.Server && s.Context == ac.Context && s.Cluster == ac.Cluster && s.User == ac.User {
+		lines = append(lines, "  the names and server are the same: the credentials or other settings differ (not shown)")
+	}
+	return strings.Join(lines, "\n")
+}

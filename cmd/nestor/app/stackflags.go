@@ -1,0 +1,41 @@
+package app
+
+import (
+	"github.com/spf13/cobra"
+
+	"nestor.dev/nestor/cmd/nestor/action"
+	"nestor.dev/nestor/stacks"
+)
+
+// addStackFlags registers -f FILE and --stack NAME, which choose the stack a
+// command works on (else the active stack).
+func addStackFlags(a *App, cmd *cobra.Command, sel *action.Selection) {
+	cmd.Flags().StringVarP(&sel.File, "file", "f", "", "topology file to use (anywhere on disk)")
+	cmd.Flags().StringVar(&sel.Stack, "stack", "", "stack NAME from the stacks folder (default: the active stack)")
+	_ = cmd.RegisterFlagCompletionFunc("stack", completeStacks(a))
+}
+
+// completeStacks completes stack names from the stacks folder.
+func completeStacks(a *App) func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
+	return func(cmd *cobra.Command, _ []string, _ string) ([]string, cobra.ShellCompDirective) {
+		dir, _ := cmd.Flags().GetString("stacks")
+		entries, err := stacks.Store{Dir: stacks.Dir(dir, a.Env)}.List()
+		if err != nil {
+			return nil, cobra.ShellCompDirectiveNoFileComp
+		}
+		names := make([]string, 0, len(entries))
+		for _, e := range entries {
+			names = append(names, e.Name)
+		}
+		return names, cobra.ShellCompDirectiveNoFileComp
+	}
+}
+
+// config is the command's Config: g's, without prompts when out is a
+// machine format.
+func config(g *globals, out *outputFlag) action.Config {
+	if out != nil && out.machine() {
+		return g.cfg.NoPrompt("-o " + out.value + " never prompts")
+	}
+	return g.cfg
+}
