@@ -3,7 +3,6 @@ package action
 import (
 	"context"
 
-
 	"nestor.dev/nestor/probes"
 	"nestor.dev/nestor/topology"
 )

@@ -5,12 +5,11 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
-	"io"
 	"text/tabwriter"
-
 
 	"nestor.dev/nestor/probes"
 	"nestor.dev/nestor/stacks"

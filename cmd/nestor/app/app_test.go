@@ -40,7 +40,6 @@ func (p *scriptedPrompter) Confirm(message string, _ bool) (bool, error) {
 	return a.yes, a.err
 }
 
-
 // testApp returns an App with buffers, the given environment and no limactl.
 func testApp(t *testing.T, env map[string]string, tty bool, pr action.Prompter) (*App, *bytes.Buffer, *bytes.Buffer) {
 	t.Helper()
