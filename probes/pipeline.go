@@ -33,10 +33,10 @@ import (
 // kindOf, plus its phases in package topology (topology.Phases). A kind
 // implements exactly:
 //
-//   - resolve(t, o): the Kubeconfig it reads the cluster through, or a
-//     *NoTarget saying why there is nothing to read (not an error: preview
-//     reports it honestly); an error only for input that is wrong (a flag
-//     that does not apply to the kind, a ~ that cannot be expanded);
+//   - noTarget(t, kc): given the kubeconfig ResolveKubeconfig chose for the
+//     stack (its rules know each kind: the bench for lima), a *NoTarget
+//     saying why there is nothing to read, or nil (no target is not an
+//     error: preview reports it honestly);
 //   - guarded(): whether the target must be confirmed (interactive) or its
 //     endpoint checked against the topology's endpoint: (non-interactive)
 //     before anything is read — true for every target that is not nestor's
@@ -236,7 +236,7 @@ const (
 // targetKind is one target kind's part of the pipeline (see the top of
 // this file for what each method must do).
 type targetKind interface {
-	resolve(t *topology.Topology, o OpenOptions) (Kubeconfig, *NoTarget, error)
+	noTarget(t *topology.Topology, kc Kubeconfig) *NoTarget
 	guarded() bool
 	read(ctx context.Context, op *Opened, scope Scope) (*topology.Observed, topology.ClusterFacts)
 }
@@ -340,11 +340,15 @@ func resolve(k targetKind, t *topology.Topology, o OpenOptions) (Kubeconfig, *No
 	if o.Kubeconfig != nil {
 		return *o.Kubeconfig, nil, nil
 	}
-	kc, none, err := k.resolve(t, o)
+	kc, err := ResolveKubeconfig(ResolveOptions{Flag: o.KubeconfigFlag, Env: o.Env, Home: o.Home, Topology: t})
+	if err != nil {
+		return kc, nil, err
+	}
+	none := k.noTarget(t, kc)
 	if none != nil && o.Fix != nil {
 		none.Fix = o.Fix(none)
 	}
-	return kc, none, err
+	return kc, none, nil
 }
 
 // guardRead reads the server version and the nodes for the interactive
@@ -456,20 +460,16 @@ type prodKind struct{}
 
 func (prodKind) guarded() bool { return true }
 
-func (prodKind) resolve(t *topology.Topology, o OpenOptions) (Kubeconfig, *NoTarget, error) {
-	kc, err := ResolveKubeconfig(ResolveOptions{Flag: o.KubeconfigFlag, Env: o.Env, Home: o.Home, Topology: t})
-	if err != nil {
-		return kc, nil, err
-	}
+func (prodKind) noTarget(t *topology.Topology, kc Kubeconfig) *NoTarget {
 	if kc.None() {
-		return kc, &NoTarget{Kind: NoKubeconfig, Stack: t.Name, File: t.Path}, nil
+		return &NoTarget{Kind: NoKubeconfig, Stack: t.Name, File: t.Path}
 	}
 	if kc.Source == SourceTopology && len(kc.Paths) == 1 {
 		if ok, err := fileExists(kc.Paths[0]); err == nil && !ok {
-			return kc, &NoTarget{Kind: KubeconfigMissing, Stack: t.Name, File: t.Path, Path: kc.Paths[0]}, nil
+			return &NoTarget{Kind: KubeconfigMissing, Stack: t.Name, File: t.Path, Path: kc.Paths[0]}
 		}
 	}
-	return kc, nil, nil
+	return nil
 }
 
 func (prodKind) read(ctx context.Context, op *Opened, _ Scope) (*topology.Observed, topology.ClusterFacts) {
@@ -502,17 +502,13 @@ type limaKind struct{}
 
 func (limaKind) guarded() bool { return false }
 
-func (limaKind) resolve(t *topology.Topology, o OpenOptions) (Kubeconfig, *NoTarget, error) {
-	kc, err := ResolveKubeconfig(ResolveOptions{Flag: o.KubeconfigFlag, Env: o.Env, Home: o.Home, Topology: t})
-	if err != nil {
-		return kc, nil, err
-	}
+func (limaKind) noTarget(t *topology.Topology, kc Kubeconfig) *NoTarget {
 	// A bench kubeconfig that cannot be stat'ed is left to the load, whose
 	// error makes the cluster unknown (LoadErr) with the reason.
 	if ok, err := fileExists(kc.Paths[0]); err == nil && !ok {
-		return kc, &NoTarget{Kind: NoBenchKubeconfig, Stack: t.Name, File: t.Path, Path: kc.Paths[0]}, nil
+		return &NoTarget{Kind: NoBenchKubeconfig, Stack: t.Name, File: t.Path, Path: kc.Paths[0]}
 	}
-	return kc, nil, nil
+	return nil
 }
 
 func (limaKind) read(ctx context.Context, op *Opened, scope Scope) (*topology.Observed, topology.ClusterFacts) {

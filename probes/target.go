@@ -82,13 +82,6 @@ type LoadOptions struct {
 	Kube KubeOptions
 }
 
-// LoadTarget is LoadTargetWith with no terminal for exec plugins and the
-// default timeout (DefaultTimeout): the safe choice for a command that must
-// never hang. Callers that honour --timeout use LoadTargetWith.
-func LoadTarget(kc Kubeconfig, contextOverride string, userAgent string) (*Target, error) {
-	return LoadTargetWith(kc, LoadOptions{Context: contextOverride, UserAgent: userAgent})
-}
-
 // LoadTargetWith loads the files of kc explicitly (clientcmd.LoadFromFile,
 // then ResolveLocalPaths so relative certificate paths are taken from each
 // file's folder), merges them the way client-go merges a KUBECONFIG list

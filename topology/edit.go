@@ -69,7 +69,7 @@ func setKubeconfig(data []byte, value string) ([]byte, error) {
 		eol = "\r\n"
 	}
 	lines := lineStarts(data)
-	quoted := yamlScalar(value)
+	quoted := YAMLScalar(value)
 
 	var root *yaml.Node
 	if len(doc.Content) > 0 {
@@ -273,12 +273,14 @@ func fillKubeconfig(data []byte, lines []int, k, v *yaml.Node, quoted string) ([
 	return append(out, data[lineEnd:]...), nil
 }
 
-// yamlScalar returns s as a YAML scalar: plain when a YAML parser reads the
-// plain text back as the string s, else double-quoted (JSON's escapes are
-// valid in a YAML double-quoted scalar).
-func yamlScalar(s string) string {
+// YAMLScalar returns s as a YAML scalar that reads back as the string s in
+// a block or a flow collection: plain when a YAML parser reads the plain text
+// back as the string s (and it has none of the flow indicators , [ ] { }),
+// else double-quoted (JSON's escapes are valid in a YAML double-quoted
+// scalar, YAML 1.2 §7.3.1).
+func YAMLScalar(s string) string {
 	var n yaml.Node
-	plainOK := !strings.ContainsAny(s, "\n\r\t#\"'") && strings.TrimSpace(s) == s
+	plainOK := !strings.ContainsAny(s, "\n\r\t#\"',[]{}") && strings.TrimSpace(s) == s
 	if plainOK {
 		if err := yaml.Unmarshal([]byte("k: "+s), &n); err == nil &&
 			len(n.Content) == 1 && len(n.Content[0].Content) == 2 {

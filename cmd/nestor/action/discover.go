@@ -11,7 +11,6 @@ import (
 	"text/tabwriter"
 	"time"
 
-	"gopkg.in/yaml.v3"
 
 	"nestor.dev/nestor/probes"
 	"nestor.dev/nestor/topology"
@@ -254,28 +253,28 @@ func draftTopology(t *topology.Topology, r *DiscoverReport, name, home string) [
 	var b bytes.Buffer
 	fmt.Fprintf(&b, "# Topology draft of the cluster at %s, written by nestor discover from what it\n", r.Target.Endpoint)
 	fmt.Fprintf(&b, "# read (read-only) on %s. Review it, then save it as %s.yaml in the stacks folder.\n", time.Now().UTC().Format("2006-01-02"), name)
-	fmt.Fprintf(&b, "name: %s\n", yamlScalar(name))
+	fmt.Fprintf(&b, "name: %s\n", topology.YAMLScalar(name))
 	fmt.Fprintf(&b, "target_kind: %s\n", t.TargetKind)
 	if t.TargetKind == topology.TargetProd {
 		switch {
 		case t.Kubeconfig != "":
-			fmt.Fprintf(&b, "kubeconfig: %s\n", yamlScalar(absIfRelative(t, t.Kubeconfig)))
+			fmt.Fprintf(&b, "kubeconfig: %s\n", topology.YAMLScalar(absIfRelative(t, t.Kubeconfig)))
 		case r.Target.Source == string(probes.SourceFlag) && len(r.Target.Kubeconfig) == 1:
-			fmt.Fprintf(&b, "kubeconfig: %s\n", yamlScalar(r.Target.Kubeconfig[0]))
+			fmt.Fprintf(&b, "kubeconfig: %s\n", topology.YAMLScalar(r.Target.Kubeconfig[0]))
 		default:
 			fmt.Fprintf(&b, "# kubeconfig: read through %s; declare the stack's own file here\n", r.Target.SourceDetail)
 		}
-		fmt.Fprintf(&b, "endpoint: %s\n", yamlScalar(r.Target.Endpoint))
+		fmt.Fprintf(&b, "endpoint: %s\n", topology.YAMLScalar(r.Target.Endpoint))
 	}
 	if r.ServerVersion.Known {
 		if minor := minorOf(r.ServerVersion.Value); minor != "" {
-			fmt.Fprintf(&b, "kubernetes:\n  version: %s\n", yamlScalar(minor))
+			fmt.Fprintf(&b, "kubernetes:\n  version: %s\n", topology.YAMLScalar(minor))
 		}
 	} else {
 		fmt.Fprintf(&b, "# kubernetes.version: server version unknown (%s)\n", r.ServerVersion.Reason)
 	}
 	if t.Inventory != "" {
-		fmt.Fprintf(&b, "inventory: %s\n", yamlScalar(absIfRelative(t, t.Inventory)))
+		fmt.Fprintf(&b, "inventory: %s\n", topology.YAMLScalar(absIfRelative(t, t.Inventory)))
 	}
 	if r.Nodes.Known {
 		if len(r.Nodes.Value) == 0 {
@@ -288,9 +287,9 @@ func draftTopology(t *topology.Topology, r *DiscoverReport, name, home string) [
 			if slices.Contains(n.Roles, "control-plane") || slices.Contains(n.Roles, "master") {
 				role = topology.RoleControlPlane
 			}
-			fmt.Fprintf(&b, "  - {name: %s, role: %s", yamlScalar(n.Name), role)
+			fmt.Fprintf(&b, "  - {name: %s, role: %s", topology.YAMLScalar(n.Name), role)
 			if n.InternalIP != "" {
-				fmt.Fprintf(&b, ", address: %s", yamlScalar(n.InternalIP))
+				fmt.Fprintf(&b, ", address: %s", topology.YAMLScalar(n.InternalIP))
 			}
 			b.WriteString("}\n")
 		}
@@ -301,7 +300,7 @@ func draftTopology(t *topology.Topology, r *DiscoverReport, name, home string) [
 		b.WriteString("lima:\n")
 		for _, kv := range [][2]string{{"template", t.Lima.Template}, {"memory", t.Lima.Memory}, {"disk", t.Lima.Disk}, {"kubeconfig", t.Lima.Kubeconfig}} {
 			if kv[1] != "" {
-				fmt.Fprintf(&b, "  %s: %s\n", kv[0], yamlScalar(kv[1]))
+				fmt.Fprintf(&b, "  %s: %s\n", kv[0], topology.YAMLScalar(kv[1]))
 			}
 		}
 		if t.Lima.CPUs != 0 {
@@ -328,7 +327,7 @@ func draftTopology(t *topology.Topology, r *DiscoverReport, name, home string) [
 		if bl, ok := topology.BackendLayer(t.Backend); ok && bl == backend {
 			backend = t.Backend
 		}
-		fmt.Fprintf(&b, "backend: %s\n", yamlScalar(backend))
+		fmt.Fprintf(&b, "backend: %s\n", topology.YAMLScalar(backend))
 	}
 	if len(layers) == 0 {
 		b.WriteString("layers: []\n")
@@ -337,14 +336,14 @@ func draftTopology(t *topology.Topology, r *DiscoverReport, name, home string) [
 	}
 	for _, l := range layers {
 		if l.Detect == nil {
-			fmt.Fprintf(&b, "  - %s\n", yamlScalar(l.Name))
+			fmt.Fprintf(&b, "  - %s\n", topology.YAMLScalar(l.Name))
 			continue
 		}
-		fmt.Fprintf(&b, "  - name: %s\n    detect: {", yamlScalar(l.Name))
+		fmt.Fprintf(&b, "  - name: %s\n    detect: {", topology.YAMLScalar(l.Name))
 		var parts []string
 		for _, kv := range [][2]string{{"deployment", l.Detect.Deployment}, {"daemonset", l.Detect.DaemonSet}, {"statefulset", l.Detect.StatefulSet}, {"namespace", l.Detect.Namespace}, {"crd_group", l.Detect.CRDGroup}} {
 			if kv[1] != "" {
-				parts = append(parts, kv[0]+": "+yamlScalar(kv[1]))
+				parts = append(parts, kv[0]+": "+topology.YAMLScalar(kv[1]))
 			}
 		}
 		b.WriteString(strings.Join(parts, ", ") + "}\n")
@@ -404,13 +403,4 @@ func minorOf(v string) string {
 		return ""
 	}
 	return parts[0] + "." + minor
-}
-
-// yamlScalar writes s as a YAML scalar that reads back as the string s.
-func yamlScalar(s string) string {
-	out, err := yaml.Marshal(s)
-	if err != nil {
-		return fmt.Sprintf("%q", s)
-	}
-	return strings.TrimSuffix(string(out), "\n")
 }
