@@ -1,19 +1,24 @@
-// Package probes reads the actual state of a stack, and nothing else: which
-// kubeconfig a command reads (ResolveKubeconfig, DESIGN.md "Kubeconfig
-// resolution"), the target it names and its endpoint (LoadTarget,
-// NormalizeEndpoint, DESIGN.md "The target and its confirmation"), the kube
-// prober (ReadNodes, ProbeCluster, ProbeTarget: one client-go REST client
-// reading server-side Tables and JSON, through a transport that refuses
-// every method but GET/HEAD/OPTIONS, DESIGN.md "What never writes means",
-// every host but the target's and every redirect) and
-// the lima prober (ProbeLimaWith: `limactl list --json` and the bench
-// kubeconfig).
+// Package probes reads the actual state of a stack, and nothing else.
+//
+// Every command opens a stack's target through one pipeline (pipeline.go):
+// Open resolves what the stack is read through (ResolveKubeconfig, DESIGN.md
+// "Kubeconfig resolution"), refuses what must never be read (the bench
+// kubeconfig for prod, --kubeconfig for the bench), loads the target
+// (LoadTargetWith: explicit files, a transport that refuses every method but
+// GET/HEAD/OPTIONS, every host but the target's and every redirect), guards
+// it (an interactive confirmation, or CheckEndpoint offline, DESIGN.md "The
+// target and its confirmation"), and Opened.Read reads it with the prober of
+// its kind: the kube prober (ReadNodes, ProbeCluster, ProbeTarget: server-side
+// Tables and JSON) and, for lima, `limactl list --json`. Each target kind is
+// one implementation of the small targetKind interface; the top of
+// pipeline.go says exactly what a new kind implements.
 //
 // The package never prints, never reads the environment or the home folder by
 // itself (the caller passes an Env and the home path), never falls back to
 // ~/.kube/config or to the in-cluster config, and keeps no cache on disk.
 // Every probe that fails leaves its part of the observation unknown with a
-// reason; it is never reported as absent.
+// reason; it is never reported as absent. Fetching a kubeconfig over ssh and
+// reading Ansible inventories live in probes/ssh.
 package probes
 
 import (

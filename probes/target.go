@@ -142,7 +142,7 @@ func LoadTargetWith(kc Kubeconfig, o LoadOptions) (*Target, error) {
 		ctxName = merged.CurrentContext
 	}
 	if ctxName == "" {
-		return nil, fmt.Errorf("kubeconfig %s has no current-context: pass --context NAME (contexts defined: %s)", files, names(merged.Contexts))
+		return nil, fmt.Errorf("kubeconfig %s has no current-context: pass --context NAME (contexts defined: %s)", files, KeyList(merged.Contexts))
 	}
 	kctx, ok := merged.Contexts[ctxName]
 	if !ok {
@@ -150,16 +150,16 @@ func LoadTargetWith(kc Kubeconfig, o LoadOptions) (*Target, error) {
 		if o.Context != "" {
 			how = "--context"
 		}
-		return nil, fmt.Errorf("kubeconfig %s: context %q (%s) is not defined (contexts defined: %s)", files, ctxName, how, names(merged.Contexts))
+		return nil, fmt.Errorf("kubeconfig %s: context %q (%s) is not defined (contexts defined: %s)", files, ctxName, how, KeyList(merged.Contexts))
 	}
 	where := kctx.LocationOfOrigin
 	cluster, ok := merged.Clusters[kctx.Cluster]
 	if !ok {
-		return nil, fmt.Errorf("kubeconfig %s: context %q names cluster %q, which no kubeconfig file defines (clusters defined: %s)", where, ctxName, kctx.Cluster, names(merged.Clusters))
+		return nil, fmt.Errorf("kubeconfig %s: context %q names cluster %q, which no kubeconfig file defines (clusters defined: %s)", where, ctxName, kctx.Cluster, KeyList(merged.Clusters))
 	}
 	if kctx.AuthInfo != "" {
 		if _, ok := merged.AuthInfos[kctx.AuthInfo]; !ok {
-			return nil, fmt.Errorf("kubeconfig %s: context %q names user %q, which no kubeconfig file defines (users defined: %s)", where, ctxName, kctx.AuthInfo, names(merged.AuthInfos))
+			return nil, fmt.Errorf("kubeconfig %s: context %q names user %q, which no kubeconfig file defines (users defined: %s)", where, ctxName, kctx.AuthInfo, KeyList(merged.AuthInfos))
 		}
 	}
 	if cluster.Server == "" {
@@ -250,7 +250,9 @@ func sourceName(s Source) string {
 	return string(s)
 }
 
-func names[V any](m map[string]V) string {
+// KeyList returns the keys of m sorted and comma-separated ("none" for an
+// empty map), for errors that list what a kubeconfig defines.
+func KeyList[V any](m map[string]V) string {
 	if len(m) == 0 {
 		return "none"
 	}
@@ -273,9 +275,9 @@ func names[V any](m map[string]V) string {
 func NormalizeEndpoint(s string) (string, error) {
 	u, err := url.Parse(strings.TrimSpace(s))
 	if err != nil {
-		return "", fmt.Errorf("endpoint %q is not a URL: write https://HOST:PORT", redact(s))
+		return "", fmt.Errorf("endpoint %q is not a URL: write https://HOST:PORT", RedactUserInfo(s))
 	}
-	shown := redact(s)
+	shown := RedactUserInfo(s)
 	if u.User != nil {
 		return "", fmt.Errorf("endpoint %s must not carry a user name or password: write https://HOST:PORT", shown)
 	}
@@ -342,7 +344,7 @@ func serverUserInfo(server string) (string, bool) {
 	}
 	if err != nil {
 		if strings.Contains(server, "@") {
-			return redact(server), true
+			return RedactUserInfo(server), true
 		}
 		return "", false
 	}
@@ -352,9 +354,9 @@ func serverUserInfo(server string) (string, bool) {
 	return u.Scheme + "://REDACTED@" + u.Host + u.EscapedPath(), true
 }
 
-// redact drops anything that looks like user info from a URL-ish string
-// before it goes into an error.
-func redact(s string) string {
+// RedactUserInfo drops anything that looks like user info from a URL-ish
+// string before it goes into an error: "https://u:p@h" → "https://REDACTED@h".
+func RedactUserInfo(s string) string {
 	if i := strings.LastIndex(s, "@"); i >= 0 {
 		if j := strings.Index(s, "://"); j >= 0 && j < i {
 			return s[:j+3] + "REDACTED@" + s[i+1:]

@@ -11,7 +11,6 @@ import (
 	"text/tabwriter"
 	"time"
 
-
 	"nestor.dev/nestor/probes"
 	"nestor.dev/nestor/topology"
 )

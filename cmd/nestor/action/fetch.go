@@ -12,19 +12,13 @@ import (
 	"time"
 
 	"nestor.dev/nestor/probes"
+	"nestor.dev/nestor/probes/ssh"
 	"nestor.dev/nestor/topology"
 )
 
 // FetchOptions are the flags of `discover --cp` that say how to reach the
-// control-plane node; zero values take the inventory's, then the topology's
-// settings (stack select passes none).
-type FetchOptions struct {
-	Inventory  string
-	RemotePath string
-	User       string
-	Port       int
-	Identity   string
-}
+// control-plane node (ssh.Flags).
+type FetchOptions = ssh.Flags
 
 // Fetch is `nestor discover --cp NODE`: it copies the admin kubeconfig of a
 // control-plane node over ssh, writes it to the stack's kubeconfig path and
@@ -52,7 +46,7 @@ func (f Fetch) Run(ctx context.Context) error {
 }
 
 // fetchKubeconfig copies the admin kubeconfig of control-plane node `node`
-// of the prod stack t over ssh (probes.FetchAdminConf), writes it to the
+// of the prod stack t over ssh (ssh.FetchAdminConf), writes it to the
 // stack's kubeconfig path, then proves access through the guard. It is
 // `discover --cp NODE`, and what `stack select` runs when the operator
 // accepts to fetch. Steps and refusals:
@@ -83,20 +77,20 @@ func (f Fetch) fetchKubeconfig(ctx context.Context, s *Stack, node string, o Fet
 		return fmt.Errorf("nothing fetched: --no-input checks a fetched kubeconfig against the topology's endpoint:, and %s declares none; "+
 			"add `endpoint: https://ADDRESS:6443` (this stack's API server) after target_kind:, or run in a terminal to review the fetched one", t.Path)
 	}
-	fo, notes, err := f.fetchTarget(t, node, o)
+	fo, notes, err := ssh.NodeSettings(t, node, o, f.Home, f.Interactive)
 	if err != nil {
 		return err
 	}
 	for _, n := range notes {
 		fmt.Fprintf(f.Log, "Note: %s\n", n)
 	}
-	args, err := probes.SSHArgs(fo)
+	args, err := ssh.SSHArgs(fo)
 	if err != nil {
 		return err
 	}
 	remote := fo.RemotePath
 	if remote == "" {
-		remote = probes.DefaultRemotePath
+		remote = ssh.DefaultRemotePath
 	}
 	fmt.Fprintf(f.Log, "Fetching %s from %s: ssh %s\n", remote, node, strings.Join(args, " "))
 	sctx := ctx
@@ -105,7 +99,7 @@ func (f Fetch) fetchKubeconfig(ctx context.Context, s *Stack, node string, o Fet
 		sctx, cancel = context.WithTimeout(ctx, 2*time.Minute)
 		defer cancel()
 	}
-	ac, err := probes.FetchAdminConf(sctx, f.Exec, fo)
+	ac, err := ssh.FetchAdminConf(sctx, f.Exec, fo)
 	if err != nil {
 		return fmt.Errorf("nothing written: %w", err)
 	}
@@ -233,103 +227,11 @@ func (f Fetch) fetchDestination(t *topology.Topology) (string, probes.Kubeconfig
 	return dest, kc, nil
 }
 
-// fetchTarget finds node in t's nodes and in the inventory and returns the
-// ssh settings: flags, then the inventory, then the topology's node.
-func (f Fetch) fetchTarget(t *topology.Topology, node string, o FetchOptions) (probes.FetchOptions, []string, error) {
-	home := f.Home
-	fo := probes.FetchOptions{Node: node, RemotePath: o.RemotePath, Interactive: f.Interactive}
-	var notes []string
-	tn, inTopo := t.Node(node)
-
-	invPath := ""
-	switch {
-	case o.Inventory != "":
-		p, err := topology.ExpandHome(o.Inventory, home, "", "--inventory")
-		if err != nil {
-			return fo, nil, err
-		}
-		invPath = p
-	case t.Inventory != "":
-		invPath = t.ResolvePath(t.Inventory, home)
-	}
-	var hv probes.HostVars
-	inInv := false
-	if invPath != "" {
-		var err error
-		hv, err = probes.InventoryHost(invPath, node)
-		var uh *probes.UnknownHostError
-		switch {
-		case err == nil:
-			inInv = true
-		case errors.As(err, &uh) && inTopo:
-			notes = append(notes, fmt.Sprintf("%s; using the topology's node %s", err, node))
-		case errors.As(err, &uh):
-			return fo, nil, fmt.Errorf("unknown node %s: %s has no node %q (nodes: %s), and %v", node, t.Path, node, nodeNames(t), err)
-		default:
-			return fo, nil, err
-		}
-		notes = append(notes, hv.Notes...)
-	} else if !inTopo {
-		return fo, nil, fmt.Errorf("unknown node %s: %s has no node %q (nodes: %s) and names no inventory: (or pass --inventory FILE)", node, t.Path, node, nodeNames(t))
-	}
-
-	fo.Host = firstNonEmpty(hv.Host, tn.Address, node)
-	fo.Address = firstNonEmpty(tn.Address, hv.Host)
-	fo.User = firstNonEmpty(o.User, hv.User, tn.User)
-	fo.Port = o.Port
-	if fo.Port == 0 {
-		fo.Port = hv.Port
-	}
-	if fo.Port == 0 {
-		fo.Port = tn.Port
-	}
-	switch {
-	case o.Identity != "":
-		p, err := topology.ExpandHome(o.Identity, home, "", "--identity")
-		if err != nil {
-			return fo, nil, err
-		}
-		fo.IdentityFile = p
-	case hv.PrivateKeyFile != "":
-		p, err := topology.ExpandHome(hv.PrivateKeyFile, home, "", "ansible_ssh_private_key_file")
-		if err != nil {
-			return fo, nil, fmt.Errorf("inventory %s: ansible_ssh_private_key_file: %v", invPath, err)
-		}
-		fo.IdentityFile = p
-	case tn.Key != "":
-		fo.IdentityFile = t.ResolvePath(tn.Key, home)
-	}
-	if inInv {
-		fo.CommonArgs, fo.ExtraArgs, fo.Become = hv.SSHCommonArgs, hv.SSHExtraArgs, hv.Become
-	}
-	return fo, notes, nil
-}
-
-func nodeNames(t *topology.Topology) string {
-	if len(t.Nodes) == 0 {
-		return "none"
-	}
-	names := make([]string, len(t.Nodes))
-	for i, n := range t.Nodes {
-		names[i] = n.Name
-	}
-	return strings.Join(names, ", ")
-}
-
-func firstNonEmpty(vs ...string) string {
-	for _, v := range vs {
-		if v != "" {
-			return v
-		}
-	}
-	return ""
-}
-
 // describeKubeconfigChange says how the kubeconfig already on disk differs
 // from the fetched one: server, context, cluster and user names — never a
 // credential. When only credentials differ, it says so.
-func describeKubeconfigChange(old []byte, ac *probes.AdminConf) string {
-	s, err := probes.SummarizeKubeconfig(old)
+func describeKubeconfigChange(old []byte, ac *ssh.AdminConf) string {
+	s, err := ssh.SummarizeKubeconfig(old)
 	if err != nil {
 		return fmt.Sprintf("  the existing file is not a usable kubeconfig (%v); the new one: server %s, context %s", err, ac.Server, ac.Context)
 	}

@@ -17,6 +17,7 @@ import (
 	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
 
 	"nestor.dev/nestor/probes"
+	"nestor.dev/nestor/probes/ssh"
 	"nestor.dev/nestor/topology"
 )
 
@@ -113,9 +114,7 @@ func (f *fetchFixture) load(t *testing.T) *topology.Topology {
 func TestFetchTargetPrecedence(t *testing.T) {
 	f := newFetchFixture(t, func(*httptest.Server) string { return "" })
 	tp := f.load(t)
-	c, _, _ := testConfig(t, map[string]string{"HOME": f.home}, false, nil)
-
-	fo, _, err := Fetch{Config: interactive(c, false)}.fetchTarget(tp, "lab1", FetchOptions{})
+	fo, _, err := ssh.NodeSettings(tp, "lab1", FetchOptions{}, f.home, false)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -125,7 +124,7 @@ func TestFetchTargetPrecedence(t *testing.T) {
 		t.Errorf("from inventory + topology: %+v", fo)
 	}
 	// flags beat both
-	fo, _, err = Fetch{Config: interactive(c, true)}.fetchTarget(tp, "lab1", FetchOptions{User: "flag-user", Port: 22, Identity: "~/id", RemotePath: "/k3s"})
+	fo, _, err = ssh.NodeSettings(tp, "lab1", FetchOptions{User: "flag-user", Port: 22, Identity: "~/id", RemotePath: "/k3s"}, f.home, true)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -133,17 +132,17 @@ func TestFetchTargetPrecedence(t *testing.T) {
 		t.Errorf("flags: %+v", fo)
 	}
 	// a host only the inventory knows: its ansible_host, no topology address.
-	fo, _, err = Fetch{Config: interactive(c, false)}.fetchTarget(tp, "ansible-only", FetchOptions{})
+	fo, _, err = ssh.NodeSettings(tp, "ansible-only", FetchOptions{}, f.home, false)
 	if err != nil || fo.Host != "192.0.2.7" || fo.Address != "192.0.2.7" || fo.User != "inv-user" {
 		t.Errorf("inventory-only host: %+v %v", fo, err)
 	}
 	// a node only the topology knows: a note, the topology's settings.
-	fo, notes, err := Fetch{Config: interactive(c, false)}.fetchTarget(tp, "lab2", FetchOptions{})
+	fo, notes, err := ssh.NodeSettings(tp, "lab2", FetchOptions{}, f.home, false)
 	if err != nil || fo.Host != "lab2" || len(notes) != 1 || !strings.Contains(notes[0], `has no host "lab2"`) {
 		t.Errorf("topology-only node: %+v %q %v", fo, notes, err)
 	}
 	// unknown everywhere: both lists.
-	_, _, err = Fetch{Config: interactive(c, false)}.fetchTarget(tp, "nope", FetchOptions{})
+	_, _, err = ssh.NodeSettings(tp, "nope", FetchOptions{}, f.home, false)
 	if err == nil || !strings.Contains(err.Error(), "(nodes: lab1, lab2)") || !strings.Contains(err.Error(), "hosts it knows: ansible-only, lab1") {
 		t.Errorf("unknown node: %v", err)
 	}

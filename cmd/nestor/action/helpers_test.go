@@ -67,11 +67,6 @@ func testConfig(t *testing.T, env map[string]string, tty bool, pr Prompter) (Con
 	return c, &out, &log
 }
 
-func interactive(c Config, yes bool) Config {
-	c.Interactive = yes
-	return c
-}
-
 func withKubeconfig(c Config, kc string) Config {
 	c.Kubeconfig = kc
 	return c

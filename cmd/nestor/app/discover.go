@@ -8,7 +8,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"nestor.dev/nestor/cmd/nestor/action"
-	"nestor.dev/nestor/probes"
+	"nestor.dev/nestor/probes/ssh"
 )
 
 func newDiscoverCmd(a *App, g *globals) *cobra.Command {
@@ -97,7 +97,7 @@ Exit codes: 0 done, 1 error, refused or not confirmed.`,
 		return names, cobra.ShellCompDirectiveNoFileComp
 	})
 	f.StringVar(&fo.Inventory, "inventory", "", "Ansible YAML inventory (default: the topology's inventory:)")
-	f.StringVar(&fo.RemotePath, "remote-path", "", "kubeconfig path on the node (default "+probes.DefaultRemotePath+"; k3s: /etc/rancher/k3s/k3s.yaml, RKE2: /etc/rancher/rke2/rke2.yaml)")
+	f.StringVar(&fo.RemotePath, "remote-path", "", "kubeconfig path on the node (default "+ssh.DefaultRemotePath+"; k3s: /etc/rancher/k3s/k3s.yaml, RKE2: /etc/rancher/rke2/rke2.yaml)")
 	f.StringVar(&fo.User, "user", "", "ssh user (default: ansible_user, else the node's user:, else ssh's)")
 	f.IntVar(&fo.Port, "port", 0, "ssh port (default: ansible_port, else the node's port:, else ssh's)")
 	f.StringVar(&fo.Identity, "identity", "", "ssh private key (default: ansible_ssh_private_key_file, else the node's key:)")

@@ -1,6 +1,8 @@
-package probes
+package ssh
 
 import (
+	"nestor.dev/nestor/probes"
+
 	"context"
 	"errors"
 	"fmt"
@@ -168,7 +170,7 @@ func SSHArgs(o FetchOptions) ([]string, error) {
 // for the usual causes: unknown host key, refused key, sudo asking for a
 // password, missing file); the errors of SSHArgs and CheckAdminConf. No
 // error contains what the remote file holds.
-func FetchAdminConf(ctx context.Context, run Runner, o FetchOptions) (*AdminConf, error) {
+func FetchAdminConf(ctx context.Context, run probes.Runner, o FetchOptions) (*AdminConf, error) {
 	args, err := SSHArgs(o)
 	if err != nil {
 		return nil, err
@@ -252,16 +254,16 @@ func CheckAdminConf(data []byte, address string) (*AdminConf, error) {
 	}
 	ac := &AdminConf{Data: data, Context: cfg.CurrentContext}
 	if ac.Context == "" {
-		return nil, fmt.Errorf("the kubeconfig has no current-context (contexts: %s)", names(cfg.Contexts))
+		return nil, fmt.Errorf("the kubeconfig has no current-context (contexts: %s)", probes.KeyList(cfg.Contexts))
 	}
 	kctx, ok := cfg.Contexts[ac.Context]
 	if !ok {
-		return nil, fmt.Errorf("current-context %q is not defined (contexts: %s)", ac.Context, names(cfg.Contexts))
+		return nil, fmt.Errorf("current-context %q is not defined (contexts: %s)", ac.Context, probes.KeyList(cfg.Contexts))
 	}
 	ac.Cluster, ac.User = kctx.Cluster, kctx.AuthInfo
 	cl, ok := cfg.Clusters[kctx.Cluster]
 	if !ok {
-		return nil, fmt.Errorf("context %q names cluster %q, which is not defined (clusters: %s)", ac.Context, kctx.Cluster, names(cfg.Clusters))
+		return nil, fmt.Errorf("context %q names cluster %q, which is not defined (clusters: %s)", ac.Context, kctx.Cluster, probes.KeyList(cfg.Clusters))
 	}
 	if cl.Server == "" {
 		return nil, fmt.Errorf("cluster %q has no server URL", kctx.Cluster)
@@ -273,7 +275,7 @@ func CheckAdminConf(data []byte, address string) (*AdminConf, error) {
 	if kctx.AuthInfo != "" {
 		u, ok := cfg.AuthInfos[kctx.AuthInfo]
 		if !ok {
-			return nil, fmt.Errorf("context %q names user %q, which is not defined (users: %s)", ac.Context, kctx.AuthInfo, names(cfg.AuthInfos))
+			return nil, fmt.Errorf("context %q names user %q, which is not defined (users: %s)", ac.Context, kctx.AuthInfo, probes.KeyList(cfg.AuthInfos))
 		}
 		if u.ClientCertificate != "" {
 			files = append(files, "client-certificate of user "+kctx.AuthInfo)
@@ -291,7 +293,7 @@ func CheckAdminConf(data []byte, address string) (*AdminConf, error) {
 	ac.Server = cl.Server
 	u, err := url.Parse(cl.Server)
 	if err != nil || u.Host == "" {
-		return nil, fmt.Errorf("cluster %q: server %q is not a URL", kctx.Cluster, redact(cl.Server))
+		return nil, fmt.Errorf("cluster %q: server %q is not a URL", kctx.Cluster, probes.RedactUserInfo(cl.Server))
 	}
 	if !IsLoopbackHost(u.Hostname()) {
 		return ac, nil

@@ -1,6 +1,8 @@
-package probes
+package ssh
 
 import (
+	"nestor.dev/nestor/probes"
+
 	"context"
 	"errors"
 	"os/exec"
@@ -182,7 +184,7 @@ func TestFetchAdminConf(t *testing.T) {
 	}
 
 	// A real failed process, so the error is a real *exec.ExitError.
-	failing := func(script string) Runner {
+	failing := func(script string) probes.Runner {
 		return func(ctx context.Context, _ string, _ ...string) ([]byte, []byte, error) {
 			cmd := exec.CommandContext(ctx, "sh", "-c", script)
 			var out, errb strings.Builder
