@@ -28,8 +28,10 @@ func noTarget(reason string) *topology.Observed {
 // (then review the diff like code).
 var update = flag.Bool("update", false, "rewrite the golden files of the human output")
 
-// goldenDir is the one golden-file tree of the CLI's human output (STYLE.md).
-const goldenDir = "../../../tests/testdata/preview"
+// goldenDir holds the human views drawn from fixed observations (states a
+// test cluster cannot be put in cheaply); the commands themselves are
+// golden-tested through app.Run (cmd/nestor/app).
+const goldenDir = "../../../tests/testdata/golden/render"
 
 func goldenTopology() *topology.Topology {
 	return &topology.Topology{
@@ -46,7 +48,7 @@ func goldenTopology() *topology.Topology {
 }
 
 // TestGoldenPreview draws the human view of fixed observations and compares
-// it byte for byte with tests/testdata/preview/<case>/stdout.golden.
+// it byte for byte with tests/testdata/golden/render/<case>/stdout.golden.
 func TestGoldenPreview(t *testing.T) {
 	yes := true
 	cases := []struct {
