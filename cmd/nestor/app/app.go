@@ -164,6 +164,7 @@ Exit codes: 0 success, 1 error or refused, 2 changes (preview --detailed-exitcod
 		newDiscoverCmd(a, g),
 		newEnvCmd(a, g),
 		newNextCmd(a, g),
+		newFleetCmd(a, g),
 	)
 	return root
 }
