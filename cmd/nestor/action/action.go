@@ -209,11 +209,11 @@ func (c Config) Open(ctx context.Context, s *Stack, o OpenOptions) (*probes.Open
 		c.notConfirmed(shown, o.Wrote)
 		return nil, SilentError{Code: ExitError}
 	case errors.As(err, &missing):
-		return nil, fmt.Errorf("prod stack %s declares no endpoint:, so a run without a prompt (--no-input, NESTOR_NO_INPUT, -o json, or stdin not a terminal) cannot check its target; "+
+		return nil, explained(err, "prod stack %s declares no endpoint:, so a run without a prompt (--no-input, NESTOR_NO_INPUT, -o json, or stdin not a terminal) cannot check its target; "+
 			"if %s is this stack's API server, add this line to %s:\n  %s",
 			s.Name, missing.Actual, s.Path, missing.Line)
 	case errors.As(err, &mismatch):
-		return nil, fmt.Errorf("refusing: the target is not stack %s\n  target endpoint:   %s (context %s, kubeconfig %s, from %s)\n  declared endpoint: %s (%s)\nNothing was sent to the target. Point the kubeconfig at the stack's API server, or fix endpoint: in the topology",
+		return nil, explained(err, "refusing: the target is not stack %s\n  target endpoint:   %s (context %s, kubeconfig %s, from %s)\n  declared endpoint: %s (%s)\nNothing was sent to the target. Point the kubeconfig at the stack's API server, or fix endpoint: in the topology",
 			s.Name, mismatch.Actual, mismatch.Context, strings.Join(mismatch.Kubeconfig.Paths, ":"), SourceText(mismatch.Kubeconfig), mismatch.Declared, mismatch.File)
 	}
 	return op, err // op is what was opened when the guard's read failed
@@ -235,6 +235,20 @@ func (c Config) pipelineOptions(s *Stack, o OpenOptions) probes.OpenOptions {
 		Interactive: c.Interactive, Run: c.Exec, Benches: c.benches(s.Topology),
 		Fix: func(n *probes.NoTarget) string { return noTargetFix(s, n) },
 	}
+}
+
+// explainedError is an error of the pipeline told in the operator's words;
+// errors.As still finds the pipeline's typed error behind it.
+type explainedError struct {
+	msg string
+	err error
+}
+
+func (e *explainedError) Error() string { return e.msg }
+func (e *explainedError) Unwrap() error { return e.err }
+
+func explained(err error, format string, args ...any) error {
+	return &explainedError{msg: fmt.Sprintf(format, args...), err: err}
 }
 
 func (c Config) notConfirmed(endpoint, wrote string) {
