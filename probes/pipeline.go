@@ -80,6 +80,8 @@ type OpenOptions struct {
 	// Timeout bounds each read: the guard's read, then the full read
 	// (0: DefaultTimeout).
 	Timeout time.Duration
+	// Progress is told what is being read (KubeOptions.Progress).
+	Progress func(resource string, items int)
 	// Interactive says the operator may be asked (a terminal, no
 	// --no-input): the guard then confirms through Confirm; otherwise it
 	// checks the endpoint strictly, offline.
@@ -284,7 +286,7 @@ func Open(ctx context.Context, t *topology.Topology, o OpenOptions) (*Opened, er
 	}
 	target, err := LoadTargetWith(kc, LoadOptions{
 		Context: o.Context, UserAgent: o.UserAgent, Interactive: o.Interactive,
-		Kube: KubeOptions{Timeout: o.Timeout},
+		Kube: KubeOptions{Timeout: o.Timeout, Progress: o.Progress},
 	})
 	if err != nil && !k.guarded() {
 		op.LoadErr = err

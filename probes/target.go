@@ -26,6 +26,11 @@ type KubeOptions struct {
 	// one ProbeCluster or of one ProbeTarget, together. 0 means DefaultTimeout. A deadline on the
 	// context passed to the read also applies, whichever is sooner.
 	Timeout time.Duration
+	// Progress, when set, is told how many items of a paged list (nodes,
+	// namespaces, CRDs) have been read so far: 0 when the list starts, then
+	// after each page. It is called from the reading goroutines: it must
+	// be safe for concurrent use and quick.
+	Progress func(resource string, items int)
 }
 
 // Target is the cluster a kubeconfig names: DESIGN.md "The target and its

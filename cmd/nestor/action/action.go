@@ -79,6 +79,11 @@ type Config struct {
 	Exec probes.Runner
 	// UserAgent is sent with every API request ("nestor/<version>").
 	UserAgent string
+	// Progress, when set, is told what is being read (a terminal's
+	// progress line); nil for machine output and without a terminal.
+	// Progress("", -1) says the reads paused for the operator (the guard
+	// shows the target and asks): the line must be erased.
+	Progress func(resource string, items int)
 }
 
 // NoPrompt returns a copy of c that may not prompt (a machine output
@@ -194,6 +199,9 @@ func (c Config) Open(ctx context.Context, s *Stack, o OpenOptions) (*probes.Open
 	shown := "" // the endpoint the prompt showed
 	po := c.pipelineOptions(s, o)
 	po.Confirm = func(v probes.TargetView) (bool, error) {
+		if c.Progress != nil {
+			c.Progress("", -1)
+		}
 		shown = v.Target.Endpoint
 		PrintTarget(c.Log, v)
 		return c.Prompter.Confirm(fmt.Sprintf("Is this the stack %s?", s.Name), false)
@@ -231,7 +239,7 @@ func (c Config) Resolve(s *Stack) (probes.Kubeconfig, *probes.NoTarget, error) {
 func (c Config) pipelineOptions(s *Stack, o OpenOptions) probes.OpenOptions {
 	return probes.OpenOptions{
 		KubeconfigFlag: c.Kubeconfig, Kubeconfig: o.Kubeconfig, Context: c.Context,
-		Env: c.Env, Home: c.Home, UserAgent: c.UserAgent, Timeout: c.Timeout,
+		Env: c.Env, Home: c.Home, UserAgent: c.UserAgent, Timeout: c.Timeout, Progress: c.Progress,
 		Interactive: c.Interactive, Run: c.Exec, Benches: c.benches(s.Topology),
 		Fix: func(n *probes.NoTarget) string { return noTargetFix(s, n) },
 	}

@@ -100,8 +100,9 @@ func runDiscover(a *App, g *globals, cmd *cobra.Command, o *discoverFlags) error
 	if o.name != "" && o.out.value != "yaml" {
 		return errors.New("--name names the -o yaml draft: use it with -o yaml")
 	}
-	c := config(g, o.out)
+	c, progress := withProgress(a, config(g, o.out), o.out)
 	r, s, err := action.Discover{Config: c, Selection: o.sel}.Run(cmd.Context())
+	progress.done()
 	if err != nil {
 		return err
 	}

@@ -40,15 +40,12 @@ changes or are waiting and none failed, 1 any stack could not be judged.`,
 		ValidArgsFunction: completeStacks(a),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			f := action.Fleet{Config: g.cfg, Names: args, Parallel: parallel}
-			if a.StderrTTY && !out.machine() {
-				f.Progress = func(done, total int) {
-					fmt.Fprintf(a.ErrOut, "\r\x1b[K%d/%d read…", done, total)
-					if done == total {
-						fmt.Fprint(a.ErrOut, "\r\x1b[K")
-					}
-				}
+			progress := a.newProgress(out.machine())
+			if progress != nil {
+				f.Progress = func(done, total int) { progress.set(fmt.Sprintf("%d/%d stacks read…", done, total)) }
 			}
 			r, err := f.Run(cmd.Context())
+			progress.done()
 			if err != nil {
 				return err
 			}

@@ -32,7 +32,9 @@ bad flag, target refused or unreachable). With --detailed-exitcode: 0 in sync,
   nestor preview -f stacks/examples/dirqual.yaml --no-input --detailed-exitcode`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			r, s, err := action.Preview{Config: config(g, out), Selection: sel}.Run(cmd.Context())
+			c, progress := withProgress(a, config(g, out), out)
+			r, s, err := action.Preview{Config: c, Selection: sel}.Run(cmd.Context())
+			progress.done()
 			if err != nil {
 				return err
 			}

@@ -39,3 +39,12 @@ func config(g *globals, out *outputFlag) action.Config {
 	}
 	return g.cfg
 }
+
+// withProgress returns c with a terminal progress line told what is read
+// (none for machine output or without a terminal), and the line, whose
+// done erases it before the command writes its output.
+func withProgress(a *App, c action.Config, out *outputFlag) (action.Config, *progressLine) {
+	p := a.newProgress(out.machine())
+	c.Progress = p.callback()
+	return c, p
+}
