@@ -106,7 +106,7 @@ func decideNext(t *topology.Topology, obs *topology.Observed, suggest func(strin
 	// (a backend to migrate, an upgrade, a role to fix): next and preview
 	// must never disagree, so the plan has the last word.
 	stepOf := map[string]topology.Step{}
-	for _, s := range topology.BuildPlan(t, obs).Steps {
+	for _, s := range topology.BuildPlan(t, obs, topology.PlanOptions{}).Steps {
 		if _, seen := stepOf[s.Phase]; !seen && s.IsChange() {
 			stepOf[s.Phase] = s
 		}

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/spf13/cobra"
 
@@ -262,7 +263,7 @@ func newReport(t *topology.Topology, ob *observation, home string) *Report {
 	for _, l := range t.Layers {
 		r.Desired.Layers = append(r.Desired.Layers, l.Name)
 	}
-	r.Plan = topology.BuildPlan(t, ob.obs)
+	r.Plan = topology.BuildPlan(t, ob.obs, topology.PlanOptions{AsOf: time.Now()})
 	if r.Plan.Steps == nil {
 		r.Plan.Steps = []topology.Step{}
 	}
