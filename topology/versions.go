@@ -140,8 +140,9 @@ type versionJudge struct {
 //
 //   - desired vs the API server: the upgrade steps of UpgradePath; desired
 //     below the server is not a step but an error finding (a downgrade is not
-//     possible: kubeadm and the skew policy only go up), and then nothing
-//     else is planned towards it;
+//     possible: nestor never plans one, upstream documents upgrades only —
+//     kubernetes.io "Upgrading kubeadm clusters"), and then nothing else is
+//     planned towards it;
 //   - kubelets, when desired is declared (and not below the server):
 //     upgrade-node steps for every registered node whose kubelet is behind
 //     it, one minor at a time (UpgradePath), after the control-plane steps;
@@ -225,7 +226,7 @@ func (j *versionJudge) planControlPlane(desired string, want, server Version, gr
 	}
 	if CompareVersions(server, want) > 0 {
 		j.findings = append(j.findings, Finding{Severity: SeverityError, Kind: FindingDowngrade, Subject: "api-server",
-			Message: fmt.Sprintf("kubernetes.version %s is below the API server's %s: a downgrade is not possible (kubeadm and the version skew policy only go up); declare %s or later", desired, server, server.MinorString())})
+			Message: fmt.Sprintf("kubernetes.version %s is below the API server's %s: a downgrade is not possible (nestor plans upgrades only); declare %s or later", desired, server, server.MinorString())})
 		return false
 	}
 	path := UpgradePath(server, want)
