@@ -403,6 +403,7 @@ func (op *Opened) timeout() time.Duration {
 // with the reason).
 func (op *Opened) Read(ctx context.Context, scope Scope) (*topology.Observed, topology.ClusterFacts, error) {
 	obs, facts := op.kind.read(ctx, op, scope)
+	obs.DeriveVersions() // the versions part of ACTUAL, from what was read
 	if err := ctx.Err(); err != nil {
 		return nil, facts, fmt.Errorf("reading stack %s: %w", op.Topology.Name, err)
 	}

@@ -70,6 +70,9 @@ type Config struct {
 	Kubeconfig, Context string
 	// Timeout bounds each read of a cluster (--timeout).
 	Timeout time.Duration
+	// AsOf is the day the support calendars are judged at (--as-of, else
+	// today).
+	AsOf time.Time
 	// Interactive says the operator may be asked: not --no-input, not
 	// NESTOR_NO_INPUT, stdin and stderr terminals, and not a machine output
 	// format. Prompter refuses every question when it is false.

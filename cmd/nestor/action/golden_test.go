@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+	"time"
 
 	"nestor.dev/nestor/probes"
 	"nestor.dev/nestor/topology"
@@ -87,7 +88,8 @@ func TestGoldenPreview(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			r := NewReport(&probes.Opened{Topology: goldenTopology()}, c.obs, "/home/op")
+			c.obs.DeriveVersions() // as the pipeline's Read does
+			r := NewReport(&probes.Opened{Topology: goldenTopology()}, c.obs, "/home/op", time.Date(2026, 11, 30, 0, 0, 0, 0, time.UTC))
 			if c.target {
 				r.Target = &TargetInfo{Endpoint: "https://10.67.2.11:6443", Context: "admin@dirqual",
 					Kubeconfig: []string{"/home/op/.kube/dirqual.config"}, Source: "topology",

@@ -180,7 +180,7 @@ func (a *App) complete(g *globals) action.Config {
 	c := action.Config{
 		Log: a.ErrOut, Env: a.Env, Home: home,
 		StacksFlag: g.stacks, Stacks: stacks.Store{Dir: stacks.Dir(g.stacks, a.Env)},
-		Kubeconfig: g.kubeconfig, Context: g.context, Timeout: g.timeout,
+		Kubeconfig: g.kubeconfig, Context: g.context, Timeout: g.timeout, AsOf: time.Now(),
 		Exec: a.Run, UserAgent: UserAgent(),
 		Interactive: true, Prompter: a.Prompter,
 	}
