@@ -58,13 +58,13 @@ const ReportFormatVersion = 1
 type Report struct {
 	FormatVersion int `json:"format_version"`
 	// AsOf is the day the support calendar was judged at (YYYY-MM-DD).
-	AsOf  string `json:"as_of"`
-	Stack         StackInfo          `json:"stack"`
-	Target        *TargetInfo        `json:"target"`
-	Desired       Desired            `json:"desired"`
-	Actual        *topology.Observed `json:"actual"`
-	Plan          topology.Plan      `json:"plan"`
-	Summary       Summary            `json:"summary"`
+	AsOf    string             `json:"as_of"`
+	Stack   StackInfo          `json:"stack"`
+	Target  *TargetInfo        `json:"target"`
+	Desired Desired            `json:"desired"`
+	Actual  *topology.Observed `json:"actual"`
+	Plan    topology.Plan      `json:"plan"`
+	Summary Summary            `json:"summary"`
 }
 
 // StackInfo names the stack and its file.

@@ -2,11 +2,11 @@ package action
 
 import (
 	"fmt"
-	"time"
 	"io"
 	"sort"
 	"strings"
 	"text/tabwriter"
+	"time"
 
 	"nestor.dev/nestor/topology"
 )

@@ -76,11 +76,11 @@ func logf(format string, args ...any) {
 
 // row is one stack count's result.
 type row struct {
-	stacks                 int
-	fleetWall, singleWall  time.Duration // medians; single: the slowest preview of a round
-	sumWall                time.Duration // median of the rounds' summed single previews
-	fleetRSS, singleRSS    int64         // medians; single: the largest of a round
-	statuses               string
+	stacks                int
+	fleetWall, singleWall time.Duration // medians; single: the slowest preview of a round
+	sumWall               time.Duration // median of the rounds' summed single previews
+	fleetRSS, singleRSS   int64         // medians; single: the largest of a round
+	statuses              string
 }
 
 func run(o options) error {
