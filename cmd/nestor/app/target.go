@@ -86,6 +86,9 @@ func (a *App) resolveProd(g *globals, t *topology.Topology) (prodTarget, error) 
 	if err != nil {
 		return prodTarget{}, err
 	}
+	for _, w := range kc.Warnings {
+		fmt.Fprintf(a.ErrOut, "Warning: %s\n", w)
+	}
 	if err := a.refuseBenchKubeconfig(g, t, kc); err != nil {
 		return prodTarget{}, err
 	}
