@@ -628,7 +628,7 @@ func TestLoadTargetExpiredClientCertificate(t *testing.T) {
 		want []string
 	}{
 		{"handed admin.conf, certificate data", swap(b64(expired.CertPEM), b64(expired.KeyPEM)),
-			[]string{"expired on " + date, "(1 days ago)", "from client-certificate-data", "CN=kubernetes-admin"}},
+			[]string{"expired on " + date, "(1 day ago)", "from client-certificate-data", "CN=kubernetes-admin"}},
 		{"certificate file with its chain, relative path", fileForm,
 			[]string{"expired on " + date, "from client-certificate " + filepath.Join(dir, "pki", "admin.crt")}},
 		{"not valid yet", swap(b64(future.CertPEM), b64(future.KeyPEM)),
@@ -809,5 +809,24 @@ func TestKubeconfigListAsKubectl(t *testing.T) {
 	}
 	if _, err := LoadTarget(kc, "", "nestor/test"); err == nil || !strings.Contains(err.Error(), dir) {
 		t.Errorf("loading a folder: err = %v", err)
+	}
+}
+
+// The date is said in UTC, with how long ago.
+func TestCertificateValidityErrorWords(t *testing.T) {
+	notAfter := time.Date(2025, 11, 30, 9, 15, 0, 0, time.FixedZone("CET", 3600))
+	for _, tc := range []struct {
+		now  time.Time
+		want string
+	}{
+		{notAfter.Add(time.Hour), "expired on 2025-11-30 08:15:00 UTC (less than a day ago)"},
+		{notAfter.Add(30 * time.Hour), "expired on 2025-11-30 08:15:00 UTC (1 day ago)"},
+		{notAfter.Add(365 * 24 * time.Hour), "expired on 2025-11-30 08:15:00 UTC (365 days ago)"},
+	} {
+		e := &CertificateValidityError{User: "kubernetes-admin", From: "client-certificate-data", Subject: "CN=kubernetes-admin,O=kubeadm:cluster-admins",
+			NotBefore: notAfter.Add(-365 * 24 * time.Hour), NotAfter: notAfter, Now: tc.now}
+		if !strings.Contains(e.Error(), tc.want) {
+			t.Errorf("now %v: %q does not say %q", tc.now, e, tc.want)
+		}
 	}
 }

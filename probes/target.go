@@ -359,10 +359,17 @@ func (e *CertificateValidityError) Error() string {
 			"the API server would refuse it (401 Unauthorized), so nothing was sent. Check this machine's clock",
 			e.User, e.Subject, e.From, e.NotBefore.UTC().Format(time.DateTime+" MST"), e.Now.UTC().Format(time.DateTime+" MST"))
 	}
-	return fmt.Sprintf("the client certificate of user %q (%s, from %s) expired on %s (%d days ago): "+
+	ago := "less than a day ago"
+	switch days := int(e.Now.Sub(e.NotAfter) / day); {
+	case days == 1:
+		ago = "1 day ago"
+	case days > 1:
+		ago = fmt.Sprintf("%d days ago", days)
+	}
+	return fmt.Sprintf("the client certificate of user %q (%s, from %s) expired on %s (%s): "+
 		"the API server would refuse it (401 Unauthorized), so nothing was sent. "+
 		"Renew it on the control plane (kubeadm: `kubeadm certs renew admin.conf`), then fetch the kubeconfig again with `nestor discover --cp NODE`",
-		e.User, e.Subject, e.From, e.NotAfter.UTC().Format(time.DateTime+" MST"), int(e.Now.Sub(e.NotAfter)/day))
+		e.User, e.Subject, e.From, e.NotAfter.UTC().Format(time.DateTime+" MST"), ago)
 }
 
 // checkClientCertificate reads the client certificate of rc (CertData, else
