@@ -374,7 +374,11 @@ func (p *parser) topLevel(t *Topology, root *yaml.Node) {
 func (p *parser) checkEndpoint(n *yaml.Node, s string) {
 	u, err := url.Parse(s)
 	if err != nil || u.Scheme != "https" || u.Hostname() == "" {
-		p.add(n, "endpoint", "write the API server URL, e.g. https://10.0.0.1:6443", "%q is not an https URL with a host", s)
+		fix := "write the API server URL, e.g. https://10.0.0.1:6443"
+		if hint := IPv6BracketHint(s); hint != "" {
+			fix = hint
+		}
+		p.add(n, "endpoint", fix, "%q is not an https URL with a host", s)
 		return
 	}
 	if port := u.Port(); port != "" {

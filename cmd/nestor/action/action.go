@@ -210,6 +210,9 @@ func (c Config) Open(ctx context.Context, s *Stack, o OpenOptions) (*probes.Open
 		return c.Prompter.Confirm(fmt.Sprintf("Is this the stack %s?", s.Name), false)
 	}
 	op, err := probes.Open(ctx, s.Topology, po)
+	if op != nil {
+		c.warn(op.Kubeconfig)
+	}
 	if err == nil {
 		return op, nil
 	}
@@ -234,7 +237,17 @@ func (c Config) Open(ctx context.Context, s *Stack, o OpenOptions) (*probes.Open
 // it (probes.Resolve with c's settings): the Kubeconfig, or a *NoTarget
 // with the command that gives s a target.
 func (c Config) Resolve(s *Stack) (probes.Kubeconfig, *probes.NoTarget, error) {
-	return probes.Resolve(s.Topology, c.pipelineOptions(s, OpenOptions{}))
+	kc, none, err := probes.Resolve(s.Topology, c.pipelineOptions(s, OpenOptions{}))
+	c.warn(kc)
+	return kc, none, err
+}
+
+// warn says on Log what the kubeconfig rules skipped (kubectl's rules for
+// a KUBECONFIG list: missing and empty entries).
+func (c Config) warn(kc probes.Kubeconfig) {
+	for _, w := range kc.Warnings {
+		fmt.Fprintf(c.Log, "Warning: %s\n", w)
+	}
 }
 
 // pipelineOptions are the pipeline's options for stack s: c's settings,
