@@ -345,13 +345,6 @@ func TestDraftTopology(t *testing.T) {
 	}
 }
 
-func TestMinorOf(t *testing.T) {
-	for in, want := range map[string]string{"v1.37.2": "1.37", "v1.30.1+k3s1": "1.30", "1.29": "1.29", "v1.31.0-rc.1": "1.31", "garbage": "", "": ""} {
-		if got := minorOf(in); got != want {
-			t.Errorf("%q → %q, want %q", in, got, want)
-		}
-	}
-}
 
 // The JSON document keeps its format version and facts' shape.
 func TestDiscoverReportJSON(t *testing.T) {
