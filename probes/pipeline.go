@@ -477,7 +477,7 @@ func (prodKind) noTarget(t *topology.Topology, kc Kubeconfig) *NoTarget {
 
 func (prodKind) read(ctx context.Context, op *Opened, _ Scope) (*topology.Observed, topology.ClusterFacts) {
 	if op.Target == nil {
-		return noTargetObserved(op.NoTarget.Error()), topology.ClusterFacts{}
+		return NoTargetObservation(op.NoTarget.Error()), topology.ClusterFacts{}
 	}
 	if op.Guard != nil {
 		return ProbeCluster(ctx, op.Target, op.Topology, op.Guard.Version, op.Guard.Nodes)
@@ -485,9 +485,9 @@ func (prodKind) read(ctx context.Context, op *Opened, _ Scope) (*topology.Observ
 	return ProbeTarget(ctx, op.Target, op.Topology)
 }
 
-// noTargetObserved is the observation of a stack with nothing to read:
-// every part unknown for that one reason, no layer state.
-func noTargetObserved(reason string) *topology.Observed {
+// NoTargetObservation is the observation of a stack with nothing to read:
+// NoTarget with reason, every part unknown ("no target"), no layer state.
+func NoTargetObservation(reason string) *topology.Observed {
 	const r = "no target"
 	return &topology.Observed{
 		NoTarget: true, NoTargetReason: reason,

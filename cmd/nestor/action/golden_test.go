@@ -12,18 +12,6 @@ import (
 	"nestor.dev/nestor/topology"
 )
 
-// noTarget is the observation of a stack with nothing to read, as the
-// pipeline makes it.
-func noTarget(reason string) *topology.Observed {
-	const r = "no target"
-	return &topology.Observed{
-		NoTarget: true, NoTargetReason: reason,
-		ServerVersion: topology.UnknownFact[string](r),
-		Nodes:         topology.UnknownFact[[]topology.NodeState](r),
-		Layers:        []topology.LayerState{},
-		Storage:       topology.UnknownFact[topology.StorageState](r),
-	}
-}
 
 // update rewrites the golden files: go test ./cmd/nestor/action -run Golden -update
 // (then review the diff like code).
@@ -57,7 +45,7 @@ func TestGoldenPreview(t *testing.T) {
 		obs    *topology.Observed
 		target bool
 	}{
-		{name: "no-target", obs: noTarget("the kubeconfig /home/op/.kube/dirqual.config (kubeconfig: in /stacks/dirqual.yaml) does not exist yet — fetch it from the control plane with `nestor discover --cp dirqual1`")},
+		{name: "no-target", obs: probes.NoTargetObservation("the kubeconfig /home/op/.kube/dirqual.config (kubeconfig: in /stacks/dirqual.yaml) does not exist yet — fetch it from the control plane with `nestor discover --cp dirqual1`")},
 		{name: "drift", target: true, obs: &topology.Observed{
 			ServerVersion: topology.KnownFact("v1.37.2"),
 			Nodes: topology.KnownFact([]topology.NodeState{

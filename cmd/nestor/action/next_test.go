@@ -4,6 +4,7 @@ import (
 	"strings"
 	"testing"
 
+	"nestor.dev/nestor/probes"
 	"nestor.dev/nestor/topology"
 )
 
@@ -34,7 +35,7 @@ func TestDecideNext(t *testing.T) {
 		mustSayWhy  string
 		mustSayNext string
 	}{
-		{name: "prod no target", t: prod, obs: noTarget("no kubeconfig"), unknown: true,
+		{name: "prod no target", t: prod, obs: probes.NoTargetObservation("no kubeconfig"), unknown: true,
 			mustNotSay: "VM", mustSayNext: "declare or fetch the target"},
 		{name: "prod cnpg missing", t: prod, obs: &topology.Observed{
 			ServerVersion: topology.KnownFact("v1.37.2"), Nodes: readyNode,
