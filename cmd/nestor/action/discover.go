@@ -387,4 +387,3 @@ func absIfRelative(t *topology.Topology, p string) string {
 	}
 	return t.ResolvePath(p, "")
 }
-

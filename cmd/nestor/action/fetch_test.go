@@ -345,7 +345,6 @@ func TestDraftTopology(t *testing.T) {
 	}
 }
 
-
 // The JSON document keeps its format version and facts' shape.
 func TestDiscoverReportJSON(t *testing.T) {
 	r := DiscoverReport{FormatVersion: DiscoverFormatVersion, Layers: []topology.LayerState{}, NotFound: []topology.LayerState{}}

@@ -12,7 +12,6 @@ import (
 	"nestor.dev/nestor/topology"
 )
 
-
 // update rewrites the golden files: go test ./cmd/nestor/action -run Golden -update
 // (then review the diff like code).
 var update = flag.Bool("update", false, "rewrite the golden files of the human output")
