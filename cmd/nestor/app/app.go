@@ -133,8 +133,8 @@ A stack is one cluster, described by a topology file in the stacks folder
 (--stacks, else $NESTOR_STACKS, else ./stacks). Reading commands never write:
 not the cluster, not the topology, not a kubeconfig.
 
-Exit codes: 0 success, 1 error or refused, 2 changes (preview --detailed-exitcode),
-130 interrupted.`,
+Exit codes: 0 success, 1 error or refused, 2 changes (preview and fleet with
+--detailed-exitcode), 3 a finding at --fail-on's severity or worse, 130 interrupted.`,
 		Version:           Version,
 		SilenceErrors:     true,
 		SilenceUsage:      true,
