@@ -77,7 +77,7 @@ func (f Fetch) fetchKubeconfig(ctx context.Context, s *Stack, node string, o Fet
 		return fmt.Errorf("nothing fetched: --no-input checks a fetched kubeconfig against the topology's endpoint:, and %s declares none; "+
 			"add `endpoint: https://ADDRESS:6443` (this stack's API server) after target_kind:, or run in a terminal to review the fetched one", t.Path)
 	}
-	fo, notes, err := ssh.NodeSettings(t, node, o, f.Home, f.Interactive)
+	fo, notes, err := ssh.NodeSettings(ctx, t, node, o, ssh.NodeEnv{Home: f.Home, Interactive: interactive, Run: f.Exec, Env: f.Env})
 	if err != nil {
 		return err
 	}
