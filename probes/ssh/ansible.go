@@ -9,9 +9,11 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"sort"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"gopkg.in/yaml.v3"
 )
@@ -159,22 +161,37 @@ func readAnsibleInventory(ctx context.Context, path string, o InventoryOptions) 
 }
 
 // ansibleMessages returns what Ansible printed on stderr, one entry per
-// message ("[WARNING]: …", "ERROR! …"), its 80-column wrapping undone.
+// message ("[WARNING]: …", "ERROR! …"), its wrapping undone. Ansible wraps
+// warnings with Python's textwrap at 79 columns when stderr is not a
+// terminal (ansible/utils/display.py): a line broken at a blank lost that
+// blank; a line of 79 characters or more was cut inside a long word, and a
+// line ending in a hyphen after a letter or digit was cut after that hyphen
+// (textwrap's break_on_hyphens): those join without a blank.
 func ansibleMessages(stderr []byte) []string {
+	const columns = 79
 	var out []string
+	glue := ""
 	for _, line := range strings.Split(string(stderr), "\n") {
-		line = strings.TrimSpace(line)
-		if line == "" {
+		line = strings.TrimRight(line, " \r")
+		if strings.TrimSpace(line) == "" {
 			continue
 		}
-		if len(out) == 0 || strings.HasPrefix(line, "[WARNING]") || strings.HasPrefix(line, "[DEPRECATION WARNING]") || strings.HasPrefix(line, "ERROR!") {
-			out = append(out, line)
-			continue
+		switch {
+		case len(out) == 0 || strings.HasPrefix(line, "[WARNING]") || strings.HasPrefix(line, "[DEPRECATION WARNING]") || strings.HasPrefix(line, "ERROR!"):
+			out = append(out, strings.TrimSpace(line))
+		default:
+			out[len(out)-1] += glue + strings.TrimSpace(line)
 		}
-		out[len(out)-1] += " " + line
+		glue = " "
+		if utf8.RuneCountInString(line) >= columns || hyphenBreak.MatchString(line) {
+			glue = ""
+		}
 	}
 	return out
 }
+
+// hyphenBreak is a line textwrap may have cut after a word's hyphen.
+var hyphenBreak = regexp.MustCompile(`[\pL\pN]-$`)
 
 // isVaultFailure reports whether Ansible failed for want of a vault secret
 // (ansible/parsing/vault: "Attempting to decrypt but no vault secrets
