@@ -168,7 +168,7 @@ func parseInventory(path string) (*inventory, error) {
 // error names the file and why (a folder is an inventory only Ansible reads).
 func readInventoryFile(path string) ([]byte, error) {
 	if st, err := os.Stat(path); err == nil && st.IsDir() {
-		return nil, fmt.Errorf("inventory %s is a folder: nestor's own readers read one file; install ansible-core (its ansible-inventory reads inventory folders), or name the inventory file", path)
+		return nil, fmt.Errorf("inventory %s is a folder: nestor's own readers read one file; name the inventory file, or %s", path, convertHint(path))
 	}
 	data, err := os.ReadFile(path)
 	if err != nil {

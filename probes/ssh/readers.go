@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"net/netip"
+	"os"
 	"path/filepath"
 	"sort"
 	"strings"
@@ -107,10 +108,25 @@ func LoadInventory(ctx context.Context, path string, o InventoryOptions) (*Inven
 // another extension) is INI; a YAML-named file is YAML, and when it is not
 // a YAML inventory it is read as INI, as Ansible tries its ini plugin next.
 // When neither reads it, the error gives both reasons.
+//
+// What only Ansible can read is refused with the way out (convertHint): an
+// inventory folder, an inventory script (an executable file starting with
+// #!), an inventory plugin's configuration (a YAML mapping with plugin:).
 func readOwnInventory(path string) (*Inventory, error) {
 	data, err := readInventoryFile(path)
 	if err != nil {
 		return nil, err
+	}
+	if st, err := os.Stat(path); err == nil && st.Mode()&0o111 != 0 && strings.HasPrefix(string(data), "#!") {
+		return nil, fmt.Errorf("inventory %s is an inventory script (executable, #!): nestor runs no script; %s", path, convertHint(path))
+	}
+	var probe struct {
+		Plugin any `yaml:"plugin"`
+	}
+	if yaml.Unmarshal(data, &probe) == nil {
+		if name, ok := probe.Plugin.(string); ok { // Ansible's auto plugin: a plugin: NAME string
+			return nil, fmt.Errorf("inventory %s configures the inventory plugin %s: nestor reads static inventories only; %s", path, name, convertHint(path))
+		}
 	}
 	wrap := func(inv *inventory, reader string) *Inventory {
 		return &Inventory{Path: path, Reader: reader, hosts: inv.hostOrder, merge: inv.merge}
@@ -279,4 +295,11 @@ func sameHost(a, b string) bool {
 		return false
 	}
 	return strings.EqualFold(strings.TrimSuffix(a, "."), strings.TrimSuffix(b, "."))
+}
+
+// convertHint says how to read an inventory nestor's own readers cannot:
+// install Ansible, or export it once where Ansible is installed.
+func convertHint(path string) string {
+	return fmt.Sprintf("install ansible-core (nestor then reads it with ansible-inventory), or export it where Ansible is installed: "+
+		"ansible-inventory -i %s --list --yaml --export > hosts.yaml", path)
 }

@@ -2,6 +2,7 @@ package ssh
 
 import (
 	"errors"
+	"os"
 	"path/filepath"
 	"reflect"
 	"strings"
@@ -174,5 +175,30 @@ all:
 	got, err = inv.Host("m2")
 	if err != nil || got.Port != 2299 || !reflect.DeepEqual(inv.Hosts(), []string{"m1", "m2"}) {
 		t.Errorf("m2: %+v %v (hosts %q)", got, err, inv.Hosts())
+	}
+}
+
+// What only Ansible reads (a folder, a script, a plugin's configuration) is
+// refused with the way out: install ansible-core, or export the inventory.
+func TestOwnReadersRefuseWhatOnlyAnsibleReads(t *testing.T) {
+	dir := writeInv(t, map[string]string{
+		"inventory/hosts.ini": "[cp]\ncp1\n",
+		"aws_ec2.yml":         "plugin: amazon.aws.aws_ec2\nregions: [eu-west-3]\n",
+		"inventory.py":        "#!/usr/bin/env python3\nprint('{}')\n",
+	})
+	if err := os.Chmod(filepath.Join(dir, "inventory.py"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for file, want := range map[string]string{
+		"inventory":    "is a folder: nestor's own readers read one file",
+		"aws_ec2.yml":  "configures the inventory plugin amazon.aws.aws_ec2",
+		"inventory.py": "is an inventory script (executable, #!): nestor runs no script",
+	} {
+		p := filepath.Join(dir, file)
+		_, err := readOwnInventory(p)
+		if err == nil || !strings.Contains(err.Error(), want) ||
+			!strings.Contains(err.Error(), "install ansible-core") || !strings.Contains(err.Error(), "ansible-inventory -i "+p+" --list --yaml --export > hosts.yaml") {
+			t.Errorf("%s: %v", file, err)
+		}
 	}
 }
