@@ -97,7 +97,7 @@ func (f Fetch) fetchKubeconfig(ctx context.Context, s *Stack, node string, o Fet
 // fetch copies the admin kubeconfig of node over ssh, with the settings
 // ssh.NodeSettings merges, saying what it runs (never the content).
 func (f Fetch) fetch(ctx context.Context, t *topology.Topology, node string, o FetchOptions) (*ssh.AdminConf, error) {
-	fo, notes, err := ssh.NodeSettings(t, node, o, f.Home, f.Interactive)
+	fo, notes, err := ssh.NodeSettings(ctx, t, node, o, ssh.NodeEnv{Home: f.Home, Interactive: f.Interactive, Run: f.Exec, Env: f.Env})
 	if err != nil {
 		return nil, err
 	}
