@@ -37,7 +37,8 @@ node NODE with the system ssh (your ~/.ssh/config, agent and known_hosts apply;
 host keys are checked as ssh checks them, -o BatchMode=yes without a terminal),
 and writes it to the stack's kubeconfig: path (mode 0600, folder 0700, a temp
 file renamed). NODE is looked up in the topology's nodes: (address) and in the
-Ansible YAML inventory (inventory: or --inventory: ansible_host, ansible_user,
+Ansible inventory, YAML or INI (inventory: or --inventory; read by ansible-inventory
+when it is installed, else by nestor: ansible_host, ansible_user,
 ansible_port, ansible_ssh_private_key_file, ansible_ssh_common_args,
 ansible_ssh_extra_args, ansible_become, group vars merged as Ansible does).
 sudo -n is used unless the user is root. A loopback server URL (k3s, RKE2) is
@@ -72,7 +73,7 @@ Exit codes: 0 done, 1 error, refused or not confirmed.`,
 		}
 		return names, cobra.ShellCompDirectiveNoFileComp
 	})
-	f.StringVar(&fo.Inventory, "inventory", "", "Ansible YAML inventory (default: the topology's inventory:)")
+	f.StringVar(&fo.Inventory, "inventory", "", "Ansible inventory, YAML or INI (default: the topology's inventory:)")
 	f.StringVar(&fo.RemotePath, "remote-path", "", "kubeconfig path on the node (default "+ssh.DefaultRemotePath+"; k3s: /etc/rancher/k3s/k3s.yaml, RKE2: /etc/rancher/rke2/rke2.yaml)")
 	f.StringVar(&fo.User, "user", "", "ssh user (default: ansible_user, else the node's user:, else ssh's)")
 	f.IntVar(&fo.Port, "port", 0, "ssh port (default: ansible_port, else the node's port:, else ssh's)")
