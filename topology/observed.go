@@ -26,6 +26,8 @@ type Observed struct {
 	Layers []LayerState `json:"layers"`
 	// Storage is the cluster's default StorageClass and the backend it means.
 	Storage Fact[StorageState] `json:"storage"`
+	// Kapsule is what the provider's API said (kapsule stacks only).
+	Kapsule *KapsuleObserved `json:"kapsule,omitempty"`
 }
 
 // Fact is one probed value: Known with Value, or unknown with the Reason

@@ -33,6 +33,9 @@ import (
 //   - undeclared (information, not a change): each obs.Layers entry with
 //     Declared=false.
 //
+// A kapsule stack's cluster and pools phases are JudgeKapsule's (its steps,
+// waiting objects, unknowns and findings), in place of k8s.
+//
 // obs.NoTarget (nothing could be read): Unverified=true and the plan assumes
 // an empty cluster — a bootstrap step (which registers the first control
 // plane), join-node for every other node, install for
@@ -61,6 +64,8 @@ func BuildPlan(t *Topology, obs *Observed) Plan {
 			}
 		}
 		p.Unknowns = append(p.Unknowns, "the whole cluster: no target was read ("+reasonOr(obs.NoTargetReason)+")")
+	} else if t.TargetKind == TargetKapsule {
+		p.planKapsule(t, obs)
 	} else {
 		p.planVersion(t, obs)
 		p.planNodes(t, obs)

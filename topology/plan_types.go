@@ -40,6 +40,13 @@ type Plan struct {
 	// Unknowns lists the parts of the actual state that could not be read,
 	// each with its reason; the plan proposes nothing for them.
 	Unknowns []string `json:"unknowns"`
+	// Waiting lists the managed objects the provider is moving (creating,
+	// updating, upgrading, scaling…): not in sync, not changes, no step
+	// (kapsule).
+	Waiting []string `json:"waiting,omitempty"`
+	// Findings are judgements that are not steps (kapsule: versions,
+	// calendar, the provider's state); they never change the exit codes.
+	Findings []KapsuleFinding `json:"findings,omitempty"`
 }
 
 // Changes counts the steps that would change the cluster.
