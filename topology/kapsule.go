@@ -187,14 +187,14 @@ func (p *parser) scaleway(t *Topology, v *yaml.Node) {
 
 // CheckAPIURL accepts a provider API URL: https with a host and no user
 // info, path, query or fragment; plain http only to a loopback address (a
-// local stand-in of the API). The error never repeats user info.
+// local stand-in of the API). The error never repeats a URL with user info.
 func CheckAPIURL(s string) error {
 	u, err := url.Parse(s)
-	if err != nil || u.Host == "" {
-		return fmt.Errorf("%q is not a URL with a host", redactURL(s))
+	if err == nil && u.User != nil || err != nil && strings.Contains(s, "@") {
+		return fmt.Errorf("the API URL must not carry a user name or password")
 	}
-	if u.User != nil {
-		return fmt.Errorf("%q must not carry a user name or password", redactURL(s))
+	if err != nil || u.Host == "" {
+		return fmt.Errorf("%q is not a URL with a host", s)
 	}
 	if strings.Trim(u.Path, "/") != "" || u.RawQuery != "" || u.Fragment != "" {
 		return fmt.Errorf("%q: the API URL has no path, query or fragment", s)
@@ -213,16 +213,6 @@ func CheckAPIURL(s string) error {
 		return fmt.Errorf("%q: plain http is accepted only on a loopback address; use https", s)
 	}
 	return fmt.Errorf("%q: the scheme must be https", s)
-}
-
-func redactURL(s string) string {
-	if i := strings.LastIndex(s, "@"); i >= 0 {
-		if j := strings.Index(s, "://"); j >= 0 && j < i {
-			return s[:j+3] + "REDACTED@" + s[i+1:]
-		}
-		return "REDACTED@" + s[i+1:]
-	}
-	return s
 }
 
 func (p *parser) pools(t *Topology, v *yaml.Node) {

@@ -194,7 +194,12 @@ func (c Config) Open(ctx context.Context, s *Stack, o OpenOptions) (*probes.Open
 	shown := "" // the endpoint the prompt showed
 	po := c.pipelineOptions(s, o)
 	po.Confirm = func(v probes.TargetView) (bool, error) {
-		shown = v.Target.Endpoint
+		switch {
+		case v.Kapsule != nil && v.Kapsule.Cluster.Known:
+			shown = "cluster " + v.Kapsule.Cluster.Value.Name + " (" + v.Kapsule.Cluster.Value.URL + ")"
+		case v.Target != nil:
+			shown = v.Target.Endpoint
+		}
 		PrintTarget(c.Log, v)
 		return c.Prompter.Confirm(fmt.Sprintf("Is this the stack %s?", s.Name), false)
 	}
@@ -281,12 +286,7 @@ func (c Config) benches(t *topology.Topology) []probes.Bench {
 }
 
 // SourceText says in words which rule chose the kubeconfig.
-func SourceText(kc probes.Kubeconfig) string {
-	if kc.Detail != "" {
-		return kc.Detail
-	}
-	return string(kc.Source)
-}
+func SourceText(kc probes.Kubeconfig) string { return probes.SourceText(kc) }
 
 // PrintTarget shows the target the guard is about to confirm: endpoint and
 // how it compares with endpoint:, context, kubeconfig and its rule, server
