@@ -51,7 +51,8 @@ type KapsuleView struct {
 
 // kapsuleState is what the kapsule guard read and decided, for Read.
 type kapsuleState struct {
-	view *KapsuleView
+	creds *ScalewayCredentials
+	view  *KapsuleView
 	obs  *topology.KapsuleObserved
 	// inClusterWhy says why the in-cluster part is not read ("" when the
 	// kubeconfig's server was proven to be the cluster's cluster_url).
@@ -119,7 +120,7 @@ func (kapsuleKind) guard(ctx context.Context, op *Opened) error {
 	if err := ctx.Err(); err != nil {
 		return fmt.Errorf("reading stack %s from the provider's API: %w", t.Name, err)
 	}
-	st := &kapsuleState{obs: obs, view: &KapsuleView{Cluster: obs.Cluster, Pools: obs.Pools, Nodes: obs.Nodes,
+	st := &kapsuleState{creds: creds, obs: obs, view: &KapsuleView{Cluster: obs.Cluster, Pools: obs.Pools, Nodes: obs.Nodes,
 		Credentials: creds.Source, AccessKey: creds.Masked(), APIURL: creds.APIURL, Waiting: obs.Transient["cluster"]}}
 	if obs.Cluster.Known {
 		if err := checkKapsuleIdentity(t, op.Target, obs.Cluster.Value); err != nil {
@@ -151,6 +152,53 @@ func (kapsuleKind) guard(ctx context.Context, op *Opened) error {
 		return ErrNotConfirmed
 	}
 	return nil
+}
+
+// KapsuleView returns what the kapsule guard read of the stack's cluster
+// (nil for other kinds).
+func (op *Opened) KapsuleView() *KapsuleView {
+	if op.kapsule == nil {
+		return nil
+	}
+	return op.kapsule.view
+}
+
+// KapsuleClusters lists the clusters of the stack's project (the declared
+// scaleway.project_id, else the cluster's) in its region, every page, GET
+// only, bounded by the timeout: what discover shows beside the declared
+// cluster. Unknown with the reason when the list fails or the project is
+// not known.
+func (op *Opened) KapsuleClusters(ctx context.Context) topology.Fact[[]topology.KapsuleCluster] {
+	st := op.kapsule
+	if st == nil {
+		return topology.UnknownFact[[]topology.KapsuleCluster]("not a kapsule stack")
+	}
+	project := op.Topology.Scaleway.ProjectID
+	if project == "" && st.obs.Cluster.Known {
+		project = st.obs.Cluster.Value.ProjectID
+	}
+	if project == "" {
+		return topology.UnknownFact[[]topology.KapsuleCluster]("the project is not known: declare scaleway.project_id")
+	}
+	ctx, cancel := context.WithTimeout(ctx, op.timeout())
+	defer cancel()
+	api, err := kapsuleAPI(st.creds, op.Topology, op.opts.UserAgent)
+	if err != nil {
+		return topology.UnknownFact[[]topology.KapsuleCluster](st.creds.redact(err.Error()))
+	}
+	res, err := api.ListClusters(&k8s.ListClustersRequest{Region: scw.Region(op.Topology.Scaleway.Region), ProjectID: &project}, scw.WithContext(ctx), scw.WithAllPages())
+	if err != nil {
+		r, _ := kapsuleReason(ctx, op.timeout(), err, st.creds)
+		return topology.UnknownFact[[]topology.KapsuleCluster](r)
+	}
+	out := []topology.KapsuleCluster{}
+	for _, c := range res.Clusters {
+		if c != nil {
+			out = append(out, clusterOf(c))
+		}
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
+	return topology.KnownFact(out)
 }
 
 // checkKapsuleIdentity compares what the provider said of cluster c with
@@ -217,16 +265,47 @@ func (kapsuleKind) read(ctx context.Context, op *Opened, _ Scope) (*topology.Obs
 	obs, facts := ProbeTarget(ctx, op.Target, t)
 	system := readSystemWorkloads(ctx, op.Target)
 	st.obs.Provider = providerParts(st.obs, system, facts)
+	outside := withoutNamespace(facts, "kube-system")
 	kept := obs.Layers[:0]
 	for _, l := range obs.Layers {
-		if _, provider := topology.KapsuleProviderLayer(l.Name); provider && !l.Declared {
+		if l.Declared {
+			kept = append(kept, l)
+			continue
+		}
+		if _, provider := topology.KapsuleProviderLayer(l.Name); provider {
 			continue // the provider's CNI: listed once in Provider
+		}
+		if def, ok := topology.CatalogLayer(l.Name); ok && !topology.SignalSeen(def, outside) {
+			continue // seen in kube-system only: the provider's (metrics-server…), listed once in Provider
 		}
 		kept = append(kept, l)
 	}
 	obs.Layers = kept
 	obs.Kapsule = st.obs
 	return obs, facts
+}
+
+// withoutNamespace returns facts without the workloads of namespace ns (on
+// a Kapsule cluster kube-system is the provider's: an undeclared catalog
+// layer whose only sign is there is the provider's component).
+func withoutNamespace(facts topology.ClusterFacts, ns string) topology.ClusterFacts {
+	out := facts
+	out.WorkloadNamespaces = nil
+	for _, n := range facts.WorkloadNamespaces {
+		if n != ns {
+			out.WorkloadNamespaces = append(out.WorkloadNamespaces, n)
+		}
+	}
+	if facts.Workloads.Known {
+		var ws []topology.WorkloadState
+		for _, w := range facts.Workloads.Value {
+			if w.Namespace != ns {
+				ws = append(ws, w)
+			}
+		}
+		out.Workloads = topology.KnownFact(ws)
+	}
+	return out
 }
 
 // execPluginMissing says why the in-cluster part cannot be read when the
@@ -389,7 +468,6 @@ func kapsuleHTTPClient(apiURL string) (*http.Client, error) {
 // unknown with its reason (kapsuleReason); a 409 transient_state answer is
 // kept in Transient. It never reads the kubeconfig route.
 func readKapsule(ctx context.Context, budget time.Duration, creds *ScalewayCredentials, t *topology.Topology, userAgent string) *topology.KapsuleObserved {
-	quietSDK.Do(func() { logger.SetLogger(silentLogger{}) })
 	k := &topology.KapsuleObserved{Transient: map[string]string{}, Provider: []string{}}
 	unknownAll := func(r string) {
 		k.Cluster = topology.UnknownFact[topology.KapsuleCluster](r)
@@ -399,23 +477,12 @@ func readKapsule(ctx context.Context, budget time.Duration, creds *ScalewayCrede
 		k.Versions = topology.UnknownFact[[]topology.KapsuleVersion](r)
 		k.ACL = topology.UnknownFact[[]string](r)
 	}
-	hc, err := kapsuleHTTPClient(creds.APIURL)
+	api, err := kapsuleAPI(creds, t, userAgent)
 	if err != nil {
-		unknownAll("the API URL: " + err.Error())
+		unknownAll(creds.redact(err.Error()))
 		return k
-	}
-	if userAgent == "" {
-		userAgent = "nestor"
 	}
 	region := scw.Region(t.Scaleway.Region)
-	client, err := scw.NewClient(scw.WithHTTPClient(hc), scw.WithAPIURL(creds.APIURL), scw.WithAuth(creds.AccessKey, creds.secretKey),
-		scw.WithDefaultRegion(region), scw.WithDefaultUserAgent(userAgent))
-	if err != nil {
-		// checkKeys ran first; the SDK's own text may quote a key.
-		unknownAll("the Scaleway client refused its settings: " + creds.redact(err.Error()))
-		return k
-	}
-	api := k8s.NewAPI(client)
 	id := t.Scaleway.ClusterID
 	opt := scw.WithContext(ctx)
 	reason := func(part string, err error) string {
@@ -514,6 +581,28 @@ func readKapsule(ctx context.Context, budget time.Duration, creds *ScalewayCrede
 		k.Transient = nil
 	}
 	return k
+}
+
+// kapsuleAPI is the SDK's k8s/v1 client for t: nestor's HTTP client
+// (kapsuleHTTPClient), the API URL and credentials creds resolved, t's
+// region, nestor's user agent; the SDK's logger silenced.
+func kapsuleAPI(creds *ScalewayCredentials, t *topology.Topology, userAgent string) (*k8s.API, error) {
+	quietSDK.Do(func() { logger.SetLogger(silentLogger{}) })
+	hc, err := kapsuleHTTPClient(creds.APIURL)
+	if err != nil {
+		return nil, fmt.Errorf("the API URL: %v", err)
+	}
+	if userAgent == "" {
+		userAgent = "nestor"
+	}
+	client, err := scw.NewClient(scw.WithHTTPClient(hc), scw.WithAPIURL(creds.APIURL), scw.WithAuth(creds.AccessKey, creds.secretKey),
+		scw.WithDefaultRegion(scw.Region(t.Scaleway.Region)), scw.WithDefaultUserAgent(userAgent))
+	if err != nil {
+		// checkKeys ran first; the SDK's own text may quote a key, and the
+		// caller redacts it.
+		return nil, fmt.Errorf("the Scaleway client refused its settings: %v", err)
+	}
+	return k8s.NewAPI(client), nil
 }
 
 func deref(s *string) string {

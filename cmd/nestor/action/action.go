@@ -124,6 +124,7 @@ func (c Config) LoadStack(sel Selection) (*Stack, error) {
 		if err != nil {
 			return nil, err
 		}
+		c.warn(t)
 		return &Stack{Topology: t, flags: "-f " + ShellQuote("sh", sel.File)}, nil
 	}
 	name := sel.Stack
@@ -141,7 +142,18 @@ func (c Config) LoadStack(sel Selection) (*Stack, error) {
 	if err != nil {
 		return nil, err
 	}
+	c.warn(t)
 	return c.named(t, sel.Stack != ""), nil
+}
+
+// warn writes the topology's load warnings on Log.
+func (c Config) warn(t *topology.Topology) {
+	if c.Log == nil {
+		return
+	}
+	for _, w := range t.Warnings {
+		fmt.Fprintln(c.Log, "warning: "+w)
+	}
 }
 
 // named is t chosen by name (withName) or as the active stack.
@@ -290,8 +302,13 @@ func SourceText(kc probes.Kubeconfig) string { return probes.SourceText(kc) }
 
 // PrintTarget shows the target the guard is about to confirm: endpoint and
 // how it compares with endpoint:, context, kubeconfig and its rule, server
-// version and nodes (or why they are unknown).
+// version and nodes (or why they are unknown); for a kapsule stack, the
+// cluster as the provider describes it (printKapsuleTarget).
 func PrintTarget(w io.Writer, v probes.TargetView) {
+	if v.Kapsule != nil {
+		printKapsuleTarget(w, v)
+		return
+	}
 	t, target := v.Topology, v.Target
 	fmt.Fprintf(w, "Target of stack %s (%s):\n", t.Name, t.TargetKind)
 	fmt.Fprintf(w, "  endpoint    %s\n", target.Endpoint)

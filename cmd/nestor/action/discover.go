@@ -44,6 +44,9 @@ type DiscoverReport struct {
 	// discover may miss: they install no CRD and no StorageClass, so they
 	// are found only when their namespace is read for a declared layer.
 	BlindSpots []string `json:"blind_spots"`
+	// Kapsule is a kapsule stack's provider side: the project's clusters
+	// in the region and what the API said of the declared one.
+	Kapsule *KapsuleDiscovery `json:"kapsule,omitempty"`
 }
 
 // Discover is `nestor discover` without --cp: it opens the stack's target
@@ -66,6 +69,10 @@ func (d Discover) Run(ctx context.Context) (*DiscoverReport, *Stack, error) {
 	op, err := d.Open(ctx, s, OpenOptions{})
 	if err != nil {
 		return nil, s, err
+	}
+	if s.TargetKind == topology.TargetKapsule {
+		r, err := discoverKapsule(ctx, s, op)
+		return r, s, err
 	}
 	switch {
 	case op.LoadErr != nil:
@@ -121,6 +128,9 @@ func Draft(s *Stack, r *DiscoverReport, name, home string) ([]byte, error) {
 		return nil, fmt.Errorf("--name: %w", err)
 	}
 	draft := draftTopology(s.Topology, r, name, home)
+	if r.Kapsule != nil {
+		draft = draftKapsule(s.Topology, r, name)
+	}
 	if _, err := topology.Parse(filepath.Join(filepath.Dir(s.Path), name+".yaml"), draft); err != nil {
 		return nil, fmt.Errorf("the draft does not validate (a nestor bug, please report it): %w", err)
 	}
@@ -148,6 +158,10 @@ func undeclaredBlindSpots(t *topology.Topology) []string {
 
 // WriteText writes discover's human report of r for stack s.
 func (r *DiscoverReport) WriteText(w io.Writer, s *Stack) {
+	if r.Kapsule != nil {
+		r.writeKapsuleText(w, s)
+		return
+	}
 	fmt.Fprintf(w, "Stack %s (%s) — read now from %s (context %s, kubeconfig %s); nothing was written.\n\n",
 		r.Stack.Name, r.Stack.TargetKind, r.Target.Endpoint, r.Target.Context, strings.Join(r.Target.Kubeconfig, ":"))
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
