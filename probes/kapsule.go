@@ -53,7 +53,7 @@ type KapsuleView struct {
 type kapsuleState struct {
 	creds *ScalewayCredentials
 	view  *KapsuleView
-	obs  *topology.KapsuleObserved
+	obs   *topology.KapsuleObserved
 	// inClusterWhy says why the in-cluster part is not read ("" when the
 	// kubeconfig's server was proven to be the cluster's cluster_url).
 	inClusterWhy string
