@@ -127,3 +127,14 @@ func TestKapsuleProviderLayer(t *testing.T) {
 		t.Errorf("prod with cilium: %v", err)
 	}
 }
+
+// The shipped example loads.
+func TestKapsuleExample(t *testing.T) {
+	tp, err := Load(filepath.Join("..", "stacks", "examples", "lyneko-apps.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if tp.TargetKind != TargetKapsule || len(tp.Pools) != 2 || len(tp.Warnings) != 0 {
+		t.Errorf("%+v", tp)
+	}
+}
