@@ -266,3 +266,49 @@ func TestKapsuleConfigFile(t *testing.T) {
 		t.Errorf("missing profile: %v", err)
 	}
 }
+
+// The interactive guard shows the provider's view and stops on No; a
+// cluster the API does not give is an error there (nothing to confirm).
+func TestKapsuleInteractiveGuard(t *testing.T) {
+	s := startStub(t)
+	tp := kapsuleStack(t, s.URL, "")
+	env := kvEnv("SCW_ACCESS_KEY", testAccessKey, "SCW_SECRET_KEY", testSecretKey)
+	var seen *KapsuleView
+	_, err := Open(context.Background(), tp, OpenOptions{Env: env, Home: t.TempDir(), Interactive: true,
+		Confirm: func(v TargetView) (bool, error) { seen = v.Kapsule; return false, nil }})
+	if !errors.Is(err, ErrNotConfirmed) {
+		t.Fatalf("err = %v, want ErrNotConfirmed", err)
+	}
+	if seen == nil || !seen.Cluster.Known || seen.Cluster.Value.Name != "lyneko-apps" || !seen.Pools.Known || len(seen.Nodes.Value) != 4 || seen.AccessKey != "SCWABCD…QRST" {
+		t.Errorf("view = %+v", seen)
+	}
+
+	s.Script("cluster", scwstub.PermissionsDenied())
+	_, err = Open(context.Background(), tp, OpenOptions{Env: env, Home: t.TempDir(), Interactive: true,
+		Confirm: func(TargetView) (bool, error) { t.Fatal("asked about a cluster that was not read"); return false, nil }})
+	var unread *KapsuleUnreadError
+	if !errors.As(err, &unread) || !strings.Contains(err.Error(), "forbidden") {
+		t.Errorf("err = %v, want a *KapsuleUnreadError", err)
+	}
+}
+
+// A declared project_id or endpoint: the cluster does not have is refused
+// after the provider's read, naming both sides.
+func TestKapsuleIdentityRefusals(t *testing.T) {
+	s := startStub(t)
+	env := kvEnv("SCW_ACCESS_KEY", testAccessKey, "SCW_SECRET_KEY", testSecretKey)
+	for name, extra := range map[string]string{
+		"project":  "  project_id: 11111111-2222-4333-8444-555555555555\n",
+		"endpoint": "endpoint: https://elsewhere.example:6443\n",
+	} {
+		_, err := openKapsule(t, kapsuleStack(t, s.URL, extra), env, 0)
+		var mm *KapsuleMismatchError
+		if !errors.As(err, &mm) {
+			t.Errorf("%s: err = %v, want a *KapsuleMismatchError", name, err)
+			continue
+		}
+		if !strings.Contains(err.Error(), "refusing:") || !strings.Contains(err.Error(), "nothing was sent to its Kubernetes API") {
+			t.Errorf("%s: %v", name, err)
+		}
+	}
+}
