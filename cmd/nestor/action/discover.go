@@ -342,17 +342,27 @@ func draftTopology(t *topology.Topology, r *DiscoverReport, name, home string) [
 		}
 		fmt.Fprintf(&b, "backend: %s\n", topology.YAMLScalar(backend))
 	}
+	writeLayerRefs(&b, layers)
+	for _, l := range r.NotFound {
+		fmt.Fprintf(&b, "# %s (declared in %s): %s — %s\n", l.Name, filepath.Base(t.Path), l.Health, l.Reason)
+	}
+	return b.Bytes()
+}
+
+// writeLayerRefs writes the layers: list of a draft: catalog layers by
+// name, custom ones with their detect:.
+func writeLayerRefs(b *bytes.Buffer, layers []topology.LayerRef) {
 	if len(layers) == 0 {
 		b.WriteString("layers: []\n")
-	} else {
-		b.WriteString("layers:\n")
+		return
 	}
+	b.WriteString("layers:\n")
 	for _, l := range layers {
 		if l.Detect == nil {
-			fmt.Fprintf(&b, "  - %s\n", topology.YAMLScalar(l.Name))
+			fmt.Fprintf(b, "  - %s\n", topology.YAMLScalar(l.Name))
 			continue
 		}
-		fmt.Fprintf(&b, "  - name: %s\n    detect: {", topology.YAMLScalar(l.Name))
+		fmt.Fprintf(b, "  - name: %s\n    detect: {", topology.YAMLScalar(l.Name))
 		var parts []string
 		for _, kv := range [][2]string{{"deployment", l.Detect.Deployment}, {"daemonset", l.Detect.DaemonSet}, {"statefulset", l.Detect.StatefulSet}, {"namespace", l.Detect.Namespace}, {"crd_group", l.Detect.CRDGroup}} {
 			if kv[1] != "" {
@@ -361,10 +371,6 @@ func draftTopology(t *topology.Topology, r *DiscoverReport, name, home string) [
 		}
 		b.WriteString(strings.Join(parts, ", ") + "}\n")
 	}
-	for _, l := range r.NotFound {
-		fmt.Fprintf(&b, "# %s (declared in %s): %s — %s\n", l.Name, filepath.Base(t.Path), l.Health, l.Reason)
-	}
-	return b.Bytes()
 }
 
 // draftLayers orders the detected layers: t's declared ones in declaration

@@ -184,24 +184,6 @@ func draftKapsule(t *topology.Topology, r *DiscoverReport, name string) []byte {
 		fmt.Fprintf(&b, "# layers: the in-cluster part was not read (%s); the topology's are kept\n", strings.TrimPrefix(o.InCluster, "not read: "))
 		layers = t.Layers
 	}
-	if len(layers) == 0 {
-		b.WriteString("layers: []\n")
-	} else {
-		b.WriteString("layers:\n")
-	}
-	for _, l := range layers {
-		if l.Detect != nil {
-			fmt.Fprintf(&b, "  - name: %s\n    detect: {", topology.YAMLScalar(l.Name))
-			var parts []string
-			for _, kv := range [][2]string{{"deployment", l.Detect.Deployment}, {"daemonset", l.Detect.DaemonSet}, {"statefulset", l.Detect.StatefulSet}, {"namespace", l.Detect.Namespace}, {"crd_group", l.Detect.CRDGroup}} {
-				if kv[1] != "" {
-					parts = append(parts, kv[0]+": "+topology.YAMLScalar(kv[1]))
-				}
-			}
-			b.WriteString(strings.Join(parts, ", ") + "}\n")
-			continue
-		}
-		fmt.Fprintf(&b, "  - %s\n", topology.YAMLScalar(l.Name))
-	}
+	writeLayerRefs(&b, layers)
 	return b.Bytes()
 }
