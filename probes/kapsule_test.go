@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"io"
+	"net/http"
 	"os"
 	"path/filepath"
 	"strings"
@@ -310,5 +311,52 @@ func TestKapsuleIdentityRefusals(t *testing.T) {
 		if !strings.Contains(err.Error(), "refusing:") || !strings.Contains(err.Error(), "nothing was sent to its Kubernetes API") {
 			t.Errorf("%s: %v", name, err)
 		}
+	}
+}
+
+// The provider's HTTP client never sends a request to the kubeconfig route
+// (it answers a credential), nor a write, nor to another host.
+func TestKapsuleHTTPClientRefusals(t *testing.T) {
+	s := startStub(t)
+	hc, err := kapsuleHTTPClient(s.URL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	kc := s.URL + "/k8s/v1/regions/fr-par/clusters/" + scwstub.ClusterID + "/kubeconfig"
+	for _, tc := range []struct {
+		method, url string
+		want        any
+	}{
+		{"GET", kc, &kubeconfigRouteError{}},
+		{"GET", kc + "/", &kubeconfigRouteError{}},
+		{"POST", s.URL + "/k8s/v1/regions/fr-par/clusters/" + scwstub.ClusterID + "/upgrade", &WriteRefusedError{}},
+		{"GET", "http://127.0.0.2:9/metadata", &HostRefusedError{}},
+	} {
+		req, _ := http.NewRequest(tc.method, tc.url, nil)
+		_, err := hc.Do(req)
+		if err == nil {
+			t.Errorf("%s %s was sent", tc.method, tc.url)
+			continue
+		}
+		switch tc.want.(type) {
+		case *kubeconfigRouteError:
+			var e *kubeconfigRouteError
+			if !errors.As(err, &e) {
+				t.Errorf("%s %s: %v", tc.method, tc.url, err)
+			}
+		case *WriteRefusedError:
+			var e *WriteRefusedError
+			if !errors.As(err, &e) {
+				t.Errorf("%s %s: %v", tc.method, tc.url, err)
+			}
+		case *HostRefusedError:
+			var e *HostRefusedError
+			if !errors.As(err, &e) {
+				t.Errorf("%s %s: %v", tc.method, tc.url, err)
+			}
+		}
+	}
+	if n := len(s.Log()); n != 0 {
+		t.Errorf("the stand-in received %d requests", n)
 	}
 }
