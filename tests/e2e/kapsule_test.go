@@ -385,3 +385,44 @@ func TestKapsuleAroundPreview(t *testing.T) {
 	wantContains(t, "next", n.stdout, "next phase is pools", "update-pool default: size 2 → 3")
 	kw.wantOnlyReads(t)
 }
+
+// The interactive guard (a real terminal): the cluster as the provider
+// describes it is shown before the question; No reads nothing of the
+// cluster's Kubernetes API, Yes reads it.
+func TestKapsuleInteractiveGuard(t *testing.T) {
+	kw := newKapsuleWorld(t)
+	kw.stack("1.35", "~/.kube/lyneko-apps.config", "")
+	args := []string{"preview", "--stack", "lyneko-apps", "--stacks", kw.Stacks}
+	show := func(p *ptyProc) {
+		p.expect("Target of stack lyneko-apps (kapsule):", promptWait)
+		p.expect("cluster      lyneko-apps ("+scwstub.ClusterID+")", promptWait)
+		p.expect("region       fr-par  project "+scwstub.ProjectID, promptWait)
+		p.expect("status       ready, version 1.35.3", promptWait)
+		p.expect("cluster_url  "+kw.cluster.URL, promptWait)
+		p.expect("pools        2: burst (pro2_s, ready), default (pro2_xxs, ready)", promptWait)
+		p.expect("nodes        4", promptWait)
+		p.expect("credentials  SCW_ACCESS_KEY and SCW_SECRET_KEY in the environment (access key SCWK7QH…NB5P)", promptWait)
+	}
+	r := kw.runPTY(creds(), func(p *ptyProc) {
+		show(p)
+		answerPrompt(t, p, "? Is this the stack lyneko-apps? (y/N)", "n\r")
+		p.expect("Not confirmed", promptWait)
+	}, args...)
+	if r.code != 1 {
+		t.Errorf("exit %d after No, want 1", r.code)
+	}
+	if len(r.audit[0]) != 0 {
+		t.Errorf("Kubernetes requests after No: %v", auditPaths(r.audit[0]))
+	}
+	wantNotContains(t, "after No", r.output, "DESIRED", e2eSecretKey)
+
+	r = kw.runPTY(creds(), func(p *ptyProc) {
+		show(p)
+		answerPrompt(t, p, "? Is this the stack lyneko-apps? (y/N)", "y\r")
+		p.expect("In sync.", promptWait)
+	}, args...)
+	if r.code != 0 {
+		t.Errorf("exit %d after Yes, want 0", r.code)
+	}
+	wantContains(t, "requests after yes", strings.Join(auditPaths(r.audit[0]), " "), "/version", "/api/v1/nodes")
+}
