@@ -426,3 +426,24 @@ func TestKapsuleInteractiveGuard(t *testing.T) {
 	}
 	wantContains(t, "requests after yes", strings.Join(auditPaths(r.audit[0]), " "), "/version", "/api/v1/nodes")
 }
+
+// Ctrl-C during the provider's read stops nestor with 130.
+func TestKapsuleInterrupted(t *testing.T) {
+	kw := newKapsuleWorld(t)
+	kw.stack("1.35", "~/.kube/lyneko-apps.config", "")
+	kw.stub.Script("cluster", scwstub.Answer{Hang: true})
+	r := kw.runPTY(creds(), func(p *ptyProc) {
+		deadline := time.Now().Add(20 * time.Second)
+		for kw.stub.Reads("cluster") == 0 && time.Now().Before(deadline) {
+			time.Sleep(20 * time.Millisecond)
+		}
+		p.send("\x03")
+		p.expect("Interrupted", promptWait)
+	}, "preview", "--stack", "lyneko-apps", "--stacks", kw.Stacks, "--timeout", "60s")
+	if r.code != 130 {
+		t.Errorf("exit %d, want 130", r.code)
+	}
+	if len(r.audit[0]) != 0 {
+		t.Errorf("Kubernetes requests: %v", auditPaths(r.audit[0]))
+	}
+}
