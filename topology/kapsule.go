@@ -67,11 +67,14 @@ type Autoscaling struct {
 }
 
 // kapsuleProviderLayers are the layer names a kapsule stack may not declare,
-// each with what it is: the provider installs and upgrades them (Scaleway
-// Kapsule documentation, "Kubernetes Kapsule managed components": the CNI
-// chosen at creation (SDK k8s/v1 CNI: cilium, cilium_native, calico, weave,
-// flannel, kilo), the Block Storage CSI, CoreDNS, kube-proxy, the cloud
-// controller manager, the cluster autoscaler and the konnectivity agent).
+// each with what it is: the provider installs and upgrades them in
+// kube-system — the CNI chosen at creation (scaleway-sdk-go api/k8s/v1 CNI:
+// cilium, cilium_native, calico, kilo; weave and flannel were offered
+// before), the Block Storage CSI (scaleway/scaleway-csi), CoreDNS,
+// kube-proxy, the cloud controller manager
+// (scaleway/scaleway-cloud-controller-manager), the cluster autoscaler
+// (Cluster.autoscaler_config) and the konnectivity agent that joins the
+// nodes to the managed control plane.
 var kapsuleProviderLayers = map[string]string{
 	"cilium": "the CNI (cluster.cni)", "cilium-native": "the CNI (cluster.cni)", "calico": "the CNI (cluster.cni)",
 	"weave": "the CNI (cluster.cni)", "flannel": "the CNI (cluster.cni)", "kilo": "the CNI (cluster.cni)",
