@@ -20,13 +20,15 @@ import (
 //  1. resolve: what the kind reads through (the kubeconfig rules of
 //     ResolveKubeconfig, the bench kubeconfig of a lima stack), or "no
 //     target" with the reason (NoTarget);
-//  2. refusals: a prod stack is never read through the bench kubeconfig of
-//     a lima stack; --kubeconfig never applies to a lima stack;
-//  3. load: LoadTargetWith (explicit files, read-only pinned transport);
-//  4. guard (kinds that confirm their target): interactive, the server
-//     version and the nodes are read and shown, and the operator confirms;
-//     otherwise the endpoint is checked offline (CheckEndpoint) before any
-//     request;
+//  2. refusals: a stack other than lima is never read through the bench
+//     kubeconfig of a lima stack; --kubeconfig never applies to a lima stack;
+//  3. load: LoadTargetWith (explicit files, read-only pinned transport),
+//     when a kubeconfig was resolved; it sends nothing;
+//  4. guard: a kind whose kubeconfig's server is its identity (guarded)
+//     is confirmed interactively (the server version and the nodes are read
+//     and shown) or has its endpoint checked offline (CheckEndpoint) before
+//     any request; any other kind runs its own guard (kapsule: the
+//     provider's API proves the cluster and its cluster_url);
 //  5. read: the kind's prober fills a topology.Observed.
 //
 // Adding a target kind is one value implementing targetKind, registered in
@@ -37,10 +39,15 @@ import (
 //     stack (its rules know each kind: the bench for lima), a *NoTarget
 //     saying why there is nothing to read, or nil (no target is not an
 //     error: preview reports it honestly);
-//   - guarded(): whether the target must be confirmed (interactive) or its
-//     endpoint checked against the topology's endpoint: (non-interactive)
-//     before anything is read — true for every target that is not nestor's
-//     own bench;
+//   - guarded(): whether the kubeconfig's server is the target's identity,
+//     confirmed (interactive) or checked against the topology's endpoint:
+//     (non-interactive) before anything is read, and a kubeconfig that does
+//     not load is Open's error — true for prod; false for nestor's own
+//     bench (nothing to confirm) and for kinds whose identity is elsewhere
+//     (kapsule), whose load error is kept in Opened.LoadErr;
+//   - guard(ctx, op): for a kind that is not guarded(), its own guard, run
+//     after the load and before Read: nil to go on, or the refusal (the
+//     bench: always nil); it may keep what it read in op for read;
 //   - read(ctx, op, scope): the observation of the stack, every part that
 //     could not be read unknown with its reason, never absent.
 
@@ -60,6 +67,9 @@ type TargetView struct {
 	Check    EndpointCheck
 	Version  topology.Fact[string]
 	Nodes    topology.Fact[[]topology.NodeState]
+	// Kapsule is the provider's view of a kapsule stack's cluster (nil for
+	// other kinds; Target is then the kubeconfig's, or nil).
+	Kapsule *KapsuleView
 }
 
 // OpenOptions are the inputs of Open, completed once by the caller before
@@ -222,6 +232,8 @@ type Opened struct {
 
 	kind targetKind
 	opts OpenOptions
+	// kapsule is what the kapsule guard read, for its read.
+	kapsule *kapsuleState
 }
 
 // Scope chooses what Read reads.
@@ -240,6 +252,7 @@ const (
 type targetKind interface {
 	noTarget(t *topology.Topology, kc Kubeconfig) *NoTarget
 	guarded() bool
+	guard(ctx context.Context, op *Opened) error
 	read(ctx context.Context, op *Opened, scope Scope) (*topology.Observed, topology.ClusterFacts)
 }
 
@@ -250,6 +263,8 @@ func kindOf(k topology.TargetKind) (targetKind, bool) {
 		return limaKind{}, true
 	case topology.TargetProd:
 		return prodKind{}, true
+	case topology.TargetKapsule:
+		return kapsuleKind{}, true
 	}
 	return nil, false
 }
@@ -257,9 +272,11 @@ func kindOf(k topology.TargetKind) (targetKind, bool) {
 // Open runs the pipeline's first four stages for stack t (see the top of
 // this file) and returns the opened target. It returns an error when no
 // report can be made: a kubeconfig rule that fails, a refusal (bench
-// kubeconfig for prod, --kubeconfig on lima, *MissingEndpointError and
-// *EndpointMismatchError of the offline check), a kubeconfig that does not
-// load, an *UnreachableError from the interactive guard's read,
+// kubeconfig for prod or kapsule, --kubeconfig on lima, *MissingEndpointError and
+// *EndpointMismatchError of the offline check; kapsule: a
+// *ScalewayCredentialsError, a *KapsuleMismatchError), a kubeconfig that does not
+// load (prod), an *UnreachableError from the interactive guard's read (kapsule:
+// *KapsuleUnreadError),
 // ErrNotConfirmed, or ctx's error (wrapped) when ctx ended during a read.
 // With an error of the guard's read (*UnreachableError, ctx's) the Opened is
 // returned too: what was resolved and loaded, for the caller to name it.
@@ -284,19 +301,25 @@ func Open(ctx context.Context, t *topology.Topology, o OpenOptions) (*Opened, er
 			return nil, err
 		}
 	}
-	target, err := LoadTargetWith(kc, LoadOptions{
-		Context: o.Context, UserAgent: o.UserAgent, Interactive: o.Interactive,
-		Kube: KubeOptions{Timeout: o.Timeout, Progress: o.Progress},
-	})
-	if err != nil && !k.guarded() {
+	var target *Target
+	if !kc.None() {
+		target, err = LoadTargetWith(kc, LoadOptions{
+			Context: o.Context, UserAgent: o.UserAgent, Interactive: o.Interactive,
+			Kube: KubeOptions{Timeout: o.Timeout, Progress: o.Progress},
+		})
+	}
+	switch {
+	case err != nil && !k.guarded():
 		op.LoadErr = err
-		return op, nil
-	}
-	if err != nil {
+	case err != nil:
 		return nil, err
+	default:
+		op.Target = target
 	}
-	op.Target = target
 	if !k.guarded() {
+		if err := k.guard(ctx, op); err != nil {
+			return nil, err
+		}
 		return op, nil
 	}
 	op.Check = CompareEndpoint(t, target)
@@ -463,6 +486,9 @@ type prodKind struct{}
 
 func (prodKind) guarded() bool { return true }
 
+// guard: prod is guarded by its endpoint (Open), nothing more.
+func (prodKind) guard(context.Context, *Opened) error { return nil }
+
 func (prodKind) noTarget(t *topology.Topology, kc Kubeconfig) *NoTarget {
 	if kc.None() {
 		return &NoTarget{Kind: NoKubeconfig, Stack: t.Name, File: t.Path}
@@ -504,6 +530,9 @@ func NoTargetObservation(reason string) *topology.Observed {
 type limaKind struct{}
 
 func (limaKind) guarded() bool { return false }
+
+// guard: the bench is nestor's own, nothing to confirm.
+func (limaKind) guard(context.Context, *Opened) error { return nil }
 
 func (limaKind) noTarget(t *topology.Topology, kc Kubeconfig) *NoTarget {
 	// A bench kubeconfig that cannot be stat'ed is left to the load, whose

@@ -18,8 +18,8 @@ import (
 // Keys allowed at each level of a format-version-1 topology (DESIGN.md,
 // "Topology file").
 var (
-	topKeys        = []string{"name", "target_kind", "kubeconfig", "endpoint", "kubernetes", "inventory", "nodes", "backend", "layers", "lima"}
-	kubernetesKeys = []string{"version"}
+	topKeys        = []string{"name", "target_kind", "kubeconfig", "endpoint", "kubernetes", "inventory", "nodes", "backend", "layers", "lima", "scaleway", "pools"}
+	kubernetesKeys = []string{"version", "auto_upgrade"}
 	nodeKeys       = []string{"name", "role", "address", "user", "port", "key"}
 	layerKeys      = []string{"name", "detect"}
 	detectKeys     = []string{"deployment", "daemonset", "statefulset", "namespace", "crd_group"}
@@ -110,6 +110,8 @@ func Parse(path string, data []byte) (*Topology, error) {
 type parser struct {
 	file string
 	errs Errors
+	// kapsule holds what the target_kind-dependent checks need.
+	kapsule kapsuleNodes
 }
 
 func (p *parser) add(n *yaml.Node, field, fix, format string, args ...any) {
@@ -311,8 +313,10 @@ func (p *parser) topLevel(t *Topology, root *yaml.Node) {
 		case "kubernetes":
 			p.kubernetes(t, v)
 		case "inventory":
+			p.kapsule.inventory = k
 			t.Inventory, _ = p.str(v, "inventory")
 		case "nodes":
+			p.kapsule.nodes = k
 			p.nodes(t, v)
 		case "backend":
 			backendNode = v
@@ -322,6 +326,12 @@ func (p *parser) topLevel(t *Topology, root *yaml.Node) {
 		case "lima":
 			limaNode = k
 			p.lima(t, v)
+		case "scaleway":
+			p.kapsule.scaleway = k
+			p.scaleway(t, v)
+		case "pools":
+			p.kapsule.pools = k
+			p.pools(t, v)
 		default:
 			p.unknownKey(k, "", topKeys)
 		}
@@ -352,15 +362,16 @@ func (p *parser) topLevel(t *Topology, root *yaml.Node) {
 		if n == nil {
 			n = root
 		}
-		p.add(n, "target_kind", "add target_kind: prod (an existing cluster) or target_kind: lima (a local bench)", "is required")
-	case t.TargetKind != TargetLima && t.TargetKind != TargetProd:
-		fix := "use lima or prod"
-		if c := closest(string(t.TargetKind), []string{"lima", "prod"}); len(c) > 0 {
+		p.add(n, "target_kind", "add target_kind: prod (an existing cluster), target_kind: kapsule (a Scaleway Kapsule cluster) or target_kind: lima (a local bench)", "is required")
+	case t.TargetKind != TargetLima && t.TargetKind != TargetProd && t.TargetKind != TargetKapsule:
+		fix := "use lima, prod or kapsule"
+		if c := closest(string(t.TargetKind), []string{"lima", "prod", "kapsule"}); len(c) > 0 {
 			fix = "did you mean " + c[0] + "? " + fix
 		}
 		p.add(resolve(kindNode), "target_kind", fix, "%q is not a target kind", t.TargetKind)
 	}
 
+	p.checkKapsule(t, root, limaNode)
 	if t.TargetKind == TargetProd && limaNode != nil {
 		p.add(limaNode, "lima", "remove the lima: section", "lima: is only for target_kind: lima")
 	}
@@ -395,7 +406,16 @@ func (p *parser) kubernetes(t *Topology, v *yaml.Node) {
 	}
 	for _, kv := range p.pairs(m, "kubernetes") {
 		switch kv.key.Value {
+		case "auto_upgrade":
+			p.kapsule.autoUpgrade = kv.key
+			if n := resolve(kv.value); n.Kind != yaml.ScalarNode || n.Tag != "!!bool" {
+				p.add(n, "kubernetes.auto_upgrade", "write true or false", "must be a boolean, found %s", kindName(n))
+			} else {
+				b := n.Value == "true" || n.Value == "True" || n.Value == "TRUE"
+				t.Kubernetes.AutoUpgrade = &b
+			}
 		case "version":
+			p.kapsule.version = resolve(kv.value)
 			s, ok := p.str(kv.value, "kubernetes.version")
 			if !ok {
 				continue
@@ -571,12 +591,25 @@ func (p *parser) layers(t *Topology, v *yaml.Node) {
 			continue
 		}
 		firstLine[ref.Name] = at.Line
+		if p.kapsule.layerAt == nil {
+			p.kapsule.layerAt = map[string]*yaml.Node{}
+		}
+		p.kapsule.layerAt[ref.Name] = at
 		for _, r := range reservedPhaseNames {
 			if ref.Name == r {
 				p.add(at, field, "rename the layer", "%q is the name of a fixed phase and cannot name a layer", ref.Name)
 			}
 		}
-		if ref.Detect == nil {
+		if _, provider := KapsuleProviderLayer(ref.Name); provider {
+			// Refused on a kapsule stack, and, when not a catalog layer,
+			// an unknown name elsewhere: target_kind decides (checkKapsule).
+			_, inCatalog := CatalogLayer(ref.Name)
+			if ref.Detect != nil || inCatalog {
+				p.kapsule.providerLayers = append(p.kapsule.providerLayers, deferredLayer{at: at, field: field, name: ref.Name, known: true})
+			} else {
+				p.kapsule.providerLayers = append(p.kapsule.providerLayers, deferredLayer{at: at, field: field, name: ref.Name})
+			}
+		} else if ref.Detect == nil {
 			if _, ok := CatalogLayer(ref.Name); !ok {
 				p.add(at, field, p.layerFix(ref.Name), "%q is not in the layer catalog and has no detect:", ref.Name)
 			}

@@ -93,11 +93,11 @@ func TestLoadInvalidFixtures(t *testing.T) {
 		}},
 		{"invalid-missing.yaml", []string{
 			"testdata/invalid-missing.yaml:2:1: name: is required (add name: invalid-missing)",
-			"testdata/invalid-missing.yaml:2:1: target_kind: is required (add target_kind: prod (an existing cluster) or target_kind: lima (a local bench))",
+			"testdata/invalid-missing.yaml:2:1: target_kind: is required (add target_kind: prod (an existing cluster), target_kind: kapsule (a Scaleway Kapsule cluster) or target_kind: lima (a local bench))",
 		}},
 		{"invalid-unknown-keys.yaml", []string{
-			"testdata/invalid-unknown-keys.yaml:3:1: kubeconfg: unknown key \"kubeconfg\" in the top level (did you mean kubeconfig? allowed keys: name, target_kind, kubeconfig, endpoint, kubernetes, inventory, nodes, backend, layers, lima)",
-			"testdata/invalid-unknown-keys.yaml:5:3: kubernetes.verison: unknown key \"verison\" in kubernetes (did you mean version? allowed keys: version)",
+			"testdata/invalid-unknown-keys.yaml:3:1: kubeconfg: unknown key \"kubeconfg\" in the top level (did you mean kubeconfig? allowed keys: name, target_kind, kubeconfig, endpoint, kubernetes, inventory, nodes, backend, layers, lima, scaleway, pools)",
+			"testdata/invalid-unknown-keys.yaml:5:3: kubernetes.verison: unknown key \"verison\" in kubernetes (did you mean version? allowed keys: version, auto_upgrade)",
 			"testdata/invalid-unknown-keys.yaml:7:37: nodes[0].adress: unknown key \"adress\" in nodes[0] (did you mean address? allowed keys: name, role, address, user, port, key)",
 			"testdata/invalid-unknown-keys.yaml:8:1: lima: lima: is only for target_kind: lima (remove the lima: section)",
 		}},
@@ -117,7 +117,7 @@ func TestLoadInvalidFixtures(t *testing.T) {
 		}},
 		{"invalid-values.yaml", []string{
 			"testdata/invalid-values.yaml:1:7: name: \"Wrong_Name\" is not a valid stack name (use lowercase letters, digits and '-', starting with a letter or digit)",
-			"testdata/invalid-values.yaml:2:14: target_kind: \"cloud\" is not a target kind (use lima or prod)",
+			"testdata/invalid-values.yaml:2:14: target_kind: \"cloud\" is not a target kind (use lima, prod or kapsule)",
 			"testdata/invalid-values.yaml:3:11: endpoint: \"http://10.0.0.1:6443\" is not an https URL with a host (write the API server URL, e.g. https://10.0.0.1:6443)",
 			"testdata/invalid-values.yaml:4:23: kubernetes.version: \"latest\" is not a Kubernetes version (write a minor (\"1.36\") or a full version (\"1.36.2\"), quoted)",
 			"testdata/invalid-values.yaml:6:3: nodes: no control-plane node declared (set role: control-plane on at least one node)",
@@ -172,7 +172,7 @@ func TestParseRules(t *testing.T) {
 		{"name differs from file", "other.yaml", head, `1:7: name: "s" must equal the file's base name "other" (rename the file to s.yaml or set name: other)`},
 		{"name starting with dash", "-s.yaml", "name: -s\ntarget_kind: prod\n", `name: "-s" is not a valid stack name`},
 		{"name null", "", "name:\ntarget_kind: prod\n", "1:6: name: is required"},
-		{"target_kind typo", "", "name: s\ntarget_kind: prd\n", `2:14: target_kind: "prd" is not a target kind (did you mean prod? use lima or prod)`},
+		{"target_kind typo", "", "name: s\ntarget_kind: prd\n", `2:14: target_kind: "prd" is not a target kind (did you mean prod? use lima, prod or kapsule)`},
 		{"endpoint without host", "", head + "endpoint: https:///x\n", `endpoint: "https:///x" is not an https URL with a host`},
 		{"endpoint bad port", "", head + "endpoint: https://h:99999\n", `endpoint: "https://h:99999" has an invalid port`},
 		{"endpoint ok", "", head + "endpoint: https://api.example.com\n", ""},

@@ -55,7 +55,9 @@ func Next(t *Topology, obs *Observed, plan Plan) NextPhase {
 		}
 	}
 	why := "VMs, nodes and layers match the topology"
-	if t.TargetKind != TargetLima {
+	if t.TargetKind == TargetKapsule {
+		why = "the cluster, its pools and the layers match the topology"
+	} else if t.TargetKind != TargetLima {
 		why = "nodes and layers match the topology"
 	}
 	return NextPhase{Done: true, Why: why}
@@ -66,6 +68,8 @@ func Next(t *Topology, obs *Observed, plan Plan) NextPhase {
 // and Ready, a layer phase by the layer's health.
 func phaseDone(t *Topology, obs *Observed, p Phase, layers map[string]LayerState) (done, unknown bool, why string) {
 	switch p.Kind {
+	case PhaseKindCluster, PhaseKindPools:
+		return kapsulePhaseDone(obs.Kapsule, p)
 	case PhaseKindUp:
 		if obs.VMs == nil || !obs.VMs.Known {
 			reason := "limactl was not read"

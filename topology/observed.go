@@ -31,6 +31,8 @@ type Observed struct {
 	// set by Observed.DeriveVersions, which the caller runs once after the
 	// probe; unknown, with the reason, when the server version is.
 	Versions Fact[VersionsState] `json:"versions"`
+	// Kapsule is what the provider's API said (kapsule stacks only).
+	Kapsule *KapsuleObserved `json:"kapsule,omitempty"`
 }
 
 // Fact is one probed value: Known with Value, or unknown with the Reason

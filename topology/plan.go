@@ -46,6 +46,11 @@ type PlanOptions struct {
 //   - undeclared (information, not a change): each obs.Layers entry with
 //     Declared=false.
 //
+// A kapsule stack's cluster and pools phases are JudgeKapsule's (its steps,
+// waiting objects, unknowns and findings), in place of k8s, and, when
+// o.AsOf is set, the provider's calendar judged at that day
+// (KapsuleCalendar).
+//
 // obs.NoTarget (nothing could be read): Unverified=true and the plan assumes
 // an empty cluster — a bootstrap step (which registers the first control
 // plane), join-node for every other node, install for
@@ -74,6 +79,8 @@ func BuildPlan(t *Topology, obs *Observed, o PlanOptions) Plan {
 			}
 		}
 		p.Unknowns = append(p.Unknowns, "the whole cluster: no target was read ("+reasonOr(obs.NoTargetReason)+")")
+	} else if t.TargetKind == TargetKapsule {
+		p.planKapsule(t, obs, o)
 	} else {
 		p.planVersion(t, obs, o)
 		p.planNodes(t, obs)

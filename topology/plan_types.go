@@ -43,6 +43,10 @@ type Plan struct {
 	// Unknowns lists the parts of the actual state that could not be read,
 	// each with its reason; the plan proposes nothing for them.
 	Unknowns []string `json:"unknowns"`
+	// Waiting lists the managed objects the provider is moving (creating,
+	// updating, upgrading, scaling…): not in sync, not changes, no step
+	// (kapsule).
+	Waiting []string `json:"waiting,omitempty"`
 	// Findings are judgements that are not steps (a downgrade asked for,
 	// kubelet skew, end of support); never null. They never change the exit
 	// codes by themselves (DESIGN.md: --fail-on does).

@@ -132,6 +132,7 @@ func (c Config) LoadStack(sel Selection) (*Stack, error) {
 		if err != nil {
 			return nil, err
 		}
+		c.warnTopology(t)
 		return &Stack{Topology: t, flags: "-f " + ShellQuote("sh", sel.File)}, nil
 	}
 	name := sel.Stack
@@ -149,7 +150,18 @@ func (c Config) LoadStack(sel Selection) (*Stack, error) {
 	if err != nil {
 		return nil, err
 	}
+	c.warnTopology(t)
 	return c.named(t, sel.Stack != ""), nil
+}
+
+// warnTopology writes the topology's load warnings on Log.
+func (c Config) warnTopology(t *topology.Topology) {
+	if c.Log == nil {
+		return
+	}
+	for _, w := range t.Warnings {
+		fmt.Fprintf(c.Log, "Warning: %s\n", w)
+	}
 }
 
 // named is t chosen by name (withName) or as the active stack.
@@ -205,7 +217,12 @@ func (c Config) Open(ctx context.Context, s *Stack, o OpenOptions) (*probes.Open
 		if c.Progress != nil {
 			c.Progress("", -1)
 		}
-		shown = v.Target.Endpoint
+		switch {
+		case v.Kapsule != nil && v.Kapsule.Cluster.Known:
+			shown = "cluster " + v.Kapsule.Cluster.Value.Name + " (" + v.Kapsule.Cluster.Value.URL + ")"
+		case v.Target != nil:
+			shown = v.Target.Endpoint
+		}
 		PrintTarget(c.Log, v)
 		return c.Prompter.Confirm(fmt.Sprintf("Is this the stack %s?", s.Name), false)
 	}
@@ -319,17 +336,17 @@ func (c Config) benches(t *topology.Topology) []probes.Bench {
 }
 
 // SourceText says in words which rule chose the kubeconfig.
-func SourceText(kc probes.Kubeconfig) string {
-	if kc.Detail != "" {
-		return kc.Detail
-	}
-	return string(kc.Source)
-}
+func SourceText(kc probes.Kubeconfig) string { return probes.SourceText(kc) }
 
 // PrintTarget shows the target the guard is about to confirm: endpoint and
 // how it compares with endpoint:, context, kubeconfig and its rule, server
-// version and nodes (or why they are unknown).
+// version and nodes (or why they are unknown); for a kapsule stack, the
+// cluster as the provider describes it (printKapsuleTarget).
 func PrintTarget(w io.Writer, v probes.TargetView) {
+	if v.Kapsule != nil {
+		printKapsuleTarget(w, v)
+		return
+	}
 	t, target := v.Topology, v.Target
 	fmt.Fprintf(w, "Target of stack %s (%s):\n", t.Name, t.TargetKind)
 	fmt.Fprintf(w, "  endpoint    %s\n", target.Endpoint)

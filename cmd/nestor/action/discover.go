@@ -44,6 +44,9 @@ type DiscoverReport struct {
 	// discover may miss: they install no CRD and no StorageClass, so they
 	// are found only when their namespace is read for a declared layer.
 	BlindSpots []string `json:"blind_spots"`
+	// Kapsule is a kapsule stack's provider side: the project's clusters
+	// in the region and what the API said of the declared one.
+	Kapsule *KapsuleDiscovery `json:"kapsule,omitempty"`
 }
 
 // Discover is `nestor discover` without --cp: it opens the stack's target
@@ -66,6 +69,10 @@ func (d Discover) Run(ctx context.Context) (*DiscoverReport, *Stack, error) {
 	op, err := d.Open(ctx, s, OpenOptions{})
 	if err != nil {
 		return nil, s, err
+	}
+	if s.TargetKind == topology.TargetKapsule {
+		r, err := discoverKapsule(ctx, s, op)
+		return r, s, err
 	}
 	switch {
 	case op.LoadErr != nil:
@@ -121,6 +128,9 @@ func Draft(s *Stack, r *DiscoverReport, name, home string) ([]byte, error) {
 		return nil, fmt.Errorf("--name: %w", err)
 	}
 	draft := draftTopology(s.Topology, r, name, home)
+	if r.Kapsule != nil {
+		draft = draftKapsule(s.Topology, r, name)
+	}
 	if _, err := topology.Parse(filepath.Join(filepath.Dir(s.Path), name+".yaml"), draft); err != nil {
 		return nil, fmt.Errorf("the draft does not validate (a nestor bug, please report it): %w", err)
 	}
@@ -148,6 +158,10 @@ func undeclaredBlindSpots(t *topology.Topology) []string {
 
 // WriteText writes discover's human report of r for stack s.
 func (r *DiscoverReport) WriteText(w io.Writer, s *Stack) {
+	if r.Kapsule != nil {
+		r.writeKapsuleText(w, s)
+		return
+	}
 	fmt.Fprintf(w, "Stack %s (%s) — read now from %s (context %s, kubeconfig %s); nothing was written.\n\n",
 		r.Stack.Name, r.Stack.TargetKind, r.Target.Endpoint, r.Target.Context, strings.Join(r.Target.Kubeconfig, ":"))
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
@@ -329,17 +343,27 @@ func draftTopology(t *topology.Topology, r *DiscoverReport, name, home string) [
 		}
 		fmt.Fprintf(&b, "backend: %s\n", topology.YAMLScalar(backend))
 	}
+	writeLayerRefs(&b, layers)
+	for _, l := range r.NotFound {
+		fmt.Fprintf(&b, "# %s (declared in %s): %s — %s\n", l.Name, filepath.Base(t.Path), l.Health, l.Reason)
+	}
+	return b.Bytes()
+}
+
+// writeLayerRefs writes the layers: list of a draft: catalog layers by
+// name, custom ones with their detect:.
+func writeLayerRefs(b *bytes.Buffer, layers []topology.LayerRef) {
 	if len(layers) == 0 {
 		b.WriteString("layers: []\n")
-	} else {
-		b.WriteString("layers:\n")
+		return
 	}
+	b.WriteString("layers:\n")
 	for _, l := range layers {
 		if l.Detect == nil {
-			fmt.Fprintf(&b, "  - %s\n", topology.YAMLScalar(l.Name))
+			fmt.Fprintf(b, "  - %s\n", topology.YAMLScalar(l.Name))
 			continue
 		}
-		fmt.Fprintf(&b, "  - name: %s\n    detect: {", topology.YAMLScalar(l.Name))
+		fmt.Fprintf(b, "  - name: %s\n    detect: {", topology.YAMLScalar(l.Name))
 		var parts []string
 		for _, kv := range [][2]string{{"deployment", l.Detect.Deployment}, {"daemonset", l.Detect.DaemonSet}, {"statefulset", l.Detect.StatefulSet}, {"namespace", l.Detect.Namespace}, {"crd_group", l.Detect.CRDGroup}} {
 			if kv[1] != "" {
@@ -348,10 +372,6 @@ func draftTopology(t *topology.Topology, r *DiscoverReport, name, home string) [
 		}
 		b.WriteString(strings.Join(parts, ", ") + "}\n")
 	}
-	for _, l := range r.NotFound {
-		fmt.Fprintf(&b, "# %s (declared in %s): %s — %s\n", l.Name, filepath.Base(t.Path), l.Health, l.Reason)
-	}
-	return b.Bytes()
 }
 
 // draftLayers orders the detected layers: t's declared ones in declaration

@@ -61,6 +61,15 @@ func (e Env) Run() (*EnvReport, error) {
 		return r, nil
 	}
 	r.Notes = append(r.Notes, fmt.Sprintf("stack %s is %s: nestor env exports nothing for it (KUBECONFIG is left as it is).", s.Name, s.TargetKind))
+	if s.TargetKind == topology.TargetKapsule {
+		r.Notes = append(r.Notes, fmt.Sprintf("nestor reads the cluster %s (%s) through the provider's API.", s.Scaleway.ClusterID, s.Scaleway.Region))
+		if kc.None() {
+			r.Notes = append(r.Notes, fmt.Sprintf("no kubeconfig for the layers: `scw k8s kubeconfig install %s region=%s` writes one; declare it as kubeconfig: in %s.", s.Scaleway.ClusterID, s.Scaleway.Region, s.Path))
+		} else {
+			r.Notes = append(r.Notes, fmt.Sprintf("the layers inside the cluster through %s (from %s).", strings.Join(kc.Paths, ":"), SourceText(kc)))
+		}
+		return r, nil
+	}
 	switch {
 	case none != nil && none.Kind == probes.NoKubeconfig:
 		r.Notes = append(r.Notes, fmt.Sprintf("nestor has no kubeconfig for it: add `kubeconfig: ~/.kube/%s.config` to %s, then `%s`.", s.Name, s.Path, s.Suggest("discover --cp "+FirstControlPlane(s.Topology))))

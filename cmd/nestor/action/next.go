@@ -85,6 +85,10 @@ func (n *NextStep) WriteText(w io.Writer) {
 // phaseRunbook says what runs phase p; it mirrors RUNBOOK.md's phase table.
 func phaseRunbook(t *topology.Topology, p topology.Phase) string {
 	switch p.Kind {
+	case topology.PhaseKindCluster:
+		return "RUNBOOK.md § Kapsule: the control plane is the provider's — wait while it is creating or updating; otherwise upgrade it one minor at a time to a version it is offered (`scw k8s cluster upgrade " + t.Scaleway.ClusterID + " version=X region=" + t.Scaleway.Region + "`), then `nestor preview`"
+	case topology.PhaseKindPools:
+		return "RUNBOOK.md § Kapsule: create, update, replace or upgrade the pools as PLAN says (`scw k8s pool create|update|upgrade`), or wait while the provider moves them, then `nestor preview`"
 	case topology.PhaseKindUp:
 		return "RUNBOOK.md § up: `limactl start <node>` for each declared node (template " + limaTemplate(t) + ")"
 	case topology.PhaseKindBootstrap:

@@ -38,12 +38,13 @@ func (p Preview) Run(ctx context.Context) (*Report, *Stack, error) {
 // ExitCode is preview's code for r with --detailed-exitcode: 1 when any part
 // of ACTUAL is unknown or the plan is unverified (a plan built on an unknown
 // is never "in sync"), 2 when the plan has changes (upgrade and upgrade-node
-// steps included), 0 in sync. Findings never change it (see FailOn).
+// steps included) or managed objects are waiting (DESIGN.md: waiting is not
+// in sync), 0 in sync. Findings never change it (see FailOn).
 func (r *Report) ExitCode() int {
 	switch {
 	case r.Summary.Unknown > 0 || r.Plan.Unverified:
 		return ExitError
-	case r.Summary.Changes > 0:
+	case r.Summary.Changes > 0 || r.Summary.Waiting > 0:
 		return ExitChanges
 	}
 	return ExitOK
@@ -84,6 +85,18 @@ type TargetInfo struct {
 	SourceDetail     string   `json:"source_detail,omitempty"`
 	DeclaredEndpoint string   `json:"declared_endpoint,omitempty"`
 	EndpointMatches  *bool    `json:"endpoint_matches,omitempty"`
+	// Provider is where a kapsule stack's cluster was read: the provider's
+	// API and the credentials' source (the access key masked).
+	Provider *ProviderTarget `json:"provider,omitempty"`
+}
+
+// ProviderTarget is the provider's side of a kapsule target.
+type ProviderTarget struct {
+	ClusterID   string `json:"cluster_id"`
+	Region      string `json:"region"`
+	APIURL      string `json:"api_url"`
+	Credentials string `json:"credentials"`
+	AccessKey   string `json:"access_key"`
 }
 
 // Desired is the topology's declaration.
@@ -95,6 +108,9 @@ type Desired struct {
 	Layers       []string            `json:"layers"`
 	Backend      string              `json:"backend,omitempty"`
 	BackendLayer string              `json:"backend_layer,omitempty"`
+	// Pools and AutoUpgrade are a kapsule stack's.
+	Pools       []topology.Pool `json:"pools,omitempty"`
+	AutoUpgrade *bool           `json:"auto_upgrade,omitempty"`
 }
 
 // Summary counts the plan: Changes are steps that would change the cluster;
@@ -104,7 +120,9 @@ type Summary struct {
 	ByKind     map[string]int `json:"by_kind"`
 	Undeclared int            `json:"undeclared"`
 	Unknown    int            `json:"unknown"`
-	InSync     bool           `json:"in_sync"`
+	// Waiting counts the managed objects the provider is moving (kapsule).
+	Waiting int  `json:"waiting"`
+	InSync  bool `json:"in_sync"`
 }
 
 // NewReport builds preview's model from the opened target op and the
@@ -128,7 +146,13 @@ func NewReport(op *probes.Opened, obs *topology.Observed, home string, asOf time
 	case op.Target != nil:
 		r.Target = NewTargetInfo(t, op.Target, op.Check)
 	}
-	r.Desired = Desired{TargetKind: t.TargetKind, Kubernetes: t.Kubernetes.Version, Nodes: t.Nodes, Backend: t.Backend}
+	if v := op.KapsuleView(); v != nil {
+		if r.Target == nil {
+			r.Target = &TargetInfo{Kubeconfig: []string{}, Source: string(op.Kubeconfig.Source), SourceDetail: op.Kubeconfig.Detail, DeclaredEndpoint: t.Endpoint}
+		}
+		r.Target.Provider = &ProviderTarget{ClusterID: t.Scaleway.ClusterID, Region: t.Scaleway.Region, APIURL: v.APIURL, Credentials: v.Credentials, AccessKey: v.AccessKey}
+	}
+	r.Desired = Desired{TargetKind: t.TargetKind, Kubernetes: t.Kubernetes.Version, Nodes: t.Nodes, Backend: t.Backend, Pools: t.Pools, AutoUpgrade: t.Kubernetes.AutoUpgrade}
 	if r.Desired.Nodes == nil {
 		r.Desired.Nodes = []topology.Node{}
 	}
@@ -158,7 +182,8 @@ func NewReport(op *probes.Opened, obs *topology.Observed, home string, asOf time
 		}
 	}
 	s.Unknown = len(r.Plan.Unknowns)
-	s.InSync = s.Changes == 0 && s.Unknown == 0 && !r.Plan.Unverified
+	s.Waiting = len(r.Plan.Waiting)
+	s.InSync = s.Changes == 0 && s.Unknown == 0 && s.Waiting == 0 && !r.Plan.Unverified
 	r.Summary = s
 	return r
 }

@@ -46,6 +46,8 @@ func renderTargetLine(w io.Writer, r *Report, p palette) {
 	switch {
 	case r.Actual.NoTarget:
 		fmt.Fprintf(w, "Target: %s\n", p.red("NONE — nothing was read"))
+	case r.Stack.TargetKind == topology.TargetKapsule:
+		renderKapsuleTarget(w, r, p)
 	case t == nil:
 	case r.Stack.TargetKind == topology.TargetLima:
 		fmt.Fprintf(w, "Target: the Lima bench (limactl) and its kubeconfig %s\n", strings.Join(t.Kubeconfig, ":"))
@@ -80,7 +82,11 @@ func renderDesired(w io.Writer, r *Report, p palette) {
 		}
 		nodes = append(nodes, s)
 	}
-	fmt.Fprintf(tw, "  nodes\t%d: %s\n", len(d.Nodes), abbreviate(nodes, 16))
+	if d.TargetKind == topology.TargetKapsule {
+		renderKapsuleDesired(tw, d)
+	} else {
+		fmt.Fprintf(tw, "  nodes\t%d: %s\n", len(d.Nodes), abbreviate(nodes, 16))
+	}
 	fmt.Fprintf(tw, "  phases\t%s\n", strings.Join(d.Phases, " → "))
 	if d.Backend != "" {
 		b := d.Backend
@@ -104,6 +110,7 @@ func renderActual(w io.Writer, r *Report, p palette, suggest func(string) string
 		fmt.Fprintf(w, "  %s\n", o.NoTargetReason)
 		return
 	}
+	renderKapsuleActual(w, r, p)
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
 	if o.VMs != nil {
 		if o.VMs.Known {
@@ -235,8 +242,11 @@ func renderPlan(w io.Writer, r *Report, p palette) {
 		switch s.Kind {
 		case topology.StepUndeclared:
 			mark = "i"
-		case topology.StepRepair, topology.StepRepairNode, topology.StepUpgrade, topology.StepUpgradeNode, topology.StepMigrateBackend, topology.StepStartVM:
+		case topology.StepRepair, topology.StepRepairNode, topology.StepUpgrade, topology.StepUpgradeNode, topology.StepMigrateBackend, topology.StepStartVM,
+			topology.StepUpdatePool, topology.StepUpgradePool, topology.StepReplaceNode, topology.StepUpdateCluster:
 			mark = "~"
+		case topology.StepReplacePool:
+			mark = "±"
 		}
 		fmt.Fprintf(w, "  %2d. %s %s %s  %s\n", n, mark, s.Kind, p.bold(s.Target), p.dim("("+s.Reason+")"))
 	}
@@ -246,6 +256,7 @@ func renderPlan(w io.Writer, r *Report, p palette) {
 	for _, u := range r.Plan.Unknowns {
 		fmt.Fprintf(w, "  ?  %s\n", unknownText(p, u))
 	}
+	renderWaiting(w, r, p)
 	renderFindings(w, r, p)
 	fmt.Fprintln(w)
 	fmt.Fprintln(w, summaryLine(r, p))
@@ -328,22 +339,23 @@ func SupportText(v topology.Version, asOf time.Time, short bool) string {
 	return "supported upstream until " + eol
 }
 
-// renderFindings lists the plan's findings, each with its severity.
+// renderFindings lists the plan's findings, each with its severity (the
+// provider's calendar findings are shown in ACTUAL's calendar block).
 func renderFindings(w io.Writer, r *Report, p palette) {
-	if len(r.Plan.Findings) == 0 {
+	var shown []topology.Finding
+	for _, f := range r.Plan.Findings {
+		if !isCalendar(f) {
+			shown = append(shown, f)
+		}
+	}
+	if len(shown) == 0 {
 		return
 	}
 	fmt.Fprintln(w)
 	fmt.Fprintln(w, p.bold("FINDINGS"))
-	for _, f := range r.Plan.Findings {
-		sev := string(f.Severity)
-		switch f.Severity {
-		case topology.SeverityError:
-			sev = p.red(sev)
-		case topology.SeverityWarning:
-			sev = p.yellow(sev)
-		}
-		fmt.Fprintf(w, "  %-7s  %s\n", sev, f.Message)
+	for _, f := range shown {
+		pad := strings.Repeat(" ", 7-len(f.Severity))
+		fmt.Fprintf(w, "  %s%s  %s: %s\n", severityText(p, f.Severity), pad, f.Subject, f.Message)
 	}
 }
 
@@ -363,12 +375,17 @@ func summaryLine(r *Report, p palette) string {
 	if len(parts) > 0 {
 		line += " (" + strings.Join(parts, ", ") + ")"
 	}
+	if r.Stack.TargetKind == topology.TargetKapsule {
+		line += fmt.Sprintf(", %d waiting", s.Waiting)
+	}
 	line += fmt.Sprintf(", %d undeclared, %d unknown.", s.Undeclared, s.Unknown)
 	switch {
 	case r.Plan.Unverified:
 		line += " " + p.red("UNVERIFIED: no target was read.")
 	case s.Unknown > 0:
 		line += " " + p.yellow("Not in sync: parts of ACTUAL are unknown.")
+	case s.Waiting > 0 && s.Changes == 0:
+		line += " " + p.yellow("Not in sync: the provider is still moving objects (waiting).")
 	case s.InSync:
 		line += " " + p.green("In sync.")
 	}

@@ -140,6 +140,10 @@ func (c StackSelect) Run(ctx context.Context) error {
 	}
 	s.Topology = t
 	fmt.Fprintf(c.Log, "Active stack: %s (%s) — %s\n", t.Name, t.TargetKind, t.Path)
+	if t.TargetKind == topology.TargetKapsule {
+		fmt.Fprintf(c.Log, "Cluster: %s in %s, read through the provider's API (`%s` confirms it)\n", t.Scaleway.ClusterID, t.Scaleway.Region, s.Suggest("preview"))
+		return nil
+	}
 	if t.TargetKind != topology.TargetProd {
 		fmt.Fprintf(c.Log, "Bench kubeconfig: %s\n", t.BenchKubeconfig(c.Home))
 		return nil
