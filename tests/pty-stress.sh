@@ -15,9 +15,10 @@
 #   NESTOR_TEST_BIN        the test cluster binaries (tests/k8sbin/build.sh)
 #
 # The test package is compiled before the load starts, so the figures are
-# about the runs. The loops are stopped when the script ends, however it
-# ends (a trap), and each one ends by itself after PTY_STRESS_LOAD_LIMIT in
-# any case. The exit status is go test's.
+# about the runs. The loops (and the go test run, when the script is
+# stopped early) are stopped when the script ends, by a trap; each loop
+# ends by itself after PTY_STRESS_LOAD_LIMIT in any case, even if the script
+# is killed. The exit status is go test's.
 set -euo pipefail
 
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -44,18 +45,32 @@ done
 export NESTOR_TEST_BIN=$bindir
 
 log=${PTY_STRESS_LOG:-$(mktemp "${TMPDIR:-/tmp}/nestor-pty-stress.XXXXXX")}
+# Job control: each background job (a load, the go test run) is a process
+# group of its own, which the traps stop as a whole, by its id.
+set -m
 load_pids=()
+test_pid=
 stop_loads() {
   local pid
   for pid in "${load_pids[@]}"; do
-    kill "$pid" 2>/dev/null || true
+    kill -- "-$pid" 2>/dev/null || true
   done
   for pid in "${load_pids[@]}"; do
     wait "$pid" 2>/dev/null || true
   done
   load_pids=()
 }
-trap stop_loads EXIT
+stop_all() {
+  if [ -n "$test_pid" ]; then
+    # SIGTERM, not SIGINT: a shell may start this script with SIGINT
+    # ignored, and its children inherit that.
+    kill -TERM -- "-$test_pid" 2>/dev/null || true
+    wait "$test_pid" 2>/dev/null || true
+    test_pid=
+  fi
+  stop_loads
+}
+trap stop_all EXIT
 trap 'exit 130' INT
 trap 'exit 143' TERM
 
@@ -64,8 +79,7 @@ echo "pty-stress.sh: compiling the test package (before the load)" >&2
 go test -count=1 -run '^$' ./tests/e2e >/dev/null
 
 for _ in $(seq 1 "$loads"); do
-  # A busy loop that ends by itself after $limit seconds; timeout passes the
-  # trap's SIGTERM on to it.
+  # A busy loop that ends by itself after $limit seconds.
   timeout "$limit" sh -c 'while :; do :; done' &
   load_pids+=($!)
 done
@@ -73,10 +87,13 @@ echo "pty-stress.sh: $loads CPU-bound loop(s) on $(nproc) core(s) (pids ${load_p
 echo "pty-stress.sh: go test ./tests/e2e -run '$pattern' -count=$count -timeout $timeout -v  (full output: $log)" >&2
 
 start=$(date +%s)
+go test ./tests/e2e -run "$pattern" -count="$count" -timeout "$timeout" -v >"$log" 2>&1 &
+test_pid=$!
 set +e
-go test ./tests/e2e -run "$pattern" -count="$count" -timeout "$timeout" -v >"$log" 2>&1
+wait "$test_pid"
 code=$?
 set -e
+test_pid=
 elapsed=$(($(date +%s) - start))
 loadavg=$(cut -d' ' -f1-3 /proc/loadavg)
 stop_loads
