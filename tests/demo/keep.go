@@ -95,15 +95,18 @@ func runHolder(stdout, stderr io.Writer) int {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	signal.Ignore(syscall.SIGHUP)
+	survivePipes()
 	d := &demo{out: stdout, errOut: stderr, keep: true}
 	if err := d.run(ctx); err != nil {
+		code := d.exitCode(ctx, err)
 		d.cleanup()
-		return d.exitCode(ctx, err)
+		return code
 	}
 	d.printKeep()
 	if _, err := fmt.Fprintln(status, holderReady); err != nil {
+		code := d.exitCode(ctx, err)
 		d.cleanup()
-		return d.exitCode(ctx, err)
+		return code
 	}
 	status.Close()
 	detach()

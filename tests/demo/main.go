@@ -99,10 +99,11 @@ func run(args []string, stdout, stderr io.Writer) int {
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
+	survivePipes()
 	d := &demo{out: stdout, errOut: stderr}
-	err := d.run(ctx)
+	code := d.exitCode(ctx, d.run(ctx))
 	d.cleanup()
-	return d.exitCode(ctx, err)
+	return code
 }
 
 // demo is one run: where it works, what it started, where it writes.
@@ -372,18 +373,27 @@ func (d *demo) cleanup() {
 	}
 }
 
-// exitCode prints err (once) and maps it to the demo's exit code.
+// exitCode prints err (once, before the cleanup's own lines) and maps it
+// to the demo's exit code.
 func (d *demo) exitCode(ctx context.Context, err error) int {
 	switch {
 	case err == nil:
 		return exitOK
 	case errors.Is(err, errInterrupted) || ctx.Err() != nil:
-		d.progress("interrupted")
+		d.progress("interrupted; stopping")
 		return exitInterrupted
 	default:
 		d.progress("error: %v", err)
 		return exitFailed
 	}
+}
+
+// survivePipes makes a write to a closed stdout or stderr (the demo piped
+// into tee or less, which a Ctrl-C ends first) fail with EPIPE instead of
+// ending the demo before it has stopped the cluster: Go's runtime exits on
+// SIGPIPE for fds 1 and 2 unless the program asks for that signal.
+func survivePipes() {
+	signal.Notify(make(chan os.Signal, 1), syscall.SIGPIPE)
 }
 
 // command returns an exec.Cmd for name in its own process group, so a
