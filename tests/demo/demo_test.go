@@ -262,12 +262,16 @@ func TestDemoInterrupted(t *testing.T) {
 	for _, tc := range []struct {
 		name, stream, after string
 		running             bool // etcd and kube-apiserver are up by then
+		args                []string
 	}{
-		{"while the cluster starts", "stderr", "demo: starting etcd and kube-apiserver", false},
-		{"while nestor runs", "stdout", "── 1. preview", true},
+		{"while the cluster starts", "stderr", "demo: starting etcd and kube-apiserver", false, nil},
+		{"while nestor runs", "stdout", "── 1. preview", true, nil},
+		// The holder is in a session of its own: the signal reaches the
+		// demo the user started, which passes it on.
+		{"--keep, while nestor runs", "stdout", "── 1. preview", true, []string{"--keep"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			r := startDemo(t)
+			r := startDemo(t, tc.args...)
 			s := r.stdout
 			if tc.stream == "stderr" {
 				s = r.stderr
@@ -288,7 +292,7 @@ func TestDemoInterrupted(t *testing.T) {
 			if code := r.wait(); code != exitInterrupted {
 				t.Errorf("exit code %d, want %d\n%s", code, exitInterrupted, r)
 			}
-			if !strings.Contains(r.stderr.String(), "demo: interrupted") {
+			if !strings.Contains(r.stderr.String(), "demo: interrupted; stopping") {
 				t.Errorf("stderr does not say it was interrupted:\n%s", r.stderr)
 			}
 			r.assertNothingLeft()

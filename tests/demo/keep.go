@@ -2,7 +2,6 @@ package main
 
 import (
 	"bufio"
-	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -92,10 +91,8 @@ func startHolder(args []string, stdout, stderr io.Writer) int {
 // it, says ready on fd 3, and holds until SIGTERM or SIGINT.
 func runHolder(stdout, stderr io.Writer) int {
 	status := os.NewFile(3, "status")
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
+	ctx := signalContext()
 	signal.Ignore(syscall.SIGHUP)
-	survivePipes()
 	d := &demo{out: stdout, errOut: stderr, keep: true}
 	if err := d.run(ctx); err != nil {
 		code := d.exitCode(ctx, err)

@@ -97,9 +97,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	case *keep:
 		return startHolder(args, stdout, stderr)
 	}
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
-	survivePipes()
+	ctx := signalContext()
 	d := &demo{out: stdout, errOut: stderr}
 	code := d.exitCode(ctx, d.run(ctx))
 	d.cleanup()
@@ -355,11 +353,12 @@ const otherServer = "https://127.0.0.2:6443"
 // cleanup stops the cluster (when one was started) and removes the work
 // folder. It is safe to call whatever prepare reached.
 func (d *demo) cleanup() {
-	var gone []string
+	var done, gone []string
 	if d.cluster != nil {
 		if err := d.cluster.Stop(); err != nil {
 			d.progress("stop the cluster: %v", err)
 		}
+		done = append(done, "stopped etcd and kube-apiserver")
 		gone = append(gone, d.cluster.Dir)
 	}
 	if d.work != "" {
@@ -369,7 +368,8 @@ func (d *demo) cleanup() {
 		gone = append(gone, d.work)
 	}
 	if len(gone) > 0 {
-		d.progress("stopped etcd and kube-apiserver; removed %s", strings.Join(gone, " and "))
+		done = append(done, "removed "+strings.Join(gone, " and "))
+		d.progress("%s", strings.Join(done, "; "))
 	}
 }
 
@@ -386,6 +386,18 @@ func (d *demo) exitCode(ctx context.Context, err error) int {
 		d.progress("error: %v", err)
 		return exitFailed
 	}
+}
+
+// signalContext returns a context cancelled by the first SIGINT or SIGTERM,
+// which the demo answers by stopping the cluster and removing its folders;
+// a second one ends the demo at once (the servers still end with it, by
+// their parent-death signal; the folders may stay). It also calls
+// survivePipes.
+func signalContext() context.Context {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	context.AfterFunc(ctx, stop)
+	survivePipes()
+	return ctx
 }
 
 // survivePipes makes a write to a closed stdout or stderr (the demo piped
