@@ -22,8 +22,12 @@
 package probes
 
 import (
+	"errors"
 	"fmt"
+	"io/fs"
+	"os"
 	"path/filepath"
+	"strings"
 
 	"nestor.dev/nestor/topology"
 )
@@ -66,6 +70,10 @@ type Kubeconfig struct {
 	// "kubeconfig: in /abs/dirqual.yaml" or "KUBECONFIG in the environment";
 	// for SourceNone it says what was looked at.
 	Detail string `json:"detail"`
+	// Warnings are what the operator must be told about the resolution,
+	// one sentence each (the caller prints them; the package never does):
+	// the KUBECONFIG entries that were skipped, and why.
+	Warnings []string `json:"warnings,omitempty"`
 }
 
 // None reports whether no kubeconfig was resolved (no target).
@@ -85,13 +93,20 @@ type ResolveOptions struct {
 }
 
 // ResolveKubeconfig decides which kubeconfig file(s) a command reads, by the
-// rules of DESIGN.md "Kubeconfig resolution" and issue 3:
+// rules of DESIGN.md "Kubeconfig resolution":
 //
 // prod (or no topology), first rule that is set wins:
 //  1. o.Flag (--kubeconfig PATH), Source SourceFlag;
-//  2. KUBECONFIG from o.Env: a colon-separated list, empty entries dropped,
-//     duplicates dropped (client-go's rule); exported but empty (or only
-//     colons) counts as not set; Source SourceEnv;
+//  2. KUBECONFIG from o.Env: a list separated by filepath.ListSeparator
+//     (":"), read the way kubectl reads it (client-go's
+//     ClientConfigLoadingRules): duplicates dropped, and empty entries
+//     ("a::b"), entries naming no file and empty files (0 bytes) skipped,
+//     each named in Warnings. When no file is left, the entries are kept
+//     as they are and loading them is the error (LoadTargetWith: "KUBECONFIG
+//     lists no kubeconfig that exists", kubectl has no configuration then
+//     either). Exported but empty (or only colons) counts as not set,
+//     silently. The order of the files kept is the merge order (the first
+//     file that sets a value wins, see LoadTargetWith); Source SourceEnv;
 //  3. the topology's `kubeconfig:`, ~ expanded with o.Home and a relative
 //     path taken from the topology file's folder; Source SourceTopology;
 //  4. otherwise Source SourceNone with no paths and no error: no target.
@@ -133,26 +148,8 @@ func ResolveKubeconfig(o ResolveOptions) (Kubeconfig, error) {
 	}
 
 	if o.Env != nil {
-		if v, ok := o.Env("KUBECONFIG"); ok {
-			var paths []string
-			seen := map[string]bool{}
-			for _, entry := range filepath.SplitList(v) {
-				if entry == "" {
-					continue
-				}
-				p, err := expandUserPath(entry, o.Home, "", "KUBECONFIG")
-				if err != nil {
-					return Kubeconfig{}, err
-				}
-				if seen[p] {
-					continue
-				}
-				seen[p] = true
-				paths = append(paths, p)
-			}
-			if len(paths) > 0 {
-				return Kubeconfig{Paths: paths, Source: SourceEnv, Detail: "KUBECONFIG in the environment"}, nil
-			}
+		if v, ok := o.Env("KUBECONFIG"); ok && strings.Trim(v, string(filepath.ListSeparator)) != "" {
+			return resolveKubeconfigList(v, o.Home)
 		}
 	}
 
@@ -169,6 +166,68 @@ func ResolveKubeconfig(o ResolveOptions) (Kubeconfig, error) {
 		detail += ", no kubeconfig: in " + t.Path
 	}
 	return Kubeconfig{Paths: []string{}, Source: SourceNone, Detail: detail}, nil
+}
+
+// resolveKubeconfigList applies kubectl's rules for a KUBECONFIG list (v,
+// with at least one non-empty entry) — client-go's
+// ClientConfigLoadingRules.Load ignores empty entries, skips a file that
+// does not exist and merges an empty file as nothing — and says what it
+// skipped in Warnings, which kubectl does not. Entries are expanded with
+// expandUserPath and deduplicated after expansion. A file that exists but
+// cannot be read is kept: loading it is an error (LoadTargetWith), as it is
+// for kubectl. When no entry is left, nothing is skipped: the entries are
+// kept as they are, so that loading them fails with the loader's error
+// ("does not exist", naming them and the fix), as kubectl fails with no
+// configuration.
+func resolveKubeconfigList(v, home string) (Kubeconfig, error) {
+	kc := Kubeconfig{Paths: []string{}, Source: SourceEnv, Detail: "KUBECONFIG in the environment"}
+	entries := filepath.SplitList(v)
+	var all []string
+	// warnings in the list's order; file says the entry named a file (such
+	// a warning is dropped when nothing is left to skip it for).
+	type warning struct {
+		text string
+		file bool
+	}
+	var warnings []warning
+	warn := func(file bool, format string, args ...any) {
+		warnings = append(warnings, warning{fmt.Sprintf(format, args...), file})
+	}
+	seen := map[string]bool{}
+	for i, entry := range entries {
+		if entry == "" {
+			warn(false, "KUBECONFIG entry %d of %d is empty (KUBECONFIG=%s): skipped", i+1, len(entries), v)
+			continue
+		}
+		p, err := expandUserPath(entry, home, "", "KUBECONFIG")
+		if err != nil {
+			return Kubeconfig{}, err
+		}
+		if seen[p] {
+			continue
+		}
+		seen[p] = true
+		all = append(all, p)
+		st, err := os.Stat(p)
+		switch {
+		case errors.Is(err, fs.ErrNotExist):
+			warn(true, "KUBECONFIG entry %s does not exist: skipped", p)
+		case err == nil && st.Mode().IsRegular() && st.Size() == 0:
+			warn(true, "KUBECONFIG entry %s is an empty file: skipped", p)
+		default:
+			kc.Paths = append(kc.Paths, p)
+		}
+	}
+	left := len(kc.Paths) > 0
+	if !left {
+		kc.Paths = all
+	}
+	for _, w := range warnings {
+		if left || !w.file {
+			kc.Warnings = append(kc.Warnings, w.text)
+		}
+	}
+	return kc, nil
 }
 
 // expandUserPath is topology.ExpandHome, for the --kubeconfig flag, each

@@ -80,6 +80,8 @@ type OpenOptions struct {
 	// Timeout bounds each read: the guard's read, then the full read
 	// (0: DefaultTimeout).
 	Timeout time.Duration
+	// Progress is told what is being read (KubeOptions.Progress).
+	Progress func(resource string, items int)
 	// Interactive says the operator may be asked (a terminal, no
 	// --no-input): the guard then confirms through Confirm; otherwise it
 	// checks the endpoint strictly, offline.
@@ -284,7 +286,7 @@ func Open(ctx context.Context, t *topology.Topology, o OpenOptions) (*Opened, er
 	}
 	target, err := LoadTargetWith(kc, LoadOptions{
 		Context: o.Context, UserAgent: o.UserAgent, Interactive: o.Interactive,
-		Kube: KubeOptions{Timeout: o.Timeout},
+		Kube: KubeOptions{Timeout: o.Timeout, Progress: o.Progress},
 	})
 	if err != nil && !k.guarded() {
 		op.LoadErr = err
@@ -401,6 +403,7 @@ func (op *Opened) timeout() time.Duration {
 // with the reason).
 func (op *Opened) Read(ctx context.Context, scope Scope) (*topology.Observed, topology.ClusterFacts, error) {
 	obs, facts := op.kind.read(ctx, op, scope)
+	obs.DeriveVersions() // the versions part of ACTUAL, from what was read
 	if err := ctx.Err(); err != nil {
 		return nil, facts, fmt.Errorf("reading stack %s: %w", op.Topology.Name, err)
 	}
@@ -474,7 +477,7 @@ func (prodKind) noTarget(t *topology.Topology, kc Kubeconfig) *NoTarget {
 
 func (prodKind) read(ctx context.Context, op *Opened, _ Scope) (*topology.Observed, topology.ClusterFacts) {
 	if op.Target == nil {
-		return noTargetObserved(op.NoTarget.Error()), topology.ClusterFacts{}
+		return NoTargetObservation(op.NoTarget.Error()), topology.ClusterFacts{}
 	}
 	if op.Guard != nil {
 		return ProbeCluster(ctx, op.Target, op.Topology, op.Guard.Version, op.Guard.Nodes)
@@ -482,9 +485,9 @@ func (prodKind) read(ctx context.Context, op *Opened, _ Scope) (*topology.Observ
 	return ProbeTarget(ctx, op.Target, op.Topology)
 }
 
-// noTargetObserved is the observation of a stack with nothing to read:
-// every part unknown for that one reason, no layer state.
-func noTargetObserved(reason string) *topology.Observed {
+// NoTargetObservation is the observation of a stack with nothing to read:
+// NoTarget with reason, every part unknown ("no target"), no layer state.
+func NoTargetObservation(reason string) *topology.Observed {
 	const r = "no target"
 	return &topology.Observed{
 		NoTarget: true, NoTargetReason: reason,

@@ -172,7 +172,9 @@ func TestLoadTargetFirstWinsMerge(t *testing.T) {
 
 func TestLoadTargetConfig(t *testing.T) {
 	dir := t.TempDir()
-	writeFile(t, filepath.Join(dir, "pki", "ca.crt"), "not read before a request\n")
+	// The CA is parsed when the target is loaded (a broken one is refused
+	// before any request), so it is a real one.
+	writeFile(t, filepath.Join(dir, "pki", "ca.crt"), string(newTestCA(t).CertPEM))
 	path := writeFile(t, filepath.Join(dir, "kubeconfig"), `apiVersion: v1
 kind: Config
 current-context: ctx

@@ -32,7 +32,6 @@ var reservedPhaseNames = []string{PhaseUp, PhaseBootstrap, PhaseK8s}
 var (
 	stackNameRE = regexp.MustCompile(`^[a-z0-9][a-z0-9-]*$`)
 	dns1123RE   = regexp.MustCompile(`^[a-z0-9]([a-z0-9-]*[a-z0-9])?$`)
-	versionRE   = regexp.MustCompile(`^v?[0-9]+\.[0-9]+(\.[0-9]+)?$`)
 	sizeRE      = regexp.MustCompile(`^[0-9]+(\.[0-9]+)?\s*([kKmMgGtT]i?[bB]?|[bB])?$`)
 	crdGroupRE  = regexp.MustCompile(`^[a-z0-9]([a-z0-9-]*[a-z0-9])?(\.[a-z0-9]([a-z0-9-]*[a-z0-9])?)+$`)
 )
@@ -375,7 +374,11 @@ func (p *parser) topLevel(t *Topology, root *yaml.Node) {
 func (p *parser) checkEndpoint(n *yaml.Node, s string) {
 	u, err := url.Parse(s)
 	if err != nil || u.Scheme != "https" || u.Hostname() == "" {
-		p.add(n, "endpoint", "write the API server URL, e.g. https://10.0.0.1:6443", "%q is not an https URL with a host", s)
+		fix := "write the API server URL, e.g. https://10.0.0.1:6443"
+		if hint := IPv6BracketHint(s); hint != "" {
+			fix = hint
+		}
+		p.add(n, "endpoint", fix, "%q is not an https URL with a host", s)
 		return
 	}
 	if port := u.Port(); port != "" {
@@ -397,7 +400,7 @@ func (p *parser) kubernetes(t *Topology, v *yaml.Node) {
 			if !ok {
 				continue
 			}
-			if !versionRE.MatchString(s) {
+			if _, err := ParseDesiredVersion(s); err != nil {
 				p.add(resolve(kv.value), "kubernetes.version", `write a minor ("1.36") or a full version ("1.36.2"), quoted`, "%q is not a Kubernetes version", s)
 				continue
 			}

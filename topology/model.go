@@ -30,7 +30,7 @@ type Topology struct {
 	// Endpoint is the API server URL this stack must be ("" when absent).
 	Endpoint   string     `json:"endpoint,omitempty"`
 	Kubernetes Kubernetes `json:"kubernetes"`
-	// Inventory is an Ansible YAML inventory path, as written.
+	// Inventory is an Ansible inventory path (YAML or INI), as written.
 	Inventory string     `json:"inventory,omitempty"`
 	Nodes     []Node     `json:"nodes"`
 	Backend   string     `json:"backend,omitempty"`

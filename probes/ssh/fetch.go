@@ -222,14 +222,20 @@ func fetchHint(stderr string, o FetchOptions) string {
 		return "the node refused the key: pass --identity KEY, set ansible_ssh_private_key_file, or load the key in your ssh agent."
 	case strings.Contains(s, "a password is required"), strings.Contains(s, "a terminal is required"):
 		return "sudo wants a password: nestor runs sudo -n; allow the read without a password, or connect as root (--user root)."
-	case strings.Contains(s, "no such file"):
-		p := o.RemotePath
-		if p == "" {
-			p = DefaultRemotePath
-		}
-		return fmt.Sprintf("%s does not exist on the node: for k3s pass --remote-path /etc/rancher/k3s/k3s.yaml, for RKE2 /etc/rancher/rke2/rke2.yaml", p)
+	case strings.Contains(s, strings.ToLower(remotePath(o))+": no such file"):
+		return fmt.Sprintf("%s does not exist on the node: for k3s pass --remote-path /etc/rancher/k3s/k3s.yaml, for RKE2 /etc/rancher/rke2/rke2.yaml", remotePath(o))
+	case o.IdentityFile != "" && strings.Contains(s, "identity file") && strings.Contains(s, "not accessible"):
+		return fmt.Sprintf("the key %s does not exist here: fix --identity, ansible_ssh_private_key_file or the topology's key:", o.IdentityFile)
 	}
 	return ""
+}
+
+// remotePath is o.RemotePath, else DefaultRemotePath.
+func remotePath(o FetchOptions) string {
+	if o.RemotePath == "" {
+		return DefaultRemotePath
+	}
+	return o.RemotePath
 }
 
 // CheckAdminConf checks that data is a kubeconfig (clientcmd.Load) whose
@@ -369,6 +375,12 @@ func SummarizeKubeconfig(data []byte) (KubeconfigSummary, error) {
 // quotes escapes the next character. No expansion of any kind is done.
 // Errors: an unterminated quote or a trailing backslash.
 func SplitArgs(s string) ([]string, error) {
+	return splitWords(s, false)
+}
+
+// splitWords is SplitArgs; with comments, a # outside quotes ends the line,
+// as shlex.split(s, comments=True) does (Ansible's INI host lines).
+func splitWords(s string, comments bool) ([]string, error) {
 	var (
 		out   []string
 		cur   strings.Builder
@@ -376,6 +388,9 @@ func SplitArgs(s string) ([]string, error) {
 	)
 	for i := 0; i < len(s); i++ {
 		c := s[i]
+		if comments && c == '#' {
+			break
+		}
 		switch {
 		case c == ' ' || c == '\t' || c == '\n' || c == '\r':
 			if inTok {

@@ -228,3 +228,19 @@ func TestIsLoopbackHost(t *testing.T) {
 		}
 	}
 }
+
+// A hint is given for the cause ssh names: a missing key file here is not a
+// missing kubeconfig on the node (ssh prints "No such file" for both).
+func TestFetchHint(t *testing.T) {
+	o := FetchOptions{IdentityFile: "/home/op/.ssh/id_lab", RemotePath: "/etc/rancher/k3s/k3s.yaml"}
+	for stderr, want := range map[string]string{
+		"Warning: Identity file /home/op/.ssh/id_lab not accessible: No such file or directory.\nConnection timed out during banner exchange": "the key /home/op/.ssh/id_lab does not exist here",
+		"cat: /etc/rancher/k3s/k3s.yaml: No such file or directory":                                                                           "/etc/rancher/k3s/k3s.yaml does not exist on the node",
+		"Connection timed out during banner exchange":                                                                                         "",
+	} {
+		got := fetchHint(stderr, o)
+		if (want == "" && got != "") || !strings.Contains(got, want) {
+			t.Errorf("%q: hint %q, want %q", stderr, got, want)
+		}
+	}
+}

@@ -57,12 +57,14 @@ var (
 	varPriority = "ansible_group_priority"
 )
 
-// UnknownHostError is InventoryHost's error for a host the inventory does
-// not have; Known lists the hosts it has, sorted.
+// UnknownHostError is the error for a host the inventory does not have;
+// Address is the node's address that was looked for too ("" when none);
+// Known lists the hosts it has, sorted.
 type UnknownHostError struct {
-	Path  string
-	Host  string
-	Known []string
+	Path    string
+	Host    string
+	Address string
+	Known   []string
 }
 
 func (e *UnknownHostError) Error() string {
@@ -70,13 +72,29 @@ func (e *UnknownHostError) Error() string {
 	if len(e.Known) > 0 {
 		list = strings.Join(e.Known, ", ")
 	}
+	if e.Address != "" {
+		return fmt.Sprintf("inventory %s has no host %q, nor one whose name or ansible_host is its address %s (hosts it knows: %s)", e.Path, e.Host, e.Address, list)
+	}
 	return fmt.Sprintf("inventory %s has no host %q (hosts it knows: %s)", e.Path, e.Host, list)
 }
 
-// invValue is one variable's value and where it was written.
+// invValue is one variable's value and where it was written. Every reader
+// gives its values as YAML nodes: the YAML reader the file's own, the INI
+// reader and ansible-inventory's JSON scalars built alike (Line 0 when the
+// place is not known).
 type invValue struct {
 	node *yaml.Node
 	file string
+}
+
+// where names the value's place for an error: "inventory FILE:LINE:COL", or
+// "inventory FILE" when the line is not known (a value ansible-inventory
+// merged).
+func (x invValue) where() string {
+	if x.node.Line > 0 {
+		return fmt.Sprintf("inventory %s:%d:%d", x.file, x.node.Line, x.node.Column)
+	}
+	return fmt.Sprintf("inventory %s (as ansible-inventory merged it)", x.file)
 }
 
 type invVars map[string]invValue
@@ -99,40 +117,59 @@ type inventory struct {
 	hostOrder []string
 }
 
-// InventoryHost reads the Ansible YAML inventory at path and returns the
-// connection settings of host name, merged the way Ansible merges variables
-// (docs: "How variables are merged" and "Variable precedence"), lowest first:
+// InventoryHost reads the Ansible inventory at path with nestor's own
+// readers (readOwnInventory: YAML, or INI for the subset kubespray uses) and
+// returns the connection settings of host name, merged the way Ansible
+// merges variables (docs: "How variables are merged" and "Variable
+// precedence"; ansible/vars/manager.py with the default
+// VARIABLE_PRECEDENCE), lowest first:
 //
-//  1. vars of group all in the inventory file, then group_vars/all beside it;
-//  2. vars of every other group the host belongs to (directly or through
-//     children:), sorted by depth (a child group is deeper than its parent;
-//     the top-level groups are children of all), then ansible_group_priority
-//     (default 1), then name — Ansible's sort_groups; the deeper group wins;
-//     then the group_vars/GROUP files beside the inventory, in the same order;
-//  3. the host's own vars in the file (several entries merge, the later
-//     wins), then host_vars/NAME beside the inventory.
+//  1. vars of group all in the inventory file;
+//  2. vars in the file of every other group the host belongs to (directly or
+//     through children:), sorted by depth (a child group is deeper than its
+//     parent; the top-level groups are children of all), then
+//     ansible_group_priority (default 1), then name — Ansible's sort_groups;
+//     the deeper group wins;
+//  3. group_vars/all beside the inventory, then group_vars/GROUP of those
+//     groups in the same order;
+//  4. the host's own vars in the file (several entries merge, the later
+//     wins; a port written in the host's key, "name:2222", is its
+//     ansible_port), then host_vars/NAME beside the inventory.
 //
-// group_vars/X and host_vars/X may be a file (X, X.yml, X.yaml, X.json) or a
-// folder of such files (read in name order). A vault-encrypted file is
-// skipped and named in Notes. Host names may use Ansible's ranges
-// ("node[1:4]", "db-[a:c]").
+// group_vars/X and host_vars/X are found as Ansible's host_group_vars plugin
+// finds them (readVarsDir). A vault-encrypted file is skipped and named in
+// Notes. Host names may use Ansible's ranges ("node[1:4]", "db-[a:c]").
 //
 // Errors name the file (and line:column when it comes from a value): the
-// file cannot be read or is not a YAML inventory (a group that is not a
+// file cannot be read or is not an inventory (a group that is not a
 // mapping, hosts/children not mappings), a cycle in children:, an unknown
 // host (the error lists the hosts the inventory knows), a value nestor cannot
 // take as is (a Jinja template "{{ … }}", a !vault value, a port that is not
 // a number, a become that is not a boolean). An unknown host is an
 // *UnknownHostError.
 func InventoryHost(path, name string) (HostVars, error) {
-	inv, err := parseInventory(path)
+	inv, err := readOwnInventory(path)
 	if err != nil {
 		return HostVars{}, err
 	}
-	return inv.host(name)
+	return inv.Host(name)
 }
 
+// parseInventory reads the YAML inventory file at path (parseYAMLInventory).
 func parseInventory(path string) (*inventory, error) {
+	data, err := readInventoryFile(path)
+	if err != nil {
+		return nil, err
+	}
+	return parseYAMLInventory(path, data)
+}
+
+// readInventoryFile returns the bytes of the inventory file at path; the
+// error names the file and why (a folder is an inventory only Ansible reads).
+func readInventoryFile(path string) ([]byte, error) {
+	if st, err := os.Stat(path); err == nil && st.IsDir() {
+		return nil, fmt.Errorf("inventory %s is a folder: nestor's own readers read one file; name the inventory file, or %s", path, convertHint(path))
+	}
 	data, err := os.ReadFile(path)
 	if err != nil {
 		var pe *fs.PathError
@@ -141,6 +178,12 @@ func parseInventory(path string) (*inventory, error) {
 		}
 		return nil, fmt.Errorf("inventory %s: cannot read it: %v", path, err)
 	}
+	return data, nil
+}
+
+// parseYAMLInventory parses data, the content of path, as Ansible's YAML
+// inventory (ansible/plugins/inventory/yaml.py).
+func parseYAMLInventory(path string, data []byte) (*inventory, error) {
 	var doc yaml.Node
 	if err := yaml.Unmarshal(data, &doc); err != nil {
 		return nil, fmt.Errorf("inventory %s: not valid YAML: %v", path, err)
@@ -225,11 +268,16 @@ func (inv *inventory) parseGroup(g *invGroup, v *yaml.Node) error {
 			}
 			for j := 0; j+1 < len(val.Content); j += 2 {
 				hk, hv := val.Content[j], resolveAlias(val.Content[j+1])
-				names, err := expandHostPattern(hk.Value)
+				pattern, port := splitHostPort(hk.Value)
+				names, err := expandHostPattern(pattern)
 				if err != nil {
 					return inv.errAt(hk, "%v", err)
 				}
 				for _, hn := range names {
+					if port != "" { // set before the host's vars, which may override it
+						_ = inv.addHost(g, hn, nil)
+						inv.hosts[hn]["ansible_port"] = invValue{node: &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!int", Value: port, Line: hk.Line, Column: hk.Column}, file: inv.path}
+					}
 					if err := inv.addHost(g, hn, hv); err != nil {
 						return err
 					}
@@ -267,10 +315,16 @@ func (inv *inventory) parseGroup(g *invGroup, v *yaml.Node) error {
 			return inv.errAt(k, "group %s: unknown key %q (a group has hosts:, vars: and children:; a host belongs under hosts:)", g.name, k.Value)
 		}
 	}
+	return inv.setPriority(g)
+}
+
+// setPriority sets g's priority from its ansible_group_priority variable
+// (Ansible's Group.set_variable); default 1.
+func (inv *inventory) setPriority(g *invGroup) error {
 	if p, ok := g.vars[varPriority]; ok {
 		n, err := strconv.Atoi(p.node.Value)
 		if err != nil {
-			return inv.errAt(p.node, "%s of group %s is not a number", varPriority, g.name)
+			return fmt.Errorf("%s: %s of group %s is not a number", p.where(), varPriority, g.name)
 		}
 		g.priority = n
 	}
@@ -350,13 +404,38 @@ func (inv *inventory) computeDepths() error {
 	return visit("all", 0, nil)
 }
 
-// host merges the variables of host name (see InventoryHost).
+// mergedHost is one host's variables after Ansible's merge, before nestor
+// reads its connection settings from them (settings).
+type mergedHost struct {
+	name string
+	vars invVars
+	// groups: all first, then the host's other groups in merge order.
+	groups []string
+	notes  []string
+}
+
+// host merges the variables of host name and reads its settings (see
+// InventoryHost).
 func (inv *inventory) host(name string) (HostVars, error) {
+	m, err := inv.merge(name)
+	if err != nil {
+		return HostVars{}, err
+	}
+	return m.settings(filepath.Dir(inv.path))
+}
+
+// merge merges the variables of host name in the order of Ansible's
+// VariableManager.get_vars with the default VARIABLE_PRECEDENCE
+// (ansible/vars/manager.py, config/base.yml): all_inventory,
+// groups_inventory, all_plugins_inventory, groups_plugins_inventory, then
+// the host's own vars and host_vars/. An unknown host is an
+// *UnknownHostError.
+func (inv *inventory) merge(name string) (mergedHost, error) {
 	own, ok := inv.hosts[name]
 	if !ok {
 		known := append([]string{}, inv.hostOrder...)
 		sort.Strings(known)
-		return HostVars{}, &UnknownHostError{Path: inv.path, Host: name, Known: known}
+		return mergedHost{}, &UnknownHostError{Path: inv.path, Host: name, Known: known}
 	}
 	// The groups of the host: those listing it, and their ancestors.
 	member := map[string]bool{"all": true}
@@ -394,17 +473,16 @@ func (inv *inventory) host(name string) (HostVars, error) {
 		return a.name < b.name
 	})
 
-	hv := HostVars{Name: name, Groups: []string{"all"}}
-	merged := invVars{}
+	m := mergedHost{name: name, vars: invVars{}, groups: []string{"all"}}
 	apply := func(v invVars) {
 		for k, x := range v {
-			merged[k] = x
+			m.vars[k] = x
 		}
 	}
 	dir := filepath.Dir(inv.path)
 	side := func(kind, entity string) error {
 		v, notes, err := readVarsDir(filepath.Join(dir, kind), entity)
-		hv.Notes = append(hv.Notes, notes...)
+		m.notes = append(m.notes, notes...)
 		if err != nil {
 			return err
 		}
@@ -412,23 +490,32 @@ func (inv *inventory) host(name string) (HostVars, error) {
 		return nil
 	}
 	apply(inv.groups["all"].vars)
-	if err := side("group_vars", "all"); err != nil {
-		return HostVars{}, err
-	}
 	for _, g := range groups {
-		hv.Groups = append(hv.Groups, g.name)
+		m.groups = append(m.groups, g.name)
 		apply(g.vars)
+	}
+	if err := side("group_vars", "all"); err != nil {
+		return mergedHost{}, err
 	}
 	for _, g := range groups {
 		if err := side("group_vars", g.name); err != nil {
-			return HostVars{}, err
+			return mergedHost{}, err
 		}
 	}
 	apply(own)
 	if err := side("host_vars", name); err != nil {
-		return HostVars{}, err
+		return mergedHost{}, err
 	}
+	return m, nil
+}
 
+// settings reads the connection settings out of m's variables. dir is the
+// inventory file's folder: a relative private key is taken from there.
+// Errors name where the value was set: a value nestor cannot take as is
+// (scalarValue), a port that is not a TCP port, a become that is not a
+// boolean.
+func (m mergedHost) settings(dir string) (HostVars, error) {
+	hv := HostVars{Name: m.name, Groups: m.groups, Notes: m.notes}
 	var err error
 	str := func(names []string) string {
 		if err != nil {
@@ -436,7 +523,7 @@ func (inv *inventory) host(name string) (HostVars, error) {
 		}
 		var out string
 		for _, n := range names {
-			x, ok := merged[n]
+			x, ok := m.vars[n]
 			if !ok {
 				continue
 			}
@@ -462,16 +549,14 @@ func (inv *inventory) host(name string) (HostVars, error) {
 	if port != "" {
 		p, perr := strconv.Atoi(port)
 		if perr != nil || p <= 0 || p > 65535 {
-			x := lastSet(merged, varsPort)
-			return HostVars{}, fmt.Errorf("inventory %s:%d:%d: host %s: port %q is not a TCP port number", x.file, x.node.Line, x.node.Column, name, port)
+			return HostVars{}, fmt.Errorf("%s: host %s: port %q is not a TCP port number", lastSet(m.vars, varsPort).where(), m.name, port)
 		}
 		hv.Port = p
 	}
 	if become != "" {
 		b, ok := parseAnsibleBool(become)
 		if !ok {
-			x := lastSet(merged, varsBecome)
-			return HostVars{}, fmt.Errorf("inventory %s:%d:%d: host %s: ansible_become %q is not a boolean (yes/no, true/false)", x.file, x.node.Line, x.node.Column, name, become)
+			return HostVars{}, fmt.Errorf("%s: host %s: ansible_become %q is not a boolean (yes/no, true/false)", lastSet(m.vars, varsBecome).where(), m.name, become)
 		}
 		hv.Become = b
 	}
@@ -498,7 +583,7 @@ func lastSet(m invVars, names []string) invValue {
 // cannot evaluate.
 func scalarValue(name string, x invValue) (string, error) {
 	n := x.node
-	where := fmt.Sprintf("inventory %s:%d:%d", x.file, n.Line, n.Column)
+	where := x.where()
 	if n.Kind != yaml.ScalarNode {
 		return "", fmt.Errorf("%s: %s must be a single value, not a %s", where, name, map[yaml.Kind]string{yaml.MappingNode: "mapping", yaml.SequenceNode: "list"}[n.Kind])
 	}
@@ -525,10 +610,12 @@ func parseAnsibleBool(s string) (bool, bool) {
 	return false, false
 }
 
-// readVarsDir reads group_vars/ENTITY or host_vars/ENTITY under base (a file
-// ENTITY, ENTITY.yml, ENTITY.yaml, ENTITY.json, or a folder of such files in
-// name order), as Ansible's host_group_vars plugin does. A missing base or
-// entity gives nothing. A vault-encrypted file is skipped with a note.
+// readVarsDir reads group_vars/ENTITY or host_vars/ENTITY under base as
+// Ansible's host_group_vars plugin finds them (DataLoader.find_vars_files):
+// the first that exists of ENTITY, ENTITY.yml, ENTITY.yaml, ENTITY.json; a
+// folder gives its files in name order, its sub-folders read in place
+// (varsFilesIn). A missing base or entity gives nothing. A vault-encrypted
+// file is skipped with a note.
 func readVarsDir(base, entity string) (invVars, []string, error) {
 	out := invVars{}
 	var notes []string
@@ -540,27 +627,15 @@ func readVarsDir(base, entity string) (invVars, []string, error) {
 			continue
 		}
 		if st.IsDir() {
-			err := filepath.WalkDir(p, func(q string, d fs.DirEntry, err error) error {
-				if err != nil {
-					return err
-				}
-				if d.IsDir() || strings.HasPrefix(d.Name(), ".") {
-					return nil
-				}
-				switch filepath.Ext(q) {
-				case "", ".yml", ".yaml", ".json":
-					files = append(files, q)
-				}
-				return nil
-			})
+			files, err = varsFilesIn(p)
 			if err != nil {
 				return nil, nil, fmt.Errorf("inventory vars %s: %v", p, err)
 			}
 		} else {
-			files = append(files, p)
+			files = []string{p}
 		}
+		break
 	}
-	sort.Strings(files)
 	for _, f := range files {
 		data, err := os.ReadFile(f)
 		if err != nil {
@@ -587,6 +662,40 @@ func readVarsDir(base, entity string) (invVars, []string, error) {
 		}
 	}
 	return out, notes, nil
+}
+
+// varsFilesIn lists the variable files of folder dir as Ansible's
+// DataLoader._get_dir_vars_files does: entries in name order, hidden ones
+// and backups ("~") skipped, a sub-folder without an extension read in
+// place, files without an extension or ending .yml, .yaml or .json.
+func varsFilesIn(dir string) ([]string, error) {
+	entries, err := os.ReadDir(dir) // sorted by name
+	if err != nil {
+		return nil, err
+	}
+	var files []string
+	for _, e := range entries {
+		name := e.Name()
+		if strings.HasPrefix(name, ".") || strings.HasSuffix(name, "~") {
+			continue
+		}
+		full, ext := filepath.Join(dir, name), filepath.Ext(name)
+		st, err := os.Stat(full)
+		if err != nil {
+			return nil, err
+		}
+		switch {
+		case st.IsDir() && ext == "":
+			sub, err := varsFilesIn(full)
+			if err != nil {
+				return nil, err
+			}
+			files = append(files, sub...)
+		case st.Mode().IsRegular() && (ext == "" || ext == ".yml" || ext == ".yaml" || ext == ".json"):
+			files = append(files, full)
+		}
+	}
+	return files, nil
 }
 
 // expandHostPattern expands Ansible's host ranges: "node[1:3]" → node1,

@@ -97,10 +97,8 @@ func TestInventoryHostMergeOrder(t *testing.T) {
 	}
 }
 
-// Same depth: alphabetical order, the later name wins; ansible_group_priority
-// beats the name; a deeper group beats both.
-func TestInventorySameDepthAndPriority(t *testing.T) {
-	dir := writeInv(t, map[string]string{"inv.yml": `
+// invSameDepth has groups of the same depth, a priority and a deeper group.
+var invSameDepth = map[string]string{"inv.yml": `
 zeta:
   vars: {ansible_user: from-zeta}
   hosts: {n1: , n2: , n3: }
@@ -115,7 +113,12 @@ deep:
     deeper:
       vars: {ansible_port: 3000}
       hosts: {n3: }
-`})
+`}
+
+// Same depth: alphabetical order, the later name wins; ansible_group_priority
+// beats the name; a deeper group beats both.
+func TestInventorySameDepthAndPriority(t *testing.T) {
+	dir := writeInv(t, invSameDepth)
 	inv := filepath.Join(dir, "inv.yml")
 	for host, want := range map[string][2]any{
 		"n1": {"from-zeta", 1000},
@@ -132,11 +135,10 @@ deep:
 	}
 }
 
-// group_vars/ and host_vars/ beside the inventory come after the file's own
-// vars of the same level; a vault file is skipped and noted.
-func TestInventoryVarsFolders(t *testing.T) {
-	dir := writeInv(t, map[string]string{
-		"inventory/hosts.yaml": `
+// invVarsFolders has group_vars/ and host_vars/ files and folders, one of
+// them vault-encrypted.
+var invVarsFolders = map[string]string{
+	"inventory/hosts.yaml": `
 all:
   vars: {ansible_user: file-all, ansible_port: 22}
   children:
@@ -145,13 +147,18 @@ all:
       hosts:
         m1: {ansible_host: 192.0.2.1}
 `,
-		"inventory/group_vars/all.yml":        "ansible_user: gv-all\nansible_ssh_extra_args: -o Foo=bar\n",
-		"inventory/group_vars/cp/main.yaml":   "ansible_port: 2201\n",
-		"inventory/group_vars/cp/vault.yml":   "$ANSIBLE_VAULT;1.1;AES256\n6162\n",
-		"inventory/host_vars/m1":              "ansible_host: 192.0.2.99\n",
-		"inventory/host_vars/other.yml":       "ansible_host: 192.0.2.50\n",
-		"inventory/group_vars/unrelated.yaml": "ansible_user: nope\n",
-	})
+	"inventory/group_vars/all.yml":        "ansible_user: gv-all\nansible_ssh_extra_args: -o Foo=bar\n",
+	"inventory/group_vars/cp/main.yaml":   "ansible_port: 2201\n",
+	"inventory/group_vars/cp/vault.yml":   "$ANSIBLE_VAULT;1.1;AES256\n6162\n",
+	"inventory/host_vars/m1":              "ansible_host: 192.0.2.99\n",
+	"inventory/host_vars/other.yml":       "ansible_host: 192.0.2.50\n",
+	"inventory/group_vars/unrelated.yaml": "ansible_user: nope\n",
+}
+
+// group_vars/ beside the inventory come after the groups' vars in the file,
+// host_vars/ after the host's own; a vault file is skipped and noted.
+func TestInventoryVarsFolders(t *testing.T) {
+	dir := writeInv(t, invVarsFolders)
 	got, err := InventoryHost(filepath.Join(dir, "inventory/hosts.yaml"), "m1")
 	if err != nil {
 		t.Fatal(err)
@@ -164,8 +171,8 @@ all:
 	}
 }
 
-func TestInventoryAliasesAndRanges(t *testing.T) {
-	dir := writeInv(t, map[string]string{"inv.yaml": `
+// invAliasesRanges uses the old ansible_ssh_* names and host ranges.
+var invAliasesRanges = map[string]string{"inv.yaml": `
 workers:
   hosts:
     node[01:03]:
@@ -174,7 +181,10 @@ workers:
       ansible_ssh_port: "2022"
       ansible_become: "yes"
     db-[a:b]:
-`})
+`}
+
+func TestInventoryAliasesAndRanges(t *testing.T) {
+	dir := writeInv(t, invAliasesRanges)
 	inv := filepath.Join(dir, "inv.yaml")
 	got, err := InventoryHost(inv, "node02")
 	if err != nil {
@@ -192,21 +202,26 @@ workers:
 	}
 }
 
+// inventoryErrorCases are inventories nestor refuses, or whose host a has a
+// value nestor cannot take; ansible marks those Ansible itself reads (the
+// refusal is about a value, so ansible-inventory's path refuses it too).
+var inventoryErrorCases = []struct {
+	name, content, host, want string
+	ansible                   bool
+}{
+	{"list hosts", "all:\n  hosts:\n    - a\n", "a", "inv.yaml:3:5: hosts: of group all must be a mapping", false},
+	{"unknown key", "all:\n  host:\n    a:\n", "a", `inv.yaml:2:3: group all: unknown key "host"`, false},
+	{"jinja", "all:\n  hosts:\n    a:\n      ansible_user: \"{{ lookup('env','USER') }}\"\n", "a", "inv.yaml:4:21: ansible_user is a Jinja template", true},
+	{"vault", "all:\n  hosts:\n    a:\n      ansible_user: !vault |\n        $ANSIBLE_VAULT;1.1;AES256\n        3131\n", "a", "ansible_user is vault-encrypted", true},
+	{"bad port", "all:\n  vars:\n    ansible_port: ssh\n  hosts:\n    a:\n", "a", `inv.yaml:3:19: host a: port "ssh" is not a TCP port number`, true},
+	{"bad become", "all:\n  hosts:\n    a: {ansible_become: maybe}\n", "a", "ansible_become \"maybe\" is not a boolean", true},
+	{"cycle", "g1:\n  children:\n    g2:\n      children:\n        g1:\n", "a", "children: form a cycle: all → g1 → g2 → g1", false},
+	{"not yaml", "all: [\n", "a", "inv.yaml: not valid YAML", false},
+	{"empty", "", "a", `has no host "a" (hosts it knows: none)`, true},
+}
+
 func TestInventoryErrors(t *testing.T) {
-	tests := []struct {
-		name, content, host, want string
-	}{
-		{"list hosts", "all:\n  hosts:\n    - a\n", "a", "inv.yaml:3:5: hosts: of group all must be a mapping"},
-		{"unknown key", "all:\n  host:\n    a:\n", "a", `inv.yaml:2:3: group all: unknown key "host"`},
-		{"jinja", "all:\n  hosts:\n    a:\n      ansible_user: \"{{ lookup('env','USER') }}\"\n", "a", "inv.yaml:4:21: ansible_user is a Jinja template"},
-		{"vault", "all:\n  hosts:\n    a:\n      ansible_user: !vault |\n        $ANSIBLE_VAULT;1.1;AES256\n        3131\n", "a", "ansible_user is vault-encrypted"},
-		{"bad port", "all:\n  vars:\n    ansible_port: ssh\n  hosts:\n    a:\n", "a", `inv.yaml:3:19: host a: port "ssh" is not a TCP port number`},
-		{"bad become", "all:\n  hosts:\n    a: {ansible_become: maybe}\n", "a", "ansible_become \"maybe\" is not a boolean"},
-		{"cycle", "g1:\n  children:\n    g2:\n      children:\n        g1:\n", "a", "children: form a cycle: all → g1 → g2 → g1"},
-		{"not yaml", "all: [\n", "a", "inv.yaml: not valid YAML"},
-		{"empty", "", "a", `has no host "a" (hosts it knows: none)`},
-	}
-	for _, tc := range tests {
+	for _, tc := range inventoryErrorCases {
 		t.Run(tc.name, func(t *testing.T) {
 			dir := writeInv(t, map[string]string{"inv.yaml": tc.content})
 			_, err := InventoryHost(filepath.Join(dir, "inv.yaml"), tc.host)

@@ -1,10 +1,12 @@
 package ssh
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"strings"
 
+	"nestor.dev/nestor/probes"
 	"nestor.dev/nestor/topology"
 )
 
@@ -19,17 +21,34 @@ type Flags struct {
 	Identity   string
 }
 
+// NodeEnv is what NodeSettings takes of the command's world.
+type NodeEnv struct {
+	// Home expands ~ and is ansible-inventory's HOME.
+	Home string
+	// Interactive lets ssh prompt (host keys, passphrases).
+	Interactive bool
+	// Run runs ansible-inventory (LoadInventory); nil reads inventories with
+	// nestor's own readers only.
+	Run probes.Runner
+	// Env looks up the operator's PATH and locale for ansible-inventory.
+	Env probes.Env
+}
+
 // NodeSettings finds node in t's nodes (address, user, port, key) and in the
-// Ansible inventory (o.Inventory, else t's inventory:) and returns the ssh
-// settings to reach it, each taken from the first that sets it: the flags
-// o, then the inventory's host variables, then the topology's node. home
-// expands ~; interactive lets ssh prompt (host keys, passphrases). notes
-// say what the operator should know (a node only in the topology, an
-// inventory setting nestor does not use). Errors: a node known to neither
-// (listing both), an inventory that does not parse, a ~ that cannot be
-// expanded.
-func NodeSettings(t *topology.Topology, node string, o Flags, home string, interactive bool) (FetchOptions, []string, error) {
-	fo := FetchOptions{Node: node, RemotePath: o.RemotePath, Interactive: interactive}
+// Ansible inventory (o.Inventory, else t's inventory:, read by
+// LoadInventory) and returns the ssh settings to reach it, each taken from
+// the first that sets it: the flags o, then the inventory's host variables,
+// then the topology's node. The inventory host is the one named node, or
+// the one whose name or ansible_host is the node's address: in the topology
+// (Inventory.Find). notes say what the operator should know: which
+// inventory host is the node, how it was found and which reader read the
+// inventory; a node only in the topology; what the inventory read left out.
+// Errors: a node known to neither (listing both); two inventory hosts for
+// one node (naming both); an inventory that cannot be read; a ~ that cannot
+// be expanded.
+func NodeSettings(ctx context.Context, t *topology.Topology, node string, o Flags, env NodeEnv) (FetchOptions, []string, error) {
+	home := env.Home
+	fo := FetchOptions{Node: node, RemotePath: o.RemotePath, Interactive: env.Interactive}
 	var notes []string
 	tn, inTopo := t.Node(node)
 
@@ -47,14 +66,20 @@ func NodeSettings(t *topology.Topology, node string, o Flags, home string, inter
 	var hv HostVars
 	inInv := false
 	if invPath != "" {
-		var err error
-		hv, err = InventoryHost(invPath, node)
+		inv, err := LoadInventory(ctx, invPath, InventoryOptions{Run: env.Run, Env: env.Env, Home: home})
+		if err != nil {
+			return fo, nil, err
+		}
+		notes = append(notes, inv.Notes...)
+		var m Match
+		hv, m, err = inv.Find(node, tn.Address)
 		var uh *UnknownHostError
 		switch {
 		case err == nil:
 			inInv = true
+			notes = append(notes, fmt.Sprintf("inventory %s, read by %s: host %q is node %s, found %s.", inv.Path, readerDesc(inv), m.Host, node, m.How(tn.Address)))
 		case errors.As(err, &uh) && inTopo:
-			notes = append(notes, fmt.Sprintf("%s; using the topology's node %s", err, node))
+			notes = append(notes, fmt.Sprintf("%v (read by %s); using the topology's node %s", err, readerDesc(inv), node))
 		case errors.As(err, &uh):
 			return fo, nil, fmt.Errorf("unknown node %s: %s has no node %q (nodes: %s), and %v", node, t.Path, node, nodeNames(t), err)
 		default:
@@ -115,4 +140,13 @@ func firstNonEmpty(vs ...string) string {
 		}
 	}
 	return ""
+}
+
+// readerDesc names what read inv, and why nestor's own reader did:
+// "ansible-inventory", "nestor's INI reader (ansible-inventory is not on PATH)".
+func readerDesc(inv *Inventory) string {
+	if inv.Why != "" {
+		return inv.Reader + " (" + inv.Why + ")"
+	}
+	return inv.Reader
 }

@@ -35,6 +35,10 @@ const (
 	readmeEnd   = "<!-- demo output: end -->"
 )
 
+// readmeAsOf is the date README.md's sample judges the support calendar
+// at (the demo's --as-of), so that the sample does not change with the day.
+const readmeAsOf = "2026-11-30"
+
 // demoLimit bounds one run of the demo (it builds nestor and starts a cluster).
 const demoLimit = 5 * time.Minute
 
@@ -219,7 +223,7 @@ func environWithout(names ...string) []string {
 // layer's install step, the refusal and the audit log; its output is
 // README.md's sample; and it leaves no folder and no process behind.
 func TestDemo(t *testing.T) {
-	r := startDemo(t)
+	r := startDemo(t, "--as-of", readmeAsOf)
 	if code := r.wait(); code != 0 {
 		t.Fatalf("exit code %d, want 0\n%s", code, r)
 	}
@@ -233,12 +237,14 @@ func TestDemo(t *testing.T) {
 		"the absent layer":              `(?m)^\s+kube-prometheus-stack\s+absent\s`,
 		"its install step":              `(?m)^\s+\d+\. \+ install kube-prometheus-stack\s+\(`,
 		"the undeclared layer":          `(?m)^\s+\d+\. i undeclared cert-manager\s+\(`,
-		"--detailed-exitcode's code":    `(?m)^\$ nestor preview --detailed-exitcode >/dev/null\nexit code 2$`,
+		"the kubelet's upgrade step":    `(?m)^\s+\d+\. ~ upgrade-node demo4\s+\(kubelet v1\.36\.4 → 1\.37\)$`,
+		"the pinned calendar date":      `(?m)^  versions\s+\(support judged as of ` + readmeAsOf + `\)$`,
+		"--detailed-exitcode's code":    `(?m)^\$ nestor preview --detailed-exitcode --as-of \S+ >/dev/null\nexit code 2$`,
 		"the JSON summary":              `(?m)^  actual\.layers  healthy rook-ceph, cnpg; degraded cilium, argocd; absent kube-prometheus-stack; undeclared cert-manager$`,
 		"the refusal":                   `(?m)^Error: refusing: the target is not stack demo$`,
 		"nothing sent":                  `(?m)^Nothing was sent to the target\.`,
 		"the refusal's code":            `(?m)^Nothing was sent to the target\..*\nexit code 1$`,
-		"the fleet line":                `(?m)^demo\s+prod\s+https://127\.0\.0\.1:\d+\s+4 changes\s`,
+		"the fleet line":                `(?m)^demo\s+prod\s+https://127\.0\.0\.1:\d+\s+5 changes\s`,
 		"the audit log":                 `(?m)^── The API server's audit log: nestor's requests in steps 1 to 5, \d+ \(get \d+, list \d+\), all reads; in step 4, none\.$`,
 	} {
 		if !regexp.MustCompile(re).MatchString(out) {
@@ -252,7 +258,7 @@ func TestDemo(t *testing.T) {
 	if t.Failed() {
 		t.Logf("%s", r)
 	}
-	checkREADME(t, normalize(out, r.tmp))
+	checkREADME(t, normalize(out, r.tmp, readmeAsOf))
 }
 
 // TestDemoInterrupted sends SIGINT to the demo's process group (what a
@@ -383,15 +389,19 @@ func alive(pid int) bool {
 // normalize makes the demo's output the same from run to run: the API
 // server's port (a free one each run) becomes NNNNN, the folders made in
 // tmp (TMPDIR) /tmp/nestor-demo-XXXXXX and /tmp/nestor-test-cluster-XXXXXX,
-// and today's date (as nestor prints it in calendars and drafts) YYYY-MM-DD.
-func normalize(out, tmp string) string {
+// and today's date, wherever nestor would print it, YYYY-MM-DD — unless it
+// is pinned, the --as-of date the run was given (the calendar's judgement
+// then stays that of the pinned day, and so does the date it prints).
+func normalize(out, tmp, pinned string) string {
 	out = regexp.MustCompile(`(https://127\.0\.0\.1):\d+`).ReplaceAllString(out, "$1:NNNNN")
 	for _, name := range []string{"nestor-demo-", "nestor-test-cluster-"} {
 		re := regexp.MustCompile(regexp.QuoteMeta(filepath.Join(tmp, name)) + `\d+`)
 		out = re.ReplaceAllString(out, "/tmp/"+name+"XXXXXX")
 	}
 	for _, now := range []time.Time{time.Now(), time.Now().UTC()} {
-		out = strings.ReplaceAll(out, now.Format("2006-01-02"), "YYYY-MM-DD")
+		if today := now.Format(time.DateOnly); today != pinned {
+			out = strings.ReplaceAll(out, today, "YYYY-MM-DD")
+		}
 	}
 	return out
 }

@@ -21,8 +21,13 @@ func TestNormalize(t *testing.T) {
 	want := "Target: https://127.0.0.1:NNNNN  kubeconfig /tmp/nestor-demo-XXXXXX/kube/demo.config\n" +
 		"other https://127.0.0.2:6443, cluster /tmp/nestor-test-cluster-XXXXXX, as of YYYY-MM-DD, support ends 2027-02-28\n" +
 		"elsewhere /tmp/nestor-demo-5 stays\n"
-	if got := normalize(in, tmp); got != want {
+	if got := normalize(in, tmp, "1999-01-01"); got != want {
 		t.Errorf("normalize:\n got %q\nwant %q", got, want)
+	}
+	// The pinned --as-of date stays, even on that very day.
+	pinned := "judged as of " + today + "\n"
+	if got := normalize(pinned, tmp, today); got != pinned {
+		t.Errorf("normalize(pinned date) = %q, want it unchanged", got)
 	}
 }
 

@@ -87,13 +87,12 @@ func startHolder(args []string, stdout, stderr io.Writer) int {
 	}
 }
 
-// runHolder runs the demo, keeps the cluster, prints how to use and stop
-// it, says ready on fd 3, and holds until SIGTERM or SIGINT.
-func runHolder(stdout, stderr io.Writer) int {
+// hold runs the demo in the holder, keeps the cluster, prints how to use
+// and stop it, says ready on fd 3, and holds until SIGTERM or SIGINT.
+func (d *demo) hold() int {
 	status := os.NewFile(3, "status")
 	ctx := signalContext()
 	signal.Ignore(syscall.SIGHUP)
-	d := &demo{out: stdout, errOut: stderr, keep: true}
 	if err := d.run(ctx); err != nil {
 		code := d.exitCode(ctx, err)
 		d.cleanup()

@@ -1,8 +1,9 @@
 // Command demo shows nestor reading a real Kubernetes API server, in one
 // command from the repository root:
 //
-//	go run ./tests/demo           # the demo, then everything stops and goes
-//	go run ./tests/demo --keep    # the same, and the cluster stays up to play with
+//	go run ./tests/demo                     # the demo, then everything stops and goes
+//	go run ./tests/demo --keep              # the same, and the cluster stays up to play with
+//	go run ./tests/demo --as-of 2026-11-30  # support calendar judged at that date (README's sample)
 //
 // It uses the parts nestor's end-to-end tests use, and no stand-in: the test
 // cluster binaries (etcd and kube-apiserver v1.37.2, built by
@@ -75,8 +76,9 @@ func run(args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("demo", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	keep := fs.Bool("keep", false, "leave the cluster running after the demo and print how to use and stop it")
+	asOf := fs.String("as-of", "", "pass `YYYY-MM-DD` to nestor's --as-of: the support calendar is judged at that date,\nnot today, so the output does not change with the day (README.md's sample uses it)")
 	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: go run ./tests/demo [--keep]")
+		fmt.Fprintln(stderr, "usage: go run ./tests/demo [--keep] [--as-of YYYY-MM-DD]")
 		fmt.Fprintln(stderr, "Starts a real etcd + kube-apiserver on loopback, loads a demo cluster and runs nestor against it.")
 		fs.PrintDefaults()
 	}
@@ -91,14 +93,21 @@ func run(args []string, stdout, stderr io.Writer) int {
 		fs.Usage()
 		return exitFailed
 	}
+	if *asOf != "" {
+		if _, err := time.Parse(time.DateOnly, *asOf); err != nil {
+			fmt.Fprintf(stderr, "demo: --as-of %q is not a date: write YYYY-MM-DD\n", *asOf)
+			return exitFailed
+		}
+	}
+	d := &demo{out: stdout, errOut: stderr, asOf: *asOf}
 	switch {
 	case isHolder():
-		return runHolder(stdout, stderr)
+		d.keep = true
+		return d.hold()
 	case *keep:
 		return startHolder(args, stdout, stderr)
 	}
 	ctx := signalContext()
-	d := &demo{out: stdout, errOut: stderr}
 	code := d.exitCode(ctx, d.run(ctx))
 	d.cleanup()
 	return code
@@ -115,6 +124,8 @@ type demo struct {
 	cluster *harness.Cluster
 	// keep is set in the holder: the cluster outlives the demo's steps.
 	keep bool
+	// asOf, when set, is passed to nestor's --as-of (YYYY-MM-DD).
+	asOf string
 }
 
 // Paths inside the work folder.

@@ -76,6 +76,15 @@ func (d *demo) runNestor(ctx context.Context, split bool, extra []string, args .
 	return r, nil
 }
 
+// judged is args with --as-of DATE appended when the demo was given one
+// (preview and fleet judge the support calendar at that date).
+func (d *demo) judged(args ...string) []string {
+	if d.asOf != "" {
+		args = append(args, "--as-of", d.asOf)
+	}
+	return args
+}
+
 // say prints one line of the demo's story.
 func (d *demo) say(format string, a ...any) {
 	fmt.Fprintf(d.out, format+"\n", a...)
@@ -111,24 +120,27 @@ func (d *demo) steps(ctx context.Context) error {
 	d.say("stack's endpoint: instead.")
 
 	d.step(1, "preview: DESIRED (the topology), ACTUAL (read now from the API server), the PLAN that closes the gap")
-	d.say("$ nestor preview")
-	r, err := d.runNestor(ctx, false, nil, "preview")
+	args := d.judged("preview")
+	d.say("$ nestor %s", strings.Join(args, " "))
+	r, err := d.runNestor(ctx, false, nil, args...)
 	if err != nil {
 		return err
 	}
 	d.show(r)
 
 	d.step(2, "preview --detailed-exitcode, as CI runs it: 0 in sync, 2 the plan has changes, 1 an error or an unknown")
-	d.say("$ nestor preview --detailed-exitcode >/dev/null")
-	r, err = d.runNestor(ctx, true, nil, "preview", "--detailed-exitcode")
+	args = d.judged("preview", "--detailed-exitcode")
+	d.say("$ nestor %s >/dev/null", strings.Join(args, " "))
+	r, err = d.runNestor(ctx, true, nil, args...)
 	if err != nil {
 		return err
 	}
 	d.show(r)
 
 	d.step(3, "preview -o json: the same report as a versioned document, decoded here by a few lines of Go")
-	d.say("$ nestor preview -o json")
-	r, err = d.runNestor(ctx, true, nil, "preview", "-o", "json")
+	args = d.judged("preview", "-o", "json")
+	d.say("$ nestor %s", strings.Join(args, " "))
+	r, err = d.runNestor(ctx, true, nil, args...)
 	if err != nil {
 		return err
 	}
@@ -138,12 +150,13 @@ func (d *demo) steps(ctx context.Context) error {
 
 	d.step(4, "A phantom target: KUBECONFIG exported for another server; with --no-input nestor refuses, sending nothing")
 	phantom := "KUBECONFIG=" + d.otherConfig()
-	d.say("$ %s nestor preview --no-input", phantom)
+	args = d.judged("preview", "--no-input")
+	d.say("$ %s nestor %s", phantom, strings.Join(args, " "))
 	mark, err := d.cluster.AuditEvents(nestorUserAgent)
 	if err != nil {
 		return err
 	}
-	r, err = d.runNestor(ctx, false, []string{phantom}, "preview", "--no-input")
+	r, err = d.runNestor(ctx, false, []string{phantom}, args...)
 	if err != nil {
 		return err
 	}
@@ -154,8 +167,9 @@ func (d *demo) steps(ctx context.Context) error {
 	}
 
 	d.step(5, "fleet: every stack of the folder read at once, one line each")
-	d.say("$ nestor fleet")
-	r, err = d.runNestor(ctx, false, nil, "fleet")
+	args = d.judged("fleet")
+	d.say("$ nestor %s", strings.Join(args, " "))
+	r, err = d.runNestor(ctx, false, nil, args...)
 	if err != nil {
 		return err
 	}

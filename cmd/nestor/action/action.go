@@ -70,6 +70,9 @@ type Config struct {
 	Kubeconfig, Context string
 	// Timeout bounds each read of a cluster (--timeout).
 	Timeout time.Duration
+	// AsOf is the day the support calendars are judged at (--as-of, else
+	// today).
+	AsOf time.Time
 	// Interactive says the operator may be asked: not --no-input, not
 	// NESTOR_NO_INPUT, stdin and stderr terminals, and not a machine output
 	// format. Prompter refuses every question when it is false.
@@ -79,6 +82,11 @@ type Config struct {
 	Exec probes.Runner
 	// UserAgent is sent with every API request ("nestor/<version>").
 	UserAgent string
+	// Progress, when set, is told what is being read (a terminal's
+	// progress line); nil for machine output and without a terminal.
+	// Progress("", -1) says the reads paused for the operator (the guard
+	// shows the target and asks): the line must be erased.
+	Progress func(resource string, items int)
 }
 
 // NoPrompt returns a copy of c that may not prompt (a machine output
@@ -194,11 +202,17 @@ func (c Config) Open(ctx context.Context, s *Stack, o OpenOptions) (*probes.Open
 	shown := "" // the endpoint the prompt showed
 	po := c.pipelineOptions(s, o)
 	po.Confirm = func(v probes.TargetView) (bool, error) {
+		if c.Progress != nil {
+			c.Progress("", -1)
+		}
 		shown = v.Target.Endpoint
 		PrintTarget(c.Log, v)
 		return c.Prompter.Confirm(fmt.Sprintf("Is this the stack %s?", s.Name), false)
 	}
 	op, err := probes.Open(ctx, s.Topology, po)
+	if op != nil {
+		c.warn(op.Kubeconfig)
+	}
 	if err == nil {
 		return op, nil
 	}
@@ -223,7 +237,17 @@ func (c Config) Open(ctx context.Context, s *Stack, o OpenOptions) (*probes.Open
 // it (probes.Resolve with c's settings): the Kubeconfig, or a *NoTarget
 // with the command that gives s a target.
 func (c Config) Resolve(s *Stack) (probes.Kubeconfig, *probes.NoTarget, error) {
-	return probes.Resolve(s.Topology, c.pipelineOptions(s, OpenOptions{}))
+	kc, none, err := probes.Resolve(s.Topology, c.pipelineOptions(s, OpenOptions{}))
+	c.warn(kc)
+	return kc, none, err
+}
+
+// warn says on Log what the kubeconfig rules skipped (kubectl's rules for
+// a KUBECONFIG list: missing and empty entries).
+func (c Config) warn(kc probes.Kubeconfig) {
+	for _, w := range kc.Warnings {
+		fmt.Fprintf(c.Log, "Warning: %s\n", w)
+	}
 }
 
 // pipelineOptions are the pipeline's options for stack s: c's settings,
@@ -231,7 +255,7 @@ func (c Config) Resolve(s *Stack) (probes.Kubeconfig, *probes.NoTarget, error) {
 func (c Config) pipelineOptions(s *Stack, o OpenOptions) probes.OpenOptions {
 	return probes.OpenOptions{
 		KubeconfigFlag: c.Kubeconfig, Kubeconfig: o.Kubeconfig, Context: c.Context,
-		Env: c.Env, Home: c.Home, UserAgent: c.UserAgent, Timeout: c.Timeout,
+		Env: c.Env, Home: c.Home, UserAgent: c.UserAgent, Timeout: c.Timeout, Progress: c.Progress,
 		Interactive: c.Interactive, Run: c.Exec, Benches: c.benches(s.Topology),
 		Fix: func(n *probes.NoTarget) string { return noTargetFix(s, n) },
 	}

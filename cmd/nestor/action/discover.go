@@ -266,7 +266,8 @@ func draftTopology(t *topology.Topology, r *DiscoverReport, name, home string) [
 		fmt.Fprintf(&b, "endpoint: %s\n", topology.YAMLScalar(r.Target.Endpoint))
 	}
 	if r.ServerVersion.Known {
-		if minor := minorOf(r.ServerVersion.Value); minor != "" {
+		if v := topology.ParseVersion(r.ServerVersion.Value); v.Known {
+			minor := v.MinorString()
 			fmt.Fprintf(&b, "kubernetes:\n  version: %s\n", topology.YAMLScalar(minor))
 		}
 	} else {
@@ -385,21 +386,4 @@ func absIfRelative(t *topology.Topology, p string) string {
 		return p
 	}
 	return t.ResolvePath(p, "")
-}
-
-// minorOf returns "1.37" of "v1.37.2+k3s1" ("" when it is not a version).
-func minorOf(v string) string {
-	v = strings.TrimPrefix(v, "v")
-	parts := strings.SplitN(v, ".", 3)
-	if len(parts) < 2 || parts[0] == "" {
-		return ""
-	}
-	minor := parts[1]
-	if i := strings.IndexFunc(minor, func(r rune) bool { return r < '0' || r > '9' }); i >= 0 {
-		minor = minor[:i]
-	}
-	if minor == "" {
-		return ""
-	}
-	return parts[0] + "." + minor
 }

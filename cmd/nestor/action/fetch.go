@@ -68,25 +68,45 @@ func (f Fetch) Run(ctx context.Context) error {
 // Nothing of the file's content is printed.
 func (f Fetch) fetchKubeconfig(ctx context.Context, s *Stack, node string, o FetchOptions) error {
 	t := s.Topology
-	interactive := f.Interactive
 	dest, kc, err := f.fetchDestination(t)
 	if err != nil {
 		return err
 	}
-	if t.Endpoint == "" && !interactive {
+	if t.Endpoint == "" && !f.Interactive {
 		return fmt.Errorf("nothing fetched: --no-input checks a fetched kubeconfig against the topology's endpoint:, and %s declares none; "+
 			"add `endpoint: https://ADDRESS:6443` (this stack's API server) after target_kind:, or run in a terminal to review the fetched one", t.Path)
 	}
-	fo, notes, err := ssh.NodeSettings(t, node, o, f.Home, f.Interactive)
+	ac, err := f.fetch(ctx, t, node, o)
 	if err != nil {
 		return err
+	}
+	if err := f.acceptServer(t, node, ac); err != nil {
+		return err
+	}
+	if err := f.write(dest, node, ac); err != nil {
+		return err
+	}
+	if f.Kubeconfig == "" {
+		if v, ok := f.Env("KUBECONFIG"); ok && strings.Trim(v, string(filepath.ListSeparator)) != "" {
+			fmt.Fprintf(f.Log, "Note: KUBECONFIG is exported (%s): other nestor commands read it before the topology's kubeconfig:; unset it to use %s.\n", v, dest)
+		}
+	}
+	return f.prove(ctx, s, kc, dest)
+}
+
+// fetch copies the admin kubeconfig of node over ssh, with the settings
+// ssh.NodeSettings merges, saying what it runs (never the content).
+func (f Fetch) fetch(ctx context.Context, t *topology.Topology, node string, o FetchOptions) (*ssh.AdminConf, error) {
+	fo, notes, err := ssh.NodeSettings(ctx, t, node, o, ssh.NodeEnv{Home: f.Home, Interactive: f.Interactive, Run: f.Exec, Env: f.Env})
+	if err != nil {
+		return nil, err
 	}
 	for _, n := range notes {
 		fmt.Fprintf(f.Log, "Note: %s\n", n)
 	}
 	args, err := ssh.SSHArgs(fo)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	remote := fo.RemotePath
 	if remote == "" {
@@ -94,49 +114,64 @@ func (f Fetch) fetchKubeconfig(ctx context.Context, s *Stack, node string, o Fet
 	}
 	fmt.Fprintf(f.Log, "Fetching %s from %s: ssh %s\n", remote, node, strings.Join(args, " "))
 	sctx := ctx
-	if !interactive {
+	if !f.Interactive {
 		var cancel context.CancelFunc
 		sctx, cancel = context.WithTimeout(ctx, 2*time.Minute)
 		defer cancel()
 	}
 	ac, err := ssh.FetchAdminConf(sctx, f.Exec, fo)
 	if err != nil {
-		return fmt.Errorf("nothing written: %w", err)
+		return nil, fmt.Errorf("nothing written: %w", err)
 	}
 	fmt.Fprintf(f.Log, "Fetched a kubeconfig: context %s, cluster %s, user %s, server %s.\n", ac.Context, ac.Cluster, ac.User, ac.Server)
 	if ac.RewrittenFrom != "" {
 		fmt.Fprintf(f.Log, "Rewrote its server %s (a loopback address of the node) to %s, the node's address.\n", ac.RewrittenFrom, ac.Server)
 	}
-	if t.Endpoint != "" {
-		same, err := probes.SameEndpoint(ac.Server, t.Endpoint)
-		switch {
-		case err != nil:
-			return fmt.Errorf("nothing written: cannot compare the fetched server with endpoint: of %s: %v", t.Path, err)
-		case !same && !interactive:
-			return fmt.Errorf("nothing written: the kubeconfig from %s points at %s, but %s declares endpoint: %s; "+
-				"--no-input writes only a kubeconfig of the declared endpoint (fix endpoint:, or run in a terminal to review it)", node, ac.Server, t.Path, t.Endpoint)
-		case !same:
-			fmt.Fprintf(f.Log, "WARNING: the fetched server %s is not the endpoint: %s declared in %s.\n", ac.Server, t.Endpoint, t.Path)
-			ok, err := f.Prompter.Confirm(fmt.Sprintf("Write this kubeconfig of %s for stack %s anyway?", ac.Server, t.Name), false)
-			if err != nil {
-				return err
-			}
-			if !ok {
-				fmt.Fprintln(f.Log, "Nothing written.")
-				return SilentError{Code: ExitError}
-			}
-		}
-	} else {
-		fmt.Fprintf(f.Log, "WARNING: %s declares no endpoint:, so nestor cannot check that %s is this stack's API server.\n", t.Path, ac.Server)
-	}
+	return ac, nil
+}
 
+// acceptServer checks the fetched server against t's endpoint: (the
+// pipeline's endpoint rule, probes.SameEndpoint): a different one is
+// refused without a prompt, and written only when the operator confirms.
+func (f Fetch) acceptServer(t *topology.Topology, node string, ac *ssh.AdminConf) error {
+	if t.Endpoint == "" {
+		fmt.Fprintf(f.Log, "WARNING: %s declares no endpoint:, so nestor cannot check that %s is this stack's API server.\n", t.Path, ac.Server)
+		return nil
+	}
+	same, err := probes.SameEndpoint(ac.Server, t.Endpoint)
+	switch {
+	case err != nil:
+		return fmt.Errorf("nothing written: cannot compare the fetched server with endpoint: of %s: %v", t.Path, err)
+	case same:
+		return nil
+	case !f.Interactive:
+		return fmt.Errorf("nothing written: the kubeconfig from %s points at %s, but %s declares endpoint: %s; "+
+			"--no-input writes only a kubeconfig of the declared endpoint (fix endpoint:, or run in a terminal to review it)", node, ac.Server, t.Path, t.Endpoint)
+	}
+	fmt.Fprintf(f.Log, "WARNING: the fetched server %s is not the endpoint: %s declared in %s.\n", ac.Server, t.Endpoint, t.Path)
+	ok, err := f.Prompter.Confirm(fmt.Sprintf("Write this kubeconfig of %s for stack %s anyway?", ac.Server, t.Name), false)
+	if err != nil {
+		return err
+	}
+	if !ok {
+		fmt.Fprintln(f.Log, "Nothing written.")
+		return SilentError{Code: ExitError}
+	}
+	return nil
+}
+
+// write writes the fetched kubeconfig to dest (folder 0700, file 0600,
+// atomically); an identical file is left as is, a different one replaced
+// only when the operator confirms (never without a prompt).
+func (f Fetch) write(dest, node string, ac *ssh.AdminConf) error {
 	old, err := os.ReadFile(dest)
 	switch {
 	case err == nil && bytes.Equal(old, ac.Data):
 		fmt.Fprintf(f.Log, "%s unchanged: it already holds this kubeconfig.\n", dest)
+		return nil
 	case err == nil:
 		diff := describeKubeconfigChange(old, ac)
-		if !interactive {
+		if !f.Interactive {
 			return fmt.Errorf("not replaced: %s already exists and differs from the kubeconfig of %s:\n%s\n--no-input never replaces an existing kubeconfig: review it in a terminal (nestor discover --cp %s), or move it away first",
 				dest, node, diff, node)
 		}
@@ -149,29 +184,28 @@ func (f Fetch) fetchKubeconfig(ctx context.Context, s *Stack, node string, o Fet
 			fmt.Fprintf(f.Log, "Not replaced: %s is unchanged.\n", dest)
 			return SilentError{Code: ExitError}
 		}
-		fallthrough
-	case errors.Is(err, fs.ErrNotExist):
-		if err := os.MkdirAll(filepath.Dir(dest), 0o700); err != nil {
-			return fmt.Errorf("nothing written: %v", err)
-		}
-		if err := writeFileAtomic(dest, ac.Data, 0o600); err != nil {
-			return fmt.Errorf("write %s: %v", dest, err)
-		}
-		fmt.Fprintf(f.Log, "Wrote %s (mode 0600).\n", dest)
-	default:
+	case !errors.Is(err, fs.ErrNotExist):
 		return fmt.Errorf("nothing written: cannot read the existing %s: %v", dest, err)
 	}
-	if f.Kubeconfig == "" {
-		if v, ok := f.Env("KUBECONFIG"); ok && strings.Trim(v, string(filepath.ListSeparator)) != "" {
-			fmt.Fprintf(f.Log, "Note: KUBECONFIG is exported (%s): other nestor commands read it before the topology's kubeconfig:; unset it to use %s.\n", v, dest)
-		}
+	if err := os.MkdirAll(filepath.Dir(dest), 0o700); err != nil {
+		return fmt.Errorf("nothing written: %v", err)
 	}
+	if err := writeFileAtomic(dest, ac.Data, 0o600); err != nil {
+		return fmt.Errorf("write %s: %v", dest, err)
+	}
+	fmt.Fprintf(f.Log, "Wrote %s (mode 0600).\n", dest)
+	return nil
+}
 
+// prove opens the written kubeconfig through the target pipeline (the
+// guard: confirmed, or the endpoint checked) and reads the version and the
+// nodes, to prove access.
+func (f Fetch) prove(ctx context.Context, s *Stack, kc probes.Kubeconfig, dest string) error {
 	op, err := f.Open(ctx, s, OpenOptions{Kubeconfig: &kc, Wrote: dest})
 	var silent SilentError
 	switch {
 	case errors.As(err, &silent):
-		fmt.Fprintf(f.Log, "%s stays written; access was not confirmed as stack %s.\n", dest, t.Name)
+		fmt.Fprintf(f.Log, "%s stays written; access was not confirmed as stack %s.\n", dest, s.Name)
 		return err
 	case err != nil:
 		return fmt.Errorf("wrote %s, but access is not proven: %w", dest, err)
@@ -180,7 +214,7 @@ func (f Fetch) fetchKubeconfig(ctx context.Context, s *Stack, node string, o Fet
 	if err != nil {
 		return fmt.Errorf("wrote %s, but access is not proven: %w", dest, err)
 	}
-	if !interactive {
+	if !f.Interactive {
 		PrintTarget(f.Log, *view)
 	}
 	if !view.Nodes.Known {

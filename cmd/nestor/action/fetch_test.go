@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"encoding/pem"
+	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -71,9 +72,13 @@ func kubeconfigFor(t *testing.T, srv *httptest.Server, server, user string) []by
 }
 
 // sshServing returns a Runner standing in for ssh that prints data, and
-// records the arguments it was given.
+// records the arguments it was given; any other program is not installed
+// (ansible-inventory among them: the inventory is read by nestor's reader).
 func sshServing(data []byte, got *[]string) probes.Runner {
 	return func(_ context.Context, name string, args ...string) ([]byte, []byte, error) {
+		if name != "ssh" {
+			return nil, nil, fmt.Errorf("%s: %w", name, exec.ErrNotFound)
+		}
 		*got = append([]string{name}, args...)
 		return data, nil, nil
 	}
@@ -114,7 +119,7 @@ func (f *fetchFixture) load(t *testing.T) *topology.Topology {
 func TestFetchTargetPrecedence(t *testing.T) {
 	f := newFetchFixture(t, func(*httptest.Server) string { return "" })
 	tp := f.load(t)
-	fo, _, err := ssh.NodeSettings(tp, "lab1", FetchOptions{}, f.home, false)
+	fo, _, err := ssh.NodeSettings(context.Background(), tp, "lab1", FetchOptions{}, ssh.NodeEnv{Home: f.home, Interactive: false})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -124,7 +129,7 @@ func TestFetchTargetPrecedence(t *testing.T) {
 		t.Errorf("from inventory + topology: %+v", fo)
 	}
 	// flags beat both
-	fo, _, err = ssh.NodeSettings(tp, "lab1", FetchOptions{User: "flag-user", Port: 22, Identity: "~/id", RemotePath: "/k3s"}, f.home, true)
+	fo, _, err = ssh.NodeSettings(context.Background(), tp, "lab1", FetchOptions{User: "flag-user", Port: 22, Identity: "~/id", RemotePath: "/k3s"}, ssh.NodeEnv{Home: f.home, Interactive: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -132,17 +137,17 @@ func TestFetchTargetPrecedence(t *testing.T) {
 		t.Errorf("flags: %+v", fo)
 	}
 	// a host only the inventory knows: its ansible_host, no topology address.
-	fo, _, err = ssh.NodeSettings(tp, "ansible-only", FetchOptions{}, f.home, false)
+	fo, _, err = ssh.NodeSettings(context.Background(), tp, "ansible-only", FetchOptions{}, ssh.NodeEnv{Home: f.home, Interactive: false})
 	if err != nil || fo.Host != "192.0.2.7" || fo.Address != "192.0.2.7" || fo.User != "inv-user" {
 		t.Errorf("inventory-only host: %+v %v", fo, err)
 	}
 	// a node only the topology knows: a note, the topology's settings.
-	fo, notes, err := ssh.NodeSettings(tp, "lab2", FetchOptions{}, f.home, false)
+	fo, notes, err := ssh.NodeSettings(context.Background(), tp, "lab2", FetchOptions{}, ssh.NodeEnv{Home: f.home, Interactive: false})
 	if err != nil || fo.Host != "lab2" || len(notes) != 1 || !strings.Contains(notes[0], `has no host "lab2"`) {
 		t.Errorf("topology-only node: %+v %q %v", fo, notes, err)
 	}
 	// unknown everywhere: both lists.
-	_, _, err = ssh.NodeSettings(tp, "nope", FetchOptions{}, f.home, false)
+	_, _, err = ssh.NodeSettings(context.Background(), tp, "nope", FetchOptions{}, ssh.NodeEnv{Home: f.home, Interactive: false})
 	if err == nil || !strings.Contains(err.Error(), "(nodes: lab1, lab2)") || !strings.Contains(err.Error(), "hosts it knows: ansible-only, lab1") {
 		t.Errorf("unknown node: %v", err)
 	}
@@ -266,7 +271,10 @@ func TestFetchKubeconfigRefusals(t *testing.T) {
 		t.Errorf("endpoint mismatch: %v", err)
 	}
 	// ssh fails: its message and exit code, nothing written.
-	c.Exec = func(ctx context.Context, _ string, _ ...string) ([]byte, []byte, error) {
+	c.Exec = func(ctx context.Context, name string, _ ...string) ([]byte, []byte, error) {
+		if name != "ssh" {
+			return nil, nil, fmt.Errorf("%s: %w", name, exec.ErrNotFound)
+		}
 		cmd := exec.CommandContext(ctx, "sh", "-c", "echo 'Permission denied (publickey).' >&2; exit 255")
 		var se strings.Builder
 		cmd.Stderr = &se
@@ -341,14 +349,6 @@ func TestDraftTopology(t *testing.T) {
 	for _, want := range []string{"# nodes: unknown (forbidden)", "# backend: default StorageClass unknown (forbidden)", "layers: []"} {
 		if !strings.Contains(string(draft), want) {
 			t.Errorf("draft lacks %q:\n%s", want, draft)
-		}
-	}
-}
-
-func TestMinorOf(t *testing.T) {
-	for in, want := range map[string]string{"v1.37.2": "1.37", "v1.30.1+k3s1": "1.30", "1.29": "1.29", "v1.31.0-rc.1": "1.31", "garbage": "", "": ""} {
-		if got := minorOf(in); got != want {
-			t.Errorf("%q → %q, want %q", in, got, want)
 		}
 	}
 }

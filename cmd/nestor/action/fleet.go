@@ -112,7 +112,7 @@ func (f Fleet) Run(ctx context.Context) (*FleetReport, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, fmt.Errorf("fleet: %w", err)
 	}
-	return &FleetReport{FormatVersion: FleetFormatVersion, AsOf: time.Now().UTC().Format("2006-01-02"), Stacks: out}, nil
+	return &FleetReport{FormatVersion: FleetFormatVersion, AsOf: f.AsOf.Format(time.DateOnly), Stacks: out}, nil
 }
 
 // entries lists the stacks to read, sorted by name.
@@ -171,7 +171,7 @@ func (c Config) fleetStack(ctx context.Context, e stacks.Entry) FleetStack {
 	if err == nil {
 		var obs *topology.Observed
 		if obs, _, err = op.Read(ctx, probes.ReadAll); err == nil {
-			fs.Report = NewReport(op, obs, c.Home)
+			fs.Report = NewReport(op, obs, c.Home, c.AsOf)
 			fs.Status = fleetStatus(fs.Report)
 			if fs.Status == StatusNoTarget {
 				fs.Reason = obs.NoTargetReason
@@ -251,6 +251,17 @@ func (r *FleetReport) ExitCode() int {
 	return code
 }
 
+// FailOn is fleet's --fail-on over all stacks: ExitFindings when any
+// stack's report has a finding of severity min or worse.
+func (r *FleetReport) FailOn(min topology.Severity) int {
+	for _, s := range r.Stacks {
+		if s.Report != nil && s.Report.FailOn(min) != ExitOK {
+			return ExitFindings
+		}
+	}
+	return ExitOK
+}
+
 // summary counts the stacks by status, in one line.
 func (r *FleetReport) summary() string {
 	var inSync, changes, waiting int
@@ -285,24 +296,28 @@ func (r *FleetReport) summary() string {
 func (r *FleetReport) WriteText(w io.Writer, detailed bool) error {
 	var table strings.Builder
 	tw := tabwriter.NewWriter(&table, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "STACK\tKIND\tTARGET\tSTATUS\tVERSION\tCHANGES\tUNKNOWN")
+	fmt.Fprintln(tw, "STACK\tKIND\tTARGET\tSTATUS\tVERSION\tSUPPORT\tCHANGES\tUNKNOWN")
+	asOf, _ := time.Parse(time.DateOnly, r.AsOf)
+	estimated := false
 	for _, s := range r.Stacks {
 		kind := string(s.TargetKind)
 		if kind == "" {
 			kind = "-"
 		}
-		target, version, changes, unknown := "-", "-", "-", "-"
+		target, version, support, changes, unknown := "-", "-", "-", "-", "-"
 		if s.Report != nil {
 			target = fleetTarget(s.Report)
-			if v := s.Report.Actual.ServerVersion; v.Known {
-				version = strings.TrimPrefix(v.Value, "v")
+			if v := s.Report.Actual.Versions; v.Known {
+				version = v.Value.APIServer.Canonical()
+				support = SupportText(v.Value.APIServer, asOf, true)
+				estimated = estimated || strings.HasSuffix(support, "*")
 			}
 			if !s.Report.Actual.NoTarget {
 				changes = fmt.Sprint(s.Report.Summary.Changes)
 				unknown = fmt.Sprint(s.Report.Summary.Unknown)
 			}
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\n", s.Name, kind, target, s.Status, version, changes, unknown)
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", s.Name, kind, target, s.Status, version, support, changes, unknown)
 	}
 	if err := tw.Flush(); err != nil {
 		return err
@@ -327,7 +342,11 @@ func (r *FleetReport) WriteText(w io.Writer, detailed bool) error {
 			fmt.Fprintf(w, "    %s\n", line)
 		}
 	}
-	_, err := fmt.Fprintln(w, r.summary())
+	summary := r.summary()
+	if estimated {
+		summary += "   (* estimated date)"
+	}
+	_, err := fmt.Fprintln(w, summary)
 	return err
 }
 

@@ -6,23 +6,11 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+	"time"
 
 	"nestor.dev/nestor/probes"
 	"nestor.dev/nestor/topology"
 )
-
-// noTarget is the observation of a stack with nothing to read, as the
-// pipeline makes it.
-func noTarget(reason string) *topology.Observed {
-	const r = "no target"
-	return &topology.Observed{
-		NoTarget: true, NoTargetReason: reason,
-		ServerVersion: topology.UnknownFact[string](r),
-		Nodes:         topology.UnknownFact[[]topology.NodeState](r),
-		Layers:        []topology.LayerState{},
-		Storage:       topology.UnknownFact[topology.StorageState](r),
-	}
-}
 
 // update rewrites the golden files: go test ./cmd/nestor/action -run Golden -update
 // (then review the diff like code).
@@ -56,7 +44,7 @@ func TestGoldenPreview(t *testing.T) {
 		obs    *topology.Observed
 		target bool
 	}{
-		{name: "no-target", obs: noTarget("the kubeconfig /home/op/.kube/dirqual.config (kubeconfig: in /stacks/dirqual.yaml) does not exist yet — fetch it from the control plane with `nestor discover --cp dirqual1`")},
+		{name: "no-target", obs: probes.NoTargetObservation("the kubeconfig /home/op/.kube/dirqual.config (kubeconfig: in /stacks/dirqual.yaml) does not exist yet — fetch it from the control plane with `nestor discover --cp dirqual1`")},
 		{name: "drift", target: true, obs: &topology.Observed{
 			ServerVersion: topology.KnownFact("v1.37.2"),
 			Nodes: topology.KnownFact([]topology.NodeState{
@@ -87,7 +75,8 @@ func TestGoldenPreview(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			r := NewReport(&probes.Opened{Topology: goldenTopology()}, c.obs, "/home/op")
+			c.obs.DeriveVersions() // as the pipeline's Read does
+			r := NewReport(&probes.Opened{Topology: goldenTopology()}, c.obs, "/home/op", time.Date(2026, 11, 30, 0, 0, 0, 0, time.UTC))
 			if c.target {
 				r.Target = &TargetInfo{Endpoint: "https://10.67.2.11:6443", Context: "admin@dirqual",
 					Kubeconfig: []string{"/home/op/.kube/dirqual.config"}, Source: "topology",

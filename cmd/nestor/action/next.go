@@ -54,7 +54,7 @@ func (n Next) Run(ctx context.Context) (*NextStep, error) {
 // as command lines for stack s.
 func DecideNext(s *Stack, obs *topology.Observed) *NextStep {
 	t := s.Topology
-	np := topology.Next(t, obs, topology.BuildPlan(t, obs))
+	np := topology.Next(t, obs, topology.BuildPlan(t, obs, topology.PlanOptions{}))
 	n := &NextStep{FormatVersion: NextFormatVersion, Stack: t.Name, Done: np.Done, Unknown: np.Unknown, Why: np.Why}
 	switch {
 	case obs.NoTarget:

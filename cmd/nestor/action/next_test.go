@@ -4,6 +4,7 @@ import (
 	"strings"
 	"testing"
 
+	"nestor.dev/nestor/probes"
 	"nestor.dev/nestor/topology"
 )
 
@@ -34,7 +35,7 @@ func TestDecideNext(t *testing.T) {
 		mustSayWhy  string
 		mustSayNext string
 	}{
-		{name: "prod no target", t: prod, obs: noTarget("no kubeconfig"), unknown: true,
+		{name: "prod no target", t: prod, obs: probes.NoTargetObservation("no kubeconfig"), unknown: true,
 			mustNotSay: "VM", mustSayNext: "declare or fetch the target"},
 		{name: "prod cnpg missing", t: prod, obs: &topology.Observed{
 			ServerVersion: topology.KnownFact("v1.37.2"), Nodes: readyNode,
@@ -49,11 +50,11 @@ func TestDecideNext(t *testing.T) {
 			Layers:  []topology.LayerState{{Name: "cilium", Declared: true, Health: topology.Healthy}, {Name: "cnpg", Declared: true, Health: topology.Healthy}},
 			Storage: topology.KnownFact(topology.StorageState{}),
 		}, done: true},
-		{name: "prod version drift is next, as preview plans it", t: func() *topology.Topology { c := *prod; c.Kubernetes.Version = "1.36"; return &c }(), obs: &topology.Observed{
+		{name: "prod version drift is next, as preview plans it", t: func() *topology.Topology { c := *prod; c.Kubernetes.Version = "1.38"; return &c }(), obs: &topology.Observed{
 			ServerVersion: topology.KnownFact("v1.37.2"), Nodes: readyNode,
 			Layers:  []topology.LayerState{{Name: "cilium", Declared: true, Health: topology.Healthy}, {Name: "cnpg", Declared: true, Health: topology.Healthy}},
 			Storage: topology.KnownFact(topology.StorageState{}),
-		}, phase: "k8s", mustSayWhy: "upgrade kubernetes: desired version 1.36, API server v1.37.2"},
+		}, phase: "k8s", mustSayWhy: "upgrade kubernetes: API server v1.37.2 → 1.38"},
 		{name: "lima VM stopped", t: lima, obs: &topology.Observed{
 			VMs: &topology.VMsObserved{Known: true, Value: []topology.VM{{Name: "lima-node1", Status: "Running"}, {Name: "lima-node2", Status: "Stopped"}}},
 		}, phase: "up", mustSayWhy: "lima-node2 (Stopped)"},

@@ -2,6 +2,7 @@ package action
 
 import (
 	"context"
+	"time"
 
 	"nestor.dev/nestor/probes"
 	"nestor.dev/nestor/topology"
@@ -31,12 +32,13 @@ func (p Preview) Run(ctx context.Context) (*Report, *Stack, error) {
 	if err != nil {
 		return nil, s, err
 	}
-	return NewReport(op, obs, p.Home), s, nil
+	return NewReport(op, obs, p.Home, p.AsOf), s, nil
 }
 
 // ExitCode is preview's code for r with --detailed-exitcode: 1 when any part
 // of ACTUAL is unknown or the plan is unverified (a plan built on an unknown
-// is never "in sync"), 2 when the plan has changes, 0 in sync.
+// is never "in sync"), 2 when the plan has changes (upgrade and upgrade-node
+// steps included), 0 in sync. Findings never change it (see FailOn).
 func (r *Report) ExitCode() int {
 	switch {
 	case r.Summary.Unknown > 0 || r.Plan.Unverified:
@@ -54,13 +56,15 @@ const ReportFormatVersion = 1
 // Report is preview's model: the JSON document and the source of the human
 // view, so the two never disagree. README.md documents its fields.
 type Report struct {
-	FormatVersion int                `json:"format_version"`
-	Stack         StackInfo          `json:"stack"`
-	Target        *TargetInfo        `json:"target"`
-	Desired       Desired            `json:"desired"`
-	Actual        *topology.Observed `json:"actual"`
-	Plan          topology.Plan      `json:"plan"`
-	Summary       Summary            `json:"summary"`
+	FormatVersion int `json:"format_version"`
+	// AsOf is the day the support calendar was judged at (YYYY-MM-DD).
+	AsOf    string             `json:"as_of"`
+	Stack   StackInfo          `json:"stack"`
+	Target  *TargetInfo        `json:"target"`
+	Desired Desired            `json:"desired"`
+	Actual  *topology.Observed `json:"actual"`
+	Plan    topology.Plan      `json:"plan"`
+	Summary Summary            `json:"summary"`
 }
 
 // StackInfo names the stack and its file.
@@ -105,15 +109,16 @@ type Summary struct {
 
 // NewReport builds preview's model from the opened target op and the
 // observation obs: the target line, DESIRED from the topology, ACTUAL as
-// read, the plan (topology.BuildPlan) and its summary. home expands the
-// bench kubeconfig's path of a lima stack.
-func NewReport(op *probes.Opened, obs *topology.Observed, home string) *Report {
+// read, the plan (topology.BuildPlan, its calendar judged at asOf) and its
+// summary. home expands the bench kubeconfig's path of a lima stack.
+func NewReport(op *probes.Opened, obs *topology.Observed, home string, asOf time.Time) *Report {
 	t := op.Topology
 	if obs.Layers == nil {
 		obs.Layers = []topology.LayerState{}
 	}
 	r := &Report{
 		FormatVersion: ReportFormatVersion,
+		AsOf:          asOf.Format(time.DateOnly),
 		Stack:         StackInfo{Name: t.Name, File: t.Path, TargetKind: t.TargetKind},
 		Actual:        obs,
 	}
@@ -137,7 +142,7 @@ func NewReport(op *probes.Opened, obs *topology.Observed, home string) *Report {
 	for _, l := range t.Layers {
 		r.Desired.Layers = append(r.Desired.Layers, l.Name)
 	}
-	r.Plan = topology.BuildPlan(t, obs)
+	r.Plan = topology.BuildPlan(t, obs, topology.PlanOptions{AsOf: asOf})
 	if r.Plan.Steps == nil {
 		r.Plan.Steps = []topology.Step{}
 	}
@@ -171,4 +176,13 @@ func NewTargetInfo(t *topology.Topology, target *probes.Target, check probes.End
 		ti.EndpointMatches = &m
 	}
 	return ti
+}
+
+// FailOn is preview's --fail-on: ExitFindings when r has a finding of
+// severity min or worse, else ExitOK; min "" never fails.
+func (r *Report) FailOn(min topology.Severity) int {
+	if min != "" && r.Plan.FindingsAtLeast(min) > 0 {
+		return ExitFindings
+	}
+	return ExitOK
 }

@@ -6,6 +6,7 @@ import (
 	"sort"
 	"strings"
 	"text/tabwriter"
+	"time"
 
 	"nestor.dev/nestor/topology"
 )
@@ -142,6 +143,7 @@ func renderActual(w io.Writer, r *Report, p palette, suggest func(string) string
 	if o.Nodes.Known && len(o.Nodes.Value) > 0 {
 		renderNodes(w, o.Nodes.Value, p)
 	}
+	renderVersions(w, r, p)
 	if len(o.Layers) > 0 {
 		fmt.Fprintln(w, "  layers")
 		tw = tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
@@ -233,7 +235,7 @@ func renderPlan(w io.Writer, r *Report, p palette) {
 		switch s.Kind {
 		case topology.StepUndeclared:
 			mark = "i"
-		case topology.StepRepair, topology.StepRepairNode, topology.StepUpgrade, topology.StepMigrateBackend, topology.StepStartVM:
+		case topology.StepRepair, topology.StepRepairNode, topology.StepUpgrade, topology.StepUpgradeNode, topology.StepMigrateBackend, topology.StepStartVM:
 			mark = "~"
 		}
 		fmt.Fprintf(w, "  %2d. %s %s %s  %s\n", n, mark, s.Kind, p.bold(s.Target), p.dim("("+s.Reason+")"))
@@ -244,8 +246,105 @@ func renderPlan(w io.Writer, r *Report, p palette) {
 	for _, u := range r.Plan.Unknowns {
 		fmt.Fprintf(w, "  ?  %s\n", unknownText(p, u))
 	}
+	renderFindings(w, r, p)
 	fmt.Fprintln(w)
 	fmt.Fprintln(w, summaryLine(r, p))
+}
+
+// renderVersions draws ACTUAL's versions part: the API server, the kubelets
+// by version with their counts, and one support line per minor in use.
+func renderVersions(w io.Writer, r *Report, p palette) {
+	v := r.Actual.Versions
+	if !v.Known {
+		if r.Actual.ServerVersion.Known {
+			fmt.Fprintf(w, "  versions    %s\n", unknownText(p, v.Reason))
+		}
+		return
+	}
+	fmt.Fprintf(w, "  versions    (support judged as of %s)\n", r.AsOf)
+	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	fmt.Fprintf(tw, "    api server\t%s\n", v.Value.APIServer.Raw)
+	minors := []topology.Version{v.Value.APIServer}
+	if k := v.Value.Kubelets; k.Known {
+		groups := make([]string, 0, len(k.Value))
+		for _, g := range k.Value {
+			groups = append(groups, fmt.Sprintf("%s ×%d", g.Version.Raw, g.Count))
+			if g.Version.Known {
+				minors = append(minors, g.Version)
+			}
+		}
+		fmt.Fprintf(tw, "    kubelets\t%s\n", strings.Join(groups, ", "))
+	} else {
+		fmt.Fprintf(tw, "    kubelets\t%s\n", unknownText(p, k.Reason))
+	}
+	asOf, _ := time.Parse(time.DateOnly, r.AsOf)
+	seen := map[string]bool{}
+	for _, m := range minors {
+		if seen[m.MinorString()] {
+			continue
+		}
+		seen[m.MinorString()] = true
+		fmt.Fprintf(tw, "    %s\t%s\n", m.MinorString(), SupportText(m, asOf, false))
+	}
+	tw.Flush()
+}
+
+// SupportText says where minor v stands in the upstream calendar at asOf:
+// "supported upstream until 2027-10-28" (short: "until 2027-10-28"), "end
+// of life upstream since …" (short: "EOL since …"), "end of life upstream
+// in N days" within the notice (short: "EOL in N days"), "not in this
+// nestor's calendar (as of …)"; an estimated date is marked with "*".
+func SupportText(v topology.Version, asOf time.Time, short bool) string {
+	cal := topology.UpstreamCalendar()
+	e, ok := cal.Lookup(v)
+	if !ok || e.EndOfLife.IsZero() {
+		if short {
+			return "unknown"
+		}
+		return fmt.Sprintf("not in this nestor's calendar (as of %s)", cal.AsOf.Format(time.DateOnly))
+	}
+	eol := e.EndOfLife.Format(time.DateOnly)
+	if e.Estimated {
+		eol += "*"
+	}
+	days := int(e.EndOfLife.Sub(asOf).Hours() / 24)
+	switch {
+	case asOf.IsZero():
+		if short {
+			return "until " + eol
+		}
+		return "end of life upstream " + eol
+	case days <= 0 && short:
+		return "EOL since " + eol
+	case days <= 0:
+		return "end of life upstream since " + eol
+	case time.Duration(days)*24*time.Hour <= topology.EndOfLifeNotice && short:
+		return fmt.Sprintf("EOL in %d days", days)
+	case time.Duration(days)*24*time.Hour <= topology.EndOfLifeNotice:
+		return fmt.Sprintf("end of life upstream on %s, in %d days", eol, days)
+	case short:
+		return "until " + eol
+	}
+	return "supported upstream until " + eol
+}
+
+// renderFindings lists the plan's findings, each with its severity.
+func renderFindings(w io.Writer, r *Report, p palette) {
+	if len(r.Plan.Findings) == 0 {
+		return
+	}
+	fmt.Fprintln(w)
+	fmt.Fprintln(w, p.bold("FINDINGS"))
+	for _, f := range r.Plan.Findings {
+		sev := string(f.Severity)
+		switch f.Severity {
+		case topology.SeverityError:
+			sev = p.red(sev)
+		case topology.SeverityWarning:
+			sev = p.yellow(sev)
+		}
+		fmt.Fprintf(w, "  %-7s  %s\n", sev, f.Message)
+	}
 }
 
 // summaryLine counts the plan in one line, as Terraform's "Plan:" line does.

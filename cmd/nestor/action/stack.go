@@ -148,37 +148,11 @@ func (c StackSelect) Run(ctx context.Context) error {
 		return nil // confirmed above
 	}
 	if op.Kubeconfig.Source == probes.SourceNone {
-		value := "~/.kube/" + t.Name + ".config"
-		if !c.Interactive {
-			// The selection itself succeeded: what is missing is a warning,
-			// with the fix, not a failure of select.
-			fmt.Fprintf(c.Log, "Warning: %s declares no kubeconfig:, so nestor has no target for stack %s.\n"+
-				"Add this line after target_kind: (or run `nestor stack select %s` in a terminal, which offers it):\n  kubeconfig: %s\n"+
-				"then fetch it with `%s`\n", t.Path, t.Name, t.Name, value, s.Suggest("discover --cp "+FirstControlPlane(t)))
-			return nil
-		}
-		ok, err := c.Prompter.Confirm(fmt.Sprintf("%s declares no kubeconfig:. Add `kubeconfig: %s` to it?", filepath.Base(t.Path), value), true)
-		if err != nil {
+		var done bool
+		if op, missing, done, err = c.addKubeconfig(ctx, s); err != nil || done {
 			return err
 		}
-		if !ok {
-			fmt.Fprintf(c.Log, "Left %s unchanged: stack %s has no target until it declares kubeconfig:.\n", t.Path, t.Name)
-			return nil
-		}
-		if err := addKubeconfigLine(t.Path, value); err != nil {
-			return err
-		}
-		fmt.Fprintf(c.Log, "Added `kubeconfig: %s` to %s.\n", value, t.Path)
-		if t, err = c.Stacks.Load(t.Name); err != nil {
-			return err
-		}
-		s.Topology = t
-		if op, missing, err = c.checkTarget(ctx, s); err != nil {
-			return err
-		}
-		if missing == "" {
-			return nil // the file already existed and is confirmed
-		}
+		t = s.Topology
 	}
 	node := FirstControlPlane(t)
 	if !c.Interactive || op.Kubeconfig.Source != probes.SourceTopology {
@@ -195,6 +169,46 @@ func (c StackSelect) Run(ctx context.Context) error {
 		return nil
 	}
 	return Fetch{Config: c.Config, Node: node}.fetchKubeconfig(ctx, s, node, FetchOptions{})
+}
+
+// addKubeconfig offers to add `kubeconfig: ~/.kube/NAME.config` to stack
+// s's topology (without a prompt it only says so), then checks the target
+// it names. It returns what was opened and what is still missing, and done
+// when select has nothing more to do (declined, not interactive, or the
+// file already answers).
+func (c StackSelect) addKubeconfig(ctx context.Context, s *Stack) (*probes.Opened, string, bool, error) {
+	t := s.Topology
+	value := "~/.kube/" + t.Name + ".config"
+	if !c.Interactive {
+		// The selection itself succeeded: what is missing is a warning,
+		// with the fix, not a failure of select.
+		fmt.Fprintf(c.Log, "Warning: %s declares no kubeconfig:, so nestor has no target for stack %s.\n"+
+			"Add this line after target_kind: (or run `nestor stack select %s` in a terminal, which offers it):\n  kubeconfig: %s\n"+
+			"then fetch it with `%s`\n", t.Path, t.Name, t.Name, value, s.Suggest("discover --cp "+FirstControlPlane(t)))
+		return nil, "", true, nil
+	}
+	ok, err := c.Prompter.Confirm(fmt.Sprintf("%s declares no kubeconfig:. Add `kubeconfig: %s` to it?", filepath.Base(t.Path), value), true)
+	if err != nil {
+		return nil, "", true, err
+	}
+	if !ok {
+		fmt.Fprintf(c.Log, "Left %s unchanged: stack %s has no target until it declares kubeconfig:.\n", t.Path, t.Name)
+		return nil, "", true, nil
+	}
+	if err := addKubeconfigLine(t.Path, value); err != nil {
+		return nil, "", true, err
+	}
+	fmt.Fprintf(c.Log, "Added `kubeconfig: %s` to %s.\n", value, t.Path)
+	if t, err = c.Stacks.Load(t.Name); err != nil {
+		return nil, "", true, err
+	}
+	s.Topology = t
+	op, missing, err := c.checkTarget(ctx, s)
+	if err != nil {
+		return nil, "", true, err
+	}
+	// The file may already exist: then it is confirmed, and select is done.
+	return op, missing, missing == "", nil
 }
 
 // checkTarget opens a prod stack's target through the pipeline and reads

@@ -133,8 +133,8 @@ A stack is one cluster, described by a topology file in the stacks folder
 (--stacks, else $NESTOR_STACKS, else ./stacks). Reading commands never write:
 not the cluster, not the topology, not a kubeconfig.
 
-Exit codes: 0 success, 1 error or refused, 2 changes (preview --detailed-exitcode),
-130 interrupted.`,
+Exit codes: 0 success, 1 error or refused, 2 changes (preview and fleet with
+--detailed-exitcode), 3 a finding at --fail-on's severity or worse, 130 interrupted.`,
 		Version:           Version,
 		SilenceErrors:     true,
 		SilenceUsage:      true,
@@ -180,7 +180,7 @@ func (a *App) complete(g *globals) action.Config {
 	c := action.Config{
 		Log: a.ErrOut, Env: a.Env, Home: home,
 		StacksFlag: g.stacks, Stacks: stacks.Store{Dir: stacks.Dir(g.stacks, a.Env)},
-		Kubeconfig: g.kubeconfig, Context: g.context, Timeout: g.timeout,
+		Kubeconfig: g.kubeconfig, Context: g.context, Timeout: g.timeout, AsOf: time.Now(),
 		Exec: a.Run, UserAgent: UserAgent(),
 		Interactive: true, Prompter: a.Prompter,
 	}

@@ -12,6 +12,7 @@ func newPreviewCmd(a *App, g *globals) *cobra.Command {
 	var sel action.Selection
 	out := newOutputFlag("text", "text", "json")
 	var detailed bool
+	var judge *judgeFlags
 	cmd := &cobra.Command{
 		Use:   "preview",
 		Short: "Show desired, actual and plan for a stack; never writes",
@@ -24,15 +25,29 @@ For a prod stack the target is confirmed first (interactive), or its endpoint
 checked against the topology's endpoint: (--no-input, no terminal, -o json).
 A part that could not be read is shown as unknown with the reason, never as absent.
 
+ACTUAL shows the versions (API server, kubelets by version) and where each minor
+in use stands in the upstream support calendar; the findings (kubelets behind or
+newer than the server, a downgrade asked for, end of life) follow the PLAN, each
+with its severity. --as-of judges the calendar at another date.
+
 Exit codes: 0 report printed (unknowns included), 1 no report (invalid topology,
 bad flag, target refused or unreachable). With --detailed-exitcode: 0 in sync,
-2 the plan has changes, 1 an error or any part of ACTUAL unknown.`,
+2 the plan has changes (upgrade and upgrade-node included), 1 an error or any
+part of ACTUAL unknown. Findings never change these; --fail-on warning|error
+exits 3 when a finding of that severity or worse exists (after the report;
+1 still wins for nestor's own errors).`,
 		Example: `  nestor preview                         # the active stack
   nestor preview --stack dirqual -o json  # versioned JSON document
   nestor preview -f stacks/examples/dirqual.yaml --no-input --detailed-exitcode`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			r, s, err := action.Preview{Config: config(g, out), Selection: sel}.Run(cmd.Context())
+			c, err := judge.apply(config(g, out))
+			if err != nil {
+				return err
+			}
+			c, progress := withProgress(a, c, out)
+			r, s, err := action.Preview{Config: c, Selection: sel}.Run(cmd.Context())
+			progress.done()
 			if err != nil {
 				return err
 			}
@@ -45,12 +60,16 @@ bad flag, target refused or unreachable). With --detailed-exitcode: 0 in sync,
 			if code := r.ExitCode(); detailed && code != action.ExitOK {
 				return action.SilentError{Code: code}
 			}
+			if code := r.FailOn(judge.severity()); code != action.ExitOK {
+				return action.SilentError{Code: code}
+			}
 			return nil
 		},
 	}
 	addStackFlags(a, cmd, &sel)
 	out.register(cmd)
 	cmd.Flags().BoolVar(&detailed, "detailed-exitcode", false, "exit 0 in sync, 2 changes, 1 error or unknown")
+	judge = addJudgeFlags(cmd)
 	return cmd
 }
 

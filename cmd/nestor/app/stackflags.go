@@ -1,10 +1,14 @@
 package app
 
 import (
+	"fmt"
+	"time"
+
 	"github.com/spf13/cobra"
 
 	"nestor.dev/nestor/cmd/nestor/action"
 	"nestor.dev/nestor/stacks"
+	"nestor.dev/nestor/topology"
 )
 
 // addStackFlags registers -f FILE and --stack NAME, which choose the stack a
@@ -39,3 +43,44 @@ func config(g *globals, out *outputFlag) action.Config {
 	}
 	return g.cfg
 }
+
+// withProgress returns c with a terminal progress line told what is read
+// (none for machine output or without a terminal), and the line, whose
+// done erases it before the command writes its output.
+func withProgress(a *App, c action.Config, out *outputFlag) (action.Config, *progressLine) {
+	p := a.newProgress(out.machine())
+	c.Progress = p.callback()
+	return c, p
+}
+
+// judgeFlags are --as-of and --fail-on, shared by preview and fleet.
+type judgeFlags struct {
+	asOf   string
+	failOn *outputFlag
+}
+
+func addJudgeFlags(cmd *cobra.Command) *judgeFlags {
+	j := &judgeFlags{failOn: &outputFlag{allowed: []string{"warning", "error"}, typ: "severity"}}
+	cmd.Flags().StringVar(&j.asOf, "as-of", "", "judge the support calendar at this date (YYYY-MM-DD) instead of today")
+	cmd.Flags().Var(j.failOn, "fail-on", "exit 3 when a finding of this severity or worse exists: warning|error")
+	_ = cmd.RegisterFlagCompletionFunc("fail-on", func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
+		return j.failOn.allowed, cobra.ShellCompDirectiveNoFileComp
+	})
+	return j
+}
+
+// apply sets c.AsOf from --as-of. Errors: a date that is not YYYY-MM-DD.
+func (j *judgeFlags) apply(c action.Config) (action.Config, error) {
+	if j.asOf == "" {
+		return c, nil
+	}
+	d, err := time.Parse(time.DateOnly, j.asOf)
+	if err != nil {
+		return c, fmt.Errorf("--as-of %q is not a date: write YYYY-MM-DD (e.g. 2027-11-01)", j.asOf)
+	}
+	c.AsOf = d
+	return c, nil
+}
+
+// severity is --fail-on's severity ("" when not given).
+func (j *judgeFlags) severity() topology.Severity { return topology.Severity(j.failOn.value) }
