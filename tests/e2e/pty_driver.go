@@ -529,6 +529,19 @@ func (p *ptyProc) send(s string) {
 	}
 }
 
+// interrupt types Ctrl-C while no prompt is up (the program reads, its
+// terminal in its normal mode): the terminal's line discipline turns it
+// into SIGINT for the program, as for a user at a shell. At a prompt, use
+// send("\x03") instead (survey reads the key in raw mode).
+func (p *ptyProc) interrupt() {
+	p.t.Helper()
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if _, err := p.pty.Write([]byte{0x03}); err != nil {
+		p.t.Fatalf("type Ctrl-C: %v", err)
+	}
+}
+
 // keyQueryCount returns how many key-reading queries the program asked.
 func (p *ptyProc) keyQueryCount() int {
 	p.mu.Lock()
