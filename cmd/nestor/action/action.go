@@ -244,8 +244,12 @@ func (c Config) Open(ctx context.Context, s *Stack, o OpenOptions) (*probes.Open
 			"if %s is this stack's API server, add this line to %s:\n  %s",
 			s.Name, missing.Actual, s.Path, missing.Line)
 	case errors.As(err, &mismatch):
-		return nil, explained(err, "refusing: the target is not stack %s\n  target endpoint:   %s (context %s, kubeconfig %s, from %s)\n  declared endpoint: %s (%s)\nNothing was sent to the target. Point the kubeconfig at the stack's API server, or fix endpoint: in the topology",
-			s.Name, mismatch.Actual, mismatch.Context, strings.Join(mismatch.Kubeconfig.Paths, ":"), SourceText(mismatch.Kubeconfig), mismatch.Declared, mismatch.File)
+		fix := "Point the kubeconfig at the stack's API server, or fix endpoint: in the topology."
+		if mismatch.Kubeconfig.Source == probes.SourceEnv {
+			fix = "The exported KUBECONFIG names another cluster: unset it (or pass --kubeconfig with this stack's), or fix endpoint: in the topology."
+		}
+		return nil, explained(err, "refusing: the target is not stack %s\n  target endpoint:   %s (context %s, kubeconfig %s, from %s)\n  declared endpoint: %s (%s)\nNothing was sent to the target. %s",
+			s.Name, mismatch.Actual, mismatch.Context, strings.Join(mismatch.Kubeconfig.Paths, ":"), probes.SourceText(mismatch.Kubeconfig), mismatch.Declared, mismatch.File, fix)
 	}
 	return op, err // op is what was opened when the guard's read failed
 }
@@ -335,9 +339,6 @@ func (c Config) benches(t *topology.Topology) []probes.Bench {
 	return out
 }
 
-// SourceText says in words which rule chose the kubeconfig.
-func SourceText(kc probes.Kubeconfig) string { return probes.SourceText(kc) }
-
 // PrintTarget shows the target the guard is about to confirm: endpoint and
 // how it compares with endpoint:, context, kubeconfig and its rule, server
 // version and nodes (or why they are unknown); for a kapsule stack, the
@@ -361,7 +362,7 @@ func PrintTarget(w io.Writer, v probes.TargetView) {
 		fmt.Fprintf(w, "  matches     endpoint: %s declared in %s\n", v.Check.Declared, t.Path)
 	}
 	fmt.Fprintf(w, "  context     %s\n", target.Context)
-	fmt.Fprintf(w, "  kubeconfig  %s (from %s)\n", strings.Join(target.Kubeconfig.Paths, ":"), SourceText(target.Kubeconfig))
+	fmt.Fprintf(w, "  kubeconfig  %s (from %s)\n", strings.Join(target.Kubeconfig.Paths, ":"), probes.SourceText(target.Kubeconfig))
 	if v.Version.Known {
 		fmt.Fprintf(w, "  server      %s\n", v.Version.Value)
 	} else {

@@ -66,7 +66,7 @@ func (e Env) Run() (*EnvReport, error) {
 		if kc.None() {
 			r.Notes = append(r.Notes, fmt.Sprintf("no kubeconfig for the layers: `scw k8s kubeconfig install %s region=%s` writes one; declare it as kubeconfig: in %s.", s.Scaleway.ClusterID, s.Scaleway.Region, s.Path))
 		} else {
-			r.Notes = append(r.Notes, fmt.Sprintf("the layers inside the cluster through %s (from %s).", strings.Join(kc.Paths, ":"), SourceText(kc)))
+			r.Notes = append(r.Notes, fmt.Sprintf("the layers inside the cluster through %s (from %s).", strings.Join(kc.Paths, ":"), probes.SourceText(kc)))
 		}
 		return r, nil
 	}
@@ -75,11 +75,11 @@ func (e Env) Run() (*EnvReport, error) {
 		r.Notes = append(r.Notes, fmt.Sprintf("nestor has no kubeconfig for it: add `kubeconfig: ~/.kube/%s.config` to %s, then `%s`.", s.Name, s.Path, s.Suggest("discover --cp "+FirstControlPlane(s.Topology))))
 		return r, nil
 	case none != nil:
-		r.Notes = append(r.Notes, fmt.Sprintf("nestor reads %s (from %s).", strings.Join(kc.Paths, ":"), SourceText(kc)))
+		r.Notes = append(r.Notes, fmt.Sprintf("nestor reads %s (from %s).", strings.Join(kc.Paths, ":"), probes.SourceText(kc)))
 		r.Notes = append(r.Notes, fmt.Sprintf("it does not exist yet: fetch it with `%s`.", s.Suggest("discover --cp "+FirstControlPlane(s.Topology))))
 		return r, nil
 	}
-	r.Notes = append(r.Notes, fmt.Sprintf("nestor reads %s (from %s).", strings.Join(kc.Paths, ":"), SourceText(kc)))
+	r.Notes = append(r.Notes, fmt.Sprintf("nestor reads %s (from %s).", strings.Join(kc.Paths, ":"), probes.SourceText(kc)))
 	if kc.Source == probes.SourceEnv {
 		r.Notes = append(r.Notes, "note: the exported KUBECONFIG beats the topology's kubeconfig:; unset it if it is not this stack's.")
 	}

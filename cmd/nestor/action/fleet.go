@@ -278,7 +278,11 @@ func (r *FleetReport) summary() string {
 			other[s.Status]++
 		}
 	}
-	line := fmt.Sprintf("%d stacks read, %d in sync, %d need changes, %d waiting", len(r.Stacks), inSync, changes, waiting)
+	stacks := "stacks"
+	if len(r.Stacks) == 1 {
+		stacks = "stack"
+	}
+	line := fmt.Sprintf("%d %s read, %d in sync, %d need changes, %d waiting", len(r.Stacks), stacks, inSync, changes, waiting)
 	var rest []string
 	for _, st := range []string{StatusUnknown, StatusNoTarget, StatusUnreachable, StatusRefused, StatusInvalid} {
 		if n := other[st]; n > 0 {

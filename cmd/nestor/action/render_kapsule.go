@@ -226,7 +226,7 @@ func printKapsuleTarget(w io.Writer, v probes.TargetView) {
 	fmt.Fprintf(w, "  API          %s\n", k.APIURL)
 	fmt.Fprintf(w, "  credentials  %s (access key %s)\n", k.Credentials, k.AccessKey)
 	if v.Target != nil {
-		fmt.Fprintf(w, "  kubeconfig   %s (from %s), context %s: server matches cluster_url\n", strings.Join(v.Target.Kubeconfig.Paths, ":"), SourceText(v.Target.Kubeconfig), v.Target.Context)
+		fmt.Fprintf(w, "  kubeconfig   %s (from %s), context %s: server matches cluster_url\n", strings.Join(v.Target.Kubeconfig.Paths, ":"), probes.SourceText(v.Target.Kubeconfig), v.Target.Context)
 	} else {
 		fmt.Fprintf(w, "  kubeconfig   none: the layers inside the cluster will not be read\n")
 	}
