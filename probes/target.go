@@ -7,6 +7,7 @@ import (
 	"net"
 	"net/url"
 	"sort"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -320,8 +321,30 @@ func NormalizeEndpoint(s string) (string, error) {
 			return "", fmt.Errorf("endpoint %q: port %q is not a number", shown, port)
 		}
 	}
+	// A port is a number (RFC 3986 3.2.3: leading zeros allowed): written
+	// canonically, and in the TCP range.
+	portNum, err := strconv.Atoi(port)
+	if err != nil || portNum < 1 || portNum > 65535 {
+		return "", fmt.Errorf("endpoint %q: port %s is not between 1 and 65535", shown, port)
+	}
+	port = strconv.Itoa(portNum)
+	if !strings.Contains(host, ":") && !validHostName(host) {
+		return "", fmt.Errorf("endpoint %q: host %q is not a DNS name or an IP address (write an internationalised name in its xn-- form)", shown, host)
+	}
 	path := strings.TrimRight(u.EscapedPath(), "/")
 	return scheme + "://" + net.JoinHostPort(host, port) + path, nil
+}
+
+// validHostName reports whether host is made of the characters of a DNS
+// name or an IPv4 address: ASCII letters, digits, '-', '.' and '_' (found in
+// some internal names, and accepted by Go's resolver).
+func validHostName(host string) bool {
+	for _, c := range host {
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '-' || c == '.' || c == '_') {
+			return false
+		}
+	}
+	return host != ""
 }
 
 // SameEndpoint reports whether a and b name the same API server after
