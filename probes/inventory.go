@@ -136,8 +136,11 @@ const maxInventoryEntries = 1_000_000
 // mapping, hosts/children not mappings), a cycle in children:, an unknown
 // host (the error lists the hosts the inventory knows), a value nestor cannot
 // take as is (a Jinja template "{{ … }}", a !vault value, a port that is not
-// a number, a become that is not a boolean). An unknown host is an
-// *UnknownHostError.
+// a number, a become that is not a boolean), an alias inside the node it
+// names (a group holding itself, a mapping merging itself), a host range over
+// maxHostsPerPattern hosts, an inventory that expands (through aliases and
+// ranges) past maxInventoryEntries groups and hosts. An unknown host is an
+// *UnknownHostError. YAML merge keys (<<) merge as YAML says (see readVars).
 func InventoryHost(path, name string) (HostVars, error) {
 	inv, err := parseInventory(path)
 	if err != nil {

@@ -278,6 +278,8 @@ func names[V any](m map[string]V) string {
 //
 // Errors: not a URL; a scheme other than http/https; no host; a bad port;
 // user info, query or fragment in the URL (the error never repeats user info).
+// A port is a number in 1..65535, written without leading zeros; a host
+// other than an IPv6 literal must be a DNS name or an IPv4 address (ASCII).
 func NormalizeEndpoint(s string) (string, error) {
 	u, err := url.Parse(strings.TrimSpace(s))
 	if err != nil {

@@ -204,7 +204,7 @@ func findAlias(data []byte, name string) (int, int, bool) {
 		}
 		i += from
 		from = i + 1
-		if i > 0 && !strings.ContainsRune(" \t\n[{,:", rune(data[i-1])) {
+		if i > 0 && !strings.ContainsRune(" \t\r\n[{,:", rune(data[i-1])) {
 			continue
 		}
 		if end := i + len(tok); end < len(data) && !strings.ContainsRune(" \t\r\n,[]{}", rune(data[end])) {

@@ -190,6 +190,7 @@ func TestParseSyntaxErrorLines(t *testing.T) {
 		{"parser, line 4", "name: fuzz\ntarget_kind: |\n  prod\n bad\n", `stacks/fuzz.yaml:4: invalid YAML: did not find expected key`},
 		{"flow sequence not closed", "name: fuzz\ntarget_kind: prod\nlayers: [a, b\n", `stacks/fuzz.yaml:3: invalid YAML: did not find expected ',' or ']'`},
 		{"unknown anchor", "name: fuzz\ntarget_kind: prod\nlayers: [a, \"*nope\", *nope]\n", `stacks/fuzz.yaml:3:22: invalid YAML: unknown anchor 'nope' referenced (define the anchor &nope before this alias, or fix the name)`},
+		{"unknown anchor after a CR line end", "name: fuzz\rtarget_kind: prod\rlayers:\r- *nope\r", `stacks/fuzz.yaml:4:3: invalid YAML: unknown anchor 'nope' referenced`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			_, err := Parse(fuzzPath, []byte(tc.data))
