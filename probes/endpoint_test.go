@@ -52,28 +52,6 @@ func TestNormalizeEndpoint(t *testing.T) {
 	}
 }
 
-// FuzzNormalizeEndpoint: never a panic, and every result is a fixed point
-// (N(N(x)) == N(x)) that SameEndpoint matches with its input.
-func FuzzNormalizeEndpoint(f *testing.F) {
-	for _, s := range []string{"https://10.67.2.11:6443", "HTTPS://Api.Example:443/", "https://[2001:DB8:0:0:0:0:0:10]:6443",
-		"https://[::ffff:192.0.2.1]", "https://[fe80::1%25eth0]:6443/k8s/", "http://h:080", "https://2001:db8::10:6443", "https://h/a%2Fb/"} {
-		f.Add(s)
-	}
-	f.Fuzz(func(t *testing.T, s string) {
-		n, err := NormalizeEndpoint(s)
-		if err != nil {
-			return
-		}
-		again, err := NormalizeEndpoint(n)
-		if err != nil || again != n {
-			t.Fatalf("NormalizeEndpoint(%q) = %q; NormalizeEndpoint(%q) = %q, %v", s, n, n, again, err)
-		}
-		if same, err := SameEndpoint(s, n); err != nil || !same {
-			t.Fatalf("SameEndpoint(%q, %q) = %v, %v", s, n, same, err)
-		}
-	})
-}
-
 func TestNormalizeEndpointErrors(t *testing.T) {
 	tests := []struct {
 		in, want string

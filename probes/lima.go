@@ -5,9 +5,11 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"os/exec"
 	"strings"
+	"unicode"
 
 	"nestor.dev/nestor/topology"
 )
@@ -46,55 +48,87 @@ type limaInstance struct {
 // forms lima has printed: one JSON object per line (today), pretty-printed
 // objects back to back (older releases), or one JSON array. Empty output
 // (only white space) is no instance. The order of the output is kept.
+//
+// An output it cannot read is an error that says where it stopped: the
+// instance (counted from 1) and the byte offset in out — an output cut off
+// in the middle of an instance is never read as the instances before it.
 func decodeLimaList(out []byte) ([]topology.VM, error) {
 	vms := []topology.VM{}
 	trimmed := bytes.TrimSpace(out)
 	if len(trimmed) == 0 {
 		return vms, nil
 	}
+	// Offsets in errors count from the start of out.
+	lead := int64(len(out) - len(bytes.TrimLeftFunc(out, unicode.IsSpace)))
 	dec := json.NewDecoder(bytes.NewReader(trimmed))
+	var start int64 // where the instance being read starts
+	fail := func(err error) error {
+		return limaListError(err, len(vms)+1, lead+start, int64(len(out)))
+	}
 	add := func(in limaInstance) error {
 		if in.Name == "" {
-			return errors.New("an instance has no name")
+			return fmt.Errorf("instance %d (starting at byte %d): it has no name", len(vms)+1, lead+start)
 		}
 		vms = append(vms, topology.VM{Name: in.Name, Status: in.Status, Dir: in.Dir, VMType: in.VMType,
 			CPUs: in.CPUs, Memory: in.Memory, Disk: in.Disk})
 		return nil
 	}
+	// next reads one instance: start is where its first byte is.
+	next := func() (limaInstance, error) {
+		start = dec.InputOffset()
+		rest := bytes.TrimLeft(trimmed[start:], " \t\r\n")
+		if len(rest) > 0 && rest[0] == ',' { // between the entries of an array
+			rest = bytes.TrimLeft(rest[1:], " \t\r\n")
+		}
+		start = int64(len(trimmed) - len(rest))
+		var in limaInstance
+		return in, dec.Decode(&in)
+	}
 	if trimmed[0] == '[' {
 		if _, err := dec.Token(); err != nil {
-			return nil, err
+			return nil, fail(err)
 		}
 		for dec.More() {
-			var in limaInstance
-			if err := dec.Decode(&in); err != nil {
-				return nil, err
+			in, err := next()
+			if err != nil {
+				return nil, fail(err)
 			}
 			if err := add(in); err != nil {
 				return nil, err
 			}
 		}
+		start = dec.InputOffset()
 		if _, err := dec.Token(); err != nil {
-			return nil, err
+			return nil, fail(err)
 		}
+		end := dec.InputOffset()
 		if _, err := dec.Token(); err != io.EOF {
-			return nil, errors.New("unexpected data after the JSON array")
+			return nil, fmt.Errorf("unexpected data after the JSON array (byte %d)", lead+end+int64(len(trimmed[end:])-len(bytes.TrimLeft(trimmed[end:], " \t\r\n"))))
 		}
 		return vms, nil
 	}
 	for {
-		var in limaInstance
-		err := dec.Decode(&in)
+		in, err := next()
 		if err == io.EOF {
 			return vms, nil
 		}
 		if err != nil {
-			return nil, err
+			return nil, fail(err)
 		}
 		if err := add(in); err != nil {
 			return nil, err
 		}
 	}
+}
+
+// limaListError says where decodeLimaList stopped: in instance n, which
+// starts at byte start of the output, size bytes long. (The decoder's own
+// offsets are not used: they do not count the bytes read as tokens.)
+func limaListError(err error, n int, start, size int64) error {
+	if errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, io.EOF) {
+		return fmt.Errorf("the output stops inside instance %d (which starts at byte %d; the output ends at byte %d): it is cut off", n, start, size)
+	}
+	return fmt.Errorf("instance %d (starting at byte %d): %v", n, start, err)
 }
 
 // readVMs runs `limactl list --json` through run and returns the VMs as a

@@ -494,8 +494,10 @@ func KeyList[V any](m map[string]V) string {
 //
 // Errors: not a URL (an IPv6 literal without brackets gets the fix, see
 // topology.IPv6BracketHint); a scheme other than http/https; no host; a
-// port that is empty, not a number or out of 1..65535; user info, query
-// or fragment in the URL (the error never repeats user info).
+// port that is empty, not a number or out of 1..65535 (it is written
+// without leading zeros); a host other than an IP literal that is not an
+// ASCII DNS name; user info, query or fragment in the URL (the error never
+// repeats user info).
 func NormalizeEndpoint(s string) (string, error) {
 	u, err := url.Parse(strings.TrimSpace(s))
 	if err != nil {
@@ -560,8 +562,30 @@ func NormalizeEndpoint(s string) (string, error) {
 	if err != nil || n < 1 || n > 65535 {
 		return "", fmt.Errorf("endpoint %q: port %s is out of range (1-65535)", shown, port)
 	}
+	// A port is a number (RFC 3986 3.2.3: leading zeros allowed): written
+	// canonically, and in the TCP range.
+	portNum, err := strconv.Atoi(port)
+	if err != nil || portNum < 1 || portNum > 65535 {
+		return "", fmt.Errorf("endpoint %q: port %s is not between 1 and 65535", shown, port)
+	}
+	port = strconv.Itoa(portNum)
+	if !strings.Contains(host, ":") && !validHostName(host) {
+		return "", fmt.Errorf("endpoint %q: host %q is not a DNS name or an IP address (write an internationalised name in its xn-- form)", shown, host)
+	}
 	path := strings.TrimRight(u.EscapedPath(), "/")
 	return scheme + "://" + host + ":" + strconv.Itoa(n) + path, nil
+}
+
+// validHostName reports whether host is made of the characters of a DNS
+// name or an IPv4 address: ASCII letters, digits, '-', '.' and '_' (found in
+// some internal names, and accepted by Go's resolver).
+func validHostName(host string) bool {
+	for _, c := range host {
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '-' || c == '.' || c == '_') {
+			return false
+		}
+	}
+	return host != ""
 }
 
 // SameEndpoint reports whether a and b name the same API server after

@@ -89,7 +89,7 @@ func TestLoadInvalidFixtures(t *testing.T) {
 			"testdata/invalid-multidoc.yaml:3:1: the file holds more than one YAML document (keep one topology per file; remove the '---' and what follows)",
 		}},
 		{"invalid-syntax.yaml", []string{
-			"testdata/invalid-syntax.yaml:2: invalid YAML: did not find expected ',' or ']' (fix the YAML syntax)",
+			"testdata/invalid-syntax.yaml:3: invalid YAML: did not find expected ',' or ']' (fix the YAML syntax)",
 		}},
 		{"invalid-missing.yaml", []string{
 			"testdata/invalid-missing.yaml:2:1: name: is required (add name: invalid-missing)",

@@ -42,7 +42,7 @@ var (
 // in Ansible. Errors name the file and line, and what nestor's reader does
 // not read (then the conversion command).
 func parseINIInventory(path string, data []byte) (*inventory, error) {
-	inv := &inventory{path: path, groups: map[string]*invGroup{}, hosts: map[string]invVars{}}
+	inv := newInventory(path)
 	inv.group("all")
 	inv.group("ungrouped")
 	declared := map[string]bool{"all": true, "ungrouped": true}

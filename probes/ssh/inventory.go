@@ -115,7 +115,27 @@ type inventory struct {
 	hosts  map[string]invVars
 	// hostOrder keeps the hosts in the order they were first seen.
 	hostOrder []string
+	// flat holds the variables of each mapping already read (see
+	// mappingVars); parsing and merging hold the group and variable
+	// mappings being read, to find an alias inside the node it names.
+	flat    map[*yaml.Node]invVars
+	parsing map[*yaml.Node]bool
+	merging map[*yaml.Node]bool
+	// budget is what is left of maxInventoryEntries.
+	budget int
 }
+
+// newInventory is an empty inventory read from path, with the whole
+// budget of maxInventoryEntries (every reader starts from it).
+func newInventory(path string) *inventory {
+	return &inventory{path: path, groups: map[string]*invGroup{}, hosts: map[string]invVars{}, budget: maxInventoryEntries}
+}
+
+// maxInventoryEntries bounds the groups and hosts an inventory may expand to
+// through aliases and host ranges (each alias of a group is read again):
+// far above any real inventory, it keeps a file of a few lines from
+// expanding into billions of entries.
+const maxInventoryEntries = 1_000_000
 
 // InventoryHost reads the Ansible inventory at path with nestor's own
 // readers (readOwnInventory: YAML, or INI for the subset kubespray uses) and
@@ -145,8 +165,11 @@ type inventory struct {
 // mapping, hosts/children not mappings), a cycle in children:, an unknown
 // host (the error lists the hosts the inventory knows), a value nestor cannot
 // take as is (a Jinja template "{{ … }}", a !vault value, a port that is not
-// a number, a become that is not a boolean). An unknown host is an
-// *UnknownHostError.
+// a number, a become that is not a boolean), an alias inside the node it
+// names (a group holding itself, a mapping merging itself), a host range over
+// maxHostsPerPattern hosts, an inventory that expands (through aliases and
+// ranges) past maxInventoryEntries groups and hosts. An unknown host is an
+// *UnknownHostError. YAML merge keys (<<) merge as YAML says (see readVars).
 func InventoryHost(path, name string) (HostVars, error) {
 	inv, err := readOwnInventory(path)
 	if err != nil {
@@ -188,7 +211,7 @@ func parseYAMLInventory(path string, data []byte) (*inventory, error) {
 	if err := yaml.Unmarshal(data, &doc); err != nil {
 		return nil, fmt.Errorf("inventory %s: not valid YAML: %v", path, err)
 	}
-	inv := &inventory{path: path, groups: map[string]*invGroup{}, hosts: map[string]invVars{}}
+	inv := newInventory(path)
 	inv.group("all")
 	if len(doc.Content) == 0 {
 		return inv, nil
@@ -256,6 +279,14 @@ func (inv *inventory) parseGroup(g *invGroup, v *yaml.Node) error {
 	if v.Kind != yaml.MappingNode {
 		return inv.errAt(v, "group %s must be a mapping with hosts:, vars: and children:", g.name)
 	}
+	if err := inv.spend(v); err != nil {
+		return err
+	}
+	if inv.parsing == nil {
+		inv.parsing = map[*yaml.Node]bool{}
+	}
+	inv.parsing[v] = true
+	defer delete(inv.parsing, v)
 	for i := 0; i+1 < len(v.Content); i += 2 {
 		k, val := v.Content[i], resolveAlias(v.Content[i+1])
 		switch k.Value {
@@ -305,6 +336,9 @@ func (inv *inventory) parseGroup(g *invGroup, v *yaml.Node) error {
 				if ck.Value == "all" {
 					return inv.errAt(ck, "group all cannot be a child of %s", g.name)
 				}
+				if inv.parsing[cv] {
+					return inv.errAt(val.Content[j+1], "group %s: children: %s is an alias of a group that holds it (the groups would nest without end)", g.name, ck.Value)
+				}
 				c := inv.group(ck.Value)
 				inv.link(g.name, c.name)
 				if err := inv.parseGroup(c, cv); err != nil {
@@ -331,7 +365,18 @@ func (inv *inventory) setPriority(g *invGroup) error {
 	return nil
 }
 
+// spend counts one more group or host against maxInventoryEntries.
+func (inv *inventory) spend(at *yaml.Node) error {
+	if inv.budget--; inv.budget < 0 {
+		return inv.errAt(at, "the inventory expands (through aliases and host ranges) to more than %d groups and hosts", maxInventoryEntries)
+	}
+	return nil
+}
+
 func (inv *inventory) addHost(g *invGroup, name string, v *yaml.Node) error {
+	if err := inv.spend(v); err != nil {
+		return err
+	}
 	hv, ok := inv.hosts[name]
 	if !ok {
 		hv = invVars{}
@@ -354,29 +399,73 @@ func (inv *inventory) addHost(g *invGroup, name string, v *yaml.Node) error {
 	return inv.readVars(hv, v, inv.path)
 }
 
-// readVars records the top-level keys of mapping m into into; a later key
-// replaces an earlier one (Ansible's default hash_behaviour=replace).
+// readVars records the variables of mapping m into into, replacing those
+// already there. m's own keys are read as YAML merges them (YAML merge key
+// type, yaml.org/type/merge.html, as PyYAML — Ansible's loader — applies
+// it): a key written in m wins over a merged one, and among the mappings a
+// `<<` merges, the first that has a key wins; of two equal keys, the later
+// wins (Ansible's default hash_behaviour=replace).
 func (inv *inventory) readVars(into invVars, m *yaml.Node, file string) error {
-	for i := 0; i+1 < len(m.Content); i += 2 {
-		k, v := m.Content[i], resolveAlias(m.Content[i+1])
-		if k.Value == "<<" {
-			// A YAML merge key: its mapping(s) come first, then the local keys.
-			srcs := []*yaml.Node{v}
-			if v.Kind == yaml.SequenceNode {
-				srcs = v.Content
-			}
-			for _, s := range srcs {
-				if s = resolveAlias(s); s.Kind == yaml.MappingNode {
-					if err := inv.readVars(into, s, file); err != nil {
-						return err
-					}
-				}
-			}
-			continue
-		}
-		into[k.Value] = invValue{node: v, file: file}
+	vars, err := inv.mappingVars(m, file)
+	if err != nil {
+		return err
+	}
+	for k, v := range vars {
+		into[k] = v
 	}
 	return nil
+}
+
+// mappingVars returns the variables of mapping m with its merge keys
+// applied (see readVars). Each mapping is read once (an alias names the same
+// node: no exponential re-reading); a merge of a mapping that holds the
+// merge is an error at the alias.
+func (inv *inventory) mappingVars(m *yaml.Node, file string) (invVars, error) {
+	if v, ok := inv.flat[m]; ok {
+		return v, nil
+	}
+	if inv.flat == nil {
+		inv.flat, inv.merging = map[*yaml.Node]invVars{}, map[*yaml.Node]bool{}
+	}
+	inv.merging[m] = true
+	defer delete(inv.merging, m)
+	out := invVars{}
+	for i := 0; i+1 < len(m.Content); i += 2 {
+		k, alias := m.Content[i], m.Content[i+1]
+		if k.Value != "<<" {
+			continue
+		}
+		v := resolveAlias(alias)
+		srcs := []*yaml.Node{alias}
+		if v.Kind == yaml.SequenceNode {
+			srcs = v.Content
+		}
+		// The first source wins: apply them last to first.
+		for j := len(srcs) - 1; j >= 0; j-- {
+			s := resolveAlias(srcs[j])
+			if s.Kind != yaml.MappingNode {
+				continue
+			}
+			if inv.merging[s] {
+				return nil, fmt.Errorf("inventory %s:%d:%d: << merges a mapping that holds this very merge", file, srcs[j].Line, srcs[j].Column)
+			}
+			vars, err := inv.mappingVars(s, file)
+			if err != nil {
+				return nil, err
+			}
+			for name, x := range vars {
+				out[name] = x
+			}
+		}
+	}
+	for i := 0; i+1 < len(m.Content); i += 2 {
+		k, v := m.Content[i], resolveAlias(m.Content[i+1])
+		if k.Value != "<<" {
+			out[k.Value] = invValue{node: v, file: file}
+		}
+	}
+	inv.flat[m] = out
+	return out, nil
 }
 
 // computeDepths sets each group's depth: all is 0, a child is one deeper
@@ -698,6 +787,10 @@ func varsFilesIn(dir string) ([]string, error) {
 	return files, nil
 }
 
+// maxHostsPerPattern bounds what one host pattern may expand to (Ansible
+// sets no bound; a range such as node[0:999999999] would exhaust memory).
+const maxHostsPerPattern = 100_000
+
 // expandHostPattern expands Ansible's host ranges: "node[1:3]" → node1,
 // node2, node3; "db[01:10:2]" keeps the leading zeros; "x[a:c]" for letters.
 // A name without brackets is returned as is.
@@ -735,12 +828,17 @@ func expandHostPattern(p string) ([]string, error) {
 		if err2 != nil || b < a {
 			return nil, fmt.Errorf("host pattern %q: bad numeric range", p)
 		}
+		// b >= a: the difference fits in a uint64, the count may not.
+		if (uint64(b)-uint64(a))/uint64(step) >= maxHostsPerPattern {
+			return nil, fmt.Errorf("host pattern %q: expands to more than %d hosts", p, maxHostsPerPattern)
+		}
+		n := int((uint64(b)-uint64(a))/uint64(step)) + 1
 		width := 0
 		if len(lo) > 1 && lo[0] == '0' {
 			width = len(lo)
 		}
-		for i := a; i <= b; i += step {
-			mids = append(mids, fmt.Sprintf("%0*d", width, i))
+		for k := range n { // a+k*step <= b: exact, even if k*step wraps
+			mids = append(mids, fmt.Sprintf("%0*d", width, a+k*step))
 		}
 	} else if len(lo) == 1 && len(hi) == 1 && lo[0] <= hi[0] {
 		for c := lo[0]; c <= hi[0]; c += byte(step) {
@@ -751,6 +849,9 @@ func expandHostPattern(p string) ([]string, error) {
 		}
 	} else {
 		return nil, fmt.Errorf("host pattern %q: bad range [%s]", p, spec)
+	}
+	if len(mids)*len(rest) > maxHostsPerPattern {
+		return nil, fmt.Errorf("host pattern %q: expands to more than %d hosts", p, maxHostsPerPattern)
 	}
 	var out []string
 	for _, m := range mids {
