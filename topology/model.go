@@ -32,7 +32,7 @@ type Topology struct {
 	Kubernetes Kubernetes `json:"kubernetes"`
 	// Inventory is an Ansible inventory path (YAML or INI), as written.
 	Inventory string     `json:"inventory,omitempty"`
-	Nodes     []Node     `json:"nodes"`
+	Nodes     []Node     `json:"nodes,omitempty"`
 	Backend   string     `json:"backend,omitempty"`
 	Layers    []LayerRef `json:"layers"`
 	Lima      *Lima      `json:"lima,omitempty"`
