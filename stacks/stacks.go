@@ -5,6 +5,7 @@
 package stacks
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -84,6 +85,30 @@ func (s Store) Path(name string) string {
 // loaded and validated (an invalid one carries its error in Entry.Err). It
 // fails only when the folder cannot be read.
 func (s Store) List() ([]Entry, error) {
+	return s.list(nil)
+}
+
+// Lima returns the valid lima stacks of the folder (what the bench
+// kubeconfig refusal needs), without validating the others: a file is
+// parsed only when its text holds "lima" at all, which every spelling of
+// target_kind: lima does. Errors: as List.
+func (s Store) Lima() ([]Entry, error) {
+	all, err := s.list(func(data []byte) bool { return bytes.Contains(data, []byte("lima")) })
+	if err != nil {
+		return nil, err
+	}
+	var out []Entry
+	for _, e := range all {
+		if e.Topology != nil && e.Topology.TargetKind == topology.TargetLima {
+			out = append(out, e)
+		}
+	}
+	return out, nil
+}
+
+// list lists the stack files; when keep is set, a file whose bytes keep
+// refuses is left out without being parsed.
+func (s Store) list(keep func([]byte) bool) ([]Entry, error) {
 	des, err := os.ReadDir(s.Dir)
 	if err != nil {
 		return nil, fmt.Errorf("stacks folder %s: %w (set --stacks DIR or NESTOR_STACKS)", s.Dir, err)
@@ -101,6 +126,12 @@ func (s Store) List() ([]Entry, error) {
 		}
 		name := strings.TrimSuffix(n, ext)
 		e := Entry{Name: name, Path: filepath.Join(s.Dir, n), Active: name == active}
+		if keep != nil {
+			data, err := os.ReadFile(e.Path)
+			if err == nil && !keep(data) {
+				continue
+			}
+		}
 		e.Topology, e.Err = topology.Load(e.Path)
 		entries = append(entries, e)
 	}

@@ -82,6 +82,10 @@ type Config struct {
 	Exec probes.Runner
 	// UserAgent is sent with every API request ("nestor/<version>").
 	UserAgent string
+	// benchList, when set, is the lima stacks' bench kubeconfigs read once
+	// (Fleet), instead of once per stack.
+	benchList *[]probes.Bench
+
 	// Progress, when set, is told what is being read (a terminal's
 	// progress line); nil for machine output and without a terminal.
 	// Progress("", -1) says the reads paused for the operator (the guard
@@ -321,20 +325,26 @@ func noTargetFix(s *Stack, n *probes.NoTarget) string {
 }
 
 // benches lists the bench kubeconfigs of the lima stacks of the stacks
-// folder (none when it cannot be listed: no bench to mistake then).
+// folder (none when it cannot be listed: no bench to mistake then). A
+// Config made by Fleet carries the list, read once for every stack.
 func (c Config) benches(t *topology.Topology) []probes.Bench {
 	if t.TargetKind == topology.TargetLima {
 		return nil
 	}
-	entries, err := c.Stacks.List()
+	if c.benchList != nil {
+		return *c.benchList
+	}
+	return c.readBenches()
+}
+
+func (c Config) readBenches() []probes.Bench {
+	entries, err := c.Stacks.Lima()
 	if err != nil {
 		return nil
 	}
-	var out []probes.Bench
+	out := []probes.Bench{}
 	for _, e := range entries {
-		if e.Topology != nil && e.Topology.TargetKind == topology.TargetLima {
-			out = append(out, probes.Bench{Stack: e.Name, Kubeconfig: e.Topology.BenchKubeconfig(c.Home)})
-		}
+		out = append(out, probes.Bench{Stack: e.Name, Kubeconfig: e.Topology.BenchKubeconfig(c.Home)})
 	}
 	return out
 }

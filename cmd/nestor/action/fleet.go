@@ -79,6 +79,8 @@ func (f Fleet) Run(ctx context.Context) (*FleetReport, error) {
 	}
 	c := f.Config.NoPrompt("nestor fleet never prompts: each stack's endpoint is checked against its endpoint:")
 	c.Exec = onceLimactl(c.Exec)
+	benches := c.readBenches()
+	c.benchList = &benches
 	par := f.Parallel
 	if par <= 0 {
 		par = 8
