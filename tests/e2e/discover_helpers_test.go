@@ -9,50 +9,12 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
-	"sync"
 	"testing"
 
 	"nestor.dev/nestor/tests/harness"
 )
 
-var (
-	discoverBinMu sync.Mutex
-	discoverBin   string
-)
 
-// buildNestorForDiscover builds cmd/nestor (go build, so the build cache
-// makes a rebuild take seconds) into a temporary folder and returns the
-// binary's path. The build is shared until the top-level test t that made
-// it ends, which removes the folder; a later top-level test (go test
-// -count=N) builds again. Nothing is left behind.
-func buildNestorForDiscover(t *testing.T) string {
-	t.Helper()
-	discoverBinMu.Lock()
-	defer discoverBinMu.Unlock()
-	if discoverBin != "" {
-		if _, err := os.Stat(discoverBin); err == nil {
-			return discoverBin
-		}
-	}
-	dir, err := os.MkdirTemp("", "nestor-e2e-discover-bin-")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		discoverBinMu.Lock()
-		defer discoverBinMu.Unlock()
-		os.RemoveAll(dir)
-		discoverBin = ""
-	})
-	bin := filepath.Join(dir, "nestor")
-	cmd := exec.Command("go", "build", "-o", bin, "./cmd/nestor")
-	cmd.Dir = filepath.Join("..", "..")
-	if out, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("go build ./cmd/nestor: %v\n%s", err, out)
-	}
-	discoverBin = bin
-	return bin
-}
 
 // runNestor runs the built binary with exactly env, stdin not a terminal,
 // and returns what it printed and its exit code.
@@ -73,12 +35,12 @@ func runNestor(t *testing.T, bin string, env []string, args ...string) (stdout, 
 	return out.String(), errb.String(), code
 }
 
-// snapshot records every entry under dir: its kind, mode, and content (a
-// symlink's target) — what "byte-identical" compares. A missing dir is an
-// empty snapshot.
+// snapshot records every entry under dir, keyed by its path relative to
+// dir, as record does (kind, mode, and content hash or link target): what
+// "byte-identical" compares. A missing dir is an empty snapshot.
 func snapshot(t *testing.T, dir string) map[string]string {
 	t.Helper()
-	out := map[string]string{}
+	abs := map[string]string{}
 	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
 			if os.IsNotExist(err) && p == dir {
@@ -86,70 +48,52 @@ func snapshot(t *testing.T, dir string) map[string]string {
 			}
 			return err
 		}
-		rel, _ := filepath.Rel(dir, p)
-		info, err := os.Lstat(p)
-		if err != nil {
-			return err
-		}
-		switch {
-		case info.Mode()&fs.ModeSymlink != 0:
-			target, err := os.Readlink(p)
-			if err != nil {
-				return err
-			}
-			out[rel] = "symlink → " + target
-		case info.IsDir():
-			out[rel] = fmt.Sprintf("dir %v", info.Mode().Perm())
-		default:
-			data, err := os.ReadFile(p)
-			if err != nil {
-				return err
-			}
-			out[rel] = fmt.Sprintf("file %v %q", info.Mode().Perm(), data)
-		}
-		return nil
+		return record(abs, p)
 	})
 	if err != nil {
 		t.Fatalf("snapshot %s: %v", dir, err)
 	}
+	out := make(map[string]string, len(abs))
+	for p, v := range abs {
+		rel, _ := filepath.Rel(dir, p)
+		out[rel] = v
+	}
 	return out
 }
 
-// assertSameTree fails the test naming every entry of dir that differs
+// assertSameTree fails the test naming every entry of a tree that differs
 // between the snapshots before and after, except the paths in ignore.
 func assertSameTree(t *testing.T, what string, before, after map[string]string, ignore ...string) {
 	t.Helper()
+	if diffs := treeDiffs(before, after, ignore...); len(diffs) > 0 {
+		t.Errorf("%s is not byte-identical: %s", what, strings.Join(diffs, "; "))
+	}
+}
+
+// treeDiffs lists, sorted, the entries created, removed or changed between
+// two snapshots, except the paths in ignore.
+func treeDiffs(before, after map[string]string, ignore ...string) []string {
 	skip := map[string]bool{}
 	for _, i := range ignore {
 		skip[i] = true
 	}
-	keys := map[string]bool{}
-	for k := range before {
-		keys[k] = true
-	}
-	for k := range after {
-		keys[k] = true
-	}
 	var diffs []string
-	for k := range keys {
-		if skip[k] {
-			continue
-		}
-		b, okb := before[k]
-		a, oka := after[k]
-		switch {
-		case !okb:
-			diffs = append(diffs, "created "+k)
-		case !oka:
+	for k, b := range before {
+		switch a, ok := after[k]; {
+		case skip[k]:
+		case !ok:
 			diffs = append(diffs, "removed "+k)
 		case a != b:
 			diffs = append(diffs, "changed "+k)
 		}
 	}
-	sort.Strings(diffs)
-	if len(diffs) > 0 {
-		t.Errorf("%s is not byte-identical: %s", what, strings.Join(diffs, "; "))
+	for k := range after {
+		if _, ok := before[k]; !ok && !skip[k] {
+			diffs = append(diffs, "created "+k)
+		}
 	}
+	sort.Strings(diffs)
+	return diffs
 }
 
 // assertAuditReadOnly fails the test when nestor's user agent (nestor/…)

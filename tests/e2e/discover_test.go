@@ -25,7 +25,7 @@ import (
 // and the stacks folder byte by byte where nothing may change, and the
 // audit log that nestor's user agent only read.
 func TestDiscover(t *testing.T) {
-	bin := buildNestorForDiscover(t)
+	bin := nestorBinary(t)
 	c := harness.StartT(t, harness.Options{BindAddress: "0.0.0.0"})
 	if err := c.LoadFixture(filepath.Join("..", "testdata", "clusters", "dirqual-healthy.yaml")); err != nil {
 		t.Fatal(err)

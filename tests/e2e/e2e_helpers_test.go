@@ -19,7 +19,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
-	"sort"
 	"strings"
 	"sync"
 	"testing"
@@ -492,23 +491,7 @@ func record(snap map[string]string, p string) error {
 // assertUnchanged compares a snapshot with the current state.
 func (w *world) assertUnchanged(before map[string]string, r result) {
 	w.t.Helper()
-	after := w.snapshot()
-	var diffs []string
-	for p, b := range before {
-		switch a, ok := after[p]; {
-		case !ok:
-			diffs = append(diffs, "removed "+p)
-		case a != b:
-			diffs = append(diffs, "changed "+p)
-		}
-	}
-	for p := range after {
-		if _, ok := before[p]; !ok {
-			diffs = append(diffs, "created "+p)
-		}
-	}
-	sort.Strings(diffs)
-	if len(diffs) > 0 {
+	if diffs := treeDiffs(before, w.snapshot()); len(diffs) > 0 {
 		w.t.Errorf("never writes: nestor %s changed files:\n  %s", strings.Join(r.args, " "), strings.Join(diffs, "\n  "))
 	}
 }

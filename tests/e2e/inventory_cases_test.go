@@ -60,7 +60,7 @@ func inventoryReadModes() []inventoryReadMode {
 //  3. one host by name and another by address: refused, naming both, and
 //     the node is never contacted.
 func TestInventoryCases(t *testing.T) {
-	bin := buildNestorForDiscover(t)
+	bin := nestorBinary(t)
 	c := harness.StartT(t, harness.Options{BindAddress: "0.0.0.0"})
 	if err := c.LoadFixture(filepath.Join("..", "testdata", "clusters", "dirqual-healthy.yaml")); err != nil {
 		t.Fatal(err)
