@@ -138,7 +138,7 @@ func TestLimaOnlyParsesCandidates(t *testing.T) {
 	}
 	write("bench.yaml", "name: bench\ntarget_kind: \"lima\"\nnodes:\n  - {name: lima-node1, role: control-plane}\n")
 	write("prod.yaml", "name: prod\ntarget_kind: prod\nnodes:\n  - {name: p1, role: control-plane}\n")
-	write("broken.yaml", "name: broken\ntarget_kind: prod\nnodes: 3\n")     // invalid, never parsed
+	write("broken.yaml", "name: broken\ntarget_kind: prod\nnodes: 3\n")      // invalid, never parsed
 	write("limaish.yaml", "name: limaish\ntarget_kind: prod\nnodes: oops\n") // says lima: parsed, invalid, left out
 	got, err := Store{Dir: dir}.Lima()
 	if err != nil {

@@ -14,8 +14,6 @@ import (
 	"nestor.dev/nestor/tests/harness"
 )
 
-
-
 // runNestor runs the built binary with exactly env, stdin not a terminal,
 // and returns what it printed and its exit code.
 func runNestor(t *testing.T, bin string, env []string, args ...string) (stdout, stderr string, code int) {
