@@ -243,6 +243,32 @@ func TestKapsuleCalendarInconsistent(t *testing.T) {
 	wantNotContains(t, "provider's calendar", block, "days", "past its end of life", "unsupported")
 }
 
+// (5) The provider's calendar at --as-of dates: before deprecation nothing,
+// after deprecation a warning, within 60 days of end of life a countdown,
+// after end of life an error; --fail-on follows (the report printed first).
+// The stand-in's 1.35.3: deprecated 2027-04-01, end of life 2027-07-01.
+func TestKapsuleCalendarAsOf(t *testing.T) {
+	kw := newKapsuleWorld(t)
+	kw.stack("1.35", "~/.kube/lyneko-apps.config", "")
+	kw.stub.Serve(kw.data)
+	for _, tc := range []struct {
+		asOf, want, not string
+		failOnError    int
+	}{
+		{"2027-03-01", "", "deprecated by the provider", 0},
+		{"2027-04-02", "deprecated by the provider since 2027-04-01", "end of life in", 0},
+		{"2027-06-01", "end of life in 30 days (2027-07-01): the provider then upgrades the cluster", "past its end of life", 0},
+		{"2027-07-02", "past its end of life (2027-07-01)", "end of life in", 3},
+	} {
+		r := kw.run(creds(), "preview", "--stack", "lyneko-apps", "--stacks", kw.Stacks, "--no-input", "--as-of", tc.asOf, "--fail-on", "error")
+		wantCode(t, r, tc.failOnError)
+		if tc.want != "" {
+			wantContains(t, "calendar at "+tc.asOf, r.stdout, tc.want)
+		}
+		wantNotContains(t, "calendar at "+tc.asOf, r.stdout, tc.not)
+	}
+}
+
 // (6) A layer the provider owns is a load error at file:line:col.
 func TestKapsuleProviderLayerRefused(t *testing.T) {
 	kw := newKapsuleWorld(t)
