@@ -16,6 +16,16 @@ import (
 	"nestor.dev/nestor/topology"
 )
 
+// StackListFormatVersion is the version of `stack list -o json` and of
+// `stack show`'s document.
+const StackListFormatVersion = 1
+
+// StackList is `stack list`'s JSON document.
+type StackList struct {
+	FormatVersion int        `json:"format_version"`
+	Stacks        []StackRow `json:"stacks"`
+}
+
 // StackRow is one line of `stack list` (and its JSON element).
 type StackRow struct {
 	Name       string `json:"name"`
@@ -107,6 +117,7 @@ func (c Config) StackShow(name string) (map[string]any, error) {
 		paths["inventory"] = t.ResolvePath(t.Inventory, c.Home)
 	}
 	v["resolved_paths"] = paths
+	v["format_version"] = StackListFormatVersion
 	return v, nil
 }
 

@@ -40,7 +40,8 @@ func newStackListCmd(a *App, g *globals) *cobra.Command {
 				fmt.Fprintf(a.ErrOut, "No stacks in %s: write NAME.yaml there (see stacks/examples/).\n", g.cfg.Stacks.Dir)
 				return nil
 			}
-			return write(a.Out, out.value, rows, func(w io.Writer) error { return action.WriteStackList(w, rows) })
+			doc := action.StackList{FormatVersion: action.StackListFormatVersion, Stacks: rows}
+			return write(a.Out, out.value, doc, func(w io.Writer) error { return action.WriteStackList(w, rows) })
 		},
 	}
 	out.register(cmd)
