@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -388,18 +389,31 @@ func tableRows(raw []byte, path string, cols, cells []string, each func(cells []
 // (kubernetes pkg/printers/internalversion, printNode).
 var nodeColumns = []string{"Name", "Status", "Roles", "Version", "Internal-IP"}
 
+// readyDetailLists is how many nodes that are not Ready have their Ready
+// condition read one list each (fieldSelector=metadata.name=NODE); with more,
+// one list of every node is read instead (see readyDetails). A variable
+// only so tests can force either way.
+var readyDetailLists = maxParallel
+
 // listNodes reads the nodes as the API server's Table and keeps, per node,
 // what the server's node printer derives from the Node:
 //   - Ready: the Status column's first word is "Ready", which the printer
 //     writes when the Ready condition is True ("NotReady" for False or
-//     Unknown, "Unknown" without a Ready condition; ",SchedulingDisabled"
-//     follows for a cordoned node);
+//     Unknown, "Unknown" without a Ready condition);
+//   - Unschedulable: the Status column holds "SchedulingDisabled", which
+//     the printer adds when spec.unschedulable is true (cordoned);
 //   - Roles: the Roles column, the suffixes of the node-role.kubernetes.io/
 //     labels and the value of kubernetes.io/role, sorted and unique, "<none>"
 //     for none (then Roles is empty);
 //   - KubeletVersion: the Version column, status.nodeInfo.kubeletVersion;
 //   - InternalIP: the Internal-IP column, the first InternalIP address,
 //     "<none>" for none (then "").
+//
+// The Table says NotReady both for a Ready condition False and Unknown, and
+// carries no reason: for the nodes that are not Ready only, the condition's
+// status, reason and message are then read from the Node objects
+// (readyDetails), so a healthy cluster costs nothing more than the Table.
+// A Ready node has ReadyStatus "True" and no reason or message.
 //
 // The result is sorted by name.
 func listNodes(ctx context.Context, c *clients) ([]topology.NodeState, error) {
@@ -411,14 +425,40 @@ func listNodes(ctx context.Context, c *clients) ([]topology.NodeState, error) {
 		return nil, err
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
+	var notReady []string // NotReady in the Table (not "Unknown": no condition to read)
+	for _, n := range out {
+		if !n.Ready && n.ReadyMessage == "" {
+			notReady = append(notReady, n.Name)
+		}
+	}
+	if len(notReady) > 0 {
+		conds, failed := readyDetails(ctx, c, notReady)
+		for i := range out {
+			n := &out[i]
+			if cond, ok := conds[n.Name]; ok {
+				n.ReadyStatus, n.ReadyReason, n.ReadyMessage = cond.Status, cond.Reason, cond.Message
+				n.Ready = cond.Status == topology.ConditionTrue
+			} else if why, ok := failed[n.Name]; ok {
+				n.ReadyMessage = "the Ready condition could not be read: " + why
+			}
+		}
+	}
 	return out, nil
 }
 
 // nodeRow makes a NodeState of the cells of nodeColumns (see listNodes).
+// A node the Table shows NotReady has ReadyStatus "" and no message: its
+// condition is read next.
 func nodeRow(cells []string) topology.NodeState {
 	s := topology.NodeState{Name: cells[0], Roles: []string{}, KubeletVersion: sanitize(cells[3])}
-	status, _, _ := strings.Cut(cells[1], ",")
-	s.Ready = status == "Ready"
+	words := strings.Split(cells[1], ",")
+	switch words[0] {
+	case "Ready":
+		s.Ready, s.ReadyStatus = true, topology.ConditionTrue
+	case "Unknown":
+		s.ReadyMessage = "the node has no Ready condition (its kubelet has not posted a status)"
+	}
+	s.Unschedulable = slices.Contains(words[1:], "SchedulingDisabled")
 	if roles := cells[2]; roles != "" && roles != "<none>" {
 		for _, r := range strings.Split(roles, ",") {
 			if r != "" && !containsString(s.Roles, r) {
@@ -431,6 +471,99 @@ func nodeRow(cells []string) topology.NodeState {
 		s.InternalIP = sanitize(ip)
 	}
 	return s
+}
+
+// nodeCondition is a node's Ready condition, sanitized.
+type nodeCondition struct {
+	Status, Reason, Message string
+}
+
+// nodeList is a NodeList (core/v1) decoded only as far as readyDetails
+// reads it: each node's name and conditions.
+type nodeList struct {
+	Metadata listMeta `json:"metadata"`
+	Items    []struct {
+		Metadata struct {
+			Name string `json:"name"`
+		} `json:"metadata"`
+		Status struct {
+			Conditions []struct {
+				Type    string `json:"type"`
+				Status  string `json:"status"`
+				Reason  string `json:"reason"`
+				Message string `json:"message"`
+			} `json:"conditions"`
+		} `json:"status"`
+	} `json:"items"`
+}
+
+// readyDetails reads the Ready condition of the nodes named (as JSON
+// NodeLists, the same "list nodes" permission as the Table): one list per
+// node, restricted with fieldSelector=metadata.name=NODE, all at once, when
+// there are at most readyDetailLists of them; otherwise one list of every
+// node (limit pageSize, continue), whose objects are ~8 KB each — paid only
+// when many nodes are not Ready. It returns the condition of each node that
+// has one, and for the others the reason it could not be read ("forbidden
+// (…)", "the node is gone or has no Ready condition").
+func readyDetails(ctx context.Context, c *clients, names []string) (map[string]nodeCondition, map[string]string) {
+	conds := map[string]nodeCondition{}
+	failed := map[string]string{}
+	var mu sync.Mutex
+	keep := func(l *nodeList, want func(string) bool) {
+		mu.Lock()
+		defer mu.Unlock()
+		for _, it := range l.Items {
+			if !want(it.Metadata.Name) {
+				continue
+			}
+			for _, cd := range it.Status.Conditions {
+				if cd.Type == "Ready" {
+					conds[it.Metadata.Name] = nodeCondition{Status: sanitize(cd.Status), Reason: sanitize(cd.Reason), Message: sanitize(cd.Message)}
+				}
+			}
+		}
+	}
+	cont := func(l *nodeList) string { return l.Metadata.Continue }
+	if len(names) <= readyDetailLists {
+		var wg sync.WaitGroup
+		for _, name := range names {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				params := map[string]string{"fieldSelector": "metadata.name=" + name}
+				err := listJSONWith(ctx, c, pathNodes, "NodeList", params, cont, func(l *nodeList) {
+					keep(l, func(n string) bool { return n == name })
+				})
+				if err != nil {
+					mu.Lock()
+					failed[name] = Classify(err)
+					mu.Unlock()
+				}
+			}()
+		}
+		wg.Wait()
+	} else {
+		wanted := make(map[string]bool, len(names))
+		for _, n := range names {
+			wanted[n] = true
+		}
+		err := listJSONWith(ctx, c, pathNodes, "NodeList", nil, cont, func(l *nodeList) {
+			keep(l, func(n string) bool { return wanted[n] })
+		})
+		if err != nil {
+			for _, n := range names {
+				failed[n] = Classify(err)
+			}
+		}
+	}
+	for _, n := range names {
+		if _, ok := conds[n]; !ok {
+			if _, ok := failed[n]; !ok {
+				failed[n] = "the node is gone or has no Ready condition"
+			}
+		}
+	}
+	return conds, failed
 }
 
 func containsString(list []string, s string) bool {
@@ -651,7 +784,15 @@ type objectMeta struct {
 // never an empty list: an empty answer must not read as "absent". So is a
 // continue token the server repeats (it would loop until the deadline).
 func listJSON[L any](ctx context.Context, c *clients, path, kind string, cont func(*L) string, each func(*L)) error {
+	return listJSONWith(ctx, c, path, kind, nil, cont, each)
+}
+
+// listJSONWith is listJSON with extra query parameters (a fieldSelector).
+func listJSONWith[L any](ctx context.Context, c *clients, path, kind string, extra map[string]string, cont func(*L) string, each func(*L)) error {
 	params := map[string]string{"limit": strconv.FormatInt(pageSize, 10)}
+	for k, v := range extra {
+		params[k] = v
+	}
 	for {
 		raw, err := c.get(ctx, path, acceptJSON, params)
 		if err != nil {
@@ -685,21 +826,32 @@ func listJSON[L any](ctx context.Context, c *clients, path, kind string, cont fu
 type storageClassList struct {
 	Metadata listMeta `json:"metadata"`
 	Items    []struct {
-		Metadata    objectMeta `json:"metadata"`
-		Provisioner string     `json:"provisioner"`
+		Metadata struct {
+			objectMeta
+			// CreationTimestamp is RFC 3339 text (metav1.Time), kept as
+			// text so a malformed one makes only that class's time unknown.
+			CreationTimestamp string `json:"creationTimestamp"`
+		} `json:"metadata"`
+		Provisioner string `json:"provisioner"`
 	} `json:"items"`
 }
 
+// listStorageClasses lists the StorageClasses (storage/v1, JSON, paginated)
+// with their provisioner, whether they are default — either annotation
+// exactly "true", as kubernetes pkg/volume/util IsDefaultAnnotation — and
+// their creationTimestamp (zero when absent or not RFC 3339), sorted by name.
 func listStorageClasses(ctx context.Context, c *clients) ([]topology.StorageClass, error) {
 	out := []topology.StorageClass{}
 	err := listJSON(ctx, c, pathStorageClasses, "StorageClassList", func(l *storageClassList) string { return l.Metadata.Continue },
 		func(l *storageClassList) {
 			for _, sc := range l.Items {
 				a := sc.Metadata.Annotations
+				created, _ := time.Parse(time.RFC3339, sc.Metadata.CreationTimestamp)
 				out = append(out, topology.StorageClass{
 					Name:        sc.Metadata.Name,
 					Provisioner: sc.Provisioner,
 					Default:     a[annDefaultClass] == "true" || a[annBetaDefaultClass] == "true",
+					Created:     created,
 				})
 			}
 		})
