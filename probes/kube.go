@@ -170,7 +170,8 @@ func (t *Target) bound(ctx context.Context) (context.Context, context.CancelFunc
 
 // ReadNodes reads what the target guard needs, and nothing more: the server
 // version (GET /version) and the nodes (GET /api/v1/nodes as a server-side
-// Table, limit=500 pages). Both requests run concurrently under one bound
+// Table, limit=500 pages; then the Ready condition of the nodes that are not
+// Ready, see listNodes). Both run concurrently under one bound
 // (Target.Options.Timeout, default 10s, or ctx's deadline when sooner).
 //
 // It returns the version ("v1.37.2") and the nodes sorted by name (see
@@ -608,7 +609,8 @@ func ProbeTarget(ctx context.Context, t *Target, topo *topology.Topology) (*topo
 // waiting for the namespace list: a namespace that does not exist lists
 // empty). Then a second wave lists the namespaces of the undeclared catalog
 // layers whose CRD group or provisioner was seen, among those that exist.
-// Never a request per node or per CRD. See workloadNamespaces.
+// Never a request per CRD, nor per node but for the few that are not Ready
+// (listNodes). See workloadNamespaces.
 //
 // Each probe keeps its own error: a failed one makes its fact unknown with
 // Classify's reason, never empty-known. Workloads are judged per namespace:

@@ -212,12 +212,13 @@ func renderNodes(w io.Writer, nodes []topology.NodeState, p palette) {
 			fmt.Fprintf(tw, "    … %d more\t\t\t\t\n", len(sorted)-max)
 			break
 		}
-		// READY is the Ready condition's status (True, False, Unknown),
-		// then SchedulingDisabled for a cordoned node, as kubectl writes it;
-		// a node not Ready ends with the cluster's reason and message.
+		// READY is the Ready condition's status (True, False, Unknown;
+		// NotReady when it is absent or was not read), then
+		// SchedulingDisabled for a cordoned node, as kubectl writes it; a
+		// node not Ready ends with the cluster's reason and message.
 		ready, why := n.ReadyStatus, ""
 		if ready == "" {
-			ready = map[bool]string{true: "True", false: "False"}[n.Ready]
+			ready = map[bool]string{true: "True", false: "NotReady"}[n.Ready]
 		}
 		if n.Ready {
 			ready = p.green(ready)
