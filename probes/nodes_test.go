@@ -119,7 +119,7 @@ func TestReadNodesReadyConditionAndCordon(t *testing.T) {
 			// legacy-w1, w3, w5, w6: the Table said NotReady; w4 has no condition to read.
 			reads: []string{"legacy-w1", "legacy-w3", "legacy-w5", "legacy-w6"}},
 		{name: "more nodes not Ready than are read: the others say so", lists: 3,
-			want: wantLegacyNodes("the Ready condition was not read: 4 nodes are not Ready, and nestor reads it for the first 3 by name only (`kubectl describe node legacy-w6` shows it)"),
+			want:  wantLegacyNodes("the Ready condition was not read: 4 nodes are not Ready, and nestor reads it for the first 3 by name only (`kubectl describe node legacy-w6` shows it)"),
 			reads: []string{"legacy-w1", "legacy-w3", "legacy-w5"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
