@@ -21,6 +21,20 @@ func TestNormalizeEndpoint(t *testing.T) {
 		{"https://[FE80::1]", "https://[fe80::1]:443"},
 		{"https://lb.example:8443/k8s/clusters/c-1/", "https://lb.example:8443/k8s/clusters/c-1"},
 		{"  https://10.0.0.1:6443  ", "https://10.0.0.1:6443"},
+		{"https://10.0.0.1:06443", "https://10.0.0.1:6443"},
+		// IPv6 hosts are addresses: every spelling of one address is one
+		// endpoint (RFC 5952 canonical form).
+		{"https://[2001:db8::10]:6443", "https://[2001:db8::10]:6443"},
+		{"https://[2001:db8:0:0:0:0:0:10]:6443", "https://[2001:db8::10]:6443"},
+		{"https://[2001:0DB8:0000:0000:0000:0000:0000:0010]:6443/", "https://[2001:db8::10]:6443"},
+		{"HTTPS://[2001:DB8::10]:6443", "https://[2001:db8::10]:6443"},
+		{"https://[2001:db8:0:0:1:0:0:1]", "https://[2001:db8::1:0:0:1]:443"},
+		{"https://[0:0:0:0:0:0:0:1]:6443", "https://[::1]:6443"},
+		{"https://[fe80::1%25eth0]:6443", "https://[fe80::1%25eth0]:6443"},
+		// IPv4-mapped IPv6 is the IPv4 address (Go dials it over IPv4).
+		{"https://[::ffff:192.0.2.1]:6443", "https://192.0.2.1:6443"},
+		{"https://[::FFFF:c000:0201]:6443", "https://192.0.2.1:6443"},
+		{"https://[0:0:0:0:0:ffff:192.0.2.1]:6443", "https://192.0.2.1:6443"},
 	}
 	for _, tc := range tests {
 		got, err := NormalizeEndpoint(tc.in)
@@ -30,6 +44,10 @@ func TestNormalizeEndpoint(t *testing.T) {
 		}
 		if got != tc.want {
 			t.Errorf("NormalizeEndpoint(%q) = %q, want %q", tc.in, got, tc.want)
+		}
+		// A fixed point: normalising the result changes nothing.
+		if again, err := NormalizeEndpoint(got); err != nil || again != got {
+			t.Errorf("NormalizeEndpoint(%q) = %q, but NormalizeEndpoint(%q) = %q, %v", tc.in, got, got, again, err)
 		}
 	}
 }
@@ -50,6 +68,13 @@ func TestNormalizeEndpointErrors(t *testing.T) {
 		{"admin:hunter2@10.0.0.1:6443", `endpoint "REDACTED@10.0.0.1:6443"`},
 		{"//admin:hunter2@10.0.0.1:6443", "must not carry a user name or password"},
 		{"https://admin:hunter2@10.0.0.1:6x43", "not a URL"},
+		{"https://10.0.0.1:0", "port 0 is out of range"},
+		{"https://10.0.0.1:65536", "port 65536 is out of range"},
+		{"https://[api.example]:6443", "not a URL"},
+		// An IPv6 literal without brackets: the error says how to write it.
+		{"https://2001:db8:6:0:0:0:0:10:6443", `endpoint "https://2001:db8:6:0:0:0:0:10:6443" is not a URL: an IPv6 literal needs brackets: https://[2001:db8:6:0:0:0:0:10]:6443`},
+		{"https://2001:db8::10:6443", "an IPv6 literal needs brackets: https://[2001:db8::10]:6443 (or https://[2001:db8::10:6443]"},
+		{"https://::1", "an IPv6 literal needs brackets: https://[::1]"},
 	}
 	for _, tc := range tests {
 		_, err := NormalizeEndpoint(tc.in)
@@ -78,6 +103,15 @@ func TestSameEndpoint(t *testing.T) {
 		{"https://127.0.0.1:6443", "https://127.0.0.1:6444", false},
 		{"http://api.example", "https://api.example", false},
 		{"https://lb/a", "https://lb/b", false},
+		{"https://[2001:db8::10]:6443", "https://[2001:db8:0:0:0:0:0:10]:6443", true},
+		{"https://[2001:DB8::A]:6443", "https://[2001:0db8:0000::000a]:6443/", true},
+		{"https://[::1]:6443", "https://[0:0:0:0:0:0:0:1]:6443", true},
+		{"https://192.0.2.1:6443", "https://[::ffff:192.0.2.1]:6443", true},
+		{"https://[2001:db8::10]:6443", "https://[2001:db8::11]:6443", false},
+		{"https://[2001:db8::10]:6443", "https://[2001:db8::10]:6444", false},
+		{"https://[fe80::1%25eth0]:6443", "https://[fe80::1%25eth1]:6443", false},
+		// IPv4-compatible (deprecated, RFC 4291 2.5.5.1) is not IPv4-mapped: another address.
+		{"https://192.0.2.1:6443", "https://[::192.0.2.1]:6443", false},
 	}
 	for _, tc := range tests {
 		got, err := SameEndpoint(tc.a, tc.b)

@@ -8,10 +8,12 @@ import (
 )
 
 // MissingEndpointError: a prod stack without `endpoint:` cannot be used
-// without a confirmation (issue 4: --no-input needs it). Line is the line to
-// add to the topology file.
+// without a confirmation (DESIGN.md "The target and its confirmation":
+// --no-input needs it). Line is the line to add to the topology file.
 type MissingEndpointError struct {
 	Stack, File string
+	// Actual is the target's endpoint.
+	Actual string
 	// Line is "endpoint: <the target's endpoint>", to be checked by the
 	// operator before it is added.
 	Line string
@@ -37,18 +39,20 @@ func (e *EndpointMismatchError) Error() string {
 		e.Stack, e.Actual, e.Context, strings.Join(e.Kubeconfig.Paths, ":"), e.Kubeconfig.Detail, e.Declared, e.File)
 }
 
-// CheckEndpoint is the non-interactive target check of issue 4 and DESIGN.md
-// "The target and its confirmation": the target's endpoint must equal the
-// topology's `endpoint:` after NormalizeEndpoint (scheme and host case,
-// default port, trailing slash, IPv6 brackets). It needs no network, so a
-// command runs it before sending anything to the target.
+// CheckEndpoint is the non-interactive target check of DESIGN.md "The
+// target and its confirmation": the target's endpoint must equal the
+// topology's `endpoint:` after NormalizeEndpoint (scheme and host name case,
+// default port, trailing slash; an IP host compared as an address, so every
+// spelling of one IPv6 address matches). It needs no network, so a command
+// runs it before sending anything to the target.
 //
 // It returns nil when they match; *MissingEndpointError when topo declares
-// no endpoint; *EndpointMismatchError when they differ; a normalisation
-// error (naming which side) when either is not a valid URL.
+// no endpoint; *EndpointMismatchError when they differ (both endpoints as
+// written); a normalisation error (naming which side, and for an IPv6
+// literal without brackets the URL to write) when either is not a valid URL.
 func CheckEndpoint(topo *topology.Topology, t *Target) error {
 	if topo.Endpoint == "" {
-		return &MissingEndpointError{Stack: topo.Name, File: topo.Path, Line: "endpoint: " + t.Endpoint}
+		return &MissingEndpointError{Stack: topo.Name, File: topo.Path, Actual: t.Endpoint, Line: "endpoint: " + t.Endpoint}
 	}
 	declared, err := NormalizeEndpoint(topo.Endpoint)
 	if err != nil {

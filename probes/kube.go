@@ -78,6 +78,16 @@ var workloadKinds = []string{topology.KindDeployment, topology.KindDaemonSet, to
 // answer's body is decoded by the probes into the fields they keep.
 type clients struct {
 	rest *rest.RESTClient
+	// progress is KubeOptions.Progress (nil: nothing is told).
+	progress func(resource string, items int)
+}
+
+// told reports to the progress callback that items of the list at path
+// have been read so far (the resource is the path's last element: "nodes").
+func (c *clients) told(path string, items int) {
+	if c.progress != nil {
+		c.progress(path[strings.LastIndex(path, "/")+1:], items)
+	}
 }
 
 // statusCodecs decode the API server's metav1.Status errors (JSON or
@@ -130,7 +140,7 @@ func buildClients(t *Target) (*clients, error) {
 	if err != nil {
 		return nil, fmt.Errorf("cannot build a client for %s: %v", t.Endpoint, err)
 	}
-	return &clients{rest: rc}, nil
+	return &clients{rest: rc, progress: t.Options.Progress}, nil
 }
 
 // get sends GET path?params with the Accept header accept and returns the
@@ -305,13 +315,16 @@ func listTable(ctx context.Context, c *clients, path string, cols []string, each
 	}()
 
 	cells := make([]string, len(cols))
+	rows := 0
+	c.told(path, 0)
 	for p := range pages {
 		if p.err != nil {
 			return p.err
 		}
-		if err := tableRows(p.raw, path, cols, cells, each); err != nil {
+		if err := tableRows(p.raw, path, cols, cells, func(cells []string) { rows++; each(cells) }); err != nil {
 			return err
 		}
+		c.told(path, rows)
 	}
 	return ctx.Err()
 }

@@ -107,8 +107,8 @@ func TestProbeClusterRealAPIServer(t *testing.T) {
 		for i, n := range nodes.Value {
 			wantName := "dirqual" + string(rune('1'+i))
 			wantIP := "10.67.2.1" + string(rune('1'+i))
-			if n.Name != wantName || !n.Ready || n.KubeletVersion != "v1.36.4" || n.InternalIP != wantIP {
-				t.Errorf("node %d = %+v, want %s Ready v1.36.4 %s", i, n, wantName, wantIP)
+			if n.Name != wantName || !n.Ready || n.KubeletVersion != "v1.37.2" || n.InternalIP != wantIP {
+				t.Errorf("node %d = %+v, want %s Ready v1.37.2 %s", i, n, wantName, wantIP)
 			}
 		}
 		if !slices.Contains(nodes.Value[0].Roles, "control-plane") {

@@ -1,24 +1,31 @@
-// Package probes reads the actual state of a stack, and nothing else: which
-// kubeconfig a command reads (ResolveKubeconfig, DESIGN.md "Kubeconfig
-// resolution"), the target it names and its endpoint (LoadTarget,
-// NormalizeEndpoint, DESIGN.md "The target and its confirmation"), the kube
-// prober (ReadNodes, ProbeCluster, ProbeTarget: one client-go REST client
-// reading server-side Tables and JSON, through a transport that refuses
-// every method but GET/HEAD/OPTIONS, DESIGN.md "What never writes means",
-// every host but the target's and every redirect) and
-// the lima prober (ProbeLimaWith: `limactl list --json` and the bench
-// kubeconfig).
+// Package probes reads the actual state of a stack, and nothing else.
+//
+// Every command opens a stack's target through one pipeline (pipeline.go):
+// Open resolves what the stack is read through (ResolveKubeconfig, DESIGN.md
+// "Kubeconfig resolution"), refuses what must never be read (the bench
+// kubeconfig for prod, --kubeconfig for the bench), loads the target
+// (LoadTargetWith: explicit files, a transport that refuses every method but
+// GET/HEAD/OPTIONS, every host but the target's and every redirect), guards
+// it (an interactive confirmation, or CheckEndpoint offline, DESIGN.md "The
+// target and its confirmation"), and Opened.Read reads it with the prober of
+// its kind: the kube prober (ReadNodes, ProbeCluster, ProbeTarget: server-side
+// Tables and JSON) and, for lima, `limactl list --json`. Each target kind is
+// one implementation of the small targetKind interface; the top of
+// pipeline.go says exactly what a new kind implements.
 //
 // The package never prints, never reads the environment or the home folder by
 // itself (the caller passes an Env and the home path), never falls back to
 // ~/.kube/config or to the in-cluster config, and keeps no cache on disk.
 // Every probe that fails leaves its part of the observation unknown with a
-// reason; it is never reported as absent.
+// reason; it is never reported as absent. Fetching a kubeconfig over ssh and
+// reading Ansible inventories live in probes/ssh.
 package probes
 
 import (
 	"errors"
 	"fmt"
+	"io/fs"
+	"os"
 	"path/filepath"
 	"strings"
 
@@ -63,6 +70,10 @@ type Kubeconfig struct {
 	// "kubeconfig: in /abs/dirqual.yaml" or "KUBECONFIG in the environment";
 	// for SourceNone it says what was looked at.
 	Detail string `json:"detail"`
+	// Warnings are what the operator must be told about the resolution,
+	// one sentence each (the caller prints them; the package never does):
+	// the KUBECONFIG entries that were skipped, and why.
+	Warnings []string `json:"warnings,omitempty"`
 }
 
 // None reports whether no kubeconfig was resolved (no target).
@@ -82,13 +93,20 @@ type ResolveOptions struct {
 }
 
 // ResolveKubeconfig decides which kubeconfig file(s) a command reads, by the
-// rules of DESIGN.md "Kubeconfig resolution" and issue 3:
+// rules of DESIGN.md "Kubeconfig resolution":
 //
 // prod (or no topology), first rule that is set wins:
 //  1. o.Flag (--kubeconfig PATH), Source SourceFlag;
-//  2. KUBECONFIG from o.Env: a colon-separated list, empty entries dropped,
-//     duplicates dropped (client-go's rule); exported but empty (or only
-//     colons) counts as not set; Source SourceEnv;
+//  2. KUBECONFIG from o.Env: a list separated by filepath.ListSeparator
+//     (":"), read the way kubectl reads it (client-go's
+//     ClientConfigLoadingRules): duplicates dropped, and empty entries
+//     ("a::b"), entries naming no file and empty files (0 bytes) skipped,
+//     each named in Warnings. When no file is left, the entries are kept
+//     as they are and loading them is the error (LoadTargetWith: "KUBECONFIG
+//     lists no kubeconfig that exists", kubectl has no configuration then
+//     either). Exported but empty (or only colons) counts as not set,
+//     silently. The order of the files kept is the merge order (the first
+//     file that sets a value wins, see LoadTargetWith); Source SourceEnv;
 //  3. the topology's `kubeconfig:`, ~ expanded with o.Home and a relative
 //     path taken from the topology file's folder; Source SourceTopology;
 //  4. otherwise Source SourceNone with no paths and no error: no target.
@@ -130,26 +148,8 @@ func ResolveKubeconfig(o ResolveOptions) (Kubeconfig, error) {
 	}
 
 	if o.Env != nil {
-		if v, ok := o.Env("KUBECONFIG"); ok {
-			var paths []string
-			seen := map[string]bool{}
-			for _, entry := range filepath.SplitList(v) {
-				if entry == "" {
-					continue
-				}
-				p, err := expandUserPath(entry, o.Home, "", "KUBECONFIG")
-				if err != nil {
-					return Kubeconfig{}, err
-				}
-				if seen[p] {
-					continue
-				}
-				seen[p] = true
-				paths = append(paths, p)
-			}
-			if len(paths) > 0 {
-				return Kubeconfig{Paths: paths, Source: SourceEnv, Detail: "KUBECONFIG in the environment"}, nil
-			}
+		if v, ok := o.Env("KUBECONFIG"); ok && strings.Trim(v, string(filepath.ListSeparator)) != "" {
+			return resolveKubeconfigList(v, o.Home)
 		}
 	}
 
@@ -168,36 +168,71 @@ func ResolveKubeconfig(o ResolveOptions) (Kubeconfig, error) {
 	return Kubeconfig{Paths: []string{}, Source: SourceNone, Detail: detail}, nil
 }
 
-// expandUserPath is the one path expander of ResolveKubeconfig, for the
-// --kubeconfig flag, each KUBECONFIG entry and the topology's kubeconfig:.
-// It expands a leading "~" or "~/" with home and makes the path absolute:
-// a relative path is taken from base, or from the working directory (as a
-// shell would) when base is "". The result is cleaned.
-//
-// what names where p was written, for errors ("--kubeconfig",
-// "KUBECONFIG", "kubeconfig: of /srv/stacks/dirqual.yaml"). Errors: a
-// leading ~ with home "" ("HOME is not set: cannot expand ~ in WHAT (P);
-// write the full path"); the ~user form ("WHAT (P): ~user paths are not
-// supported; write the full path"); a working directory that cannot be
-// read.
-func expandUserPath(p, home, base, what string) (string, error) {
-	if p == "~" || strings.HasPrefix(p, "~/") {
-		if home == "" {
-			return "", fmt.Errorf("HOME is not set: cannot expand ~ in %s (%s); write the full path", what, p)
-		}
-		p = filepath.Join(home, strings.TrimPrefix(p, "~"))
-	} else if strings.HasPrefix(p, "~") {
-		return "", fmt.Errorf("%s (%s): ~user paths are not supported; write the full path", what, p)
+// resolveKubeconfigList applies kubectl's rules for a KUBECONFIG list (v,
+// with at least one non-empty entry) — client-go's
+// ClientConfigLoadingRules.Load ignores empty entries, skips a file that
+// does not exist and merges an empty file as nothing — and says what it
+// skipped in Warnings, which kubectl does not. Entries are expanded with
+// expandUserPath and deduplicated after expansion. A file that exists but
+// cannot be read is kept: loading it is an error (LoadTargetWith), as it is
+// for kubectl. When no entry is left, nothing is skipped: the entries are
+// kept as they are, so that loading them fails with the loader's error
+// ("does not exist", naming them and the fix), as kubectl fails with no
+// configuration.
+func resolveKubeconfigList(v, home string) (Kubeconfig, error) {
+	kc := Kubeconfig{Paths: []string{}, Source: SourceEnv, Detail: "KUBECONFIG in the environment"}
+	entries := filepath.SplitList(v)
+	var all []string
+	// warnings in the list's order; file says the entry named a file (such
+	// a warning is dropped when nothing is left to skip it for).
+	type warning struct {
+		text string
+		file bool
 	}
-	if !filepath.IsAbs(p) {
-		if base != "" {
-			return filepath.Join(base, p), nil
+	var warnings []warning
+	warn := func(file bool, format string, args ...any) {
+		warnings = append(warnings, warning{fmt.Sprintf(format, args...), file})
+	}
+	seen := map[string]bool{}
+	for i, entry := range entries {
+		if entry == "" {
+			warn(false, "KUBECONFIG entry %d of %d is empty (KUBECONFIG=%s): skipped", i+1, len(entries), v)
+			continue
 		}
-		abs, err := filepath.Abs(p)
+		p, err := expandUserPath(entry, home, "", "KUBECONFIG")
 		if err != nil {
-			return "", errors.New("cannot make " + p + " absolute: " + err.Error())
+			return Kubeconfig{}, err
 		}
-		p = abs
+		if seen[p] {
+			continue
+		}
+		seen[p] = true
+		all = append(all, p)
+		st, err := os.Stat(p)
+		switch {
+		case errors.Is(err, fs.ErrNotExist):
+			warn(true, "KUBECONFIG entry %s does not exist: skipped", p)
+		case err == nil && st.Mode().IsRegular() && st.Size() == 0:
+			warn(true, "KUBECONFIG entry %s is an empty file: skipped", p)
+		default:
+			kc.Paths = append(kc.Paths, p)
+		}
 	}
-	return filepath.Clean(p), nil
+	left := len(kc.Paths) > 0
+	if !left {
+		kc.Paths = all
+	}
+	for _, w := range warnings {
+		if left || !w.file {
+			kc.Warnings = append(kc.Warnings, w.text)
+		}
+	}
+	return kc, nil
+}
+
+// expandUserPath is topology.ExpandHome, for the --kubeconfig flag, each
+// KUBECONFIG entry and the topology's kubeconfig: (see it for the rules and
+// errors).
+func expandUserPath(p, home, base, what string) (string, error) {
+	return topology.ExpandHome(p, home, base, what)
 }

@@ -19,7 +19,13 @@ func envOf(vars map[string]string) Env {
 }
 
 func TestResolveKubeconfigProd(t *testing.T) {
-	home := "/home/op"
+	// KUBECONFIG entries are looked at on disk (a missing one is skipped):
+	// the files of this test exist.
+	home := t.TempDir()
+	for _, f := range []string{"env.conf", "a.conf", "b.conf"} {
+		writeFile(t, filepath.Join(home, f), kubeconfigText("c", map[string]string{"c": "https://10.0.0.1:6443"}, map[string][2]string{"c": {"c", "u"}}))
+	}
+	envConf, aConf, bConf := filepath.Join(home, "env.conf"), filepath.Join(home, "a.conf"), filepath.Join(home, "b.conf")
 	wd, err := os.Getwd()
 	if err != nil {
 		t.Fatal(err)
@@ -39,7 +45,7 @@ func TestResolveKubeconfigProd(t *testing.T) {
 	}{
 		{
 			name:       "flag beats KUBECONFIG and topology",
-			opts:       ResolveOptions{Flag: "/etc/k/flag.conf", Env: envOf(map[string]string{"KUBECONFIG": "/env.conf"}), Home: home, Topology: prod},
+			opts:       ResolveOptions{Flag: "/etc/k/flag.conf", Env: envOf(map[string]string{"KUBECONFIG": envConf}), Home: home, Topology: prod},
 			wantPaths:  []string{"/etc/k/flag.conf"},
 			wantSource: SourceFlag,
 			wantDetail: "--kubeconfig on the command line",
@@ -47,7 +53,7 @@ func TestResolveKubeconfigProd(t *testing.T) {
 		{
 			name:       "flag with ~",
 			opts:       ResolveOptions{Flag: "~/k.conf", Home: home, Topology: prod},
-			wantPaths:  []string{"/home/op/k.conf"},
+			wantPaths:  []string{filepath.Join(home, "k.conf")},
 			wantSource: SourceFlag,
 		},
 		{
@@ -58,28 +64,28 @@ func TestResolveKubeconfigProd(t *testing.T) {
 		},
 		{
 			name:       "KUBECONFIG beats topology",
-			opts:       ResolveOptions{Env: envOf(map[string]string{"KUBECONFIG": "/env.conf"}), Home: home, Topology: prod},
-			wantPaths:  []string{"/env.conf"},
+			opts:       ResolveOptions{Env: envOf(map[string]string{"KUBECONFIG": envConf}), Home: home, Topology: prod},
+			wantPaths:  []string{envConf},
 			wantSource: SourceEnv,
 			wantDetail: "KUBECONFIG in the environment",
 		},
 		{
 			name:       "KUBECONFIG list: order kept, empty entries and duplicates dropped, ~ expanded",
-			opts:       ResolveOptions{Env: envOf(map[string]string{"KUBECONFIG": ":/a.conf::~/b.conf:/a.conf:"}), Home: home, Topology: prod},
-			wantPaths:  []string{"/a.conf", "/home/op/b.conf"},
+			opts:       ResolveOptions{Env: envOf(map[string]string{"KUBECONFIG": aConf + ":~/b.conf:" + aConf}), Home: home, Topology: prod},
+			wantPaths:  []string{aConf, bConf},
 			wantSource: SourceEnv,
 		},
 		{
 			name:       "KUBECONFIG exported but empty counts as not set",
 			opts:       ResolveOptions{Env: envOf(map[string]string{"KUBECONFIG": ""}), Home: home, Topology: prod},
-			wantPaths:  []string{"/home/op/.kube/dirqual.config"},
+			wantPaths:  []string{filepath.Join(home, ".kube", "dirqual.config")},
 			wantSource: SourceTopology,
 			wantDetail: "kubeconfig: in /srv/stacks/dirqual.yaml",
 		},
 		{
 			name:       "KUBECONFIG of colons only counts as not set",
 			opts:       ResolveOptions{Env: envOf(map[string]string{"KUBECONFIG": "::"}), Home: home, Topology: prod},
-			wantPaths:  []string{"/home/op/.kube/dirqual.config"},
+			wantPaths:  []string{filepath.Join(home, ".kube", "dirqual.config")},
 			wantSource: SourceTopology,
 		},
 		{
@@ -103,8 +109,8 @@ func TestResolveKubeconfigProd(t *testing.T) {
 		},
 		{
 			name:       "no topology: KUBECONFIG still applies",
-			opts:       ResolveOptions{Env: envOf(map[string]string{"KUBECONFIG": "/env.conf"}), Home: home},
-			wantPaths:  []string{"/env.conf"},
+			opts:       ResolveOptions{Env: envOf(map[string]string{"KUBECONFIG": envConf}), Home: home},
+			wantPaths:  []string{envConf},
 			wantSource: SourceEnv,
 		},
 	}
@@ -128,6 +134,9 @@ func TestResolveKubeconfigProd(t *testing.T) {
 			}
 			if got.None() != (tc.wantSource == SourceNone) {
 				t.Errorf("None() = %v for source %q", got.None(), got.Source)
+			}
+			if len(got.Warnings) != 0 {
+				t.Errorf("Warnings = %q, want none", got.Warnings)
 			}
 		})
 	}

@@ -7,10 +7,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"io/fs"
-	"os"
 	"os/exec"
 	"strings"
+	"unicode"
 
 	"nestor.dev/nestor/topology"
 )
@@ -83,6 +82,10 @@ type limaList struct {
 // objects back to back (older releases), or one JSON array. Empty output
 // (only white space) is no instance. The order of the output is kept.
 //
+// An output it cannot read is an error that says where it stopped: the
+// instance (counted from 1) and the byte offset in out — an output cut off
+// in the middle of an instance is never read as the instances before it.
+//
 // An entry with neither a status nor a dir is not an instance: limactl lists
 // every entry of its home folder, and inspecting a stray file there (a
 // docker.yaml beside the instances) fails before the instance's folder is
@@ -95,10 +98,17 @@ func decodeLimaList(out []byte) (limaList, error) {
 	if len(trimmed) == 0 {
 		return l, nil
 	}
+	entries := func() int { return len(l.vms) + len(l.notVMs) }
+	// Offsets in errors count from the start of out.
+	lead := int64(len(out) - len(bytes.TrimLeftFunc(out, unicode.IsSpace)))
 	dec := json.NewDecoder(bytes.NewReader(trimmed))
+	var start int64 // where the instance being read starts
+	fail := func(err error) error {
+		return limaListError(err, entries()+1, lead+start, int64(len(out)))
+	}
 	add := func(in limaInstance) error {
 		if in.Name == "" {
-			return errors.New("an instance has no name")
+			return fmt.Errorf("instance %d (starting at byte %d): it has no name", entries()+1, lead+start)
 		}
 		errs := limaErrors(in.Errors)
 		if in.Status == "" && in.Dir == "" {
@@ -109,40 +119,62 @@ func decodeLimaList(out []byte) (limaList, error) {
 			CPUs: in.CPUs, Memory: in.Memory, Disk: in.Disk, Errors: errs})
 		return nil
 	}
+	// next reads one instance: start is where its first byte is.
+	next := func() (limaInstance, error) {
+		start = dec.InputOffset()
+		rest := bytes.TrimLeft(trimmed[start:], " \t\r\n")
+		if len(rest) > 0 && rest[0] == ',' { // between the entries of an array
+			rest = bytes.TrimLeft(rest[1:], " \t\r\n")
+		}
+		start = int64(len(trimmed) - len(rest))
+		var in limaInstance
+		return in, dec.Decode(&in)
+	}
 	if trimmed[0] == '[' {
 		if _, err := dec.Token(); err != nil {
-			return limaList{}, err
+			return limaList{}, fail(err)
 		}
 		for dec.More() {
-			var in limaInstance
-			if err := dec.Decode(&in); err != nil {
-				return limaList{}, err
+			in, err := next()
+			if err != nil {
+				return limaList{}, fail(err)
 			}
 			if err := add(in); err != nil {
 				return limaList{}, err
 			}
 		}
+		start = dec.InputOffset()
 		if _, err := dec.Token(); err != nil {
-			return limaList{}, err
+			return limaList{}, fail(err)
 		}
+		end := dec.InputOffset()
 		if _, err := dec.Token(); err != io.EOF {
-			return limaList{}, errors.New("unexpected data after the JSON array")
+			return limaList{}, fmt.Errorf("unexpected data after the JSON array (byte %d)", lead+end+int64(len(trimmed[end:])-len(bytes.TrimLeft(trimmed[end:], " \t\r\n"))))
 		}
 		return l, nil
 	}
 	for {
-		var in limaInstance
-		err := dec.Decode(&in)
+		in, err := next()
 		if err == io.EOF {
 			return l, nil
 		}
 		if err != nil {
-			return limaList{}, err
+			return limaList{}, fail(err)
 		}
 		if err := add(in); err != nil {
 			return limaList{}, err
 		}
 	}
+}
+
+// limaListError says where decodeLimaList stopped: in instance n, which
+// starts at byte start of the output, size bytes long. (The decoder's own
+// offsets are not used: they do not count the bytes read as tokens.)
+func limaListError(err error, n int, start, size int64) error {
+	if errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, io.EOF) {
+		return fmt.Errorf("the output stops inside instance %d (which starts at byte %d; the output ends at byte %d): it is cut off", n, start, size)
+	}
+	return fmt.Errorf("instance %d (starting at byte %d): %v", n, start, err)
 }
 
 // readVMs runs `limactl list --json` through run and returns the VMs as a
@@ -185,55 +217,6 @@ func tail(b []byte, n int) string {
 	return strings.Join(strings.Fields(s), " ")
 }
 
-// ProbeLimaWith observes a lima stack (DESIGN.md, target_kind lima):
-//
-//   - VMs: `limactl list --json` run through run; every instance is kept
-//     with its errors (the plan picks those named like declared nodes).
-//     limactl missing or failing → VMs unknown with its message (control
-//     characters removed). NotVMs: the entries it listed that are not
-//     instances (decodeLimaList), kept apart.
-//   - nodes and layers: through the bench kubeconfig only,
-//     topo.BenchKubeconfig(home) — never --kubeconfig, KUBECONFIG or
-//     ~/.kube/config. No file there → the server version, the nodes, every
-//     declared layer and the storage are unknown with "no bench kubeconfig
-//     at PATH: the bench cluster is not bootstrapped yet" (never zero nodes).
-//     Otherwise LoadTargetWith(bench, o) — o.UserAgent is nestor's,
-//     o.Context picks a context of the bench kubeconfig ("" for its
-//     current-context), o.Kube.Timeout bounds the whole read (0 means
-//     DefaultTimeout; ctx's deadline applies when sooner), o.Interactive as
-//     LoadTargetWith says — then ProbeTarget (a bench needs no
-//     confirmation: everything is read at once).
-//
-// A kubeconfig that cannot be loaded makes the cluster parts unknown with
-// the load error. It never returns nil.
-func ProbeLimaWith(ctx context.Context, run Runner, topo *topology.Topology, home string, o LoadOptions) *topology.Observed {
-	vms, notVMs := readVMs(ctx, run)
-
-	bench := topo.BenchKubeconfig(home)
-	exists, err := statFile(bench)
-	if err != nil {
-		obs := unknownObservation(topo, fmt.Sprintf("cannot read the bench kubeconfig %s: %v", bench, err))
-		obs.VMs, obs.NotVMs = &vms, notVMs
-		return obs
-	}
-	if !exists {
-		obs := unknownObservation(topo, "no bench kubeconfig at "+bench+" (the bench cluster has not been bootstrapped, or lima.kubeconfig: names another file)")
-		obs.NoBenchCluster = true
-		obs.VMs, obs.NotVMs = &vms, notVMs
-		return obs
-	}
-	kc := Kubeconfig{Paths: []string{bench}, Source: SourceBench, Detail: "the bench kubeconfig"}
-	t, err := LoadTargetWith(kc, o)
-	if err != nil {
-		obs := unknownObservation(topo, err.Error())
-		obs.VMs, obs.NotVMs = &vms, notVMs
-		return obs
-	}
-	obs, _ := ProbeTarget(ctx, t, topo)
-	obs.VMs, obs.NotVMs = &vms, notVMs
-	return obs
-}
-
 // unknownObservation is an observation where nothing of the cluster could be
 // read: every part unknown with reason, every declared layer unknown.
 func unknownObservation(topo *topology.Topology, reason string) *topology.Observed {
@@ -249,16 +232,4 @@ func unknownObservation(topo *topology.Topology, reason string) *topology.Observ
 		}
 	}
 	return obs
-}
-
-// statFile reports whether p exists as a file (used by the lima prober).
-func statFile(p string) (bool, error) {
-	_, err := os.Stat(p)
-	if err == nil {
-		return true, nil
-	}
-	if errors.Is(err, fs.ErrNotExist) {
-		return false, nil
-	}
-	return false, err
 }

@@ -164,7 +164,7 @@ func TestProbeLimaWithoutBenchKubeconfig(t *testing.T) {
 		Nodes:  []topology.Node{{Name: "lima-node1", Role: topology.RoleControlPlane}, {Name: "lima-node2", Role: topology.RoleWorker}},
 		Layers: []topology.LayerRef{{Name: "flannel"}, {Name: "local-path"}}}
 	f := &fakeLimactl{stdout: limaJSONLines}
-	obs := ProbeLimaWith(context.Background(), f.run, topo, "/home/op", LoadOptions{UserAgent: "nestor/test"})
+	obs := readLimaStack(t, f.run, topo, "/home/op", LoadOptions{UserAgent: "nestor/test"})
 
 	want := "no bench kubeconfig at " + filepath.Join(root, ".work", "bench", "kubeconfig") + " (the bench cluster has not been bootstrapped, or lima.kubeconfig: names another file)"
 	if obs.VMs == nil || !obs.VMs.Known || len(obs.VMs.Value) != 2 {
@@ -192,7 +192,7 @@ func TestProbeLimaBrokenBenchKubeconfig(t *testing.T) {
 		Layers: []topology.LayerRef{{Name: "local-path"}}}
 	writeFile(t, topo.BenchKubeconfig(""), "apiVersion: v1\nkind: Config\n")
 	f := &fakeLimactl{err: &exec.Error{Name: "limactl", Err: exec.ErrNotFound}}
-	obs := ProbeLimaWith(context.Background(), f.run, topo, "", LoadOptions{UserAgent: "nestor/test"})
+	obs := readLimaStack(t, f.run, topo, "", LoadOptions{UserAgent: "nestor/test"})
 	if obs.VMs == nil || obs.VMs.Known {
 		t.Errorf("VMs = %+v, want unknown", obs.VMs)
 	}
@@ -226,7 +226,7 @@ func TestProbeLimaWithOptions(t *testing.T) {
 	f := &fakeLimactl{stdout: limaJSONLines}
 
 	start := time.Now()
-	obs := ProbeLimaWith(context.Background(), f.run, topo, "", LoadOptions{UserAgent: "nestor/test", Kube: KubeOptions{Timeout: 700 * time.Millisecond}})
+	obs := readLimaStack(t, f.run, topo, "", LoadOptions{UserAgent: "nestor/test", Kube: KubeOptions{Timeout: 700 * time.Millisecond}})
 	if d := time.Since(start); d > 4*time.Second {
 		t.Errorf("a 700ms timeout took %v", d)
 	}
@@ -237,11 +237,11 @@ func TestProbeLimaWithOptions(t *testing.T) {
 		t.Errorf("VMs = %+v", obs.VMs)
 	}
 
-	obs = ProbeLimaWith(context.Background(), f.run, topo, "", LoadOptions{UserAgent: "nestor/test", Context: "refused"})
+	obs = readLimaStack(t, f.run, topo, "", LoadOptions{UserAgent: "nestor/test", Context: "refused"})
 	if want := "unreachable: dial tcp " + closedAddr + ": connect: connection refused"; obs.Nodes.Known || obs.Nodes.Reason != want {
 		t.Errorf("--context refused: nodes = %+v, want unknown %q", obs.Nodes, want)
 	}
-	obs = ProbeLimaWith(context.Background(), f.run, topo, "", LoadOptions{Context: "nope"})
+	obs = readLimaStack(t, f.run, topo, "", LoadOptions{Context: "nope"})
 	if obs.Nodes.Known || !strings.Contains(obs.Nodes.Reason, `context "nope" (--context) is not defined`) {
 		t.Errorf("unknown context: nodes = %+v", obs.Nodes)
 	}
@@ -253,4 +253,20 @@ func TestReadVMsSanitizesStderr(t *testing.T) {
 	if want := "limactl list --json failed: exit status 1: fatal: [2Jdisk ]0;titlefull"; vms.Known || vms.Reason != want {
 		t.Errorf("reason %q, want %q", vms.Reason, want)
 	}
+}
+
+// readLimaStack opens a lima stack through the target pipeline and reads
+// everything (VMs and the bench cluster), as preview does.
+func readLimaStack(t *testing.T, run Runner, topo *topology.Topology, home string, lo LoadOptions) *topology.Observed {
+	t.Helper()
+	ctx := context.Background()
+	op, err := Open(ctx, topo, OpenOptions{Home: home, Run: run, UserAgent: lo.UserAgent, Context: lo.Context, Timeout: lo.Kube.Timeout})
+	if err != nil {
+		t.Fatalf("Open: %v", err)
+	}
+	obs, _, err := op.Read(ctx, ReadAll)
+	if err != nil {
+		t.Fatalf("Read: %v", err)
+	}
+	return obs
 }

@@ -4,20 +4,29 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"net"
+	"net/netip"
 	"net/url"
+	"os"
 	"sort"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
 
+	utilerrors "k8s.io/apimachinery/pkg/util/errors"
+	// The oidc auth-provider, the one Kubernetes clients still carry: a
+	// kubeconfig kubectl accepts is read by nestor too (see LoadTargetWith).
+	_ "k8s.io/client-go/plugin/pkg/client/auth/oidc"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
 	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
+	certutil "k8s.io/client-go/util/cert"
+
+	"nestor.dev/nestor/topology"
 )
 
 // DefaultTimeout bounds one whole read (ReadNodes, ProbeCluster, ProbeTarget) when
-// KubeOptions.Timeout is zero: issue 3, `--timeout` default 10s.
+// KubeOptions.Timeout is zero: the `--timeout` default, 10s.
 const DefaultTimeout = 10 * time.Second
 
 // KubeOptions tunes the kube prober.
@@ -26,6 +35,11 @@ type KubeOptions struct {
 	// one ProbeCluster or of one ProbeTarget, together. 0 means DefaultTimeout. A deadline on the
 	// context passed to the read also applies, whichever is sooner.
 	Timeout time.Duration
+	// Progress, when set, is told how many items of a paged list (nodes,
+	// namespaces, CRDs) have been read so far: 0 when the list starts, then
+	// after each page. It is called from the reading goroutines: it must
+	// be safe for concurrent use and quick.
+	Progress func(resource string, items int)
 }
 
 // Target is the cluster a kubeconfig names: DESIGN.md "The target and its
@@ -80,13 +94,9 @@ type LoadOptions struct {
 	Interactive bool
 	// Kube bounds the reads made through the target.
 	Kube KubeOptions
-}
-
-// LoadTarget is LoadTargetWith with no terminal for exec plugins and the
-// default timeout (DefaultTimeout): the safe choice for a command that must
-// never hang. Callers that honour --timeout use LoadTargetWith.
-func LoadTarget(kc Kubeconfig, contextOverride string, userAgent string) (*Target, error) {
-	return LoadTargetWith(kc, LoadOptions{Context: contextOverride, UserAgent: userAgent})
+	// Now is the time a client certificate's validity is judged at; nil
+	// means time.Now.
+	Now func() time.Time
 }
 
 // LoadTargetWith loads the files of kc explicitly (clientcmd.LoadFromFile,
@@ -97,19 +107,41 @@ func LoadTarget(kc Kubeconfig, contextOverride string, userAgent string) (*Targe
 // current-context, and builds a rest.Config with
 // clientcmd.NewNonInteractiveClientConfig and no ConfigAccess, so no default
 // loading rule (~/.kube/config, migration) is involved and nothing is ever
-// written back. The transport is wrapped with ReadOnlyTo the server's
-// scheme and host, and the clients built from it refuse every redirect
-// (RedirectRefusedError): nestor's requests and credentials go to that
-// endpoint only.
+// written back: with no ConfigAccess, client-go gives an auth-provider no
+// persister (clientcmd's DirectClientConfig.ClientConfig), and
+// rest.GetAuthProvider then hands it a no-op one, so the tokens the oidc
+// provider refreshes stay in memory. The transport is wrapped with
+// ReadOnlyTo the server's scheme and host, and the clients built from it
+// refuse every redirect (RedirectRefusedError): nestor's requests to the
+// cluster, and their credentials, go to that endpoint only.
 //
-// Errors (each names the file(s) and, for a missing file, the rule that chose
-// it and the fix; none contains a credential): kc has no path; a file that
-// does not exist or cannot be parsed; no context chosen (empty
-// current-context and no --context); a context that is not defined; a context
-// naming a cluster or user no file defines; a cluster without server; a
-// server URL with user info ("https://user:pass@host": the error shows it
-// as https://REDACTED@host); a client configuration client-go refuses
-// (e.g. both insecure-skip-tls-verify and a CA).
+// Credentials are read as kubectl reads them: client certificates, tokens,
+// exec plugins (run on the first request, not here; told stdin is
+// unavailable unless o.Interactive), and the one auth-provider left in
+// Kubernetes clients, oidc (its token refresh goes to the identity
+// provider's issuer, as kubectl's does).
+//
+// Before any request, what can be known locally is checked, so a kubeconfig
+// certain to fail is refused here, naming its endpoint: the TLS settings and
+// credentials are built once (certificate and key files read and parsed, the
+// CA parsed, the auth-provider set up — nothing is run and nothing is sent),
+// and a client certificate that is the user's only credential must be
+// within its validity period at o.Now (*CertificateValidityError).
+//
+// Errors (each names the file(s), and the endpoint once the context's
+// cluster and its server are known; none contains a credential): kc has no
+// path; a file that does not exist (naming the rule that chose it and the
+// fix) or cannot be parsed; no context chosen (empty current-context and no
+// --context); a context that is not defined; a context naming a cluster or
+// user no file defines; a cluster without server; a server URL with user
+// info ("https://user:pass@host": the error shows it as
+// https://REDACTED@host); a server whose IPv6 host lacks its brackets (with
+// the URL to write, topology.IPv6BracketHint); a server client-go cannot
+// use; an auth-provider removed from Kubernetes clients (gcp, azure: the
+// exec plugin that replaces it) or unknown to them; a configuration
+// client-go refuses (certificate files that do not exist — with the fix —,
+// both insecure-skip-tls-verify and a CA…); a CA, certificate or key that
+// cannot be parsed; an expired (or not yet valid) client certificate.
 func LoadTargetWith(kc Kubeconfig, o LoadOptions) (*Target, error) {
 	if kc.None() {
 		return nil, errors.New("no kubeconfig to load: " + kc.Detail)
@@ -149,7 +181,7 @@ func LoadTargetWith(kc Kubeconfig, o LoadOptions) (*Target, error) {
 		ctxName = merged.CurrentContext
 	}
 	if ctxName == "" {
-		return nil, fmt.Errorf("kubeconfig %s has no current-context: pass --context NAME (contexts defined: %s)", files, names(merged.Contexts))
+		return nil, fmt.Errorf("kubeconfig %s has no current-context: pass --context NAME (contexts defined: %s)", files, KeyList(merged.Contexts))
 	}
 	kctx, ok := merged.Contexts[ctxName]
 	if !ok {
@@ -157,33 +189,45 @@ func LoadTargetWith(kc Kubeconfig, o LoadOptions) (*Target, error) {
 		if o.Context != "" {
 			how = "--context"
 		}
-		return nil, fmt.Errorf("kubeconfig %s: context %q (%s) is not defined (contexts defined: %s)", files, ctxName, how, names(merged.Contexts))
+		return nil, fmt.Errorf("kubeconfig %s: context %q (%s) is not defined (contexts defined: %s)", files, ctxName, how, KeyList(merged.Contexts))
 	}
 	where := kctx.LocationOfOrigin
 	cluster, ok := merged.Clusters[kctx.Cluster]
 	if !ok {
-		return nil, fmt.Errorf("kubeconfig %s: context %q names cluster %q, which no kubeconfig file defines (clusters defined: %s)", where, ctxName, kctx.Cluster, names(merged.Clusters))
-	}
-	if kctx.AuthInfo != "" {
-		if _, ok := merged.AuthInfos[kctx.AuthInfo]; !ok {
-			return nil, fmt.Errorf("kubeconfig %s: context %q names user %q, which no kubeconfig file defines (users defined: %s)", where, ctxName, kctx.AuthInfo, names(merged.AuthInfos))
-		}
+		return nil, fmt.Errorf("kubeconfig %s: context %q names cluster %q, which no kubeconfig file defines (clusters defined: %s)", where, ctxName, kctx.Cluster, KeyList(merged.Clusters))
 	}
 	if cluster.Server == "" {
 		return nil, fmt.Errorf("kubeconfig %s: cluster %q has no server URL", cluster.LocationOfOrigin, kctx.Cluster)
 	}
-	if shown, ok := serverUserInfo(cluster.Server); ok {
-		return nil, fmt.Errorf("kubeconfig %s: cluster %q: server %s carries a user name or password: remove it from the URL (credentials belong in the user entry)", cluster.LocationOfOrigin, kctx.Cluster, shown)
+
+	// From here the endpoint is known: every error names it, so the
+	// operator sees which cluster the kubeconfig is about.
+	shown := cluster.Server
+	if redacted, ok := serverUserInfo(cluster.Server); ok {
+		return nil, fmt.Errorf("kubeconfig %s: cluster %q: server %s carries a user name or password: remove it from the URL (credentials belong in the user entry)", cluster.LocationOfOrigin, kctx.Cluster, redacted)
 	}
+	fail := func(format string, args ...any) error {
+		return fmt.Errorf("kubeconfig %s, context %q, endpoint %s: %w", where, ctxName, shown, fmt.Errorf(format, args...))
+	}
+	if hint := topology.IPv6BracketHint(cluster.Server); hint != "" {
+		return nil, fail("cluster %q: server is not a valid URL: %s (in %s)", kctx.Cluster, hint, cluster.LocationOfOrigin)
+	}
+	var user *clientcmdapi.AuthInfo
 	if u := kctx.AuthInfo; u != "" {
-		if exec := merged.AuthInfos[u].Exec; exec != nil {
+		if user, ok = merged.AuthInfos[u]; !ok {
+			return nil, fail("context names user %q, which no kubeconfig file defines (users defined: %s)", u, KeyList(merged.AuthInfos))
+		}
+		if err := checkAuthProvider(u, user.AuthProvider); err != nil {
+			return nil, fail("%w", err)
+		}
+		if exec := user.Exec; exec != nil {
 			// A copy, so the loaded objects stay as read.
 			e := *exec
 			e.StdinUnavailable = !o.Interactive
 			if !o.Interactive {
 				e.StdinUnavailableMessage = "nestor runs without a terminal (--no-input or no TTY)"
 			}
-			a := *merged.AuthInfos[u]
+			a := *user
 			a.Exec = &e
 			merged.AuthInfos[u] = &a
 		}
@@ -192,7 +236,7 @@ func LoadTargetWith(kc Kubeconfig, o LoadOptions) (*Target, error) {
 	cc := clientcmd.NewNonInteractiveClientConfig(*merged, ctxName, &clientcmd.ConfigOverrides{}, nil)
 	rc, err := cc.ClientConfig()
 	if err != nil {
-		return nil, fmt.Errorf("kubeconfig %s, context %q: %v", where, ctxName, err)
+		return nil, fail("%w", configError(err))
 	}
 	rc.UserAgent = o.UserAgent
 	// No client-side rate limiter: the prober bounds its own concurrency,
@@ -203,9 +247,27 @@ func LoadTargetWith(kc Kubeconfig, o LoadOptions) (*Target, error) {
 	rc.AcceptContentTypes = "application/vnd.kubernetes.protobuf,application/json"
 	base, _, err := rest.DefaultServerUrlFor(rc)
 	if err != nil {
-		return nil, fmt.Errorf("kubeconfig %s: cluster %q: server %s: %v", cluster.LocationOfOrigin, kctx.Cluster, cluster.Server, err)
+		return nil, fail("cluster %q: server %s: %v", kctx.Cluster, cluster.Server, err)
 	}
 	rc.Wrap(ReadOnlyTo(base))
+
+	// Build the transport once, on a copy, only to learn now what the first
+	// request would fail on: files read and parsed, the auth-provider set
+	// up. Nothing is run (an exec plugin runs on a request) and nothing is
+	// sent. The reads build their own client from rc later (Target.clients).
+	if _, err := rest.TransportFor(rest.CopyConfig(rc)); err != nil {
+		if kctx.AuthInfo == "" {
+			return nil, fail("cannot use the TLS settings of cluster %q: %v", kctx.Cluster, err)
+		}
+		return nil, fail("cannot use the TLS settings or credentials of cluster %q and user %q: %v", kctx.Cluster, kctx.AuthInfo, err)
+	}
+	now := time.Now
+	if o.Now != nil {
+		now = o.Now
+	}
+	if err := checkClientCertificate(rc, kctx.AuthInfo, now()); err != nil {
+		return nil, fail("%w", err)
+	}
 
 	return &Target{
 		Kubeconfig: kc,
@@ -219,6 +281,129 @@ func LoadTargetWith(kc Kubeconfig, o LoadOptions) (*Target, error) {
 	}, nil
 }
 
+// removedAuthProviders are the auth-provider plugins Kubernetes clients
+// (client-go, so kubectl) no longer have, with the exec credential plugin
+// that replaces each: gcp and azure were removed in v1.26 (client-go keeps
+// only stubs that fail, plugin/pkg/client/auth/gcp/gcp_stub.go and
+// azure/azure_stub.go).
+var removedAuthProviders = map[string]string{
+	"gcp": "install gke-gcloud-auth-plugin (`gcloud components install gke-gcloud-auth-plugin`), then let " +
+		"`gcloud container clusters get-credentials CLUSTER` rewrite this user as an exec plugin",
+	"azure": "install kubelogin (https://github.com/Azure/kubelogin), then let " +
+		"`kubelogin convert-kubeconfig -l azurecli` rewrite this user as an exec plugin",
+}
+
+// inTreeAuthProviders are the auth-provider plugins this binary registers:
+// oidc, the one Kubernetes clients still carry (the blank import of
+// k8s.io/client-go/plugin/pkg/client/auth/oidc in this file).
+var inTreeAuthProviders = map[string]bool{"oidc": true}
+
+// checkAuthProvider refuses, before anything is built or run, a user whose
+// auth-provider Kubernetes clients removed (removedAuthProviders: the error
+// says so and names the exec plugin that replaces it) or never had. nil
+// for no auth-provider or an in-tree one.
+func checkAuthProvider(user string, ap *clientcmdapi.AuthProviderConfig) error {
+	if ap == nil || inTreeAuthProviders[ap.Name] {
+		return nil
+	}
+	if fix, ok := removedAuthProviders[ap.Name]; ok {
+		return fmt.Errorf("user %q authenticates with the auth-provider %q, which was removed from Kubernetes clients (kubectl, client-go) in v1.26; nothing was run. "+
+			"Fix: use its exec credential plugin instead: %s", user, ap.Name, fix)
+	}
+	return fmt.Errorf("user %q authenticates with the auth-provider %q, which Kubernetes clients do not have (the only auth-provider left in them is oidc); nothing was run. "+
+		"Fix: use the provider's exec credential plugin (users[].user.exec)", user, ap.Name)
+}
+
+// configError rewords client-go's refusal of a configuration
+// (clientcmd's "invalid configuration: [a, b]") one problem a line, and adds
+// the fix when certificate files it names do not exist on this machine.
+func configError(err error) error {
+	var agg utilerrors.Aggregate
+	if !errors.As(err, &agg) || len(agg.Errors()) == 0 {
+		return err
+	}
+	var b strings.Builder
+	b.WriteString("the kubeconfig cannot be used as it is:")
+	for _, e := range agg.Errors() {
+		b.WriteString("\n  " + e.Error())
+	}
+	if errors.Is(err, fs.ErrNotExist) {
+		b.WriteString("\nthe files it names are not on this machine: copy them here and fix their paths, " +
+			"or use a kubeconfig that embeds them (`nestor discover --cp NODE` fetches the control plane's admin.conf)")
+	}
+	return errors.New(b.String())
+}
+
+// CertificateValidityError: the client certificate a kubeconfig user
+// authenticates with (its only credential) is outside its validity period
+// at Now. The API server would answer 401 Unauthorized to every request
+// (its x509 authenticator checks NotBefore/NotAfter), so nestor refuses the
+// target before sending any.
+type CertificateValidityError struct {
+	// User is the kubeconfig user; From says where the certificate was
+	// read ("client-certificate-data", or "client-certificate FILE").
+	User, From string
+	// Subject is the certificate's subject (CN=…, O=…).
+	Subject string
+	// NotBefore and NotAfter are its validity period; Now the time it was
+	// judged at.
+	NotBefore, NotAfter, Now time.Time
+}
+
+func (e *CertificateValidityError) Error() string {
+	const day = 24 * time.Hour
+	if e.Now.Before(e.NotBefore) {
+		return fmt.Sprintf("the client certificate of user %q (%s, from %s) is not valid before %s, and this machine's clock says %s: "+
+			"the API server would refuse it (401 Unauthorized), so nothing was sent. Check this machine's clock",
+			e.User, e.Subject, e.From, e.NotBefore.UTC().Format(time.DateTime+" MST"), e.Now.UTC().Format(time.DateTime+" MST"))
+	}
+	ago := "less than a day ago"
+	switch days := int(e.Now.Sub(e.NotAfter) / day); {
+	case days == 1:
+		ago = "1 day ago"
+	case days > 1:
+		ago = fmt.Sprintf("%d days ago", days)
+	}
+	return fmt.Sprintf("the client certificate of user %q (%s, from %s) expired on %s (%s): "+
+		"the API server would refuse it (401 Unauthorized), so nothing was sent. "+
+		"Renew it on the control plane (kubeadm: `kubeadm certs renew admin.conf`), then fetch the kubeconfig again with `nestor discover --cp NODE`",
+		e.User, e.Subject, e.From, e.NotAfter.UTC().Format(time.DateTime+" MST"), ago)
+}
+
+// checkClientCertificate reads the client certificate of rc (CertData, else
+// the file CertFile; the first certificate of the PEM is the one presented,
+// as crypto/tls does) and returns a *CertificateValidityError when it is
+// outside its validity period at now and it is the user's only credential
+// (with a token, basic auth, an exec plugin or an auth-provider as well, the
+// API server may still accept the request). nil when there is no client
+// certificate; an unparsable one was already refused by rest.TransportFor.
+func checkClientCertificate(rc *rest.Config, userName string, now time.Time) error {
+	if rc.BearerToken != "" || rc.BearerTokenFile != "" || rc.Username != "" || rc.ExecProvider != nil || rc.AuthProvider != nil {
+		return nil
+	}
+	data, from := rc.CertData, "client-certificate-data"
+	if len(data) == 0 {
+		if rc.CertFile == "" {
+			return nil
+		}
+		var err error
+		if data, err = os.ReadFile(rc.CertFile); err != nil {
+			return fmt.Errorf("user %q: cannot read its client certificate: %v", userName, err)
+		}
+		from = "client-certificate " + rc.CertFile
+	}
+	certs, err := certutil.ParseCertsPEM(data)
+	if err != nil || len(certs) == 0 {
+		return nil
+	}
+	c := certs[0]
+	if now.Before(c.NotBefore) || now.After(c.NotAfter) {
+		return &CertificateValidityError{User: userName, From: from, Subject: c.Subject.String(),
+			NotBefore: c.NotBefore, NotAfter: c.NotAfter, Now: now}
+	}
+	return nil
+}
+
 // loadError explains a kubeconfig file that could not be loaded, naming the
 // rule that chose it and what fixes it.
 func loadError(kc Kubeconfig, p string, err error) error {
@@ -229,6 +414,9 @@ func loadError(kc Kubeconfig, p string, err error) error {
 			fix = "check the --kubeconfig path, or fetch it with `nestor discover --cp NODE`"
 		case SourceEnv:
 			fix = "fix or unset KUBECONFIG, or fetch it with `nestor discover --cp NODE`"
+			if missing := missingFiles(kc.Paths); len(kc.Paths) > 1 && len(missing) == len(kc.Paths) {
+				return fmt.Errorf("KUBECONFIG lists no kubeconfig that exists (%s): %s", strings.Join(missing, ", "), fix)
+			}
 		case SourceTopology:
 			fix = "run `nestor discover --cp NODE` to fetch it, or fix kubeconfig: (" + kc.Detail + ")"
 		case SourceBench:
@@ -245,6 +433,17 @@ func loadError(kc Kubeconfig, p string, err error) error {
 	return fmt.Errorf("kubeconfig %s (from %s) is not a valid kubeconfig: %v", p, sourceName(kc.Source), err)
 }
 
+// missingFiles returns the paths that do not exist.
+func missingFiles(paths []string) []string {
+	var out []string
+	for _, p := range paths {
+		if _, err := os.Stat(p); errors.Is(err, fs.ErrNotExist) {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
 func sourceName(s Source) string {
 	switch s {
 	case SourceTopology:
@@ -257,7 +456,9 @@ func sourceName(s Source) string {
 	return string(s)
 }
 
-func names[V any](m map[string]V) string {
+// KeyList returns the keys of m sorted and comma-separated ("none" for an
+// empty map), for errors that list what a kubeconfig defines.
+func KeyList[V any](m map[string]V) string {
 	if len(m) == 0 {
 		return "none"
 	}
@@ -270,19 +471,42 @@ func names[V any](m map[string]V) string {
 }
 
 // NormalizeEndpoint returns the canonical form of an API server URL, for
-// comparing a kubeconfig's server with a topology's `endpoint:` (issue 4):
-// scheme and host lower-cased, the default port made explicit (443 for
-// https, 80 for http), an IPv6 host in brackets, the path kept without its
-// trailing slash. "HTTPS://Api.Example:443/" → "https://api.example:443".
+// comparing a kubeconfig's server with a topology's `endpoint:` (DESIGN.md
+// "The target and its confirmation"): scheme and host name lower-cased, the
+// port made explicit (443 for https, 80 for http) and written as a plain
+// number (no leading zeros), the path kept without its trailing slash.
+// "HTTPS://Api.Example:443/" → "https://api.example:443".
 //
-// Errors: not a URL; a scheme other than http/https; no host; a bad port;
-// user info, query or fragment in the URL (the error never repeats user info).
+// An IP literal host is compared as an address, not as text: it is parsed
+// with net/netip and written in its canonical form (RFC 5952 for IPv6:
+// lower case, leading zeros dropped, the longest run of zero groups
+// compressed), so "https://[2001:DB8:0:0:0:0:0:010]:6443" →
+// "https://[2001:db8::10]:6443". An IPv4-mapped IPv6 address is the IPv4
+// address it maps ("https://[::ffff:192.0.2.1]" → "https://192.0.2.1:443"):
+// Go's net package, and so client-go, dials the IPv4 address for it
+// (net.IP.To4), and Go's TLS verification matches either spelling against
+// the same certificate address, so both name the same API server. An IPv6
+// zone ("%25eth0") is kept as written. A host that is not an IP literal is
+// compared as a lower-cased name (no DNS lookup: two names of one address
+// stay different, as nestor cannot know they are the same server offline).
+//
+// The result is a fixed point: NormalizeEndpoint of a result is that result.
+//
+// Errors: not a URL (an IPv6 literal without brackets gets the fix, see
+// topology.IPv6BracketHint); a scheme other than http/https; no host; a
+// port that is empty, not a number or out of 1..65535 (it is written
+// without leading zeros); a host other than an IP literal that is not an
+// ASCII DNS name; user info, query or fragment in the URL (the error never
+// repeats user info).
 func NormalizeEndpoint(s string) (string, error) {
 	u, err := url.Parse(strings.TrimSpace(s))
 	if err != nil {
-		return "", fmt.Errorf("endpoint %q is not a URL: write https://HOST:PORT", redact(s))
+		if hint := topology.IPv6BracketHint(s); hint != "" {
+			return "", fmt.Errorf("endpoint %q is not a URL: %s", RedactUserInfo(s), hint)
+		}
+		return "", fmt.Errorf("endpoint %q is not a URL: write https://HOST:PORT", RedactUserInfo(s))
 	}
-	shown := redact(s)
+	shown := RedactUserInfo(s)
 	if u.User != nil {
 		return "", fmt.Errorf("endpoint %s must not carry a user name or password: write https://HOST:PORT", shown)
 	}
@@ -304,9 +528,25 @@ func NormalizeEndpoint(s string) (string, error) {
 	if u.RawQuery != "" || u.ForceQuery || u.Fragment != "" {
 		return "", fmt.Errorf("endpoint %q: an API server URL has no query or fragment", shown)
 	}
-	host := strings.ToLower(u.Hostname())
+	host := u.Hostname()
 	if host == "" {
 		return "", fmt.Errorf("endpoint %q has no host: write https://HOST:PORT", shown)
+	}
+	a, err := netip.ParseAddr(host)
+	if bracketed := strings.HasPrefix(u.Host, "["); bracketed != (err == nil && a.Is6()) {
+		if bracketed {
+			return "", fmt.Errorf("endpoint %q: only an IPv6 address is written in brackets, not %q", shown, host)
+		}
+		return "", fmt.Errorf("endpoint %q: the IPv6 address %s must be written in brackets: https://[%s]", shown, host, host)
+	}
+	if err == nil {
+		a = a.Unmap()
+		host = a.String()
+		if a.Is6() {
+			host = "[" + strings.Replace(host, "%", "%25", 1) + "]"
+		}
+	} else {
+		host = strings.ToLower(host)
 	}
 	port := u.Port()
 	if port == "" {
@@ -315,13 +555,37 @@ func NormalizeEndpoint(s string) (string, error) {
 		}
 		port = defPort
 	}
-	for _, c := range port {
-		if c < '0' || c > '9' {
-			return "", fmt.Errorf("endpoint %q: port %q is not a number", shown, port)
-		}
+	if strings.TrimLeft(port, "0123456789") != "" {
+		return "", fmt.Errorf("endpoint %q: port %q is not a number", shown, port)
+	}
+	n, err := strconv.Atoi(port)
+	if err != nil || n < 1 || n > 65535 {
+		return "", fmt.Errorf("endpoint %q: port %s is out of range (1-65535)", shown, port)
+	}
+	// A port is a number (RFC 3986 3.2.3: leading zeros allowed): written
+	// canonically, and in the TCP range.
+	portNum, err := strconv.Atoi(port)
+	if err != nil || portNum < 1 || portNum > 65535 {
+		return "", fmt.Errorf("endpoint %q: port %s is not between 1 and 65535", shown, port)
+	}
+	port = strconv.Itoa(portNum)
+	if !strings.Contains(host, ":") && !validHostName(host) {
+		return "", fmt.Errorf("endpoint %q: host %q is not a DNS name or an IP address (write an internationalised name in its xn-- form)", shown, host)
 	}
 	path := strings.TrimRight(u.EscapedPath(), "/")
-	return scheme + "://" + net.JoinHostPort(host, port) + path, nil
+	return scheme + "://" + host + ":" + strconv.Itoa(n) + path, nil
+}
+
+// validHostName reports whether host is made of the characters of a DNS
+// name or an IPv4 address: ASCII letters, digits, '-', '.' and '_' (found in
+// some internal names, and accepted by Go's resolver).
+func validHostName(host string) bool {
+	for _, c := range host {
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '-' || c == '.' || c == '_') {
+			return false
+		}
+	}
+	return host != ""
 }
 
 // SameEndpoint reports whether a and b name the same API server after
@@ -349,7 +613,7 @@ func serverUserInfo(server string) (string, bool) {
 	}
 	if err != nil {
 		if strings.Contains(server, "@") {
-			return redact(server), true
+			return RedactUserInfo(server), true
 		}
 		return "", false
 	}
@@ -359,9 +623,9 @@ func serverUserInfo(server string) (string, bool) {
 	return u.Scheme + "://REDACTED@" + u.Host + u.EscapedPath(), true
 }
 
-// redact drops anything that looks like user info from a URL-ish string
-// before it goes into an error.
-func redact(s string) string {
+// RedactUserInfo drops anything that looks like user info from a URL-ish
+// string before it goes into an error: "https://u:p@h" → "https://REDACTED@h".
+func RedactUserInfo(s string) string {
 	if i := strings.LastIndex(s, "@"); i >= 0 {
 		if j := strings.Index(s, "://"); j >= 0 && j < i {
 			return s[:j+3] + "REDACTED@" + s[i+1:]

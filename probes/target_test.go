@@ -101,7 +101,7 @@ func TestLoadTargetErrors(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			tg, err := LoadTarget(tc.kc, tc.context, "nestor/test")
+			tg, err := LoadTargetWith(tc.kc, LoadOptions{Context: tc.context, UserAgent: "nestor/test"})
 			if err == nil {
 				t.Fatalf("LoadTarget = %+v, want an error", tg)
 			}
@@ -129,7 +129,7 @@ func TestLoadTargetFirstWinsMerge(t *testing.T) {
 		map[string][2]string{"x": {"onlyb", "ub"}, "y": {"onlyb", "ub"}}))
 
 	kc := Kubeconfig{Paths: []string{a, b}, Source: SourceEnv}
-	tg, err := LoadTarget(kc, "", "nestor/test")
+	tg, err := LoadTargetWith(kc, LoadOptions{Context: "", UserAgent: "nestor/test"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -152,7 +152,7 @@ func TestLoadTargetFirstWinsMerge(t *testing.T) {
 	}
 
 	// Reversed order: b's definitions win.
-	tg, err = LoadTarget(Kubeconfig{Paths: []string{b, a}, Source: SourceEnv}, "", "nestor/test")
+	tg, err = LoadTargetWith(Kubeconfig{Paths: []string{b, a}, Source: SourceEnv}, LoadOptions{UserAgent: "nestor/test"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -161,7 +161,7 @@ func TestLoadTargetFirstWinsMerge(t *testing.T) {
 	}
 
 	// --context overrides current-context.
-	tg, err = LoadTarget(kc, "y", "nestor/test")
+	tg, err = LoadTargetWith(kc, LoadOptions{Context: "y", UserAgent: "nestor/test"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -172,7 +172,9 @@ func TestLoadTargetFirstWinsMerge(t *testing.T) {
 
 func TestLoadTargetConfig(t *testing.T) {
 	dir := t.TempDir()
-	writeFile(t, filepath.Join(dir, "pki", "ca.crt"), "not read before a request\n")
+	// The CA is parsed when the target is loaded (a broken one is refused
+	// before any request), so it is a real one.
+	writeFile(t, filepath.Join(dir, "pki", "ca.crt"), string(newTestCA(t).CertPEM))
 	path := writeFile(t, filepath.Join(dir, "kubeconfig"), `apiVersion: v1
 kind: Config
 current-context: ctx
@@ -197,7 +199,7 @@ users:
 		t.Fatal(err)
 	}
 	kc := Kubeconfig{Paths: []string{path}, Source: SourceTopology}
-	tg, err := LoadTarget(kc, "", "nestor/v9.9.9")
+	tg, err := LoadTargetWith(kc, LoadOptions{Context: "", UserAgent: "nestor/v9.9.9"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -253,7 +255,7 @@ func TestLoadTargetTransportIsReadOnly(t *testing.T) {
 	dir := t.TempDir()
 	path := writeFile(t, filepath.Join(dir, "kc"), kubeconfigText("ctx",
 		map[string]string{"c": srv.URL}, map[string][2]string{"ctx": {"c", "u"}}))
-	tg, err := LoadTarget(Kubeconfig{Paths: []string{path}, Source: SourceFlag}, "", "nestor/test")
+	tg, err := LoadTargetWith(Kubeconfig{Paths: []string{path}, Source: SourceFlag}, LoadOptions{UserAgent: "nestor/test"})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -5,12 +5,12 @@
 package stacks
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
-	"regexp"
 	"sort"
 	"strings"
 
@@ -58,15 +58,12 @@ type Entry struct {
 // ErrNoActive is returned by Active when no stack has been selected.
 var ErrNoActive = errors.New("no active stack")
 
-// validName is the topology name rule (DESIGN.md: [a-z0-9-], the file's
-// base name). A stack name is never a path.
-var validName = regexp.MustCompile(`^[a-z0-9][a-z0-9-]*$`)
-
-// checkName refuses a stack name that is not a plain topology name, so that
-// "../other/x" can never load one file and activate another.
+// checkName refuses a stack name that is not a plain topology name
+// (topology.CheckName), so that "../other/x" can never load one file and
+// activate another.
 func checkName(name string) error {
-	if !validName.MatchString(name) {
-		return fmt.Errorf("%q is not a stack name: a stack name is [a-z0-9-], the base name of NAME.yaml in the stacks folder (for a file elsewhere use -f FILE)", name)
+	if err := topology.CheckName(name); err != nil {
+		return fmt.Errorf("%w; a stack name is the base name of NAME.yaml in the stacks folder (for a file elsewhere use -f FILE)", err)
 	}
 	return nil
 }
@@ -88,6 +85,30 @@ func (s Store) Path(name string) string {
 // loaded and validated (an invalid one carries its error in Entry.Err). It
 // fails only when the folder cannot be read.
 func (s Store) List() ([]Entry, error) {
+	return s.list(nil)
+}
+
+// Lima returns the valid lima stacks of the folder (what the bench
+// kubeconfig refusal needs), without validating the others: a file is
+// parsed only when its text holds "lima" at all, which every spelling of
+// target_kind: lima does. Errors: as List.
+func (s Store) Lima() ([]Entry, error) {
+	all, err := s.list(func(data []byte) bool { return bytes.Contains(data, []byte("lima")) })
+	if err != nil {
+		return nil, err
+	}
+	var out []Entry
+	for _, e := range all {
+		if e.Topology != nil && e.Topology.TargetKind == topology.TargetLima {
+			out = append(out, e)
+		}
+	}
+	return out, nil
+}
+
+// list lists the stack files; when keep is set, a file whose bytes keep
+// refuses is left out without being parsed.
+func (s Store) list(keep func([]byte) bool) ([]Entry, error) {
 	des, err := os.ReadDir(s.Dir)
 	if err != nil {
 		return nil, fmt.Errorf("stacks folder %s: %w (set --stacks DIR or NESTOR_STACKS)", s.Dir, err)
@@ -105,6 +126,12 @@ func (s Store) List() ([]Entry, error) {
 		}
 		name := strings.TrimSuffix(n, ext)
 		e := Entry{Name: name, Path: filepath.Join(s.Dir, n), Active: name == active}
+		if keep != nil {
+			data, err := os.ReadFile(e.Path)
+			if err == nil && !keep(data) {
+				continue
+			}
+		}
 		e.Topology, e.Err = topology.Load(e.Path)
 		entries = append(entries, e)
 	}

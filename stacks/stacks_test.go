@@ -126,3 +126,25 @@ func TestSelectRefusesPaths(t *testing.T) {
 		t.Fatalf("a link was written: %v", err)
 	}
 }
+
+// Lima parses only the files that can be lima stacks, and returns the valid
+// lima stacks alone.
+func TestLimaOnlyParsesCandidates(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name, body string) {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write("bench.yaml", "name: bench\ntarget_kind: \"lima\"\nnodes:\n  - {name: lima-node1, role: control-plane}\n")
+	write("prod.yaml", "name: prod\ntarget_kind: prod\nnodes:\n  - {name: p1, role: control-plane}\n")
+	write("broken.yaml", "name: broken\ntarget_kind: prod\nnodes: 3\n")     // invalid, never parsed
+	write("limaish.yaml", "name: limaish\ntarget_kind: prod\nnodes: oops\n") // says lima: parsed, invalid, left out
+	got, err := Store{Dir: dir}.Lima()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != 1 || got[0].Name != "bench" {
+		t.Fatalf("Lima() = %+v, want bench alone", got)
+	}
+}

@@ -375,9 +375,9 @@ func DefaultStorage(facts ClusterFacts, server Fact[string]) Fact[StorageState] 
 	if !server.Known {
 		return UnknownFact[StorageState](several + ", and which one Kubernetes uses depends on its version (the newest since 1.26, none before), which is unknown: " + reasonOr(server.Reason))
 	}
-	v, err := parseVersion(server.Value)
-	if err != nil {
-		return UnknownFact[StorageState](fmt.Sprintf("%s, and which one Kubernetes uses depends on its version (the newest since 1.26, none before), but the server version %q is not a version", several, server.Value))
+	v := ParseVersion(server.Value)
+	if !v.Known {
+		return UnknownFact[StorageState](fmt.Sprintf("%s, and which one Kubernetes uses depends on its version (the newest since 1.26, none before), but the server version %q is not a version (%s)", several, server.Value, v.Reason))
 	}
 
 	// GetDefaultClass: newest first, then by name.
@@ -388,7 +388,7 @@ func DefaultStorage(facts ClusterFacts, server Fact[string]) Fact[StorageState] 
 	}
 	all := fmt.Sprintf("%d StorageClasses are marked default: %s", len(defaults), strings.Join(listed, ", "))
 
-	if v[0] == 1 && v[1] < 26 {
+	if CompareMinor(v, Version{Known: true, Major: 1, Minor: 26}) < 0 {
 		return KnownFact(StorageState{
 			OtherDefaults: names,
 			Warning: fmt.Sprintf("%s; Kubernetes before 1.26 (this server is %s) then refuses every PersistentVolumeClaim that names no class: keep one default and unmark the others",

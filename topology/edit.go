@@ -15,16 +15,18 @@ var utf8BOM = []byte{0xEF, 0xBB, 0xBF}
 
 // SetKubeconfig returns data, the bytes of a topology file, with the
 // top-level key `kubeconfig: VALUE` added — a text edit, not a YAML
-// round-trip (issue 5): yaml.v3 only finds the positions, and every other
-// byte (comments, blank lines, key order, quoting, anchors, CRLF line ends,
-// a missing final newline, a BOM) is kept.
+// round-trip (yaml.v3 re-encoding drops blank lines and comment spacing):
+// yaml.v3 only finds the positions, and every other byte (comments, blank
+// lines, key order, quoting, anchors, CRLF or CR line ends, a missing final
+// newline, a BOM) is kept. Lines are counted as yaml.v3 counts them (see
+// lineBreak).
 //
 //   - No top-level kubeconfig: one line is inserted right after the
 //     target_kind: line (else after the name: line, else before the first
 //     top-level key, i.e. after the leading comments), with the file's line
-//     ending (CRLF when its first line ends so) and the indentation of the
-//     top-level keys. Inserted after a last line that has no newline, the
-//     file still ends without one.
+//     ending (that of its first line: LF, CRLF or CR) and the indentation
+//     of the top-level keys. Inserted after a last line that has no
+//     newline, the file still ends without one.
 //   - A top-level kubeconfig: with an empty or null value (nothing, ~, null,
 //     "" or ”) is filled in place; a comment after it is kept.
 //   - A top-level kubeconfig: with a value is an error (nothing is changed).
@@ -64,12 +66,9 @@ func setKubeconfig(data []byte, value string) ([]byte, error) {
 	if err := yaml.Unmarshal(data, &doc); err != nil {
 		return nil, fmt.Errorf("the topology is not valid YAML: %w", err)
 	}
-	eol := "\n"
-	if i := bytes.IndexByte(data, '\n'); i > 0 && data[i-1] == '\r' {
-		eol = "\r\n"
-	}
+	eol := firstLineEnd(data)
 	lines := lineStarts(data)
-	quoted := yamlScalar(value)
+	quoted := YAMLScalar(value)
 
 	var root *yaml.Node
 	if len(doc.Content) > 0 {
@@ -138,12 +137,59 @@ func singleLine(k, v *yaml.Node) bool {
 	return !strings.ContainsAny(v.Value, " \t\n")
 }
 
-// lineStarts returns the byte offset of each line's start (index 0 = line 1).
+// lineBreak returns the length of the line break at data[i:], 0 when there
+// is none. Breaks are YAML 1.1's, as yaml.v3 counts lines (its node
+// positions): CRLF, LF, CR, NEL, U+2028 and U+2029.
+func lineBreak(data []byte, i int) int {
+	rest := data[i:]
+	switch {
+	case bytes.HasPrefix(rest, []byte("\r\n")):
+		return 2
+	case len(rest) > 0 && (rest[0] == '\n' || rest[0] == '\r'):
+		return 1
+	case bytes.HasPrefix(rest, []byte("\u0085")):
+		return 2
+	case bytes.HasPrefix(rest, []byte("\u2028")), bytes.HasPrefix(rest, []byte("\u2029")):
+		return 3
+	}
+	return 0
+}
+
+// endsWithLineBreak reports whether data ends with a line break (see
+// lineBreak).
+func endsWithLineBreak(data []byte) bool {
+	for _, b := range []string{"\n", "\r", "\u0085", "\u2028", "\u2029"} {
+		if bytes.HasSuffix(data, []byte(b)) {
+			return true
+		}
+	}
+	return false
+}
+
+// firstLineEnd returns the file's line end, the one of its first line: LF,
+// CRLF or CR (LF when it has none, or breaks its first line otherwise).
+func firstLineEnd(data []byte) string {
+	for i := range data {
+		if n := lineBreak(data, i); n > 0 {
+			if e := string(data[i : i+n]); e == "\r\n" || e == "\r" {
+				return e
+			}
+			return "\n"
+		}
+	}
+	return "\n"
+}
+
+// lineStarts returns the byte offset of each line's start (index 0 = line
+// 1), lines counted as yaml.v3 counts them (see lineBreak).
 func lineStarts(data []byte) []int {
 	starts := []int{0}
-	for i, b := range data {
-		if b == '\n' && i+1 < len(data) {
-			starts = append(starts, i+1)
+	for i := 0; i < len(data); i++ {
+		if n := lineBreak(data, i); n > 0 {
+			i += n - 1
+			if i+1 < len(data) {
+				starts = append(starts, i+1)
+			}
 		}
 	}
 	return starts
@@ -165,7 +211,7 @@ func lineIndent(data []byte, lines []int, n *yaml.Node) string {
 func insertAt(data []byte, at int, indent, text, eol string) []byte {
 	var line string
 	switch {
-	case at == len(data) && len(data) > 0 && data[len(data)-1] != '\n':
+	case at == len(data) && len(data) > 0 && !endsWithLineBreak(data):
 		line = eol + indent + text
 	default:
 		line = indent + text + eol
@@ -184,7 +230,7 @@ func byteOffset(data []byte, lines []int, n *yaml.Node) (int, bool) {
 	}
 	off := lines[n.Line-1]
 	for col := 1; col < n.Column; col++ {
-		if off >= len(data) || data[off] == '\n' {
+		if off >= len(data) || lineBreak(data, off) > 0 {
 			return 0, false
 		}
 		_, size := utf8.DecodeRune(data[off:])
@@ -233,7 +279,7 @@ func fillKubeconfig(data []byte, lines []int, k, v *yaml.Node, quoted string) ([
 	// The rest of the line: spaces, an optional null/empty token, spaces,
 	// an optional comment, the line end.
 	lineEnd := i
-	for lineEnd < len(data) && data[lineEnd] != '\n' && data[lineEnd] != '\r' {
+	for lineEnd < len(data) && lineBreak(data, lineEnd) == 0 {
 		lineEnd++
 	}
 	rest := string(data[i:lineEnd])
@@ -273,12 +319,14 @@ func fillKubeconfig(data []byte, lines []int, k, v *yaml.Node, quoted string) ([
 	return append(out, data[lineEnd:]...), nil
 }
 
-// yamlScalar returns s as a YAML scalar: plain when a YAML parser reads the
-// plain text back as the string s, else double-quoted (JSON's escapes are
-// valid in a YAML double-quoted scalar).
-func yamlScalar(s string) string {
+// YAMLScalar returns s as a YAML scalar that reads back as the string s in
+// a block or a flow collection: plain when a YAML parser reads the plain text
+// back as the string s (and it has none of the flow indicators , [ ] { }),
+// else double-quoted (JSON's escapes are valid in a YAML double-quoted
+// scalar, YAML 1.2 §7.3.1).
+func YAMLScalar(s string) string {
 	var n yaml.Node
-	plainOK := !strings.ContainsAny(s, "\n\r\t#\"'") && strings.TrimSpace(s) == s
+	plainOK := !strings.ContainsAny(s, "\n\r\t#\"',[]{}") && strings.TrimSpace(s) == s
 	if plainOK {
 		if err := yaml.Unmarshal([]byte("k: "+s), &n); err == nil &&
 			len(n.Content) == 1 && len(n.Content[0].Content) == 2 {

@@ -11,6 +11,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"gopkg.in/yaml.v3"
 )
@@ -18,8 +19,8 @@ import (
 // Keys allowed at each level of a format-version-1 topology (DESIGN.md,
 // "Topology file").
 var (
-	topKeys        = []string{"name", "target_kind", "kubeconfig", "endpoint", "kubernetes", "inventory", "nodes", "backend", "layers", "lima"}
-	kubernetesKeys = []string{"version"}
+	topKeys        = []string{"name", "target_kind", "kubeconfig", "endpoint", "kubernetes", "inventory", "nodes", "backend", "layers", "lima", "scaleway", "pools"}
+	kubernetesKeys = []string{"version", "auto_upgrade"}
 	nodeKeys       = []string{"name", "role", "address", "user", "port", "key"}
 	layerKeys      = []string{"name", "detect"}
 	detectKeys     = []string{"deployment", "daemonset", "statefulset", "namespace", "crd_group"}
@@ -32,7 +33,6 @@ var reservedPhaseNames = []string{PhaseUp, PhaseBootstrap, PhaseK8s}
 var (
 	stackNameRE = regexp.MustCompile(`^[a-z0-9][a-z0-9-]*$`)
 	dns1123RE   = regexp.MustCompile(`^[a-z0-9]([a-z0-9-]*[a-z0-9])?$`)
-	versionRE   = regexp.MustCompile(`^v?[0-9]+\.[0-9]+(\.[0-9]+)?$`)
 	sizeRE      = regexp.MustCompile(`^[0-9]+(\.[0-9]+)?\s*([kKmMgGtT]i?[bB]?|[bB])?$`)
 	crdGroupRE  = regexp.MustCompile(`^[a-z0-9]([a-z0-9-]*[a-z0-9])?(\.[a-z0-9]([a-z0-9-]*[a-z0-9])?)+$`)
 )
@@ -78,19 +78,22 @@ func Parse(path string, data []byte) (*Topology, error) {
 	}
 	t := &Topology{Path: abs}
 
+	if e := p.checkText(data); e != nil {
+		return nil, Errors{e}
+	}
 	dec := yaml.NewDecoder(bytes.NewReader(data))
 	var doc yaml.Node
 	if err := dec.Decode(&doc); err != nil {
 		if errors.Is(err, io.EOF) {
 			return nil, Errors{{File: path, Line: 1, Column: 1, Msg: "the file is empty", Fix: "start with name: and target_kind:"}}
 		}
-		return nil, Errors{p.syntaxError(err)}
+		return nil, Errors{p.syntaxError(data, err)}
 	}
 	var extra yaml.Node
 	if err := dec.Decode(&extra); err == nil {
 		return nil, Errors{{File: path, Line: extra.Line, Column: extra.Column, Msg: "the file holds more than one YAML document", Fix: "keep one topology per file; remove the '---' and what follows"}}
 	} else if !errors.Is(err, io.EOF) {
-		return nil, Errors{p.syntaxError(err)}
+		return nil, Errors{p.syntaxError(data, err)}
 	}
 	if len(doc.Content) == 0 || (doc.Content[0].Kind == yaml.ScalarNode && doc.Content[0].Tag == "!!null") {
 		return nil, Errors{{File: path, Line: 1, Column: 1, Msg: "the file is empty", Fix: "start with name: and target_kind:"}}
@@ -111,6 +114,15 @@ func Parse(path string, data []byte) (*Topology, error) {
 type parser struct {
 	file string
 	errs Errors
+	// kapsule holds what the target_kind-dependent checks need.
+	kapsule kapsuleNodes
+	// expanded holds the pairs of each mapping already expanded by pairs,
+	// and expanding the mappings being expanded: an alias names the same
+	// node as its anchor, so a mapping merged through many aliases is
+	// expanded once (no exponential blow-up), and a mapping that merges
+	// itself is found instead of recursing forever.
+	expanded  map[*yaml.Node][]pair
+	expanding map[*yaml.Node]bool
 }
 
 func (p *parser) add(n *yaml.Node, field, fix, format string, args ...any) {
@@ -121,19 +133,161 @@ func (p *parser) add(n *yaml.Node, field, fix, format string, args ...any) {
 	p.errs = append(p.errs, e)
 }
 
-var yamlLineRE = regexp.MustCompile(`^yaml: line (\d+): (.*)$`)
+var (
+	yamlLineRE      = regexp.MustCompile(`^yaml: (?:line (\d+): )?(.*)$`)
+	unknownAnchorRE = regexp.MustCompile(`^unknown anchor '(.*)' referenced$`)
+)
 
-func (p *parser) syntaxError(err error) *Error {
+// yamlParserProblems are the problems yaml.v3's parser (parserc.go) reports.
+// For these, the "line N" of its message is the 0-based line of the mark
+// (the start of the enclosing block, or the problem when the block starts on
+// the first line); its scanner's problems carry the 1-based line. Either
+// omits the line when the mark is on the first line.
+var yamlParserProblems = map[string]bool{
+	"did not find expected <stream-start>":   true,
+	"did not find expected <document start>": true,
+	"found undefined tag handle":             true,
+	"did not find expected node content":     true,
+	"did not find expected '-' indicator":    true,
+	"did not find expected key":              true,
+	"did not find expected ',' or ']'":       true,
+	"did not find expected ',' or '}'":       true,
+	"found duplicate %YAML directive":        true,
+	"found incompatible YAML document":       true,
+	"found duplicate %TAG directive":         true,
+}
+
+// syntaxError turns a yaml.v3 decoding error of data into an *Error with
+// the line it concerns. yaml.v3 reports no column (its message keeps only
+// the mark's line), so Column stays 0 — except for an unknown alias, whose
+// position nestor finds itself. Characters YAML refuses never get here:
+// checkText reports them first, with their column.
+func (p *parser) syntaxError(data []byte, err error) *Error {
+	e := &Error{File: p.file, Line: 1, Fix: "fix the YAML syntax"}
 	msg := err.Error()
-	if m := yamlLineRE.FindStringSubmatch(msg); m != nil {
-		line, _ := strconv.Atoi(m[1])
-		return &Error{File: p.file, Line: line, Msg: "invalid YAML: " + m[2], Fix: "fix the YAML syntax"}
-	}
 	var te *yaml.TypeError
 	if errors.As(err, &te) && len(te.Errors) > 0 {
 		msg = te.Errors[0]
 	}
-	return &Error{File: p.file, Msg: "invalid YAML: " + strings.TrimPrefix(msg, "yaml: "), Fix: "fix the YAML syntax"}
+	problem := strings.TrimPrefix(msg, "yaml: ")
+	if m := yamlLineRE.FindStringSubmatch(msg); m != nil {
+		problem = m[2]
+		if m[1] != "" {
+			e.Line, _ = strconv.Atoi(m[1])
+		}
+		if yamlParserProblems[problem] && m[1] != "" {
+			e.Line++
+		}
+	}
+	if a := unknownAnchorRE.FindStringSubmatch(problem); a != nil {
+		if line, col, ok := findAlias(data, a[1]); ok {
+			e.Line, e.Column = line, col
+		}
+		e.Fix = "define the anchor &" + a[1] + " before this alias, or fix the name"
+	}
+	lines, _ := position(data, len(data))
+	e.Line = max(1, min(e.Line, lines))
+	e.Msg = "invalid YAML: " + problem
+	return e
+}
+
+// findAlias returns the line and column (1-based, in characters) of the
+// first alias *name in data that stands as a token: at a line start or after
+// a space, a tab, '[', '{', ',' or ':', and followed by the end of data or a
+// character that cannot be part of an anchor name (white space or one of
+// ",[]{}").
+func findAlias(data []byte, name string) (int, int, bool) {
+	tok := []byte("*" + name)
+	for from := 0; ; {
+		i := bytes.Index(data[from:], tok)
+		if i < 0 {
+			return 0, 0, false
+		}
+		i += from
+		from = i + 1
+		if i > 0 && !strings.ContainsRune(" \t\r\n[{,:", rune(data[i-1])) {
+			continue
+		}
+		if end := i + len(tok); end < len(data) && !strings.ContainsRune(" \t\r\n,[]{}", rune(data[end])) {
+			continue
+		}
+		line, col := position(data, i)
+		return line, col, true
+	}
+}
+
+// position converts byte offset off of data into the 1-based line and
+// column yaml.v3 gives its nodes: columns count characters, a BOM at the
+// start is not counted, and lines break where YAML 1.1 breaks them (CRLF,
+// LF, CR, NEL, U+2028, U+2029).
+func position(data []byte, off int) (int, int) {
+	line, col := 1, 1
+	text := data[:off]
+	if bytes.HasPrefix(text, utf8BOM) {
+		text = text[len(utf8BOM):]
+	}
+	for i := 0; i < len(text); {
+		r, size := utf8.DecodeRune(text[i:])
+		i += size
+		switch r {
+		case '\r':
+			if i < len(text) && text[i] == '\n' {
+				continue // CRLF: the LF ends the line
+			}
+			line, col = line+1, 1
+		case '\n', 0x85, 0x2028, 0x2029:
+			line, col = line+1, 1
+		default:
+			col++
+		}
+	}
+	return line, col
+}
+
+// checkText refuses what is not YAML text, at its line and column: a file
+// encoded in UTF-16 or UTF-32 (nestor edits topologies as UTF-8 bytes), a
+// byte sequence that is not UTF-8, and the characters YAML 1.2 does not
+// allow in a stream (section 5.1: C0 controls other than tab, LF and CR,
+// DEL, C1 controls other than NEL, surrogates, U+FFFE and U+FFFF) — the set
+// yaml.v3's reader refuses without saying where.
+func (p *parser) checkText(data []byte) *Error {
+	for _, bom := range []struct {
+		prefix []byte
+		name   string
+	}{
+		{[]byte{0x00, 0x00, 0xFE, 0xFF}, "UTF-32"},
+		{[]byte{0xFF, 0xFE, 0x00, 0x00}, "UTF-32"},
+		{[]byte{0xFE, 0xFF}, "UTF-16"},
+		{[]byte{0xFF, 0xFE}, "UTF-16"},
+	} {
+		if bytes.HasPrefix(data, bom.prefix) {
+			return &Error{File: p.file, Line: 1, Column: 1, Msg: "the file is encoded in " + bom.name, Fix: "save it as UTF-8"}
+		}
+	}
+	for off := 0; off < len(data); {
+		r, size := utf8.DecodeRune(data[off:])
+		switch {
+		case r == utf8.RuneError && size <= 1:
+			line, col := position(data, off)
+			return &Error{File: p.file, Line: line, Column: col, Msg: fmt.Sprintf("byte 0x%02X is not UTF-8 text", data[off]), Fix: "save the file as UTF-8"}
+		case !yamlPrintable(r):
+			line, col := position(data, off)
+			return &Error{File: p.file, Line: line, Column: col, Msg: fmt.Sprintf("the character %U is not allowed in YAML", r), Fix: "remove it, or write it as an escape in a double-quoted string"}
+		}
+		off += size
+	}
+	return nil
+}
+
+// yamlPrintable is YAML 1.2's c-printable (section 5.1).
+func yamlPrintable(r rune) bool {
+	switch {
+	case r == 0x09, r == 0x0A, r == 0x0D, r >= 0x20 && r <= 0x7E, r == 0x85:
+		return true
+	case r >= 0xA0 && r <= 0xD7FF, r >= 0xE000 && r <= 0xFFFD, r >= 0x10000 && r <= 0x10FFFF:
+		return true
+	}
+	return false
 }
 
 // resolve follows aliases to the node they name.
@@ -171,8 +325,24 @@ type pair struct {
 }
 
 // pairs returns the key/value pairs of mapping m with merge keys (<<)
-// expanded: explicit keys win over merged ones, as YAML says.
+// expanded: explicit keys win over merged ones, as YAML says. Each mapping
+// is expanded once (its problems reported once, under the field of its first
+// use).
 func (p *parser) pairs(m *yaml.Node, field string) []pair {
+	if out, ok := p.expanded[m]; ok {
+		return out
+	}
+	if p.expanded == nil {
+		p.expanded, p.expanding = map[*yaml.Node][]pair{}, map[*yaml.Node]bool{}
+	}
+	p.expanding[m] = true
+	out := p.expandPairs(m, field)
+	delete(p.expanding, m)
+	p.expanded[m] = out
+	return out
+}
+
+func (p *parser) expandPairs(m *yaml.Node, field string) []pair {
 	var out []pair
 	seen := map[string]*yaml.Node{}
 	var merged []pair
@@ -203,25 +373,47 @@ func (p *parser) pairs(m *yaml.Node, field string) []pair {
 	return out
 }
 
+// mergeSources returns the pairs the value v of a merge key brings: a
+// mapping's, or those of each mapping of a list. Problems are reported at
+// the alias when v (or the list item) is one.
 func (p *parser) mergeSources(v *yaml.Node, field string) []pair {
-	v = resolve(v)
-	switch v.Kind {
+	switch r := resolve(v); r.Kind {
 	case yaml.MappingNode:
-		return p.pairs(v, field)
+		return p.mergeSource(v, r, field)
 	case yaml.SequenceNode:
 		var out []pair
-		for _, item := range v.Content {
-			item = resolve(item)
-			if item.Kind != yaml.MappingNode {
-				p.add(item, field, "merge mappings only", "<< needs a mapping, found %s", kindName(item))
+		for _, item := range r.Content {
+			at := item
+			if item.Kind != yaml.AliasNode && v.Kind == yaml.AliasNode {
+				at = v // the list itself came through an alias
+			}
+			m := resolve(item)
+			if m.Kind != yaml.MappingNode {
+				p.add(at, field, "merge mappings only", "<< needs a mapping, found %s", kindName(m))
 				continue
 			}
-			out = append(out, p.pairs(item, field)...)
+			out = append(out, p.mergeSource(at, m, field)...)
 		}
 		return out
+	default:
+		p.add(v, field, "merge mappings only", "<< needs a mapping, found %s", kindName(r))
+		return nil
 	}
-	p.add(v, field, "merge mappings only", "<< needs a mapping, found %s", kindName(v))
-	return nil
+}
+
+// mergeSource returns the pairs of mapping m, merged through node at (an
+// alias, or m itself), unless m is being expanded: then the merge is inside
+// the mapping it names, a cycle, reported at the alias.
+func (p *parser) mergeSource(at, m *yaml.Node, field string) []pair {
+	if p.expanding[m] {
+		what := "a mapping"
+		if at.Kind == yaml.AliasNode {
+			what = "*" + at.Value + ", a mapping"
+		}
+		p.add(at, field, "merge another mapping, or write the keys out", "<< merges %s that holds this very merge", what)
+		return nil
+	}
+	return p.pairs(m, field)
 }
 
 func joinField(parent, key string) string {
@@ -312,8 +504,10 @@ func (p *parser) topLevel(t *Topology, root *yaml.Node) {
 		case "kubernetes":
 			p.kubernetes(t, v)
 		case "inventory":
+			p.kapsule.inventory = k
 			t.Inventory, _ = p.str(v, "inventory")
 		case "nodes":
+			p.kapsule.nodes = k
 			p.nodes(t, v)
 		case "backend":
 			backendNode = v
@@ -323,6 +517,12 @@ func (p *parser) topLevel(t *Topology, root *yaml.Node) {
 		case "lima":
 			limaNode = k
 			p.lima(t, v)
+		case "scaleway":
+			p.kapsule.scaleway = k
+			p.scaleway(t, v)
+		case "pools":
+			p.kapsule.pools = k
+			p.pools(t, v)
 		default:
 			p.unknownKey(k, "", topKeys)
 		}
@@ -340,7 +540,7 @@ func (p *parser) topLevel(t *Topology, root *yaml.Node) {
 			n = root
 		}
 		p.add(n, "name", "add name: "+base, "is required")
-	case !stackNameRE.MatchString(t.Name):
+	case CheckName(t.Name) != nil:
 		p.add(resolve(nameNode), "name", "use lowercase letters, digits and '-', starting with a letter or digit", "%q is not a valid stack name", t.Name)
 	case t.Name != base:
 		p.add(resolve(nameNode), "name", "rename the file to "+t.Name+".yaml or set name: "+base, "%q must equal the file's base name %q", t.Name, base)
@@ -353,15 +553,16 @@ func (p *parser) topLevel(t *Topology, root *yaml.Node) {
 		if n == nil {
 			n = root
 		}
-		p.add(n, "target_kind", "add target_kind: prod (an existing cluster) or target_kind: lima (a local bench)", "is required")
-	case t.TargetKind != TargetLima && t.TargetKind != TargetProd:
-		fix := "use lima or prod"
-		if c := closest(string(t.TargetKind), []string{"lima", "prod"}); len(c) > 0 {
+		p.add(n, "target_kind", "add target_kind: prod (an existing cluster), target_kind: kapsule (a Scaleway Kapsule cluster) or target_kind: lima (a local bench)", "is required")
+	case t.TargetKind != TargetLima && t.TargetKind != TargetProd && t.TargetKind != TargetKapsule:
+		fix := "use lima, prod or kapsule"
+		if c := closest(string(t.TargetKind), []string{"lima", "prod", "kapsule"}); len(c) > 0 {
 			fix = "did you mean " + c[0] + "? " + fix
 		}
 		p.add(resolve(kindNode), "target_kind", fix, "%q is not a target kind", t.TargetKind)
 	}
 
+	p.checkKapsule(t, root, limaNode)
 	if t.TargetKind == TargetProd && limaNode != nil {
 		p.add(limaNode, "lima", "remove the lima: section", "lima: is only for target_kind: lima")
 	}
@@ -375,7 +576,11 @@ func (p *parser) topLevel(t *Topology, root *yaml.Node) {
 func (p *parser) checkEndpoint(n *yaml.Node, s string) {
 	u, err := url.Parse(s)
 	if err != nil || u.Scheme != "https" || u.Hostname() == "" {
-		p.add(n, "endpoint", "write the API server URL, e.g. https://10.0.0.1:6443", "%q is not an https URL with a host", s)
+		fix := "write the API server URL, e.g. https://10.0.0.1:6443"
+		if hint := IPv6BracketHint(s); hint != "" {
+			fix = hint
+		}
+		p.add(n, "endpoint", fix, "%q is not an https URL with a host", s)
 		return
 	}
 	if port := u.Port(); port != "" {
@@ -392,12 +597,21 @@ func (p *parser) kubernetes(t *Topology, v *yaml.Node) {
 	}
 	for _, kv := range p.pairs(m, "kubernetes") {
 		switch kv.key.Value {
+		case "auto_upgrade":
+			p.kapsule.autoUpgrade = kv.key
+			if n := resolve(kv.value); n.Kind != yaml.ScalarNode || n.Tag != "!!bool" {
+				p.add(n, "kubernetes.auto_upgrade", "write true or false", "must be a boolean, found %s", kindName(n))
+			} else {
+				b := n.Value == "true" || n.Value == "True" || n.Value == "TRUE"
+				t.Kubernetes.AutoUpgrade = &b
+			}
 		case "version":
+			p.kapsule.version = resolve(kv.value)
 			s, ok := p.str(kv.value, "kubernetes.version")
 			if !ok {
 				continue
 			}
-			if !versionRE.MatchString(s) {
+			if _, err := ParseDesiredVersion(s); err != nil {
 				p.add(resolve(kv.value), "kubernetes.version", `write a minor ("1.36") or a full version ("1.36.2"), quoted`, "%q is not a Kubernetes version", s)
 				continue
 			}
@@ -568,12 +782,25 @@ func (p *parser) layers(t *Topology, v *yaml.Node) {
 			continue
 		}
 		firstLine[ref.Name] = at.Line
+		if p.kapsule.layerAt == nil {
+			p.kapsule.layerAt = map[string]*yaml.Node{}
+		}
+		p.kapsule.layerAt[ref.Name] = at
 		for _, r := range reservedPhaseNames {
 			if ref.Name == r {
 				p.add(at, field, "rename the layer", "%q is the name of a fixed phase and cannot name a layer", ref.Name)
 			}
 		}
-		if ref.Detect == nil {
+		if _, provider := KapsuleProviderLayer(ref.Name); provider {
+			// Refused on a kapsule stack, and, when not a catalog layer,
+			// an unknown name elsewhere: target_kind decides (checkKapsule).
+			_, inCatalog := CatalogLayer(ref.Name)
+			if ref.Detect != nil || inCatalog {
+				p.kapsule.providerLayers = append(p.kapsule.providerLayers, deferredLayer{at: at, field: field, name: ref.Name, known: true})
+			} else {
+				p.kapsule.providerLayers = append(p.kapsule.providerLayers, deferredLayer{at: at, field: field, name: ref.Name})
+			}
+		} else if ref.Detect == nil {
 			if _, ok := CatalogLayer(ref.Name); !ok {
 				p.add(at, field, p.layerFix(ref.Name), "%q is not in the layer catalog and has no detect:", ref.Name)
 			}

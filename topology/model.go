@@ -30,18 +30,27 @@ type Topology struct {
 	// Endpoint is the API server URL this stack must be ("" when absent).
 	Endpoint   string     `json:"endpoint,omitempty"`
 	Kubernetes Kubernetes `json:"kubernetes"`
-	// Inventory is an Ansible YAML inventory path, as written.
+	// Inventory is an Ansible inventory path (YAML or INI), as written.
 	Inventory string     `json:"inventory,omitempty"`
-	Nodes     []Node     `json:"nodes"`
+	Nodes     []Node     `json:"nodes,omitempty"`
 	Backend   string     `json:"backend,omitempty"`
 	Layers    []LayerRef `json:"layers"`
 	Lima      *Lima      `json:"lima,omitempty"`
+	// Scaleway and Pools are a kapsule stack's (topology/kapsule.go).
+	Scaleway *Scaleway `json:"scaleway,omitempty"`
+	Pools    []Pool    `json:"pools,omitempty"`
+	// Warnings are load warnings ("FILE:LINE:COL: FIELD: MSG (FIX)"): the
+	// file is valid, but something in it is likely not what was meant.
+	Warnings []string `json:"warnings,omitempty"`
 }
 
 // Kubernetes holds the desired Kubernetes version.
 type Kubernetes struct {
 	// Version is a minor ("1.36") or a full version ("1.36.2"), "" when not declared.
 	Version string `json:"version,omitempty"`
+	// AutoUpgrade is the desired auto-upgrade setting of a managed
+	// cluster (kapsule only; nil when not declared).
+	AutoUpgrade *bool `json:"auto_upgrade,omitempty"`
 }
 
 // Node is a declared machine of the stack.

@@ -29,6 +29,13 @@ type Observed struct {
 	Layers []LayerState `json:"layers"`
 	// Storage is the cluster's default StorageClass and the backend it means.
 	Storage Fact[StorageState] `json:"storage"`
+	// Versions is the API server's version and the kubelets grouped by
+	// version, derived from ServerVersion and Nodes (no request of its own):
+	// set by Observed.DeriveVersions, which the caller runs once after the
+	// probe; unknown, with the reason, when the server version is.
+	Versions Fact[VersionsState] `json:"versions"`
+	// Kapsule is what the provider's API said (kapsule stacks only).
+	Kapsule *KapsuleObserved `json:"kapsule,omitempty"`
 }
 
 // Fact is one probed value: Known with Value, or unknown with the Reason

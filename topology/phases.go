@@ -25,9 +25,18 @@ type Phase struct {
 // Phases returns t's expected phase sequence: for lima, up (the VMs exist and
 // run), bootstrap, k8s, then one phase per declared layer in order; for prod
 // the same without up — the machines pre-exist and a prod stack never has a
-// VM phase.
+// VM phase; for kapsule, cluster, pools, then the layers.
 func Phases(t *Topology) []Phase {
 	out := make([]Phase, 0, 3+len(t.Layers))
+	if t.TargetKind == TargetKapsule {
+		// kapsule: cluster → pools → layers (DESIGN.md "Phases"): the
+		// provider runs the control plane and the nodes.
+		out = append(out, Phase{Name: PhaseCluster, Kind: PhaseKindCluster}, Phase{Name: PhasePools, Kind: PhaseKindPools})
+		for _, l := range t.Layers {
+			out = append(out, Phase{Name: l.Name, Kind: PhaseKindLayer, Layer: l.Name})
+		}
+		return out
+	}
 	if t.TargetKind == TargetLima {
 		out = append(out, Phase{Name: PhaseUp, Kind: PhaseKindUp})
 	}

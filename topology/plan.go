@@ -3,12 +3,21 @@ package topology
 import (
 	"fmt"
 	"sort"
-	"strconv"
 	"strings"
+	"time"
 )
 
+// PlanOptions are the inputs of BuildPlan that are not the stack.
+type PlanOptions struct {
+	// AsOf is the day the support calendar is judged at (the caller passes
+	// time.Now(), or --as-of). Zero means "calendar not judged": the
+	// findings then say nothing about dates.
+	AsOf time.Time
+}
+
 // BuildPlan compares what t declares with what obs read and returns the
-// ordered steps that would close the gap. It is pure and never fails.
+// ordered steps that would close the gap, and the findings (Plan.Findings)
+// that are not steps. It is pure and never fails; it does not modify obs.
 //
 // Order follows Phases(t): up (lima only), bootstrap, k8s, then one group per
 // declared layer, then the undeclared layers.
@@ -20,13 +29,17 @@ import (
 //     and its fix: `limactl stop -f NAME`, then start). VMs unknown (or not
 //     read) → no VM step, listed in Unknowns. A VM in any other status, or
 //     none, is listed in Unknowns.
-//   - k8s: when Nodes is known, join-node for a declared node not registered,
+//   - k8s: first the versions (judgeVersions, on DeriveVersions of
+//     obs.ServerVersion and obs.Nodes): when kubernetes.version is declared,
+//     upgrade steps one minor at a time for the API server, then
+//     upgrade-node steps for each node whose kubelet is behind it; findings
+//     for a downgrade asked for, kubelet skew and, when o.AsOf is set, the
+//     upstream support calendar; server version unknown → Unknowns. Then,
+//     when Nodes is known, join-node for a declared node not registered,
 //     repair-node for one registered but not Ready (the reason carries the
 //     Ready condition's status, reason and message: NodeState.ReadyText) or
 //     whose control-plane role (HasControlPlaneRole) differs from the
-//     declared role; unknown → Unknowns. A cordoned node is no step. upgrade when
-//     kubernetes.version is declared and the API server's version does not
-//     match it (VersionMatches); server version unknown → Unknowns; an
+//     declared role; unknown → Unknowns; a cordoned node is no step; an
 //     undeclared step (information) for each registered node the topology
 //     does not declare.
 //   - layers, in declaration order: install for an Absent layer, repair for a
@@ -40,17 +53,22 @@ import (
 //   - undeclared (information, not a change): each obs.Layers entry with
 //     Declared=false.
 //
+// A kapsule stack's cluster and pools phases are JudgeKapsule's (its steps,
+// waiting objects, unknowns and findings), in place of k8s, and, when
+// o.AsOf is set, the provider's calendar judged at that day
+// (KapsuleCalendar).
+//
 // obs.NoTarget (nothing could be read): Unverified=true and the plan assumes
 // an empty cluster — a bootstrap step (which registers the first control
 // plane), join-node for every other node, install for
 // every layer; a lima stack's VMs are still planned from obs.VMs. Whatever
 // the case, a plan never installs a layer an observation shows present
 // (healthy, degraded or unknown) and a prod plan never holds a VM step.
-func BuildPlan(t *Topology, obs *Observed) Plan {
+func BuildPlan(t *Topology, obs *Observed, o PlanOptions) Plan {
 	if obs == nil {
 		obs = &Observed{NoTarget: true}
 	}
-	p := Plan{Steps: []Step{}, Unknowns: []string{}, Unverified: obs.NoTarget}
+	p := Plan{Steps: []Step{}, Unknowns: []string{}, Findings: []Finding{}, Unverified: obs.NoTarget}
 
 	if t.TargetKind == TargetLima {
 		p.planVMs(t, obs)
@@ -68,8 +86,10 @@ func BuildPlan(t *Topology, obs *Observed) Plan {
 			}
 		}
 		p.Unknowns = append(p.Unknowns, "the whole cluster: no target was read ("+reasonOr(obs.NoTargetReason)+")")
+	} else if t.TargetKind == TargetKapsule {
+		p.planKapsule(t, obs, o)
 	} else {
-		p.planVersion(t, obs)
+		p.planVersion(t, obs, o)
 		p.planNodes(t, obs)
 	}
 
@@ -131,22 +151,15 @@ func BuildPlan(t *Topology, obs *Observed) Plan {
 	return p
 }
 
-// planVersion compares kubernetes.version with the API server's version.
-func (p *Plan) planVersion(t *Topology, obs *Observed) {
-	if !obs.ServerVersion.Known {
-		p.Unknowns = append(p.Unknowns, "server version: "+reasonOr(obs.ServerVersion.Reason))
-		return
-	}
-	if t.Kubernetes.Version == "" {
-		return
-	}
-	ok, err := VersionMatches(t.Kubernetes.Version, obs.ServerVersion.Value)
-	switch {
-	case err != nil:
-		p.Unknowns = append(p.Unknowns, "kubernetes version: "+err.Error())
-	case !ok:
-		p.add(StepUpgrade, PhaseK8s, "kubernetes", fmt.Sprintf("desired version %s, API server %s", t.Kubernetes.Version, obs.ServerVersion.Value))
-	}
+// planVersion applies the version rules (judgeVersions) to the versions
+// derived from obs, with the upstream calendar at o.AsOf: the control-plane
+// upgrade steps, then the node upgrade steps, into the k8s phase.
+func (p *Plan) planVersion(t *Topology, obs *Observed, o PlanOptions) {
+	j := judgeVersions(t.Kubernetes.Version, DeriveVersions(obs.ServerVersion, obs.Nodes), UpstreamCalendar(), o.AsOf)
+	p.Steps = append(p.Steps, j.cpSteps...)
+	p.Steps = append(p.Steps, j.nodeSteps...)
+	p.Findings = append(p.Findings, j.findings...)
+	p.Unknowns = append(p.Unknowns, j.unknowns...)
 }
 
 func (p *Plan) add(kind StepKind, phase, target, reason string) {
@@ -283,52 +296,4 @@ func (p *Plan) planBackend(t *Topology, obs *Observed, layer string) {
 		reason += fmt.Sprintf(", the one Kubernetes uses of the %d marked default (also: %s)", len(s.OtherDefaults)+1, strings.Join(s.OtherDefaults, ", "))
 	}
 	p.add(StepMigrateBackend, layer, layer, reason)
-}
-
-// VersionMatches reports whether actual (a server or kubelet gitVersion such
-// as "v1.37.2" or "v1.37.2+k3s1") satisfies desired (a topology's
-// kubernetes.version: "1.37" compares major.minor, "1.37.2" the patch too; a
-// leading "v" is allowed on both). An empty desired matches anything. An
-// error says which of the two is not a version.
-func VersionMatches(desired, actual string) (bool, error) {
-	if desired == "" {
-		return true, nil
-	}
-	d, err := parseVersion(desired)
-	if err != nil {
-		return false, fmt.Errorf("desired version %q: %w", desired, err)
-	}
-	a, err := parseVersion(actual)
-	if err != nil {
-		return false, fmt.Errorf("actual version %q: %w", actual, err)
-	}
-	if len(a) < len(d) {
-		return false, fmt.Errorf("actual version %q has no patch number to compare with %q", actual, desired)
-	}
-	for i := range d {
-		if d[i] != a[i] {
-			return false, nil
-		}
-	}
-	return true, nil
-}
-
-func parseVersion(s string) ([]int, error) {
-	s = strings.TrimPrefix(strings.TrimSpace(s), "v")
-	if i := strings.IndexAny(s, "-+"); i >= 0 {
-		s = s[:i]
-	}
-	parts := strings.Split(s, ".")
-	if len(parts) < 2 || len(parts) > 3 {
-		return nil, fmt.Errorf("not MAJOR.MINOR or MAJOR.MINOR.PATCH")
-	}
-	out := make([]int, len(parts))
-	for i, part := range parts {
-		n, err := strconv.Atoi(part)
-		if err != nil || n < 0 {
-			return nil, fmt.Errorf("not MAJOR.MINOR or MAJOR.MINOR.PATCH")
-		}
-		out[i] = n
-	}
-	return out, nil
 }

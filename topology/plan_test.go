@@ -93,10 +93,16 @@ func TestBuildPlan(t *testing.T) {
 			steps: []Step{},
 		},
 		{
-			name:  "prod: kubernetes version drift is an upgrade step",
-			topo:  func() *Topology { t := dirqual(); t.Kubernetes.Version = "1.37"; return t },
-			obs:   healthyDirqual, // server v1.36.2
-			steps: []Step{{StepUpgrade, "k8s", "kubernetes", "desired version 1.37, API server v1.36.2"}},
+			name: "prod: kubernetes version drift is an upgrade step",
+			topo: func() *Topology { t := dirqual(); t.Kubernetes.Version = "1.37"; return t },
+			obs:  healthyDirqual, // server v1.36.2
+			steps: []Step{
+				{StepUpgrade, "k8s", "kubernetes", "API server v1.36.2 → 1.37"},
+				{StepUpgradeNode, "k8s", "dirqual1", "kubelet v1.36.2 → 1.37"},
+				{StepUpgradeNode, "k8s", "dirqual2", "kubelet v1.36.2 → 1.37"},
+				{StepUpgradeNode, "k8s", "dirqual3", "kubelet v1.36.2 → 1.37"},
+				{StepUpgradeNode, "k8s", "dirqual4", "kubelet v1.36.2 → 1.37"},
+			},
 		},
 		{
 			name:  "prod: kubernetes version matches the minor",
@@ -378,7 +384,7 @@ func TestBuildPlan(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			got := BuildPlan(tc.topo(), tc.obs())
+			got := BuildPlan(tc.topo(), tc.obs(), PlanOptions{})
 			if !reflect.DeepEqual(got.Steps, tc.steps) {
 				t.Errorf("steps:\n%s\nwant:\n%s", fmtSteps(got.Steps), fmtSteps(tc.steps))
 			}
@@ -442,7 +448,7 @@ func TestPlanInvariants(t *testing.T) {
 				o.Layers = append(o.Layers, LayerState{Name: l.Name, Declared: true, Health: healths[r.Intn(len(healths))]})
 			}
 		}
-		p := BuildPlan(tp, o)
+		p := BuildPlan(tp, o, PlanOptions{})
 		seen := map[string]Health{}
 		for _, l := range o.Layers {
 			seen[l.Name] = l.Health
@@ -467,35 +473,8 @@ func TestPlanInvariants(t *testing.T) {
 }
 
 func TestBuildPlanNilObservation(t *testing.T) {
-	p := BuildPlan(dirqual(), nil)
+	p := BuildPlan(dirqual(), nil, PlanOptions{})
 	if !p.Unverified || p.Changes() == 0 {
 		t.Errorf("nil observation: %+v", p)
-	}
-}
-
-func TestVersionMatches(t *testing.T) {
-	tests := []struct {
-		desired, actual string
-		want            bool
-		err             string
-	}{
-		{"", "v1.37.2", true, ""},
-		{"1.37", "v1.37.2", true, ""},
-		{"v1.37", "1.37.0", true, ""},
-		{"1.36", "v1.37.2", false, ""},
-		{"1.37.2", "v1.37.2", true, ""},
-		{"1.37.1", "v1.37.2", false, ""},
-		{"1.37", "v1.37.2+k3s1", true, ""},
-		{"1.37.2", "v1.37.2-rc.1", true, ""},
-		{"1.37", "v0.0.0-master", false, ""},
-		{"latest", "v1.37.2", false, `desired version "latest"`},
-		{"1.37", "", false, `actual version ""`},
-		{"1.37.2", "1.37", false, "has no patch number"},
-	}
-	for _, tc := range tests {
-		got, err := VersionMatches(tc.desired, tc.actual)
-		if got != tc.want || (tc.err == "") != (err == nil) || (err != nil && !strings.Contains(err.Error(), tc.err)) {
-			t.Errorf("VersionMatches(%q, %q) = %v, %v; want %v, %q", tc.desired, tc.actual, got, err, tc.want, tc.err)
-		}
 	}
 }

@@ -1,6 +1,8 @@
 package topology
 
-// StepKind is the kind of one plan step (issue 3).
+import "fmt"
+
+// StepKind is the kind of one plan step (DESIGN.md "preview", PLAN).
 type StepKind string
 
 // Step kinds. Undeclared steps are information and never count as changes.
@@ -11,6 +13,7 @@ const (
 	StepJoinNode       StepKind = "join-node"
 	StepRepairNode     StepKind = "repair-node"
 	StepUpgrade        StepKind = "upgrade"
+	StepUpgradeNode    StepKind = "upgrade-node"
 	StepInstall        StepKind = "install"
 	StepRepair         StepKind = "repair"
 	StepMigrateBackend StepKind = "migrate-backend"
@@ -28,7 +31,7 @@ type Step struct {
 }
 
 // IsChange reports whether the step would change the cluster (every kind but
-// undeclared).
+// undeclared; upgrade and upgrade-node are changes).
 func (s Step) IsChange() bool { return s.Kind != StepUndeclared }
 
 // Plan is the ordered list of steps for a stack.
@@ -40,6 +43,101 @@ type Plan struct {
 	// Unknowns lists the parts of the actual state that could not be read,
 	// each with its reason; the plan proposes nothing for them.
 	Unknowns []string `json:"unknowns"`
+	// Waiting lists the managed objects the provider is moving (creating,
+	// updating, upgrading, scaling…): not in sync, not changes, no step
+	// (kapsule).
+	Waiting []string `json:"waiting,omitempty"`
+	// Findings are judgements that are not steps (a downgrade asked for,
+	// kubelet skew, end of support); never null. They never change the exit
+	// codes by themselves (DESIGN.md: --fail-on does).
+	Findings []Finding `json:"findings"`
+}
+
+// Severity grades a Finding: info < warning < error.
+type Severity string
+
+// Finding severities.
+const (
+	SeverityInfo    Severity = "info"
+	SeverityWarning Severity = "warning"
+	SeverityError   Severity = "error"
+)
+
+// ParseSeverity returns the Severity named s ("info", "warning" or
+// "error"), or an error that lists them.
+func ParseSeverity(s string) (Severity, error) {
+	switch sv := Severity(s); sv {
+	case SeverityInfo, SeverityWarning, SeverityError:
+		return sv, nil
+	}
+	return "", fmt.Errorf("%q is not a severity (info, warning or error)", s)
+}
+
+// AtLeast reports whether s is min or worse (an unknown severity is below
+// info).
+func (s Severity) AtLeast(min Severity) bool { return s.rank() >= min.rank() && s.rank() > 0 }
+
+func (s Severity) rank() int {
+	switch s {
+	case SeverityInfo:
+		return 1
+	case SeverityWarning:
+		return 2
+	case SeverityError:
+		return 3
+	}
+	return 0
+}
+
+// FindingKind says what a Finding is about.
+type FindingKind string
+
+// Finding kinds. Each is produced by one rule of versions.go or calendar.go,
+// whose doc comment gives the rule and its source.
+const (
+	// FindingDowngrade: kubernetes.version is below what runs (error).
+	FindingDowngrade FindingKind = "downgrade"
+	// FindingKubeletNewer: a kubelet newer than the API server (error).
+	FindingKubeletNewer FindingKind = "kubelet-newer"
+	// FindingKubeletSkew: a kubelet as far behind the API server as the skew
+	// policy allows, or farther (error).
+	FindingKubeletSkew FindingKind = "kubelet-skew"
+	// FindingKubeletUnknown: a node whose kubelet version is not reported or
+	// does not parse, when nothing planned depends on it (info).
+	FindingKubeletUnknown FindingKind = "kubelet-version-unknown"
+	// FindingKubeletBehind: a kubelet behind the API server within the
+	// allowed skew, with no upgrade planned for it (info).
+	FindingKubeletBehind FindingKind = "kubelet-behind"
+	// FindingEndOfLife: a minor in use is past its end of life (warning).
+	FindingEndOfLife FindingKind = "end-of-life"
+	// FindingEndOfLifeSoon: a minor in use reaches its end of life within
+	// EndOfLifeNotice (info).
+	FindingEndOfLifeSoon FindingKind = "end-of-life-soon"
+	// FindingCalendarUnknown: a minor in use that the calendar does not
+	// hold (info).
+	FindingCalendarUnknown FindingKind = "calendar-unknown"
+)
+
+// Finding is one judgement about the stack that is not a step.
+type Finding struct {
+	Severity Severity    `json:"severity"`
+	Kind     FindingKind `json:"kind"`
+	// Subject is what the finding is about: "api-server", "kubelet
+	// v1.34.1", a minor ("1.34").
+	Subject string `json:"subject"`
+	Message string `json:"message"`
+}
+
+// FindingsAtLeast counts the findings of severity min or worse (what
+// --fail-on compares with).
+func (p Plan) FindingsAtLeast(min Severity) int {
+	n := 0
+	for _, f := range p.Findings {
+		if f.Severity.AtLeast(min) {
+			n++
+		}
+	}
+	return n
 }
 
 // Changes counts the steps that would change the cluster.

@@ -28,7 +28,7 @@ func TestPlanVMsWithLimaErrors(t *testing.T) {
 		Storage:       KnownFact(StorageState{Class: "local-path", Provisioner: "rancher.io/local-path"}),
 		Layers:        healthyLayers(bench()),
 	}
-	p := BuildPlan(topo(), obs)
+	p := BuildPlan(topo(), obs, PlanOptions{})
 	want := []Step{
 		{StepStartVM, PhaseUp, "lima-node2", "VM is Broken (limactl: failed to connect to \"/h/.lima/lima-node2/ha.sock\": stat /h/.lima/lima-node2/ha.sock: no such file or directory): stop it with `limactl stop -f lima-node2`, then start it; if it still fails, delete and recreate it"},
 		{StepCreateVM, PhaseUp, "lima-node4", "declared node has no Lima VM; limactl lists an entry of that name that is not a VM (limactl: open /h/.lima/lima-node4/lima.yaml: not a directory): move it out of the Lima folder first"},
@@ -50,7 +50,7 @@ func TestPlanVMsWithLimaErrors(t *testing.T) {
 	prod := dirqual()
 	prodObs := healthyDirqual()
 	prodObs.VMs, prodObs.NotVMs = obs.VMs, obs.NotVMs
-	if p := BuildPlan(prod, prodObs); len(p.Steps) != 0 {
+	if p := BuildPlan(prod, prodObs, PlanOptions{}); len(p.Steps) != 0 {
 		t.Errorf("prod plan with lima entries: %s", fmtSteps(p.Steps))
 	}
 }

@@ -221,7 +221,7 @@ func createStatefulSet(ctx context.Context, cs kubernetes.Interface, s *appsv1.S
 
 // waitCRDsEstablished lists the CRDs until want of them are Established.
 func waitCRDsEstablished(ctx context.Context, dyn dynamic.Interface, want int, requests *atomic.Int64) error {
-	deadline := time.Now().Add(60 * time.Second)
+	deadline := time.Now().Add(5 * time.Minute) // generous: a loaded 2-core machine establishes 150 CRDs slowly
 	for {
 		requests.Add(1)
 		list, err := dyn.Resource(gvrCRD).List(ctx, metav1.ListOptions{})
@@ -238,7 +238,7 @@ func waitCRDsEstablished(ctx context.Context, dyn dynamic.Interface, want int, r
 			return nil
 		}
 		if time.Now().After(deadline) {
-			return fmt.Errorf("only %d of %d CRDs Established after 60s", est, want)
+			return fmt.Errorf("only %d of %d CRDs Established after 5m", est, want)
 		}
 		time.Sleep(200 * time.Millisecond)
 	}

@@ -22,10 +22,8 @@ import (
 	"sort"
 	"strings"
 	"sync"
-	"syscall"
 	"testing"
 	"time"
-	"unsafe"
 
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
@@ -782,78 +780,11 @@ func wantOnlyTargetCheck(t testing.TB, events []harness.AuditEvent) {
 	}
 }
 
-// answerPrompt types key at survey's prompt question on p, once survey is
-// ready to read it. survey v2.3.7 asks the terminal for the cursor position
-// twice after drawing a prompt (terminal.Cursor.Size, then Location) and
-// reads each reply with a fresh bufio.Reader: keys that reach the program
-// in the same read(2) as a reply, after it, are dropped. So answerPrompt
-// waits until the program has been quiet (the pty driver's send(""): its
-// cursor queries answered), then until the terminal's input queue is empty
-// (survey has read the replies), and only then types. Bounded: it fails the
-// test after promptWait.
+// answerPrompt waits (promptWait at most) for survey's prompt question on
+// p, then types key at it (ptyProc.send: the keys reach survey together
+// with its last cursor report, so none is lost however loaded the machine).
 func answerPrompt(t testing.TB, p *ptyProc, question, key string) {
 	t.Helper()
 	p.expect(question, promptWait)
-	p.send("")
-	slave, err := openSlave(p)
-	if err != nil {
-		t.Fatalf("open the pty's terminal side: %v", err)
-	}
-	defer slave.Close()
-	deadline := time.Now().Add(promptWait)
-	for {
-		n, err := inputQueued(slave)
-		if err != nil {
-			t.Fatalf("read the terminal's input queue: %v", err)
-		}
-		if n == 0 {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("the program did not read its input (%d bytes queued) within %v; output:\n%s", n, promptWait, p.output())
-		}
-		time.Sleep(5 * time.Millisecond)
-	}
 	p.send(key)
-}
-
-// openSlave opens the terminal side (/dev/pts/N) of p's pseudo-terminal,
-// without making it the test's controlling terminal.
-func openSlave(p *ptyProc) (*os.File, error) {
-	var n uint32
-	var ioErr error
-	rc, err := p.pty.SyscallConn()
-	if err != nil {
-		return nil, err
-	}
-	if err := rc.Control(func(fd uintptr) {
-		if _, _, e := syscall.Syscall(syscall.SYS_IOCTL, fd, syscall.TIOCGPTN, uintptr(unsafe.Pointer(&n))); e != 0 {
-			ioErr = e
-		}
-	}); err != nil {
-		return nil, err
-	}
-	if ioErr != nil {
-		return nil, ioErr
-	}
-	return os.OpenFile(fmt.Sprintf("/dev/pts/%d", n), os.O_RDWR|syscall.O_NOCTTY, 0)
-}
-
-// inputQueued returns how many bytes wait in the terminal's input queue,
-// typed but not yet read by the program (FIONREAD on the terminal side).
-func inputQueued(slave *os.File) (int, error) {
-	var n int32
-	var ioErr error
-	rc, err := slave.SyscallConn()
-	if err != nil {
-		return 0, err
-	}
-	if err := rc.Control(func(fd uintptr) {
-		if _, _, e := syscall.Syscall(syscall.SYS_IOCTL, fd, syscall.TIOCINQ, uintptr(unsafe.Pointer(&n))); e != 0 {
-			ioErr = e
-		}
-	}); err != nil {
-		return 0, err
-	}
-	return int(n), ioErr
 }

@@ -75,8 +75,8 @@ func TestPreviewDirqualHealthy(t *testing.T) {
 	for i, n := range doc.Actual.Nodes.Value {
 		name := fmt.Sprintf("dirqual%d", i+1)
 		ip := fmt.Sprintf("10.67.2.%d", 11+i)
-		if n.Name != name || !n.Ready || n.KubeletVersion != "v1.36.4" || n.InternalIP != ip {
-			t.Errorf("node %d = %+v, want %s Ready v1.36.4 %s", i, n, name, ip)
+		if n.Name != name || !n.Ready || n.KubeletVersion != "v1.37.2" || n.InternalIP != ip {
+			t.Errorf("node %d = %+v, want %s Ready v1.37.2 %s", i, n, name, ip)
 		}
 		if wantCP := i == 0; slices.Contains(n.Roles, "control-plane") != wantCP {
 			t.Errorf("node %s roles %v, control-plane expected: %v", n.Name, n.Roles, wantCP)
@@ -115,7 +115,7 @@ func TestPreviewDirqualHealthy(t *testing.T) {
 		if i == 1 {
 			role = "control-plane"
 		}
-		wantLine(t, "node row", out, fmt.Sprintf(`^\s+dirqual%d\s+True\s+%s\s+v1\.36\.4\s+10\.67\.2\.%d$`, i, quote(role), 10+i))
+		wantLine(t, "node row", out, fmt.Sprintf(`^\s+dirqual%d\s+True\s+%s\s+v1\.37\.2\s+10\.67\.2\.%d$`, i, quote(role), 10+i))
 	}
 	for _, l := range dirqualLayers {
 		wantLine(t, "layer "+l, out, `^\s+`+quote(l)+`\s+healthy\b`)

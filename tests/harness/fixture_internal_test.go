@@ -47,6 +47,7 @@ func TestFixturesParse(t *testing.T) {
 	for file, wantKinds := range map[string]map[string]int{
 		"dirqual-healthy.yaml": {"Node": 4, "StorageClass": 1},
 		"bench-two-nodes.yaml": {"Node": 2, "StorageClass": 1, "DaemonSet": 1},
+		"versions-skew.yaml":   {"Node": 3, "StorageClass": 1, "Deployment": 1},
 	} {
 		path := filepath.Join("..", "testdata", "clusters", file)
 		data, err := os.ReadFile(path)

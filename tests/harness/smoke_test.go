@@ -86,8 +86,8 @@ func TestSmoke(t *testing.T) {
 		if !nodeReady(&n) {
 			t.Errorf("node %s is not Ready: %+v", n.Name, n.Status.Conditions)
 		}
-		if got := n.Status.NodeInfo.KubeletVersion; got != "v1.36.4" {
-			t.Errorf("node %s kubelet version %q, want v1.36.4", n.Name, got)
+		if got := n.Status.NodeInfo.KubeletVersion; got != "v1.37.2" {
+			t.Errorf("node %s kubelet version %q, want v1.37.2", n.Name, got)
 		}
 		if ip := internalIP(&n); ip != "10.67.2.1"+strconv.Itoa(i+1) {
 			t.Errorf("node %s InternalIP %q, want 10.67.2.1%d", n.Name, ip, i+1)

@@ -1,7 +1,9 @@
-// Package app is nestor's command line: one file per command, the streams,
-// the Prompter (the only place survey is used), output formats and the
-// exit-code mapping. It is the only package that imports cobra and survey.
-// Run never calls os.Exit: it returns the process exit code.
+// Package app is nestor's command line: the cobra commands (flags, help,
+// completion), the options completed once into an action.Config before any
+// command runs, the survey Prompter, the one output writer and the
+// exit-code mapping. It is the only package that imports cobra and survey;
+// the work itself is in package action. Run never calls os.Exit: it returns
+// the process exit code.
 package app
 
 import (
@@ -18,7 +20,9 @@ import (
 	"github.com/spf13/cobra"
 	"golang.org/x/term"
 
+	"nestor.dev/nestor/cmd/nestor/action"
 	"nestor.dev/nestor/probes"
+	"nestor.dev/nestor/stacks"
 )
 
 // Version is nestor's version, stamped at build time with
@@ -26,15 +30,16 @@ import (
 var Version = "v0.1.0-dev"
 
 // UserAgent is sent with every API request, so an audit log tells nestor's
-// requests apart (issue 3).
+// requests apart.
 func UserAgent() string { return "nestor/" + Version }
 
-// Exit codes. ExitChanges is only used by preview --detailed-exitcode.
+// Exit codes (README "Exit codes").
 const (
-	ExitOK          = 0
-	ExitError       = 1
-	ExitChanges     = 2
-	ExitInterrupted = 130
+	ExitOK          = action.ExitOK
+	ExitError       = action.ExitError
+	ExitChanges     = action.ExitChanges
+	ExitFindings    = action.ExitFindings
+	ExitInterrupted = action.ExitInterrupted
 )
 
 // Streams are the three standard streams: program output on Out, progress,
@@ -54,24 +59,11 @@ type App struct {
 	Env func(string) (string, bool)
 	// StdinTTY, StdoutTTY and StderrTTY tell which streams are terminals.
 	StdinTTY, StdoutTTY, StderrTTY bool
-	// Prompter asks questions; it is only used when the command is interactive.
-	Prompter Prompter
+	// Prompter asks questions; commands reach it only when they may prompt
+	// (action.Config.Prompter refuses otherwise).
+	Prompter action.Prompter
 	// Run executes external programs (limactl, ssh).
 	Run probes.Runner
-
-	// sel is how the running command chose its stack ("-f FILE",
-	// "--stack NAME --stacks DIR", "" for the active stack), so that the
-	// commands nestor suggests act on the same stack (set by loadStack).
-	sel string
-}
-
-// suggest returns the nestor command line sub (e.g. "next", "discover --cp
-// dirqual1") for the stack the running command works on.
-func (a *App) suggest(sub string) string {
-	if a.sel == "" {
-		return "nestor " + sub
-	}
-	return "nestor " + sub + " " + a.sel
 }
 
 // System returns the App of the real process: os streams and environment,
@@ -89,23 +81,6 @@ func System() *App {
 	return a
 }
 
-// exitError carries an exit code on an error; Run unwraps it once.
-type exitError struct {
-	code int
-	err  error
-}
-
-func (e *exitError) Error() string { return e.err.Error() }
-func (e *exitError) Unwrap() error { return e.err }
-
-// withCode returns err carrying exit code code.
-func withCode(code int, err error) error { return &exitError{code: code, err: err} }
-
-// errSilent ends a command with a code after it already said everything.
-type errSilent struct{ code int }
-
-func (e errSilent) Error() string { return fmt.Sprintf("exit %d", e.code) }
-
 // Run runs nestor with args (without the program name) and returns the exit
 // code: 0 success, 1 error, 2 changes (preview --detailed-exitcode), 130
 // interrupted. Errors are printed once, here, on ErrOut.
@@ -121,30 +96,29 @@ func Run(a *App, args []string) int {
 	if err == nil {
 		return ExitOK
 	}
-	var s errSilent
+	var s action.SilentError
 	if errors.As(err, &s) {
-		return s.code
+		return s.Code
 	}
-	code := ExitError
-	var ee *exitError
-	if errors.As(err, &ee) {
-		code = ee.code
-	}
-	if errors.Is(err, errInterrupted) {
+	if errors.Is(err, errInterrupted) || (errors.Is(err, context.Canceled) && ctx.Err() != nil) {
 		fmt.Fprintln(a.ErrOut, "Interrupted: nestor stopped; nothing more was read.")
 		return ExitInterrupted
 	}
 	fmt.Fprintf(a.ErrOut, "Error: %s\n", err)
-	return code
+	return ExitError
 }
 
-// globals are the flags every command shares.
+// globals are the flags every command shares, and the Config completed
+// from them, the environment and the terminal before any command runs.
 type globals struct {
 	stacks     string
 	noInput    bool
 	kubeconfig string
 	context    string
 	timeout    time.Duration
+
+	// cfg is set once, by the root's PersistentPreRunE; commands read it.
+	cfg action.Config
 }
 
 func newRoot(a *App) *cobra.Command {
@@ -159,8 +133,8 @@ A stack is one cluster, described by a topology file in the stacks folder
 (--stacks, else $NESTOR_STACKS, else ./stacks). Reading commands never write:
 not the cluster, not the topology, not a kubeconfig.
 
-Exit codes: 0 success, 1 error or refused, 2 changes (preview --detailed-exitcode),
-130 interrupted.`,
+Exit codes: 0 success, 1 error or refused, 2 changes (preview and fleet with
+--detailed-exitcode), 3 a finding at --fail-on's severity or worse, 130 interrupted.`,
 		Version:           Version,
 		SilenceErrors:     true,
 		SilenceUsage:      true,
@@ -177,6 +151,7 @@ Exit codes: 0 success, 1 error or refused, 2 changes (preview --detailed-exitcod
 		if g.timeout <= 0 {
 			return fmt.Errorf("--timeout must be positive (got %s)", g.timeout)
 		}
+		g.cfg = a.complete(g)
 		return nil
 	}
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
@@ -189,27 +164,35 @@ Exit codes: 0 success, 1 error or refused, 2 changes (preview --detailed-exitcod
 		newDiscoverCmd(a, g),
 		newEnvCmd(a, g),
 		newNextCmd(a, g),
+		newFleetCmd(a, g),
 	)
 	return root
 }
 
-// home returns $HOME, used to expand ~ in paths ("" when unset).
-func (a *App) home() string {
-	h, _ := a.Env("HOME")
-	return h
-}
-
-// interactive reports whether nestor may prompt: not --no-input, not
+// complete turns the global flags, the environment and the terminal into
+// the one action.Config every command uses (kubectl's Complete): the
+// stacks folder, $HOME, and whether nestor may prompt — not --no-input, not
 // NESTOR_NO_INPUT, and both stdin and stderr are terminals (DESIGN.md: with
-// no TTY on stdin nestor behaves as --no-input and never waits).
-func (a *App) interactive(g *globals) bool {
-	if g.noInput {
-		return false
+// no TTY on stdin nestor behaves as --no-input and never waits). A command
+// that may not prompt gets a Prompter that refuses every question.
+func (a *App) complete(g *globals) action.Config {
+	home, _ := a.Env("HOME")
+	c := action.Config{
+		Log: a.ErrOut, Env: a.Env, Home: home,
+		StacksFlag: g.stacks, Stacks: stacks.Store{Dir: stacks.Dir(g.stacks, a.Env)},
+		Kubeconfig: g.kubeconfig, Context: g.context, Timeout: g.timeout, AsOf: time.Now(),
+		Exec: a.Run, UserAgent: UserAgent(),
+		Interactive: true, Prompter: a.Prompter,
 	}
-	if v, ok := a.Env("NESTOR_NO_INPUT"); ok && isTrue(v) {
-		return false
+	switch {
+	case g.noInput:
+		return c.NoPrompt("--no-input was given")
+	case envTrue(a.Env, "NESTOR_NO_INPUT"):
+		return c.NoPrompt("NESTOR_NO_INPUT is set")
+	case !a.StdinTTY || !a.StderrTTY || a.Prompter == nil:
+		return c.NoPrompt("stdin or stderr is not a terminal")
 	}
-	return a.StdinTTY && a.StderrTTY && a.Prompter != nil
+	return c
 }
 
 // color reports whether human output on stdout may use colour: stdout is a
@@ -221,7 +204,13 @@ func (a *App) color() bool {
 	return a.StdoutTTY
 }
 
-func isTrue(v string) bool {
+// envTrue reports whether the variable name is set to a true word (1,
+// true, yes, y, on; any case).
+func envTrue(env func(string) (string, bool), name string) bool {
+	v, ok := env(name)
+	if !ok {
+		return false
+	}
 	switch strings.ToLower(strings.TrimSpace(v)) {
 	case "1", "true", "yes", "y", "on":
 		return true

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"nestor.dev/nestor/cmd/nestor/action"
 	"nestor.dev/nestor/topology"
 )
 
@@ -39,13 +40,8 @@ func (p *scriptedPrompter) Confirm(message string, _ bool) (bool, error) {
 	return a.yes, a.err
 }
 
-func (p *scriptedPrompter) Select(message string, _ []string, _ string) (string, error) {
-	p.t.Fatalf("unexpected select %q", message)
-	return "", nil
-}
-
 // testApp returns an App with buffers, the given environment and no limactl.
-func testApp(t *testing.T, env map[string]string, tty bool, pr Prompter) (*App, *bytes.Buffer, *bytes.Buffer) {
+func testApp(t *testing.T, env map[string]string, tty bool, pr action.Prompter) (*App, *bytes.Buffer, *bytes.Buffer) {
 	t.Helper()
 	var out, errOut bytes.Buffer
 	a := &App{
@@ -161,14 +157,14 @@ func TestPreviewNoTargetIsUnverified(t *testing.T) {
 	if code != ExitError {
 		t.Fatalf("exit %d, want 1 (no target is never in sync): %s", code, errOut)
 	}
-	var r Report
+	var r action.Report
 	if err := json.Unmarshal(out.Bytes(), &r); err != nil {
 		t.Fatalf("json: %v\n%s", err, out)
 	}
 	if !r.Actual.NoTarget || !r.Plan.Unverified || r.Target != nil {
 		t.Fatalf("want no target + unverified plan, got %+v / %+v", r.Actual, r.Plan)
 	}
-	if r.FormatVersion != ReportFormatVersion {
+	if r.FormatVersion != action.ReportFormatVersion {
 		t.Fatalf("format_version %d", r.FormatVersion)
 	}
 	for _, s := range r.Plan.Steps {
@@ -235,76 +231,9 @@ func TestEnvLimaExportsTheBench(t *testing.T) {
 	}
 }
 
-func TestShellQuote(t *testing.T) {
-	if got := shellQuote("sh", "/a b/it's"); got != `'/a b/it'\''s'` {
-		t.Fatalf("sh: %s", got)
-	}
-	if got := shellQuote("fish", `/a\b/it's`); got != `'/a\\b/it\'s'` {
-		t.Fatalf("fish: %s", got)
-	}
-}
-
-func TestDecideNext(t *testing.T) {
-	prod := &topology.Topology{Name: "p", TargetKind: topology.TargetProd,
-		Nodes:  []topology.Node{{Name: "n1", Role: topology.RoleControlPlane}},
-		Layers: []topology.LayerRef{{Name: "cilium"}, {Name: "cnpg"}}}
-	lima := &topology.Topology{Name: "b", TargetKind: topology.TargetLima,
-		Nodes: []topology.Node{{Name: "lima-node1", Role: topology.RoleControlPlane}, {Name: "lima-node2", Role: topology.RoleWorker}}}
-	readyNode := topology.KnownFact([]topology.NodeState{{Name: "n1", Ready: true, Roles: []string{topology.RoleControlPlane}}})
-	cases := []struct {
-		name        string
-		t           *topology.Topology
-		obs         *topology.Observed
-		phase       string
-		unknown     bool
-		done        bool
-		mustNotSay  string
-		mustSayWhy  string
-		mustSayNext string
-	}{
-		{name: "prod no target", t: prod, obs: noTargetObserved("no kubeconfig"), unknown: true,
-			mustNotSay: "VM", mustSayNext: "declare or fetch the target"},
-		{name: "prod cnpg missing", t: prod, obs: &topology.Observed{
-			ServerVersion: topology.KnownFact("v1.37.2"), Nodes: readyNode,
-			Layers: []topology.LayerState{{Name: "cilium", Declared: true, Health: topology.Healthy}, {Name: "cnpg", Declared: true, Health: topology.Absent}},
-		}, phase: "cnpg", mustNotSay: "VM"},
-		{name: "prod layer unknown stops the walk", t: prod, obs: &topology.Observed{
-			ServerVersion: topology.KnownFact("v1.37.2"), Nodes: readyNode,
-			Layers: []topology.LayerState{{Name: "cilium", Declared: true, Health: topology.Unknown, Reason: "forbidden"}, {Name: "cnpg", Declared: true, Health: topology.Absent}},
-		}, unknown: true, mustSayWhy: "forbidden"},
-		{name: "prod all done", t: prod, obs: &topology.Observed{
-			ServerVersion: topology.KnownFact("v1.37.2"), Nodes: readyNode,
-			Layers:  []topology.LayerState{{Name: "cilium", Declared: true, Health: topology.Healthy}, {Name: "cnpg", Declared: true, Health: topology.Healthy}},
-			Storage: topology.KnownFact(topology.StorageState{}),
-		}, done: true},
-		{name: "prod version drift is next, as preview plans it", t: func() *topology.Topology { c := *prod; c.Kubernetes.Version = "1.36"; return &c }(), obs: &topology.Observed{
-			ServerVersion: topology.KnownFact("v1.37.2"), Nodes: readyNode,
-			Layers:  []topology.LayerState{{Name: "cilium", Declared: true, Health: topology.Healthy}, {Name: "cnpg", Declared: true, Health: topology.Healthy}},
-			Storage: topology.KnownFact(topology.StorageState{}),
-		}, phase: "k8s", mustSayWhy: "upgrade kubernetes: desired version 1.36, API server v1.37.2"},
-		{name: "lima VM stopped", t: lima, obs: &topology.Observed{
-			VMs: &topology.VMsObserved{Known: true, Value: []topology.VM{{Name: "lima-node1", Status: "Running"}, {Name: "lima-node2", Status: "Stopped"}}},
-		}, phase: "up", mustSayWhy: "lima-node2 (Stopped)"},
-		{name: "lima limactl missing", t: lima, obs: &topology.Observed{
-			VMs: &topology.VMsObserved{Reason: "limactl is not installed"},
-		}, unknown: true, mustSayWhy: "limactl is not installed"},
-	}
-	for _, c := range cases {
-		t.Run(c.name, func(t *testing.T) {
-			n := decideNext(c.t, c.obs, func(s string) string { return "nestor " + s })
-			if n.Phase != c.phase || n.Unknown != c.unknown || n.Done != c.done {
-				t.Fatalf("got %+v", n)
-			}
-			all := n.Phase + " " + n.Why + " " + n.Run
-			if c.mustNotSay != "" && strings.Contains(all, c.mustNotSay) {
-				t.Fatalf("says %q: %s", c.mustNotSay, all)
-			}
-			if !strings.Contains(n.Why, c.mustSayWhy) {
-				t.Fatalf("why %q lacks %q", n.Why, c.mustSayWhy)
-			}
-			if !strings.Contains(n.Run, c.mustSayNext) {
-				t.Fatalf("run %q lacks %q", n.Run, c.mustSayNext)
-			}
-		})
+func TestDiscoverFlagsNeedCP(t *testing.T) {
+	a, _, errOut := testApp(t, map[string]string{"HOME": t.TempDir()}, false, nil)
+	if code := Run(a, []string{"discover", "--remote-path", "/x", "--stacks", t.TempDir()}); code != 1 || !strings.Contains(errOut.String(), "--remote-path is for fetching a kubeconfig") {
+		t.Errorf("exit %d: %s", code, errOut)
 	}
 }

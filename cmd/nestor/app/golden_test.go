@@ -2,103 +2,160 @@ package app
 
 import (
 	"bytes"
+	"context"
+	"errors"
 	"flag"
+	"fmt"
+	"net"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"strings"
 	"testing"
-
-	"nestor.dev/nestor/topology"
 )
 
 // update rewrites the golden files: go test ./cmd/nestor/app -run Golden -update
 // (then review the diff like code).
-var update = flag.Bool("update", false, "rewrite the golden files of the human output")
+var update = flag.Bool("update", false, "rewrite the golden files of the commands' output")
 
-// goldenDir is the one golden-file tree of the CLI's human output (STYLE.md).
-const goldenDir = "../../../tests/testdata/preview"
+// goldenRoot is the one golden-file tree of the CLI's output (STYLE.md):
+// tests/testdata/golden/<command>/<case>/{stdout,stderr,code}.
+const goldenRoot = "../../../tests/testdata/golden"
 
-func goldenTopology() *topology.Topology {
-	return &topology.Topology{
-		Path: "/stacks/dirqual.yaml", Name: "dirqual", TargetKind: topology.TargetProd,
-		Kubeconfig: "~/.kube/dirqual.config", Endpoint: "https://10.67.2.11:6443",
-		Kubernetes: topology.Kubernetes{Version: "1.37"},
-		Nodes: []topology.Node{
-			{Name: "dirqual1", Role: topology.RoleControlPlane, Address: "10.67.2.11"},
-			{Name: "dirqual2", Role: topology.RoleWorker},
-		},
-		Backend: "ceph",
-		Layers:  []topology.LayerRef{{Name: "cilium"}, {Name: "rook-ceph"}, {Name: "cnpg"}, {Name: "argocd"}},
+// goldenWorld is a throw-away stacks folder with the shipped example stacks
+// and a few more, a HOME, and the recorded limactl answers.
+type goldenWorld struct {
+	root, home, stacks string
+	closedURL          string
+}
+
+func newGoldenWorld(t *testing.T) *goldenWorld {
+	t.Helper()
+	w := &goldenWorld{root: t.TempDir()}
+	w.home = filepath.Join(w.root, "home")
+	w.stacks = filepath.Join(w.root, "stacks")
+	for _, d := range []string{w.home, w.stacks} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, name := range []string{"dirqual", "bench"} {
+		data, err := os.ReadFile(filepath.Join("../../../stacks/examples", name+".yaml"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		w.write(t, filepath.Join(w.stacks, name+".yaml"), string(data))
+	}
+	// A port nothing listens on: the offline endpoint check refuses before
+	// anything would be sent there.
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	w.closedURL = "https://" + l.Addr().String()
+	l.Close()
+	kc := fmt.Sprintf("apiVersion: v1\nkind: Config\ncurrent-context: lab\nclusters:\n- name: lab\n  cluster:\n    server: %s\n    insecure-skip-tls-verify: true\ncontexts:\n- name: lab\n  context: {cluster: lab, user: lab}\nusers:\n- name: lab\n  user: {token: not-a-real-token}\n", w.closedURL)
+	w.write(t, filepath.Join(w.home, ".kube", "lab.config"), kc)
+	w.write(t, filepath.Join(w.stacks, "lab.yaml"), "# a prod stack whose kubeconfig points elsewhere than its endpoint\nname: lab\ntarget_kind: prod\nkubeconfig: ~/.kube/lab.config\nendpoint: https://192.0.2.10:6443\nnodes:\n  - {name: lab1, role: control-plane, address: 192.0.2.10}\nlayers: [cilium]\n")
+	w.write(t, filepath.Join(w.stacks, "noep.yaml"), "name: noep\ntarget_kind: prod\nkubeconfig: ~/.kube/lab.config\nnodes:\n  - {name: noep1, role: control-plane}\nlayers: [cilium]\n")
+	w.write(t, filepath.Join(w.stacks, "broken.yaml"), "name: broken\ntarget_kind: mars\n")
+	return w
+}
+
+func (w *goldenWorld) write(t *testing.T, p, data string) {
+	t.Helper()
+	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(p, []byte(data), 0o600); err != nil {
+		t.Fatal(err)
 	}
 }
 
-// TestGoldenPreview draws the human view of fixed observations and compares
-// it byte for byte with tests/testdata/preview/<case>/stdout.golden.
-func TestGoldenPreview(t *testing.T) {
-	yes := true
-	target := &observation{}
+// limactl answers `limactl list --json` with a recorded listing.
+func limactl(recording string) func(ctx context.Context, name string, args ...string) ([]byte, []byte, error) {
+	return func(ctx context.Context, name string, args ...string) ([]byte, []byte, error) {
+		if name != "limactl" || strings.Join(args, " ") != "list --json" {
+			return nil, nil, fmt.Errorf("unexpected %s %v", name, args)
+		}
+		if recording == "" {
+			return nil, nil, &exec.Error{Name: "limactl", Err: exec.ErrNotFound}
+		}
+		data, err := os.ReadFile(filepath.Join("../../../tests/testdata/limactl", recording))
+		return data, nil, err
+	}
+}
+
+// TestGolden runs each command through the real entry point, Run, with
+// buffers for streams (Helm's runTestCmd), and compares stdout, stderr and
+// the exit code with tests/testdata/golden/<command>/<case>/. Paths of the
+// throw-away world are written $ROOT, the closed port's URL $CLOSED.
+func TestGolden(t *testing.T) {
 	cases := []struct {
-		name string
-		obs  *topology.Observed
-		ob   *observation
+		command, name string
+		args          []string
+		env           map[string]string
+		limactl       string
 	}{
-		{name: "no-target", obs: noTargetObserved("the kubeconfig /home/op/.kube/dirqual.config (kubeconfig: in /stacks/dirqual.yaml) does not exist yet — fetch it from the control plane with `nestor discover --cp dirqual1`")},
-		{name: "drift", ob: target, obs: &topology.Observed{
-			ServerVersion: topology.KnownFact("v1.37.2"),
-			Nodes: topology.KnownFact([]topology.NodeState{
-				{Name: "dirqual1", Ready: true, Roles: []string{"control-plane"}, KubeletVersion: "v1.37.2", InternalIP: "10.67.2.11"},
-				{Name: "dirqual2", Ready: false, KubeletVersion: "v1.37.2", InternalIP: "10.67.2.12"},
-				{Name: "dirqual9", Ready: true, KubeletVersion: "v1.37.2", InternalIP: "10.67.2.19"},
-			}),
-			Layers: []topology.LayerState{
-				{Name: "cilium", Declared: true, Health: topology.Healthy, Reason: "kube-system/cilium 3/3 available"},
-				{Name: "rook-ceph", Declared: true, Health: topology.Healthy, Reason: "rook-ceph/rook-ceph-operator 1/1 available"},
-				{Name: "cnpg", Declared: true, Health: topology.Absent, Reason: "none of its CRDs, StorageClasses or workloads found"},
-				{Name: "argocd", Declared: true, Health: topology.Degraded, Reason: "argocd/argocd-repo-server 0/1 available"},
-				{Name: "metrics-server", Health: topology.Healthy, Reason: "kube-system/metrics-server 1/1 available"},
-			},
-			Storage: topology.KnownFact(topology.StorageState{Class: "local-path", Provisioner: "rancher.io/local-path", Backend: "local-path"}),
-		}},
-		{name: "forbidden", ob: target, obs: &topology.Observed{
-			ServerVersion: topology.KnownFact("v1.37.2"),
-			Nodes:         topology.UnknownFact[[]topology.NodeState]("forbidden (user nestor-test-noaccess cannot list nodes)"),
-			Layers: []topology.LayerState{
-				{Name: "cilium", Declared: true, Health: topology.Unknown, Reason: "CRDs: forbidden"},
-				{Name: "rook-ceph", Declared: true, Health: topology.Unknown, Reason: "CRDs: forbidden"},
-				{Name: "cnpg", Declared: true, Health: topology.Unknown, Reason: "CRDs: forbidden"},
-				{Name: "argocd", Declared: true, Health: topology.Unknown, Reason: "CRDs: forbidden"},
-			},
-			Storage: topology.UnknownFact[topology.StorageState]("forbidden (user nestor-test-noaccess cannot list storageclasses.storage.k8s.io)"),
-		}},
+		{command: "preview", name: "no-target", args: []string{"preview", "--stack", "dirqual"}},
+		{command: "preview", name: "lima-vm-stopped", args: []string{"preview", "--stack", "bench"}, limactl: "bench-node2-stopped.jsonl"},
+		{command: "preview", name: "lima-no-limactl", args: []string{"preview", "--stack", "bench"}},
+		{command: "next", name: "no-target", args: []string{"next", "--stack", "dirqual"}},
+		{command: "next", name: "lima-vm-stopped", args: []string{"next", "--stack", "bench"}, limactl: "bench-node2-stopped.jsonl"},
+		{command: "env", name: "prod", args: []string{"env", "--stack", "dirqual"}},
+		{command: "env", name: "prod-json", args: []string{"env", "--stack", "dirqual", "-o", "json"}},
+		{command: "env", name: "lima-no-bench", args: []string{"env", "--stack", "bench"}},
+		{command: "stack", name: "list", args: []string{"stack", "list"}},
+		{command: "stack", name: "list-json", args: []string{"stack", "list", "-o", "json"}},
+		{command: "stack", name: "show", args: []string{"stack", "show", "dirqual"}},
+		{command: "refusal", name: "endpoint-mismatch", args: []string{"preview", "--stack", "lab"}},
+		{command: "refusal", name: "no-endpoint", args: []string{"preview", "--stack", "noep"}},
+		{command: "refusal", name: "kubeconfig-on-lima", args: []string{"preview", "--stack", "bench", "--kubeconfig", "/tmp/x"}},
+		{command: "refusal", name: "file-and-stack", args: []string{"preview", "--stack", "bench", "-f", "x.yaml"}},
+		{command: "refusal", name: "invalid-topology", args: []string{"preview", "--stack", "broken"}},
+		{command: "refusal", name: "bench-kubeconfig-for-prod", args: []string{"preview", "--stack", "dirqual"}, env: map[string]string{"KUBECONFIG": "$ROOT/.work/bench/kubeconfig"}},
+		{command: "refusal", name: "discover-cp-on-lima", args: []string{"discover", "--cp", "lima-node1", "--stack", "bench"}},
+		{command: "refusal", name: "bad-output", args: []string{"preview", "-o", "xml"}},
 	}
 	for _, c := range cases {
-		t.Run(c.name, func(t *testing.T) {
-			ob := &observation{obs: c.obs}
-			if c.ob != nil {
-				ob.check = endpointCheck{declared: "https://10.67.2.11:6443", matches: yes}
+		t.Run(c.command+"/"+c.name, func(t *testing.T) {
+			w := newGoldenWorld(t)
+			env := map[string]string{"HOME": w.home, "NESTOR_STACKS": w.stacks}
+			for k, v := range c.env {
+				env[k] = strings.ReplaceAll(v, "$ROOT", w.root)
 			}
-			r := newReport(goldenTopology(), ob, "/home/op")
-			if c.ob != nil {
-				r.Target = &TargetInfo{Endpoint: "https://10.67.2.11:6443", Context: "admin@dirqual",
-					Kubeconfig: []string{"/home/op/.kube/dirqual.config"}, Source: "topology",
-					SourceDetail: "kubeconfig: in /stacks/dirqual.yaml", DeclaredEndpoint: "https://10.67.2.11:6443", EndpointMatches: &yes}
+			if c.name == "bench-kubeconfig-for-prod" {
+				w.write(t, filepath.Join(w.root, ".work", "bench", "kubeconfig"), "apiVersion: v1\nkind: Config\n")
 			}
-			var got bytes.Buffer
-			renderPreview(&got, r, newPalette(false), func(s string) string { return "nestor " + s })
-			path := filepath.Join(goldenDir, c.name, "stdout.golden")
-			if *update {
-				if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			a, out, errOut := testApp(t, env, false, nil)
+			a.Run = limactl(c.limactl)
+			code := Run(a, c.args)
+			norm := func(s string) string {
+				s = strings.ReplaceAll(s, w.root, "$ROOT")
+				return strings.ReplaceAll(s, w.closedURL, "$CLOSED")
+			}
+			got := map[string]string{"stdout": norm(out.String()), "stderr": norm(errOut.String()), "code": fmt.Sprintf("%d\n", code)}
+			dir := filepath.Join(goldenRoot, c.command, c.name)
+			for _, f := range []string{"stdout", "stderr", "code"} {
+				path := filepath.Join(dir, f+".golden")
+				if *update {
+					if err := os.MkdirAll(dir, 0o755); err != nil {
+						t.Fatal(err)
+					}
+					if err := os.WriteFile(path, []byte(got[f]), 0o644); err != nil {
+						t.Fatal(err)
+					}
+				}
+				want, err := os.ReadFile(path)
+				if errors.Is(err, os.ErrNotExist) {
+					t.Fatalf("%s is missing: run go test ./cmd/nestor/app -run Golden -update, then review it", path)
+				}
+				if err != nil {
 					t.Fatal(err)
 				}
-				if err := os.WriteFile(path, got.Bytes(), 0o644); err != nil {
-					t.Fatal(err)
+				if !bytes.Equal([]byte(got[f]), want) {
+					t.Errorf("%s differs; got:\n%s", path, got[f])
 				}
-			}
-			want, err := os.ReadFile(path)
-			if err != nil {
-				t.Fatalf("%v (run with -update to create it)", err)
-			}
-			if !bytes.Equal(got.Bytes(), want) {
-				t.Errorf("%s differs from the golden file; got:\n%s", path, got.String())
 			}
 		})
 	}

@@ -1,25 +1,18 @@
 package app
 
 import (
-	"context"
-	"encoding/json"
-	"fmt"
-	"strings"
+	"io"
 
 	"github.com/spf13/cobra"
 
-	"nestor.dev/nestor/probes"
-	"nestor.dev/nestor/topology"
+	"nestor.dev/nestor/cmd/nestor/action"
 )
 
-type previewOptions struct {
-	stack    stackFlags
-	output   outputFlag
-	detailed bool
-}
-
 func newPreviewCmd(a *App, g *globals) *cobra.Command {
-	o := &previewOptions{output: outputFlag{allowed: []string{"text", "json"}, value: "text"}}
+	var sel action.Selection
+	out := newOutputFlag("text", "text", "json")
+	var detailed bool
+	var judge *judgeFlags
 	cmd := &cobra.Command{
 		Use:   "preview",
 		Short: "Show desired, actual and plan for a stack; never writes",
@@ -32,286 +25,115 @@ For a prod stack the target is confirmed first (interactive), or its endpoint
 checked against the topology's endpoint: (--no-input, no terminal, -o json).
 A part that could not be read is shown as unknown with the reason, never as absent.
 
+ACTUAL shows the versions (API server, kubelets by version) and where each minor
+in use stands in the upstream support calendar; the findings (kubelets behind or
+newer than the server, a downgrade asked for, end of life) follow the PLAN, each
+with its severity. --as-of judges the calendar at another date.
+
 Exit codes: 0 report printed (unknowns included), 1 no report (invalid topology,
 bad flag, target refused or unreachable). With --detailed-exitcode: 0 in sync,
-2 the plan has changes, 1 an error or any part of ACTUAL unknown.`,
+2 the plan has changes (upgrade and upgrade-node included), 1 an error or any
+part of ACTUAL unknown. Findings never change these; --fail-on warning|error
+exits 3 when a finding of that severity or worse exists (after the report;
+1 still wins for nestor's own errors).`,
 		Example: `  nestor preview                         # the active stack
   nestor preview --stack dirqual -o json  # versioned JSON document
   nestor preview -f stacks/examples/dirqual.yaml --no-input --detailed-exitcode`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			return a.runPreview(cmd.Context(), g, o)
+			c, err := judge.apply(config(g, out))
+			if err != nil {
+				return err
+			}
+			c, progress := withProgress(a, c, out)
+			r, s, err := action.Preview{Config: c, Selection: sel}.Run(cmd.Context())
+			progress.done()
+			if err != nil {
+				return err
+			}
+			if err := write(a.Out, out.value, r, func(w io.Writer) error {
+				r.WriteText(w, a.color(), s.Suggest)
+				return nil
+			}); err != nil {
+				return err
+			}
+			if code := r.ExitCode(); detailed && code != action.ExitOK {
+				return action.SilentError{Code: code}
+			}
+			if code := r.FailOn(judge.severity()); code != action.ExitOK {
+				return action.SilentError{Code: code}
+			}
+			return nil
 		},
 	}
-	addStackFlags(a, cmd, &o.stack)
-	o.output.register(cmd)
-	cmd.Flags().BoolVar(&o.detailed, "detailed-exitcode", false, "exit 0 in sync, 2 changes, 1 error or unknown")
+	addStackFlags(a, cmd, &sel)
+	out.register(cmd)
+	cmd.Flags().BoolVar(&detailed, "detailed-exitcode", false, "exit 0 in sync, 2 changes, 1 error or unknown")
+	judge = addJudgeFlags(cmd)
 	return cmd
 }
 
-// observation is a stack's read: the target (prod), the observed state and
-// the facts layer detection used.
-type observation struct {
-	target *probes.Target
-	check  endpointCheck
-	obs    *topology.Observed
-	// facts are the raw reads behind obs (prod only; discover reports them).
-	facts topology.ClusterFacts
-}
+func newNextCmd(a *App, g *globals) *cobra.Command {
+	var sel action.Selection
+	out := newOutputFlag("text", "text", "json")
+	cmd := &cobra.Command{
+		Use:   "next",
+		Short: "Say which phase comes next for the stack, why, and what runs it (read-only)",
+		Long: `next reads the stack's actual state (as preview does, read-only) and names the
+first phase of its sequence that is not done, why, and what runs it (RUNBOOK.md's
+phase table). Phases: lima: up → bootstrap → k8s → layers; prod: bootstrap → k8s →
+layers (a prod stack never gets "up": its machines pre-exist).
 
-// observe reads the actual state of t with the prober its target_kind names
-// and nothing else: limactl and the bench kubeconfig for lima; the resolved
-// kubeconfig, after the guard, for prod. It returns an error only when no
-// report can be made (target refused, unreachable, broken kubeconfig).
-func (a *App) observe(ctx context.Context, g *globals, t *topology.Topology) (*observation, error) {
-	switch t.TargetKind {
-	case topology.TargetLima:
-		if g.kubeconfig != "" {
-			return nil, fmt.Errorf("--kubeconfig is for prod stacks: stack %s is lima, read only through its bench kubeconfig %s", t.Name, t.BenchKubeconfig(a.home()))
-		}
-		rctx, cancel := context.WithTimeout(ctx, g.timeout)
-		defer cancel()
-		obs := probes.ProbeLimaWith(rctx, a.Run, t, a.home(), probes.LoadOptions{
-			UserAgent: UserAgent(), Context: g.context, Interactive: a.interactive(g),
-			Kube: probes.KubeOptions{Timeout: g.timeout},
-		})
-		if ctx.Err() != nil {
-			return nil, errInterrupted
-		}
-		return &observation{obs: obs}, nil
-	case topology.TargetProd:
-		pt, err := a.resolveProd(g, t)
-		if err != nil {
-			return nil, err
-		}
-		if pt.target == nil {
-			return &observation{obs: noTargetObserved(pt.noTarget)}, nil
-		}
-		if !a.interactive(g) {
-			// No prompt: the guard is the endpoint check alone, which needs
-			// no network, so version, nodes and the rest are then read at
-			// once (issue 6).
-			if err := checkTargetOffline(t, pt.target); err != nil {
-				return nil, err
+When a phase cannot be judged because ACTUAL is unknown, next says so and that
+the next step is to make the target readable, not to install anything.`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			n, err := action.Next{Config: config(g, out), Selection: sel}.Run(cmd.Context())
+			if err != nil {
+				return err
 			}
-			rctx, cancel := context.WithTimeout(ctx, g.timeout)
-			defer cancel()
-			obs, facts := probes.ProbeTarget(rctx, pt.target, t)
-			if ctx.Err() != nil {
-				return nil, errInterrupted
+			return write(a.Out, out.value, n, func(w io.Writer) error { n.WriteText(w); return nil })
+		},
+	}
+	addStackFlags(a, cmd, &sel)
+	out.register(cmd)
+	return cmd
+}
+
+func newEnvCmd(a *App, g *globals) *cobra.Command {
+	var sel action.Selection
+	shell := &outputFlag{allowed: []string{"bash", "zsh", "fish"}, value: "bash", typ: "shell"}
+	out := newOutputFlag("shell", "shell", "json")
+	cmd := &cobra.Command{
+		Use:   "env",
+		Short: "Print shell exports for the stack (lima: the bench kubeconfig; prod: nothing)",
+		Long: `env prints shell exports on stdout for the active (or --stack) stack:
+
+  lima  export KUBECONFIG=<the bench kubeconfig>
+  prod  nothing on stdout, so eval "$(nestor env)" is harmless; stderr says
+        which kubeconfig nestor reads for the stack and how to fetch it.
+
+It never exports the bench kubeconfig for a prod stack, whatever the environment
+holds. -o json prints the variables and the notes as a versioned document.`,
+		Example: `  eval "$(nestor env)"
+  nestor env --stack bench --shell fish | source`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			r, err := action.Env{Config: config(g, out), Selection: sel}.Run()
+			if err != nil {
+				return err
 			}
-			if !obs.ServerVersion.Known && !obs.Nodes.Known {
-				return nil, &unreachableError{endpoint: pt.target.Endpoint, context: pt.target.Context,
-					kubeconfig: strings.Join(pt.target.Kubeconfig.Paths, ":"), reason: obs.ServerVersion.Reason}
-			}
-			return &observation{target: pt.target, check: checkEndpoint(t, pt.target), obs: obs, facts: facts}, nil
-		}
-		gd, err := a.guard(ctx, g, t, pt.target, "")
-		if err != nil {
-			return nil, err
-		}
-		rctx, cancel := context.WithTimeout(ctx, g.timeout)
-		defer cancel()
-		obs, facts := probes.ProbeCluster(rctx, pt.target, t, gd.version, gd.nodes)
-		if ctx.Err() != nil {
-			return nil, errInterrupted
-		}
-		return &observation{target: pt.target, check: gd.check, obs: obs, facts: facts}, nil
+			return write(a.Out, out.value, r, func(w io.Writer) error {
+				r.WriteShell(w, a.ErrOut, shell.value)
+				return nil
+			})
+		},
 	}
-	return nil, fmt.Errorf("%s: unknown target_kind %q", t.Path, t.TargetKind)
-}
-
-// noTargetObserved is the observation of a prod stack with nothing to read:
-// every part unknown for that one reason, no layer state.
-func noTargetObserved(reason string) *topology.Observed {
-	const r = "no target"
-	return &topology.Observed{
-		NoTarget: true, NoTargetReason: reason,
-		ServerVersion: topology.UnknownFact[string](r),
-		Nodes:         topology.UnknownFact[[]topology.NodeState](r),
-		Layers:        []topology.LayerState{},
-		Storage:       topology.UnknownFact[topology.StorageState](r),
-	}
-}
-
-func (a *App) runPreview(ctx context.Context, g *globals, o *previewOptions) error {
-	if o.output.value == "json" {
-		g.noInput = true // JSON output implies no prompt (issue 4)
-	}
-	t, err := a.loadStack(g, &o.stack)
-	if err != nil {
-		return err
-	}
-	ob, err := a.observe(ctx, g, t)
-	if err != nil {
-		return err
-	}
-	r := newReport(t, ob, a.home())
-	switch o.output.value {
-	case "json":
-		enc := json.NewEncoder(a.Out)
-		enc.SetIndent("", "  ")
-		if err := enc.Encode(r); err != nil {
-			return err
-		}
-	default:
-		renderPreview(a.Out, r, newPalette(a.color()), a.suggest)
-	}
-	if !o.detailed {
-		return nil
-	}
-	switch {
-	case r.Summary.Unknown > 0 || r.Plan.Unverified:
-		return errSilent{code: ExitError}
-	case r.Summary.Changes > 0:
-		return errSilent{code: ExitChanges}
-	}
-	return nil
-}
-
-// ReportFormatVersion is the version of preview's JSON document; it is
-// bumped when a field changes meaning or is removed.
-const ReportFormatVersion = 1
-
-// Report is preview's model: the JSON document and the source of the human
-// view, so the two never disagree. README.md documents its fields.
-type Report struct {
-	FormatVersion int                `json:"format_version"`
-	Stack         StackInfo          `json:"stack"`
-	Target        *TargetInfo        `json:"target"`
-	Desired       Desired            `json:"desired"`
-	Actual        *topology.Observed `json:"actual"`
-	Plan          topology.Plan      `json:"plan"`
-	Summary       Summary            `json:"summary"`
-}
-
-// StackInfo names the stack and its file.
-type StackInfo struct {
-	Name       string              `json:"name"`
-	File       string              `json:"file"`
-	TargetKind topology.TargetKind `json:"target_kind"`
-}
-
-// TargetInfo is where ACTUAL was read: endpoint, context, kubeconfig files
-// and the rule that chose them. For a lima stack it is the bench kubeconfig.
-type TargetInfo struct {
-	Endpoint         string   `json:"endpoint,omitempty"`
-	Context          string   `json:"context,omitempty"`
-	Kubeconfig       []string `json:"kubeconfig"`
-	Source           string   `json:"source"`
-	SourceDetail     string   `json:"source_detail,omitempty"`
-	DeclaredEndpoint string   `json:"declared_endpoint,omitempty"`
-	EndpointMatches  *bool    `json:"endpoint_matches,omitempty"`
-}
-
-// Desired is the topology's declaration.
-type Desired struct {
-	TargetKind   topology.TargetKind `json:"target_kind"`
-	Kubernetes   string              `json:"kubernetes_version,omitempty"`
-	Nodes        []topology.Node     `json:"nodes"`
-	Phases       []string            `json:"phases"`
-	Layers       []string            `json:"layers"`
-	Backend      string              `json:"backend,omitempty"`
-	BackendLayer string              `json:"backend_layer,omitempty"`
-}
-
-// Summary counts the plan: Changes are steps that would change the cluster;
-// Undeclared are information; Unknown counts the parts of ACTUAL not read.
-type Summary struct {
-	Changes    int            `json:"changes"`
-	ByKind     map[string]int `json:"by_kind"`
-	Undeclared int            `json:"undeclared"`
-	Unknown    int            `json:"unknown"`
-	InSync     bool           `json:"in_sync"`
-}
-
-func newReport(t *topology.Topology, ob *observation, home string) *Report {
-	if ob.obs.Layers == nil {
-		ob.obs.Layers = []topology.LayerState{}
-	}
-	r := &Report{
-		FormatVersion: ReportFormatVersion,
-		Stack:         StackInfo{Name: t.Name, File: t.Path, TargetKind: t.TargetKind},
-		Actual:        ob.obs,
-	}
-	if ob.target != nil {
-		ti := &TargetInfo{
-			Endpoint: ob.target.Endpoint, Context: ob.target.Context,
-			Kubeconfig: ob.target.Kubeconfig.Paths, Source: string(ob.target.Kubeconfig.Source),
-			SourceDetail: ob.target.Kubeconfig.Detail, DeclaredEndpoint: t.Endpoint,
-		}
-		if t.Endpoint != "" && ob.check.err == nil {
-			m := ob.check.matches
-			ti.EndpointMatches = &m
-		}
-		r.Target = ti
-	} else if t.TargetKind == topology.TargetLima {
-		r.Target = &TargetInfo{Kubeconfig: []string{t.BenchKubeconfig(home)}, Source: "bench"}
-	}
-	r.Desired = Desired{TargetKind: t.TargetKind, Kubernetes: t.Kubernetes.Version, Nodes: t.Nodes, Backend: t.Backend}
-	if r.Desired.Nodes == nil {
-		r.Desired.Nodes = []topology.Node{}
-	}
-	if bl, ok := topology.BackendLayer(t.Backend); ok {
-		r.Desired.BackendLayer = bl
-	}
-	for _, p := range topology.Phases(t) {
-		r.Desired.Phases = append(r.Desired.Phases, p.Name)
-	}
-	r.Desired.Layers = []string{}
-	for _, l := range t.Layers {
-		r.Desired.Layers = append(r.Desired.Layers, l.Name)
-	}
-	r.Plan = topology.BuildPlan(t, ob.obs)
-	if r.Plan.Steps == nil {
-		r.Plan.Steps = []topology.Step{}
-	}
-	if r.Plan.Unknowns == nil {
-		r.Plan.Unknowns = []string{}
-	}
-	s := Summary{ByKind: map[string]int{}, Changes: r.Plan.Changes()}
-	for _, st := range r.Plan.Steps {
-		if st.IsChange() {
-			s.ByKind[string(st.Kind)]++
-		} else {
-			s.Undeclared++
-		}
-	}
-	s.Unknown = len(r.Plan.Unknowns)
-	s.InSync = s.Changes == 0 && s.Unknown == 0 && !r.Plan.Unverified
-	r.Summary = s
-	return r
-}
-
-// outputFlag is -o/--output, rejected at parse time when not allowed.
-type outputFlag struct {
-	allowed []string
-	value   string
-	// typ names the value in --help ("format" when empty).
-	typ string
-}
-
-func (f *outputFlag) String() string { return f.value }
-func (f *outputFlag) Type() string {
-	if f.typ == "" {
-		return "format"
-	}
-	return f.typ
-}
-
-func (f *outputFlag) Set(v string) error {
-	for _, a := range f.allowed {
-		if v == a {
-			f.value = v
-			return nil
-		}
-	}
-	return fmt.Errorf("unknown %s %q (one of: %s)", f.Type(), v, strings.Join(f.allowed, ", "))
-}
-
-func (f *outputFlag) register(cmd *cobra.Command) {
-	cmd.Flags().VarP(f, "output", "o", "output format: "+strings.Join(f.allowed, "|"))
-	_ = cmd.RegisterFlagCompletionFunc("output", func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
-		return f.allowed, cobra.ShellCompDirectiveNoFileComp
+	addStackFlags(a, cmd, &sel)
+	out.register(cmd)
+	cmd.Flags().Var(shell, "shell", "shell syntax: bash|zsh|fish")
+	_ = cmd.RegisterFlagCompletionFunc("shell", func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
+		return shell.allowed, cobra.ShellCompDirectiveNoFileComp
 	})
+	return cmd
 }

@@ -1,0 +1,402 @@
+// Package action is the work of nestor's commands, without the command
+// line: one type per command (Preview, Discover, Fetch, Next, Env,
+// StackSelect, StackList, StackShow) whose Run returns the command's report
+// model, and the human views drawn from those models. It imports neither
+// cobra nor survey: package app parses the flags, completes a Config once,
+// calls Run and writes the model in the format asked for.
+//
+// Every action that reads a cluster opens it through the one target
+// pipeline (Config.Open → probes.Open → Opened.Read).
+package action
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+	"time"
+
+	"nestor.dev/nestor/probes"
+	"nestor.dev/nestor/stacks"
+	"nestor.dev/nestor/topology"
+)
+
+// Exit codes every command shares (README "Exit codes").
+const (
+	ExitOK          = 0
+	ExitError       = 1
+	ExitChanges     = 2
+	ExitFindings    = 3
+	ExitInterrupted = 130
+)
+
+// SilentError ends a command with Code after the command already said
+// everything it had to say (a report printed, a refusal explained).
+type SilentError struct{ Code int }
+
+func (e SilentError) Error() string { return fmt.Sprintf("exit %d", e.Code) }
+
+// Prompter asks the operator a question. Config.Prompter is one that
+// refuses every question when the command may not prompt, so a forgotten
+// check can never open a prompt in CI.
+type Prompter interface {
+	// Confirm asks a yes/no question; def is the answer on a bare Enter.
+	Confirm(message string, def bool) (bool, error)
+}
+
+// Refusing is the Prompter of a command that must not prompt: every
+// question is an error that names the question and Why.
+type Refusing struct{ Why string }
+
+// Confirm implements Prompter.
+func (r Refusing) Confirm(message string, _ bool) (bool, error) {
+	return false, fmt.Errorf("cannot ask %q: %s", message, r.Why)
+}
+
+// Config is what every action needs from the process, completed once
+// before any command runs and never changed afterwards.
+type Config struct {
+	// Log receives notes, warnings, prompts' context and progress (stderr).
+	Log io.Writer
+	// Env looks up environment variables; Home is $HOME ("" when unset).
+	Env  probes.Env
+	Home string
+	// StacksFlag is --stacks as given ("" when not given); Stacks is the
+	// stacks folder chosen (--stacks, else $NESTOR_STACKS, else ./stacks).
+	StacksFlag string
+	Stacks     stacks.Store
+	// Kubeconfig and Context are --kubeconfig and --context.
+	Kubeconfig, Context string
+	// Timeout bounds each read of a cluster (--timeout).
+	Timeout time.Duration
+	// AsOf is the day the support calendars are judged at (--as-of, else
+	// today).
+	AsOf time.Time
+	// Interactive says the operator may be asked: not --no-input, not
+	// NESTOR_NO_INPUT, stdin and stderr terminals, and not a machine output
+	// format. Prompter refuses every question when it is false.
+	Interactive bool
+	Prompter    Prompter
+	// Exec runs external programs (limactl, ssh).
+	Exec probes.Runner
+	// UserAgent is sent with every API request ("nestor/<version>").
+	UserAgent string
+	// benchList, when set, is the lima stacks' bench kubeconfigs read once
+	// (Fleet), instead of once per stack.
+	benchList *[]probes.Bench
+
+	// Progress, when set, is told what is being read (a terminal's
+	// progress line); nil for machine output and without a terminal.
+	// Progress("", -1) says the reads paused for the operator (the guard
+	// shows the target and asks): the line must be erased.
+	Progress func(resource string, items int)
+}
+
+// NoPrompt returns a copy of c that may not prompt (a machine output
+// format asks no question): Interactive false, a refusing Prompter.
+func (c Config) NoPrompt(why string) Config {
+	c.Interactive = false
+	c.Prompter = Refusing{Why: why}
+	return c
+}
+
+// Selection is how a command chose its stack: -f FILE, --stack NAME, else
+// the active stack of the stacks folder.
+type Selection struct {
+	File, Stack string
+}
+
+// Stack is a loaded topology and how it was chosen, so that the commands
+// nestor suggests act on the same stack.
+type Stack struct {
+	*topology.Topology
+	// flags are the command-line words that choose this stack again
+	// ("-f FILE", "--stack NAME --stacks DIR", "" for the active stack).
+	flags string
+}
+
+// Suggest returns the nestor command line of sub (e.g. "next", "discover
+// --cp dirqual1") for this stack.
+func (s *Stack) Suggest(sub string) string {
+	if s == nil || s.flags == "" {
+		return "nestor " + sub
+	}
+	return "nestor " + sub + " " + s.flags
+}
+
+// LoadStack loads the topology sel chooses. Errors: both -f and --stack;
+// no active stack; the topology's load error (file:line:col and the fix).
+func (c Config) LoadStack(sel Selection) (*Stack, error) {
+	if sel.File != "" && sel.Stack != "" {
+		return nil, fmt.Errorf("use either -f FILE or --stack NAME, not both")
+	}
+	if sel.File != "" {
+		t, err := topology.Load(sel.File)
+		if err != nil {
+			return nil, err
+		}
+		c.warnTopology(t)
+		return &Stack{Topology: t, flags: "-f " + ShellQuote("sh", sel.File)}, nil
+	}
+	name := sel.Stack
+	if name == "" {
+		n, err := c.Stacks.Active()
+		if err != nil {
+			if errors.Is(err, stacks.ErrNoActive) {
+				return nil, fmt.Errorf("%w (or pass --stack NAME or -f FILE)", err)
+			}
+			return nil, err
+		}
+		name = n
+	}
+	t, err := c.Stacks.Load(name)
+	if err != nil {
+		return nil, err
+	}
+	c.warnTopology(t)
+	return c.named(t, sel.Stack != ""), nil
+}
+
+// warnTopology writes the topology's load warnings on Log.
+func (c Config) warnTopology(t *topology.Topology) {
+	if c.Log == nil {
+		return
+	}
+	for _, w := range t.Warnings {
+		fmt.Fprintf(c.Log, "Warning: %s\n", w)
+	}
+}
+
+// named is t chosen by name (withName) or as the active stack.
+func (c Config) named(t *topology.Topology, withName bool) *Stack {
+	var words []string
+	if withName {
+		words = append(words, "--stack "+t.Name)
+	}
+	if c.StacksFlag != "" {
+		words = append(words, "--stacks "+ShellQuote("sh", c.StacksFlag))
+	}
+	return &Stack{Topology: t, flags: strings.Join(words, " ")}
+}
+
+// ShellQuote quotes s for a POSIX shell or fish as a single-quoted word.
+func ShellQuote(shell, s string) string {
+	if shell == "fish" {
+		return "'" + strings.NewReplacer(`\`, `\\`, `'`, `\'`).Replace(s) + "'"
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}
+
+// FirstControlPlane names the first declared control-plane node, for the
+// commands nestor suggests ("NODE" when none is declared).
+func FirstControlPlane(t *topology.Topology) string {
+	if cps := t.ControlPlanes(); len(cps) > 0 {
+		return cps[0].Name
+	}
+	return "NODE"
+}
+
+// OpenOptions adjust Config.Open for one call.
+type OpenOptions struct {
+	// Kubeconfig replaces the resolution rules (discover --cp reads back
+	// the file it wrote).
+	Kubeconfig *probes.Kubeconfig
+	// Wrote names a file the command already wrote before the guard ran,
+	// so a "not confirmed" says the truth about it ("" for none).
+	Wrote string
+}
+
+// Open opens the target of s through the one target pipeline
+// (probes.Open) with c's settings: the bench kubeconfigs of the stacks
+// folder are refused for prod, the interactive guard shows the target on
+// Log and asks through Prompter, a stack with no target gets the command
+// that gives it one. Errors are the pipeline's, in words for the operator:
+// the offline check's refusals name both endpoints and what to fix; No at
+// the prompt says so on Log and returns SilentError{ExitError}.
+func (c Config) Open(ctx context.Context, s *Stack, o OpenOptions) (*probes.Opened, error) {
+	shown := "" // the endpoint the prompt showed
+	po := c.pipelineOptions(s, o)
+	po.Confirm = func(v probes.TargetView) (bool, error) {
+		if c.Progress != nil {
+			c.Progress("", -1)
+		}
+		switch {
+		case v.Kapsule != nil && v.Kapsule.Cluster.Known:
+			shown = "cluster " + v.Kapsule.Cluster.Value.Name + " (" + v.Kapsule.Cluster.Value.URL + ")"
+		case v.Target != nil:
+			shown = v.Target.Endpoint
+		}
+		PrintTarget(c.Log, v)
+		return c.Prompter.Confirm(fmt.Sprintf("Is this the stack %s?", s.Name), false)
+	}
+	op, err := probes.Open(ctx, s.Topology, po)
+	if op != nil {
+		c.warn(op.Kubeconfig)
+	}
+	if err == nil {
+		return op, nil
+	}
+	var missing *probes.MissingEndpointError
+	var mismatch *probes.EndpointMismatchError
+	switch {
+	case errors.Is(err, probes.ErrNotConfirmed):
+		c.notConfirmed(shown, o.Wrote)
+		return nil, SilentError{Code: ExitError}
+	case errors.As(err, &missing):
+		return nil, explained(err, "prod stack %s declares no endpoint:, so a run without a prompt (--no-input, NESTOR_NO_INPUT, -o json, or stdin not a terminal) cannot check its target; "+
+			"if %s is this stack's API server, add this line to %s:\n  %s",
+			s.Name, missing.Actual, s.Path, missing.Line)
+	case errors.As(err, &mismatch):
+		fix := "Point the kubeconfig at the stack's API server, or fix endpoint: in the topology."
+		if mismatch.Kubeconfig.Source == probes.SourceEnv {
+			fix = "The exported KUBECONFIG names another cluster: unset it (or pass --kubeconfig with this stack's), or fix endpoint: in the topology."
+		}
+		return nil, explained(err, "refusing: the target is not stack %s\n  target endpoint:   %s (context %s, kubeconfig %s, from %s)\n  declared endpoint: %s (%s)\nNothing was sent to the target. %s",
+			s.Name, mismatch.Actual, mismatch.Context, strings.Join(mismatch.Kubeconfig.Paths, ":"), probes.SourceText(mismatch.Kubeconfig), mismatch.Declared, mismatch.File, fix)
+	}
+	return op, err // op is what was opened when the guard's read failed
+}
+
+// Resolve says which kubeconfig stack s is read through, without opening
+// it (probes.Resolve with c's settings): the Kubeconfig, or a *NoTarget
+// with the command that gives s a target.
+func (c Config) Resolve(s *Stack) (probes.Kubeconfig, *probes.NoTarget, error) {
+	kc, none, err := probes.Resolve(s.Topology, c.pipelineOptions(s, OpenOptions{}))
+	c.warn(kc)
+	return kc, none, err
+}
+
+// warn says on Log what the kubeconfig rules skipped (kubectl's rules for
+// a KUBECONFIG list: missing and empty entries).
+func (c Config) warn(kc probes.Kubeconfig) {
+	for _, w := range kc.Warnings {
+		fmt.Fprintf(c.Log, "Warning: %s\n", w)
+	}
+}
+
+// pipelineOptions are the pipeline's options for stack s: c's settings,
+// the bench kubeconfigs to refuse, the fix of a missing target.
+func (c Config) pipelineOptions(s *Stack, o OpenOptions) probes.OpenOptions {
+	return probes.OpenOptions{
+		KubeconfigFlag: c.Kubeconfig, Kubeconfig: o.Kubeconfig, Context: c.Context,
+		Env: c.Env, Home: c.Home, UserAgent: c.UserAgent, Timeout: c.Timeout, Progress: c.Progress,
+		Interactive: c.Interactive, Run: c.Exec, Benches: c.benches(s.Topology),
+		Fix: func(n *probes.NoTarget) string { return noTargetFix(s, n) },
+	}
+}
+
+// explainedError is an error of the pipeline told in the operator's words;
+// errors.As still finds the pipeline's typed error behind it.
+type explainedError struct {
+	msg string
+	err error
+}
+
+func (e *explainedError) Error() string { return e.msg }
+func (e *explainedError) Unwrap() error { return e.err }
+
+func explained(err error, format string, args ...any) error {
+	return &explainedError{msg: fmt.Sprintf(format, args...), err: err}
+}
+
+func (c Config) notConfirmed(endpoint, wrote string) {
+	what := "the target"
+	if endpoint != "" {
+		what = endpoint
+	}
+	if wrote == "" {
+		fmt.Fprintf(c.Log, "Not confirmed: stopped before reading anything more of %s; nothing was written.\n", what)
+		return
+	}
+	fmt.Fprintf(c.Log, "Not confirmed: stopped before reading anything more of %s; %s stays written, nothing else was.\n", what, wrote)
+}
+
+// noTargetFix is the command that gives stack s a target.
+func noTargetFix(s *Stack, n *probes.NoTarget) string {
+	fetch := s.Suggest("discover --cp " + FirstControlPlane(s.Topology))
+	switch n.Kind {
+	case probes.NoKubeconfig:
+		return fmt.Sprintf("add `kubeconfig: ~/.kube/%s.config` (`nestor stack select %s` offers it), then fetch it with `%s`", s.Name, s.Name, fetch)
+	case probes.KubeconfigMissing:
+		return "fetch it from the control plane with `" + fetch + "`"
+	}
+	return "" // the bench: preview's hint and next say what runs
+}
+
+// benches lists the bench kubeconfigs of the lima stacks of the stacks
+// folder (none when it cannot be listed: no bench to mistake then). A
+// Config made by Fleet carries the list, read once for every stack.
+func (c Config) benches(t *topology.Topology) []probes.Bench {
+	if t.TargetKind == topology.TargetLima {
+		return nil
+	}
+	if c.benchList != nil {
+		return *c.benchList
+	}
+	return c.readBenches()
+}
+
+func (c Config) readBenches() []probes.Bench {
+	entries, err := c.Stacks.Lima()
+	if err != nil {
+		return nil
+	}
+	out := []probes.Bench{}
+	for _, e := range entries {
+		out = append(out, probes.Bench{Stack: e.Name, Kubeconfig: e.Topology.BenchKubeconfig(c.Home)})
+	}
+	return out
+}
+
+// PrintTarget shows the target the guard is about to confirm: endpoint and
+// how it compares with endpoint:, context, kubeconfig and its rule, server
+// version and nodes (or why they are unknown); for a kapsule stack, the
+// cluster as the provider describes it (printKapsuleTarget).
+func PrintTarget(w io.Writer, v probes.TargetView) {
+	if v.Kapsule != nil {
+		printKapsuleTarget(w, v)
+		return
+	}
+	t, target := v.Topology, v.Target
+	fmt.Fprintf(w, "Target of stack %s (%s):\n", t.Name, t.TargetKind)
+	fmt.Fprintf(w, "  endpoint    %s\n", target.Endpoint)
+	switch {
+	case v.Check.Declared == "":
+		fmt.Fprintf(w, "  WARNING     %s declares no endpoint: — nestor cannot check this is the right cluster\n", t.Path)
+	case v.Check.Err != nil:
+		fmt.Fprintf(w, "  WARNING     endpoint: %v\n", v.Check.Err)
+	case !v.Check.Matches:
+		fmt.Fprintf(w, "  WARNING     endpoint MISMATCH: %s declares %s\n", t.Path, v.Check.Declared)
+	default:
+		fmt.Fprintf(w, "  matches     endpoint: %s declared in %s\n", v.Check.Declared, t.Path)
+	}
+	fmt.Fprintf(w, "  context     %s\n", target.Context)
+	fmt.Fprintf(w, "  kubeconfig  %s (from %s)\n", strings.Join(target.Kubeconfig.Paths, ":"), probes.SourceText(target.Kubeconfig))
+	if v.Version.Known {
+		fmt.Fprintf(w, "  server      %s\n", v.Version.Value)
+	} else {
+		fmt.Fprintf(w, "  server      unknown (%s)\n", v.Version.Reason)
+	}
+	if v.Nodes.Known {
+		ready := 0
+		names := make([]string, 0, len(v.Nodes.Value))
+		for _, n := range v.Nodes.Value {
+			if n.Ready {
+				ready++
+			}
+			names = append(names, n.Name)
+		}
+		fmt.Fprintf(w, "  nodes       %d seen, %d Ready: %s\n", len(names), ready, abbreviate(names, 12))
+	} else {
+		fmt.Fprintf(w, "  nodes       unknown (%s)\n", v.Nodes.Reason)
+	}
+}
+
+// abbreviate joins names, keeping the first max and counting the rest.
+func abbreviate(names []string, max int) string {
+	if len(names) <= max {
+		return strings.Join(names, ", ")
+	}
+	return fmt.Sprintf("%s, … and %d more", strings.Join(names[:max], ", "), len(names)-max)
+}

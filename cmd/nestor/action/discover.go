@@ -1,0 +1,412 @@
+package action
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"io"
+	"path/filepath"
+	"slices"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"nestor.dev/nestor/probes"
+	"nestor.dev/nestor/topology"
+)
+
+// ---------------------------------------------------------------------------
+// discover (read-only report)
+
+// DiscoverFormatVersion is the version of discover's JSON document.
+const DiscoverFormatVersion = 1
+
+// DiscoverReport is what discover read: the JSON document and the source of
+// the text report and of the -o yaml draft.
+type DiscoverReport struct {
+	FormatVersion  int                                    `json:"format_version"`
+	Stack          StackInfo                              `json:"stack"`
+	Target         *TargetInfo                            `json:"target"`
+	ServerVersion  topology.Fact[string]                  `json:"server_version"`
+	Nodes          topology.Fact[[]topology.NodeState]    `json:"nodes"`
+	Namespaces     topology.Fact[[]string]                `json:"namespaces"`
+	StorageClasses topology.Fact[[]topology.StorageClass] `json:"storage_classes"`
+	DefaultStorage topology.Fact[topology.StorageState]   `json:"default_storage"`
+	CRDGroups      topology.Fact[[]string]                `json:"crd_groups"`
+	// Layers are the layers detected: the declared ones found healthy or
+	// degraded, in the topology's order, then the catalog layers the
+	// cluster shows a specific sign of (any health), in catalog order.
+	Layers []topology.LayerState `json:"layers"`
+	// NotFound are declared layers the cluster does not show (absent) or
+	// that could not be judged (unknown, with the reason).
+	NotFound []topology.LayerState `json:"not_found"`
+	// BlindSpots are the catalog layers the stack does not declare that
+	// discover may miss: they install no CRD and no StorageClass, so they
+	// are found only when their namespace is read for a declared layer.
+	BlindSpots []string `json:"blind_spots"`
+	// Kapsule is a kapsule stack's provider side: the project's clusters
+	// in the region and what the API said of the declared one.
+	Kapsule *KapsuleDiscovery `json:"kapsule,omitempty"`
+}
+
+// Discover is `nestor discover` without --cp: it opens the stack's target
+// through the pipeline (the guard, or the offline check without a prompt),
+// reads the cluster — never the machines: a lima stack is read through its
+// bench kubeconfig only, without limactl — and reports what it runs.
+type Discover struct {
+	Config
+	Selection Selection
+}
+
+// Run returns the report of the selected stack and the stack. Errors: the
+// stack does not load; the pipeline refused or could not open the target;
+// the stack has no target (nothing to discover, with the fix); ctx ended.
+func (d Discover) Run(ctx context.Context) (*DiscoverReport, *Stack, error) {
+	s, err := d.LoadStack(d.Selection)
+	if err != nil {
+		return nil, nil, err
+	}
+	op, err := d.Open(ctx, s, OpenOptions{})
+	if err != nil {
+		return nil, s, err
+	}
+	if s.TargetKind == topology.TargetKapsule {
+		r, err := discoverKapsule(ctx, s, op)
+		return r, s, err
+	}
+	switch {
+	case op.LoadErr != nil:
+		return nil, s, op.LoadErr
+	case op.NoTarget != nil && s.TargetKind == topology.TargetLima:
+		return nil, s, fmt.Errorf("stack %s: %v; see `%s`", s.Name, op.NoTarget, s.Suggest("next"))
+	case op.NoTarget != nil:
+		return nil, s, fmt.Errorf("nothing to discover: %v", op.NoTarget)
+	}
+	obs, facts, err := op.Read(ctx, probes.ReadCluster)
+	if err != nil {
+		return nil, s, err
+	}
+	if !obs.ServerVersion.Known && !obs.Nodes.Known {
+		return nil, s, fmt.Errorf("cannot read the bench %s (kubeconfig %s): %s", op.Target.Endpoint, strings.Join(op.Kubeconfig.Paths, ":"), obs.ServerVersion.Reason)
+	}
+	r := &DiscoverReport{
+		FormatVersion:  DiscoverFormatVersion,
+		Stack:          StackInfo{Name: s.Name, File: s.Path, TargetKind: s.TargetKind},
+		Target:         NewTargetInfo(s.Topology, op.Target, op.Check),
+		ServerVersion:  obs.ServerVersion,
+		Nodes:          obs.Nodes,
+		Namespaces:     facts.Namespaces,
+		StorageClasses: facts.StorageClasses,
+		DefaultStorage: obs.Storage,
+		CRDGroups:      facts.CRDGroups,
+		Layers:         []topology.LayerState{},
+		NotFound:       []topology.LayerState{},
+		BlindSpots:     undeclaredBlindSpots(s.Topology),
+	}
+	for _, l := range obs.Layers {
+		// An undeclared catalog layer is only listed when a specific sign
+		// of it was seen (topology.Undeclared), whatever its health.
+		if !l.Declared || l.Health == topology.Healthy || l.Health == topology.Degraded {
+			r.Layers = append(r.Layers, l)
+		} else {
+			r.NotFound = append(r.NotFound, l)
+		}
+	}
+	return r, s, nil
+}
+
+// Draft returns the -o yaml topology draft of r for stack s, named name
+// (s's name when ""), after checking that it validates as a topology of
+// the stacks folder. Errors: name is not a stack name; the draft does not
+// validate (a nestor bug: every cluster it can read must draft a valid
+// topology).
+func Draft(s *Stack, r *DiscoverReport, name, home string) ([]byte, error) {
+	if name == "" {
+		name = s.Name
+	}
+	if err := topology.CheckName(name); err != nil {
+		return nil, fmt.Errorf("--name: %w", err)
+	}
+	draft := draftTopology(s.Topology, r, name, home)
+	if r.Kapsule != nil {
+		draft = draftKapsule(s.Topology, r, name)
+	}
+	if _, err := topology.Parse(filepath.Join(filepath.Dir(s.Path), name+".yaml"), draft); err != nil {
+		return nil, fmt.Errorf("the draft does not validate (a nestor bug, please report it): %w", err)
+	}
+	return draft, nil
+}
+
+// undeclaredBlindSpots names the catalog layers t does not declare that
+// the prober may miss: they have neither CRD groups nor
+// provisioners, the cheap signals (topology.SignalSeen) that make it read
+// an undeclared layer's namespaces. Saying so keeps "LAYERS DETECTED" from
+// passing for a complete list.
+func undeclaredBlindSpots(t *topology.Topology) []string {
+	declared := map[string]bool{}
+	for _, l := range t.Layers {
+		declared[l.Name] = true
+	}
+	var out []string
+	for _, d := range topology.Catalog() {
+		if !declared[d.Name] && len(d.CRDGroups) == 0 && len(d.Provisioners) == 0 {
+			out = append(out, d.Name)
+		}
+	}
+	return out
+}
+
+// WriteText writes discover's human report of r for stack s.
+func (r *DiscoverReport) WriteText(w io.Writer, s *Stack) {
+	if r.Kapsule != nil {
+		r.writeKapsuleText(w, s)
+		return
+	}
+	fmt.Fprintf(w, "Stack %s (%s) — read now from %s (context %s, kubeconfig %s); nothing was written.\n\n",
+		r.Stack.Name, r.Stack.TargetKind, r.Target.Endpoint, r.Target.Context, strings.Join(r.Target.Kubeconfig, ":"))
+	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	unknown := func(reason string) string { return "unknown (" + reason + ")" }
+	if r.ServerVersion.Known {
+		fmt.Fprintf(tw, "SERVER\t%s\n", r.ServerVersion.Value)
+	} else {
+		fmt.Fprintf(tw, "SERVER\t%s\n", unknown(r.ServerVersion.Reason))
+	}
+	tw.Flush()
+	if r.Nodes.Known {
+		ready := 0
+		for _, n := range r.Nodes.Value {
+			if n.Ready {
+				ready++
+			}
+		}
+		fmt.Fprintf(w, "\nNODES (%d, %d Ready)\n", len(r.Nodes.Value), ready)
+		fmt.Fprintln(tw, "  NAME\tROLES\tREADY\tVERSION\tINTERNAL-IP")
+		for _, n := range r.Nodes.Value {
+			roles := strings.Join(n.Roles, ",")
+			if roles == "" {
+				roles = "<none>"
+			}
+			ready := "True"
+			if !n.Ready {
+				ready = "False"
+			}
+			fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\t%s\n", n.Name, roles, ready, orNone(n.KubeletVersion), orNone(n.InternalIP))
+		}
+		tw.Flush()
+	} else {
+		fmt.Fprintf(w, "\nNODES %s\n", unknown(r.Nodes.Reason))
+	}
+	if r.Namespaces.Known {
+		fmt.Fprintf(w, "\nNAMESPACES (%d)\n  %s\n", len(r.Namespaces.Value), strings.Join(r.Namespaces.Value, ", "))
+	} else {
+		fmt.Fprintf(w, "\nNAMESPACES %s\n", unknown(r.Namespaces.Reason))
+	}
+	if r.StorageClasses.Known {
+		fmt.Fprintf(w, "\nSTORAGECLASSES (%d)\n", len(r.StorageClasses.Value))
+		if len(r.StorageClasses.Value) > 0 {
+			fmt.Fprintln(tw, "  NAME\tPROVISIONER\tDEFAULT\tBACKEND")
+			for _, sc := range r.StorageClasses.Value {
+				def := ""
+				if sc.Default {
+					def = "(default)"
+				}
+				fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\n", sc.Name, sc.Provisioner, def, orNone(topology.BackendForProvisioner(sc.Provisioner)))
+			}
+			tw.Flush()
+		}
+		if r.DefaultStorage.Known && r.DefaultStorage.Value.Class == "" {
+			fmt.Fprintln(w, "  no default StorageClass")
+		}
+		if r.DefaultStorage.Known && len(r.DefaultStorage.Value.OtherDefaults) > 0 {
+			fmt.Fprintf(w, "  WARNING %s\n", r.DefaultStorage.Value.Warning)
+		}
+	} else {
+		fmt.Fprintf(w, "\nSTORAGECLASSES %s\n", unknown(r.StorageClasses.Reason))
+	}
+	if r.CRDGroups.Known {
+		fmt.Fprintf(w, "\nCRD GROUPS (%d)\n", len(r.CRDGroups.Value))
+		if len(r.CRDGroups.Value) > 0 {
+			fmt.Fprintf(w, "  %s\n", strings.Join(r.CRDGroups.Value, ", "))
+		}
+	} else {
+		fmt.Fprintf(w, "\nCRD GROUPS %s\n", unknown(r.CRDGroups.Reason))
+	}
+	fmt.Fprintf(w, "\nLAYERS DETECTED (%d)\n", len(r.Layers))
+	for _, l := range r.Layers {
+		decl := "not declared"
+		if l.Declared {
+			decl = "declared"
+		}
+		reason := ""
+		if l.Reason != "" {
+			reason = "  " + l.Reason
+		}
+		fmt.Fprintf(tw, "  %s\t%s\t%s%s\n", l.Name, l.Health, decl, reason)
+	}
+	tw.Flush()
+	for _, l := range r.NotFound {
+		fmt.Fprintf(w, "  declared %s: %s (%s)\n", l.Name, l.Health, l.Reason)
+	}
+	if len(r.BlindSpots) > 0 {
+		fmt.Fprintf(w, "  (these install no CRD or StorageClass, so undeclared they are found only when their namespace is read for a declared layer: %s)\n", strings.Join(r.BlindSpots, ", "))
+	}
+	fmt.Fprintf(w, "\nA topology draft of this cluster: %s\n", s.Suggest("discover -o yaml"))
+}
+
+// draftTopology writes a topology (format version 1) for the cluster r
+// describes, named name: target_kind and kubeconfig: as t declares them (a
+// relative kubeconfig: or inventory: made absolute, so the draft reads the
+// same file wherever it is saved), endpoint: the target's, kubernetes.version
+// the server's minor, nodes with their roles and InternalIP, backend: the
+// default StorageClass's catalog layer (t's spelling kept when it names the
+// same layer), and the layers detected (DiscoverReport.Layers): t's declared
+// ones in its order, then the other catalog layers in catalog order. What
+// could not be read is a comment saying so, never a guess.
+func draftTopology(t *topology.Topology, r *DiscoverReport, name, home string) []byte {
+	var b bytes.Buffer
+	fmt.Fprintf(&b, "# Topology draft of the cluster at %s, written by nestor discover from what it\n", r.Target.Endpoint)
+	fmt.Fprintf(&b, "# read (read-only) on %s. Review it, then save it as %s.yaml in the stacks folder.\n", time.Now().UTC().Format("2006-01-02"), name)
+	fmt.Fprintf(&b, "name: %s\n", topology.YAMLScalar(name))
+	fmt.Fprintf(&b, "target_kind: %s\n", t.TargetKind)
+	if t.TargetKind == topology.TargetProd {
+		switch {
+		case t.Kubeconfig != "":
+			fmt.Fprintf(&b, "kubeconfig: %s\n", topology.YAMLScalar(absIfRelative(t, t.Kubeconfig)))
+		case r.Target.Source == string(probes.SourceFlag) && len(r.Target.Kubeconfig) == 1:
+			fmt.Fprintf(&b, "kubeconfig: %s\n", topology.YAMLScalar(r.Target.Kubeconfig[0]))
+		default:
+			fmt.Fprintf(&b, "# kubeconfig: read through %s; declare the stack's own file here\n", r.Target.SourceDetail)
+		}
+		fmt.Fprintf(&b, "endpoint: %s\n", topology.YAMLScalar(r.Target.Endpoint))
+	}
+	if r.ServerVersion.Known {
+		if v := topology.ParseVersion(r.ServerVersion.Value); v.Known {
+			minor := v.MinorString()
+			fmt.Fprintf(&b, "kubernetes:\n  version: %s\n", topology.YAMLScalar(minor))
+		}
+	} else {
+		fmt.Fprintf(&b, "# kubernetes.version: server version unknown (%s)\n", r.ServerVersion.Reason)
+	}
+	if t.Inventory != "" {
+		fmt.Fprintf(&b, "inventory: %s\n", topology.YAMLScalar(absIfRelative(t, t.Inventory)))
+	}
+	if r.Nodes.Known {
+		if len(r.Nodes.Value) == 0 {
+			b.WriteString("nodes: []\n")
+		} else {
+			b.WriteString("nodes:\n")
+		}
+		for _, n := range r.Nodes.Value {
+			role := topology.RoleWorker
+			if slices.ContainsFunc(n.Roles, topology.IsControlPlaneRole) {
+				role = topology.RoleControlPlane
+			}
+			fmt.Fprintf(&b, "  - {name: %s, role: %s", topology.YAMLScalar(n.Name), role)
+			if n.InternalIP != "" {
+				fmt.Fprintf(&b, ", address: %s", topology.YAMLScalar(n.InternalIP))
+			}
+			b.WriteString("}\n")
+		}
+	} else {
+		fmt.Fprintf(&b, "# nodes: unknown (%s)\n", r.Nodes.Reason)
+	}
+	if t.TargetKind == topology.TargetLima && t.Lima != nil {
+		b.WriteString("lima:\n")
+		for _, kv := range [][2]string{{"template", t.Lima.Template}, {"memory", t.Lima.Memory}, {"disk", t.Lima.Disk}, {"kubeconfig", t.Lima.Kubeconfig}} {
+			if kv[1] != "" {
+				fmt.Fprintf(&b, "  %s: %s\n", kv[0], topology.YAMLScalar(kv[1]))
+			}
+		}
+		if t.Lima.CPUs != 0 {
+			fmt.Fprintf(&b, "  cpus: %d\n", t.Lima.CPUs)
+		}
+	}
+
+	layers := draftLayers(t, r)
+	present := map[string]bool{}
+	for _, l := range layers {
+		present[l.Name] = true
+	}
+	if w := r.DefaultStorage.Value.Warning; w != "" {
+		fmt.Fprintf(&b, "# backend: %s\n", w)
+	}
+	switch ds := r.DefaultStorage; {
+	case !ds.Known:
+		fmt.Fprintf(&b, "# backend: default StorageClass unknown (%s)\n", ds.Reason)
+	case ds.Value.Class == "":
+		b.WriteString("# backend: the cluster has no default StorageClass\n")
+	case ds.Value.Backend == "":
+		fmt.Fprintf(&b, "# backend: the default StorageClass %s uses %s, which is not in the layer catalog\n", ds.Value.Class, ds.Value.Provisioner)
+	case !present[ds.Value.Backend]:
+		fmt.Fprintf(&b, "# backend: %s (default StorageClass %s), but that layer was not detected as installed\n", ds.Value.Backend, ds.Value.Class)
+	default:
+		backend := ds.Value.Backend
+		if bl, ok := topology.BackendLayer(t.Backend); ok && bl == backend {
+			backend = t.Backend
+		}
+		fmt.Fprintf(&b, "backend: %s\n", topology.YAMLScalar(backend))
+	}
+	writeLayerRefs(&b, layers)
+	for _, l := range r.NotFound {
+		fmt.Fprintf(&b, "# %s (declared in %s): %s — %s\n", l.Name, filepath.Base(t.Path), l.Health, l.Reason)
+	}
+	return b.Bytes()
+}
+
+// writeLayerRefs writes the layers: list of a draft: catalog layers by
+// name, custom ones with their detect:.
+func writeLayerRefs(b *bytes.Buffer, layers []topology.LayerRef) {
+	if len(layers) == 0 {
+		b.WriteString("layers: []\n")
+		return
+	}
+	b.WriteString("layers:\n")
+	for _, l := range layers {
+		if l.Detect == nil {
+			fmt.Fprintf(b, "  - %s\n", topology.YAMLScalar(l.Name))
+			continue
+		}
+		fmt.Fprintf(b, "  - name: %s\n    detect: {", topology.YAMLScalar(l.Name))
+		var parts []string
+		for _, kv := range [][2]string{{"deployment", l.Detect.Deployment}, {"daemonset", l.Detect.DaemonSet}, {"statefulset", l.Detect.StatefulSet}, {"namespace", l.Detect.Namespace}, {"crd_group", l.Detect.CRDGroup}} {
+			if kv[1] != "" {
+				parts = append(parts, kv[0]+": "+topology.YAMLScalar(kv[1]))
+			}
+		}
+		b.WriteString(strings.Join(parts, ", ") + "}\n")
+	}
+}
+
+// draftLayers orders the detected layers: t's declared ones in declaration
+// order (custom ones keep their detect:), then the others in report order
+// (catalog order).
+func draftLayers(t *topology.Topology, r *DiscoverReport) []topology.LayerRef {
+	found := map[string]bool{}
+	for _, l := range r.Layers {
+		found[l.Name] = true
+	}
+	var out []topology.LayerRef
+	seen := map[string]bool{}
+	for _, ref := range t.Layers {
+		if found[ref.Name] && !seen[ref.Name] {
+			out = append(out, ref)
+			seen[ref.Name] = true
+		}
+	}
+	for _, l := range r.Layers {
+		if !seen[l.Name] {
+			out = append(out, topology.LayerRef{Name: l.Name})
+			seen[l.Name] = true
+		}
+	}
+	return out
+}
+
+// absIfRelative makes a path written relative to the topology's folder
+// absolute; ~ and absolute paths stay as written.
+func absIfRelative(t *topology.Topology, p string) string {
+	if p == "" || p == "~" || strings.HasPrefix(p, "~/") || filepath.IsAbs(p) {
+		return p
+	}
+	return t.ResolvePath(p, "")
+}

@@ -1,0 +1,189 @@
+package action
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"io"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"nestor.dev/nestor/probes"
+	"nestor.dev/nestor/topology"
+)
+
+// KapsuleDiscovery is what discover read from the provider of a kapsule
+// stack: the clusters of its project in its region (the declared one
+// marked) and the provider's view of the declared cluster.
+type KapsuleDiscovery struct {
+	Clusters topology.Fact[[]topology.KapsuleCluster] `json:"clusters"`
+	// Declared is scaleway.cluster_id.
+	Declared string                    `json:"declared"`
+	Observed *topology.KapsuleObserved `json:"observed"`
+}
+
+// discoverKapsule is discover on a kapsule stack opened as op: the
+// provider's view (guard's read), the project's clusters, and the
+// in-cluster part when the guard proved the kubeconfig is the cluster's.
+func discoverKapsule(ctx context.Context, s *Stack, op *probes.Opened) (*DiscoverReport, error) {
+	obs, facts, err := op.Read(ctx, probes.ReadCluster)
+	if err != nil {
+		return nil, err
+	}
+	v := op.KapsuleView()
+	r := &DiscoverReport{
+		FormatVersion: DiscoverFormatVersion,
+		Stack:         StackInfo{Name: s.Name, File: s.Path, TargetKind: s.TargetKind},
+		Target: &TargetInfo{Kubeconfig: op.Kubeconfig.Paths, Source: string(op.Kubeconfig.Source), SourceDetail: op.Kubeconfig.Detail,
+			Provider: &ProviderTarget{ClusterID: s.Scaleway.ClusterID, Region: s.Scaleway.Region, APIURL: v.APIURL, Credentials: v.Credentials, AccessKey: v.AccessKey}},
+		ServerVersion: obs.ServerVersion, Nodes: obs.Nodes, Namespaces: facts.Namespaces, StorageClasses: facts.StorageClasses,
+		DefaultStorage: obs.Storage, CRDGroups: facts.CRDGroups, Layers: []topology.LayerState{}, NotFound: []topology.LayerState{},
+		BlindSpots: undeclaredBlindSpots(s.Topology),
+		Kapsule:    &KapsuleDiscovery{Clusters: op.KapsuleClusters(ctx), Declared: s.Scaleway.ClusterID, Observed: obs.Kapsule},
+	}
+	if op.Target != nil {
+		r.Target.Endpoint, r.Target.Context = op.Target.Endpoint, op.Target.Context
+	}
+	if r.Target.Kubeconfig == nil {
+		r.Target.Kubeconfig = []string{}
+	}
+	for _, l := range obs.Layers {
+		if !l.Declared || l.Health == topology.Healthy || l.Health == topology.Degraded {
+			r.Layers = append(r.Layers, l)
+		} else {
+			r.NotFound = append(r.NotFound, l)
+		}
+	}
+	return r, ctx.Err()
+}
+
+// writeKapsuleText is discover's human report of a kapsule stack.
+func (r *DiscoverReport) writeKapsuleText(w io.Writer, s *Stack) {
+	k, pr := r.Kapsule, r.Target.Provider
+	fmt.Fprintf(w, "Stack %s (kapsule) — read now from %s (region %s; credentials: %s, access key %s); nothing was written.\n\n",
+		r.Stack.Name, pr.APIURL, pr.Region, pr.Credentials, pr.AccessKey)
+	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	if k.Clusters.Known {
+		fmt.Fprintf(w, "CLUSTERS OF THE PROJECT IN %s (%d)\n", pr.Region, len(k.Clusters.Value))
+		fmt.Fprintln(tw, "  \tNAME\tID\tSTATUS\tVERSION\tCNI")
+		for _, c := range k.Clusters.Value {
+			mark := ""
+			if strings.EqualFold(c.ID, k.Declared) {
+				mark = "*"
+			}
+			fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\t%s\t%s\n", mark, c.Name, c.ID, c.Status, c.Version, c.CNI)
+		}
+		tw.Flush()
+		fmt.Fprintf(w, "  (* the stack's cluster, scaleway.cluster_id)\n")
+	} else {
+		fmt.Fprintf(w, "CLUSTERS OF THE PROJECT unknown (%s)\n", k.Clusters.Reason)
+	}
+	o := k.Observed
+	fmt.Fprintln(w)
+	switch {
+	case o.Cluster.Known:
+		c := o.Cluster.Value
+		fmt.Fprintf(w, "CLUSTER %s (%s): %s, %s, type %s, CNI %s, auto-upgrade %t\n  cluster_url %s\n", c.Name, c.ID, c.Status, c.Version, c.Type, c.CNI, c.AutoUpgrade, c.URL)
+	default:
+		fmt.Fprintf(w, "CLUSTER %s unknown (%s)\n", k.Declared, o.Cluster.Reason)
+	}
+	if o.Pools.Known {
+		fmt.Fprintf(w, "\nPOOLS (%d)\n", len(o.Pools.Value))
+		fmt.Fprintln(tw, "  NAME\tSTATUS\tVERSION\tNODE TYPE\tZONE\tSIZE\tNODES READY")
+		for _, p := range o.Pools.Value {
+			size := fmt.Sprint(p.Size)
+			if p.Autoscaling {
+				size = fmt.Sprintf("%d (autoscaling %d–%d)", p.Size, p.MinSize, p.MaxSize)
+			}
+			fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\t%s\t%s\t%s\n", p.Name, p.Status, p.Version, p.NodeType, p.Zone, size, nodesReady(o, p.ID))
+		}
+		tw.Flush()
+	} else {
+		fmt.Fprintf(w, "\nPOOLS unknown (%s)\n", o.Pools.Reason)
+	}
+	if len(o.Provider) > 0 {
+		fmt.Fprintf(w, "\nTHE PROVIDER'S\n  %s\n", strings.Join(o.Provider, "\n  "))
+	}
+	if o.InCluster != "" {
+		fmt.Fprintf(w, "\nIN-CLUSTER unknown (%s)\n", strings.TrimPrefix(o.InCluster, "not read: "))
+	} else {
+		fmt.Fprintf(w, "\nLAYERS DETECTED (%d)\n", len(r.Layers))
+		for _, l := range r.Layers {
+			fmt.Fprintf(tw, "  %s\t%s\t%s\n", l.Name, l.Health, l.Reason)
+		}
+		tw.Flush()
+		for _, l := range r.NotFound {
+			fmt.Fprintf(w, "  declared %s: %s (%s)\n", l.Name, l.Health, l.Reason)
+		}
+	}
+	fmt.Fprintf(w, "\nA topology draft of this cluster: %s\n", s.Suggest("discover -o yaml"))
+}
+
+// draftKapsule writes a kapsule topology for the cluster r describes,
+// named name: scaleway: as t declares it, kubeconfig: as t declares it,
+// endpoint: the cluster_url, kubernetes.version the cluster's minor and
+// auto_upgrade its setting, the pools from the API (node type as the API
+// names it, size or autoscaling, zone), and the layers detected. What
+// could not be read is a comment saying so, never a guess.
+func draftKapsule(t *topology.Topology, r *DiscoverReport, name string) []byte {
+	var b bytes.Buffer
+	o, sc := r.Kapsule.Observed, t.Scaleway
+	fmt.Fprintf(&b, "# Topology draft of the Kapsule cluster %s, written by nestor discover from what the\n", sc.ClusterID)
+	fmt.Fprintf(&b, "# provider's API said (read-only) on %s. Review it, then save it as %s.yaml in the stacks folder.\n", time.Now().UTC().Format("2006-01-02"), name)
+	fmt.Fprintf(&b, "name: %s\ntarget_kind: kapsule\nscaleway:\n  region: %s\n  cluster_id: %s\n", topology.YAMLScalar(name), sc.Region, sc.ClusterID)
+	project := sc.ProjectID
+	if project == "" && o.Cluster.Known {
+		project = o.Cluster.Value.ProjectID
+	}
+	if project != "" {
+		fmt.Fprintf(&b, "  project_id: %s\n", project)
+	}
+	if sc.Profile != "" {
+		fmt.Fprintf(&b, "  profile: %s\n", topology.YAMLScalar(sc.Profile))
+	}
+	if sc.APIURL != "" {
+		fmt.Fprintf(&b, "  api_url: %s\n", topology.YAMLScalar(sc.APIURL))
+	}
+	if t.Kubeconfig != "" {
+		fmt.Fprintf(&b, "kubeconfig: %s\n", topology.YAMLScalar(absIfRelative(t, t.Kubeconfig)))
+	}
+	if !o.Cluster.Known {
+		fmt.Fprintf(&b, "# endpoint:, kubernetes: the cluster is unknown (%s)\n", o.Cluster.Reason)
+	} else {
+		c := o.Cluster.Value
+		if c.URL != "" {
+			fmt.Fprintf(&b, "endpoint: %s\n", topology.YAMLScalar(c.URL))
+		}
+		if v := topology.ParseVersion(c.Version); v.Known {
+			fmt.Fprintf(&b, "kubernetes:\n  version: %s\n  auto_upgrade: %t\n", topology.YAMLScalar(v.MinorString()), c.AutoUpgrade)
+		}
+	}
+	switch {
+	case o.Pools.Known && len(o.Pools.Value) > 0:
+		b.WriteString("pools:\n")
+		for _, p := range o.Pools.Value {
+			fmt.Fprintf(&b, "  - {name: %s, node_type: %s", topology.YAMLScalar(p.Name), topology.YAMLScalar(p.NodeType))
+			if p.Autoscaling {
+				fmt.Fprintf(&b, ", autoscaling: {min: %d, max: %d}", p.MinSize, p.MaxSize)
+			} else {
+				fmt.Fprintf(&b, ", size: %d", p.Size)
+			}
+			if p.Zone != "" {
+				fmt.Fprintf(&b, ", zone: %s", p.Zone)
+			}
+			b.WriteString("}\n")
+		}
+	case o.Pools.Known:
+		b.WriteString("# pools: the cluster has none yet; declare at least one\npools:\n  - {name: default, node_type: PRO2-XXS, size: 1}\n")
+	default:
+		fmt.Fprintf(&b, "# pools: unknown (%s); declare them\npools:\n  - {name: default, node_type: PRO2-XXS, size: 1}\n", o.Pools.Reason)
+	}
+	layers := draftLayers(t, r)
+	if o.InCluster != "" {
+		fmt.Fprintf(&b, "# layers: the in-cluster part was not read (%s); the topology's are kept\n", strings.TrimPrefix(o.InCluster, "not read: "))
+		layers = t.Layers
+	}
+	writeLayerRefs(&b, layers)
+	return b.Bytes()
+}

@@ -1,0 +1,114 @@
+package action
+
+import (
+	"context"
+	"fmt"
+	"io"
+
+	"nestor.dev/nestor/probes"
+	"nestor.dev/nestor/topology"
+)
+
+// NextFormatVersion is the version of next's JSON document.
+const NextFormatVersion = 1
+
+// NextStep is next's answer: the JSON document and the source of the text.
+type NextStep struct {
+	FormatVersion int    `json:"format_version"`
+	Stack         string `json:"stack"`
+	// Phase is the first phase not done; "" when every phase is done or
+	// when Unknown is true.
+	Phase   string `json:"phase,omitempty"`
+	Done    bool   `json:"done"`
+	Unknown bool   `json:"unknown"`
+	Why     string `json:"why"`
+	Run     string `json:"run,omitempty"`
+}
+
+// Next is `nestor next`: it reads the stack as preview does (read-only) and
+// names the first phase that is not done (topology.Next), why, and what
+// runs it (RUNBOOK.md's phase table).
+type Next struct {
+	Config
+	Selection Selection
+}
+
+// Run returns next's answer for the selected stack. Errors: as Preview.Run.
+func (n Next) Run(ctx context.Context) (*NextStep, error) {
+	s, err := n.LoadStack(n.Selection)
+	if err != nil {
+		return nil, err
+	}
+	op, err := n.Open(ctx, s, OpenOptions{})
+	if err != nil {
+		return nil, err
+	}
+	obs, _, err := op.Read(ctx, probes.ReadAll)
+	if err != nil {
+		return nil, err
+	}
+	return DecideNext(s, obs), nil
+}
+
+// DecideNext turns topology.Next into next's answer: what runs the phase,
+// as command lines for stack s.
+func DecideNext(s *Stack, obs *topology.Observed) *NextStep {
+	t := s.Topology
+	np := topology.Next(t, obs, topology.BuildPlan(t, obs, topology.PlanOptions{}))
+	n := &NextStep{FormatVersion: NextFormatVersion, Stack: t.Name, Done: np.Done, Unknown: np.Unknown, Why: np.Why}
+	switch {
+	case obs.NoTarget:
+		n.Run = fmt.Sprintf("declare or fetch the target first: `nestor stack select %s`, or `%s`", t.Name, s.Suggest("discover --cp "+FirstControlPlane(t)))
+	case np.Unknown:
+		n.Run = "make the target readable first (see the reason), then run `" + s.Suggest("next") + "` again; do not install anything on a guess"
+	case !np.Done:
+		n.Phase = np.Phase.Name
+		n.Run = phaseRunbook(t, np.Phase)
+	}
+	return n
+}
+
+// WriteText writes next's human answer.
+func (n *NextStep) WriteText(w io.Writer) {
+	switch {
+	case n.Done:
+		fmt.Fprintf(w, "Stack %s: every phase is done (%s).\n", n.Stack, n.Why)
+	case n.Unknown:
+		fmt.Fprintf(w, "Stack %s: next phase unknown — %s\n", n.Stack, n.Why)
+		fmt.Fprintf(w, "Next: %s\n", n.Run)
+	default:
+		fmt.Fprintf(w, "Stack %s: next phase is %s — %s\n", n.Stack, n.Phase, n.Why)
+		fmt.Fprintf(w, "Run:  %s\n", n.Run)
+	}
+}
+
+// phaseRunbook says what runs phase p; it mirrors RUNBOOK.md's phase table.
+func phaseRunbook(t *topology.Topology, p topology.Phase) string {
+	switch p.Kind {
+	case topology.PhaseKindCluster:
+		return "RUNBOOK.md § Kapsule: the control plane is the provider's — wait while it is creating or updating; otherwise upgrade it one minor at a time to a version it is offered (`scw k8s cluster upgrade " + t.Scaleway.ClusterID + " version=X region=" + t.Scaleway.Region + "`), then `nestor preview`"
+	case topology.PhaseKindPools:
+		return "RUNBOOK.md § Kapsule: create, update, replace or upgrade the pools as PLAN says (`scw k8s pool create|update|upgrade`), or wait while the provider moves them, then `nestor preview`"
+	case topology.PhaseKindUp:
+		return "RUNBOOK.md § up: `limactl start <node>` for each declared node (template " + limaTemplate(t) + ")"
+	case topology.PhaseKindBootstrap:
+		if t.TargetKind == topology.TargetLima {
+			return "RUNBOOK.md § bootstrap: kubeadm init on the first control-plane VM, then `nestor env` to export the bench kubeconfig"
+		}
+		return "RUNBOOK.md § bootstrap: the upstream provisioning (Ansible bootstrap playbook) on the existing machines, then `nestor discover --cp " + FirstControlPlane(t) + "`"
+	case topology.PhaseKindK8s:
+		return "RUNBOOK.md § k8s: join the missing nodes (kubeadm join), fix NotReady kubelets and node roles, upgrade to kubernetes.version (kubeadm upgrade), then `nestor preview`"
+	default:
+		if def, ok := topology.CatalogLayer(p.Layer); ok {
+			return "RUNBOOK.md § layers: install or repair " + def.Name + " (" + def.Source + "), then `nestor preview`"
+		}
+		return "RUNBOOK.md § layers: install or repair the custom layer " + p.Layer + ", then `nestor preview`"
+	}
+}
+
+func limaTemplate(t *topology.Topology) string {
+	if t.Lima != nil && t.Lima.Template != "" {
+		return t.Lima.Template
+	}
+	return "of the topology's lima: section"
+}

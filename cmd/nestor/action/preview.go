@@ -1,0 +1,213 @@
+package action
+
+import (
+	"context"
+	"time"
+
+	"nestor.dev/nestor/probes"
+	"nestor.dev/nestor/topology"
+)
+
+// Preview is `nestor preview`: it opens the stack's target through the
+// pipeline, reads it, and builds the Report (DESIRED, ACTUAL, PLAN). It
+// never writes.
+type Preview struct {
+	Config
+	Selection Selection
+}
+
+// Run returns the preview of the selected stack and the stack itself (for
+// the command lines the human view suggests). Errors: the stack does not
+// load; the pipeline refused or could not open the target; ctx ended.
+func (p Preview) Run(ctx context.Context) (*Report, *Stack, error) {
+	s, err := p.LoadStack(p.Selection)
+	if err != nil {
+		return nil, nil, err
+	}
+	op, err := p.Open(ctx, s, OpenOptions{})
+	if err != nil {
+		return nil, s, err
+	}
+	obs, _, err := op.Read(ctx, probes.ReadAll)
+	if err != nil {
+		return nil, s, err
+	}
+	return NewReport(op, obs, p.Home, p.AsOf), s, nil
+}
+
+// ExitCode is preview's code for r with --detailed-exitcode: 1 when any part
+// of ACTUAL is unknown or the plan is unverified (a plan built on an unknown
+// is never "in sync"), 2 when the plan has changes (upgrade and upgrade-node
+// steps included) or managed objects are waiting (DESIGN.md: waiting is not
+// in sync), 0 in sync. Findings never change it (see FailOn).
+func (r *Report) ExitCode() int {
+	switch {
+	case r.Summary.Unknown > 0 || r.Plan.Unverified:
+		return ExitError
+	case r.Summary.Changes > 0 || r.Summary.Waiting > 0:
+		return ExitChanges
+	}
+	return ExitOK
+}
+
+// ReportFormatVersion is the version of preview's JSON document; it is
+// bumped when a field changes meaning or is removed.
+const ReportFormatVersion = 1
+
+// Report is preview's model: the JSON document and the source of the human
+// view, so the two never disagree. README.md documents its fields.
+type Report struct {
+	FormatVersion int `json:"format_version"`
+	// AsOf is the day the support calendar was judged at (YYYY-MM-DD).
+	AsOf    string             `json:"as_of"`
+	Stack   StackInfo          `json:"stack"`
+	Target  *TargetInfo        `json:"target"`
+	Desired Desired            `json:"desired"`
+	Actual  *topology.Observed `json:"actual"`
+	Plan    topology.Plan      `json:"plan"`
+	Summary Summary            `json:"summary"`
+}
+
+// StackInfo names the stack and its file.
+type StackInfo struct {
+	Name       string              `json:"name"`
+	File       string              `json:"file"`
+	TargetKind topology.TargetKind `json:"target_kind"`
+}
+
+// TargetInfo is where ACTUAL was read: endpoint, context, kubeconfig files
+// and the rule that chose them. For a lima stack it is the bench kubeconfig.
+type TargetInfo struct {
+	Endpoint         string   `json:"endpoint,omitempty"`
+	Context          string   `json:"context,omitempty"`
+	Kubeconfig       []string `json:"kubeconfig"`
+	Source           string   `json:"source"`
+	SourceDetail     string   `json:"source_detail,omitempty"`
+	DeclaredEndpoint string   `json:"declared_endpoint,omitempty"`
+	EndpointMatches  *bool    `json:"endpoint_matches,omitempty"`
+	// Provider is where a kapsule stack's cluster was read: the provider's
+	// API and the credentials' source (the access key masked).
+	Provider *ProviderTarget `json:"provider,omitempty"`
+}
+
+// ProviderTarget is the provider's side of a kapsule target.
+type ProviderTarget struct {
+	ClusterID   string `json:"cluster_id"`
+	Region      string `json:"region"`
+	APIURL      string `json:"api_url"`
+	Credentials string `json:"credentials"`
+	AccessKey   string `json:"access_key"`
+}
+
+// Desired is the topology's declaration.
+type Desired struct {
+	TargetKind   topology.TargetKind `json:"target_kind"`
+	Kubernetes   string              `json:"kubernetes_version,omitempty"`
+	Nodes        []topology.Node     `json:"nodes"`
+	Phases       []string            `json:"phases"`
+	Layers       []string            `json:"layers"`
+	Backend      string              `json:"backend,omitempty"`
+	BackendLayer string              `json:"backend_layer,omitempty"`
+	// Pools and AutoUpgrade are a kapsule stack's.
+	Pools       []topology.Pool `json:"pools,omitempty"`
+	AutoUpgrade *bool           `json:"auto_upgrade,omitempty"`
+}
+
+// Summary counts the plan: Changes are steps that would change the cluster;
+// Undeclared are information; Unknown counts the parts of ACTUAL not read.
+type Summary struct {
+	Changes    int            `json:"changes"`
+	ByKind     map[string]int `json:"by_kind"`
+	Undeclared int            `json:"undeclared"`
+	Unknown    int            `json:"unknown"`
+	// Waiting counts the managed objects the provider is moving (kapsule).
+	Waiting int  `json:"waiting"`
+	InSync  bool `json:"in_sync"`
+}
+
+// NewReport builds preview's model from the opened target op and the
+// observation obs: the target line, DESIRED from the topology, ACTUAL as
+// read, the plan (topology.BuildPlan, its calendar judged at asOf) and its
+// summary. home expands the bench kubeconfig's path of a lima stack.
+func NewReport(op *probes.Opened, obs *topology.Observed, home string, asOf time.Time) *Report {
+	t := op.Topology
+	if obs.Layers == nil {
+		obs.Layers = []topology.LayerState{}
+	}
+	r := &Report{
+		FormatVersion: ReportFormatVersion,
+		AsOf:          asOf.Format(time.DateOnly),
+		Stack:         StackInfo{Name: t.Name, File: t.Path, TargetKind: t.TargetKind},
+		Actual:        obs,
+	}
+	switch {
+	case t.TargetKind == topology.TargetLima:
+		r.Target = &TargetInfo{Kubeconfig: []string{t.BenchKubeconfig(home)}, Source: "bench"}
+	case op.Target != nil:
+		r.Target = NewTargetInfo(t, op.Target, op.Check)
+	}
+	if v := op.KapsuleView(); v != nil {
+		if r.Target == nil {
+			r.Target = &TargetInfo{Kubeconfig: []string{}, Source: string(op.Kubeconfig.Source), SourceDetail: op.Kubeconfig.Detail, DeclaredEndpoint: t.Endpoint}
+		}
+		r.Target.Provider = &ProviderTarget{ClusterID: t.Scaleway.ClusterID, Region: t.Scaleway.Region, APIURL: v.APIURL, Credentials: v.Credentials, AccessKey: v.AccessKey}
+	}
+	r.Desired = Desired{TargetKind: t.TargetKind, Kubernetes: t.Kubernetes.Version, Nodes: t.Nodes, Backend: t.Backend, Pools: t.Pools, AutoUpgrade: t.Kubernetes.AutoUpgrade}
+	if r.Desired.Nodes == nil {
+		r.Desired.Nodes = []topology.Node{}
+	}
+	if bl, ok := topology.BackendLayer(t.Backend); ok {
+		r.Desired.BackendLayer = bl
+	}
+	for _, p := range topology.Phases(t) {
+		r.Desired.Phases = append(r.Desired.Phases, p.Name)
+	}
+	r.Desired.Layers = []string{}
+	for _, l := range t.Layers {
+		r.Desired.Layers = append(r.Desired.Layers, l.Name)
+	}
+	r.Plan = topology.BuildPlan(t, obs, topology.PlanOptions{AsOf: asOf})
+	if r.Plan.Steps == nil {
+		r.Plan.Steps = []topology.Step{}
+	}
+	if r.Plan.Unknowns == nil {
+		r.Plan.Unknowns = []string{}
+	}
+	s := Summary{ByKind: map[string]int{}, Changes: r.Plan.Changes()}
+	for _, st := range r.Plan.Steps {
+		if st.IsChange() {
+			s.ByKind[string(st.Kind)]++
+		} else {
+			s.Undeclared++
+		}
+	}
+	s.Unknown = len(r.Plan.Unknowns)
+	s.Waiting = len(r.Plan.Waiting)
+	s.InSync = s.Changes == 0 && s.Unknown == 0 && s.Waiting == 0 && !r.Plan.Unverified
+	r.Summary = s
+	return r
+}
+
+// NewTargetInfo is the report's target line: where ACTUAL was read and how
+// its endpoint compares with the topology's endpoint:.
+func NewTargetInfo(t *topology.Topology, target *probes.Target, check probes.EndpointCheck) *TargetInfo {
+	ti := &TargetInfo{
+		Endpoint: target.Endpoint, Context: target.Context,
+		Kubeconfig: target.Kubeconfig.Paths, Source: string(target.Kubeconfig.Source),
+		SourceDetail: target.Kubeconfig.Detail, DeclaredEndpoint: t.Endpoint,
+	}
+	if check.Declared != "" && check.Err == nil {
+		m := check.Matches
+		ti.EndpointMatches = &m
+	}
+	return ti
+}
+
+// FailOn is preview's --fail-on: ExitFindings when r has a finding of
+// severity min or worse, else ExitOK; min "" never fails.
+func (r *Report) FailOn(min topology.Severity) int {
+	if min != "" && r.Plan.FindingsAtLeast(min) > 0 {
+		return ExitFindings
+	}
+	return ExitOK
+}

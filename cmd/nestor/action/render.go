@@ -1,0 +1,427 @@
+package action
+
+import (
+	"fmt"
+	"io"
+	"sort"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"nestor.dev/nestor/topology"
+)
+
+// palette colours human output; the zero palette prints plain text.
+type palette struct{ on bool }
+
+func newPalette(on bool) palette { return palette{on: on} }
+
+func (p palette) wrap(code, s string) string {
+	if !p.on {
+		return s
+	}
+	return "\x1b[" + code + "m" + s + "\x1b[0m"
+}
+func (p palette) bold(s string) string   { return p.wrap("1", s) }
+func (p palette) red(s string) string    { return p.wrap("31", s) }
+func (p palette) green(s string) string  { return p.wrap("32", s) }
+func (p palette) yellow(s string) string { return p.wrap("33", s) }
+func (p palette) dim(s string) string    { return p.wrap("2", s) }
+
+// renderPreview draws the human view of r: DESIRED, ACTUAL, PLAN and a
+// summary line, all from the same Report the JSON is made of.
+func renderPreview(w io.Writer, r *Report, p palette, suggest func(string) string) {
+	fmt.Fprintf(w, "Stack %s (%s) — %s\n", p.bold(r.Stack.Name), r.Stack.TargetKind, r.Stack.File)
+	renderTargetLine(w, r, p)
+	fmt.Fprintln(w)
+	renderDesired(w, r, p)
+	fmt.Fprintln(w)
+	renderActual(w, r, p, suggest)
+	fmt.Fprintln(w)
+	renderPlan(w, r, p)
+}
+
+func renderTargetLine(w io.Writer, r *Report, p palette) {
+	t := r.Target
+	switch {
+	case r.Actual.NoTarget:
+		fmt.Fprintf(w, "Target: %s\n", p.red("NONE — nothing was read"))
+	case r.Stack.TargetKind == topology.TargetKapsule:
+		renderKapsuleTarget(w, r, p)
+	case t == nil:
+	case r.Stack.TargetKind == topology.TargetLima:
+		fmt.Fprintf(w, "Target: the Lima bench (limactl) and its kubeconfig %s\n", strings.Join(t.Kubeconfig, ":"))
+	default:
+		src := t.SourceDetail
+		if src == "" {
+			src = t.Source
+		}
+		fmt.Fprintf(w, "Target: %s  context %s  kubeconfig %s (from %s)\n", t.Endpoint, t.Context, strings.Join(t.Kubeconfig, ":"), src)
+		switch {
+		case t.DeclaredEndpoint == "":
+			fmt.Fprintf(w, "        %s\n", p.yellow("warning: the topology declares no endpoint:, so this target was confirmed by hand only"))
+		case t.EndpointMatches != nil && !*t.EndpointMatches:
+			fmt.Fprintf(w, "        %s\n", p.yellow("warning: the topology declares endpoint "+t.DeclaredEndpoint))
+		}
+	}
+}
+
+func renderDesired(w io.Writer, r *Report, p palette) {
+	d := r.Desired
+	fmt.Fprintln(w, p.bold("DESIRED")+p.dim("  (from the topology)"))
+	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	fmt.Fprintf(tw, "  target kind\t%s\n", d.TargetKind)
+	if d.Kubernetes != "" {
+		fmt.Fprintf(tw, "  kubernetes\t%s\n", d.Kubernetes)
+	}
+	nodes := make([]string, 0, len(d.Nodes))
+	for _, n := range d.Nodes {
+		s := n.Name
+		if n.Role == topology.RoleControlPlane {
+			s += " (control-plane)"
+		}
+		nodes = append(nodes, s)
+	}
+	if d.TargetKind == topology.TargetKapsule {
+		renderKapsuleDesired(tw, d)
+	} else {
+		fmt.Fprintf(tw, "  nodes\t%d: %s\n", len(d.Nodes), abbreviate(nodes, 16))
+	}
+	fmt.Fprintf(tw, "  phases\t%s\n", strings.Join(d.Phases, " → "))
+	if d.Backend != "" {
+		b := d.Backend
+		if d.BackendLayer != "" && d.BackendLayer != d.Backend {
+			b += " (" + d.BackendLayer + ")"
+		}
+		fmt.Fprintf(tw, "  backend\t%s\n", b)
+	}
+	tw.Flush()
+}
+
+func unknownText(p palette, reason string) string {
+	return p.yellow("unknown") + " (" + reason + ")"
+}
+
+func renderActual(w io.Writer, r *Report, p palette, suggest func(string) string) {
+	o := r.Actual
+	fmt.Fprintln(w, p.bold("ACTUAL")+p.dim("  (read now, not stored)"))
+	if o.NoTarget {
+		fmt.Fprintf(w, "  %s\n", p.red("NO TARGET: nothing was read, so nothing in PLAN is verified."))
+		fmt.Fprintf(w, "  %s\n", o.NoTargetReason)
+		return
+	}
+	renderKapsuleActual(w, r, p)
+	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	if o.VMs != nil {
+		if o.VMs.Known {
+			if len(o.VMs.Value) == 0 {
+				fmt.Fprintf(tw, "  VMs\tnone (limactl lists no instance)\n")
+			}
+			for _, vm := range o.VMs.Value {
+				st := vm.Status
+				switch {
+				case st == topology.VMRunning:
+					st = p.green(st)
+				case st == "":
+					st = p.yellow("unknown") + " (limactl printed no status)"
+				default:
+					st = p.red(st)
+				}
+				if len(vm.Errors) > 0 {
+					st += "  (" + strings.Join(vm.Errors, "; ") + ")"
+				}
+				fmt.Fprintf(tw, "  VM %s\t%s\n", vm.Name, st)
+			}
+			for _, e := range o.NotVMs {
+				fmt.Fprintf(tw, "  not a VM %s\t%s\n", e.Name, p.dim("skipped: limactl lists it, but it is no Lima instance ("+strings.Join(e.Errors, "; ")+")"))
+			}
+		} else {
+			fmt.Fprintf(tw, "  VMs\t%s\n", unknownText(p, o.VMs.Reason))
+		}
+	}
+	if o.ServerVersion.Known {
+		fmt.Fprintf(tw, "  server\t%s\n", o.ServerVersion.Value)
+	} else {
+		fmt.Fprintf(tw, "  server\t%s\n", unknownText(p, o.ServerVersion.Reason))
+	}
+	if o.Nodes.Known {
+		ready := 0
+		for _, n := range o.Nodes.Value {
+			if n.Ready {
+				ready++
+			}
+		}
+		fmt.Fprintf(tw, "  nodes\t%d registered, %d Ready\n", len(o.Nodes.Value), ready)
+	} else {
+		fmt.Fprintf(tw, "  nodes\t%s\n", unknownText(p, o.Nodes.Reason))
+	}
+	tw.Flush()
+	if o.Nodes.Known && len(o.Nodes.Value) > 0 {
+		renderNodes(w, o.Nodes.Value, p)
+	}
+	renderVersions(w, r, p)
+	if len(o.Layers) > 0 {
+		fmt.Fprintln(w, "  layers")
+		tw = tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+		for _, l := range o.Layers {
+			h := string(l.Health)
+			switch l.Health {
+			case topology.Healthy:
+				h = p.green(h)
+			case topology.Degraded:
+				h = p.red(h)
+			case topology.Absent:
+				h = p.yellow(h)
+			case topology.Unknown:
+				h = p.yellow(h)
+			}
+			name := l.Name
+			if !l.Declared {
+				name += " (undeclared)"
+			}
+			reason := ""
+			if l.Reason != "" {
+				reason = "(" + l.Reason + ")"
+			}
+			fmt.Fprintf(tw, "    %s\t%s\t%s\n", name, h, reason)
+		}
+		tw.Flush()
+	}
+	if o.Storage.Known {
+		s := o.Storage.Value
+		switch {
+		case s.Class == "":
+			fmt.Fprintf(w, "  storage     no default StorageClass\n")
+		default:
+			b := s.Backend
+			if b == "" {
+				b = "not a catalog layer"
+			}
+			fmt.Fprintf(w, "  storage     default StorageClass %s (%s → %s)\n", s.Class, s.Provisioner, b)
+		}
+		if s.Warning != "" {
+			fmt.Fprintf(w, "              %s\n", p.yellow("warning: "+s.Warning))
+		}
+	} else {
+		fmt.Fprintf(w, "  storage     %s\n", unknownText(p, o.Storage.Reason))
+	}
+	if r.Stack.TargetKind == topology.TargetLima && !o.Nodes.Known {
+		fmt.Fprintf(w, "  %s\n", p.dim("hint: no bench cluster was read (not bootstrapped yet, or lima.kubeconfig: names another file); `"+suggest("next")+"` says what runs next, `eval \"$("+suggest("env")+")\"` exports the bench kubeconfig once it exists"))
+	}
+}
+
+func renderNodes(w io.Writer, nodes []topology.NodeState, p palette) {
+	const max = 50
+	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	fmt.Fprintf(tw, "    NAME\tREADY\tROLES\tKUBELET\tINTERNAL-IP\n")
+	sorted := append([]topology.NodeState(nil), nodes...)
+	sort.Slice(sorted, func(i, j int) bool { return sorted[i].Name < sorted[j].Name })
+	for i, n := range sorted {
+		if i == max {
+			fmt.Fprintf(tw, "    … %d more\t\t\t\t\n", len(sorted)-max)
+			break
+		}
+		// READY is the Ready condition's status (True, False, Unknown;
+		// NotReady when it is absent or was not read), then
+		// SchedulingDisabled for a cordoned node, as kubectl writes it; a
+		// node not Ready ends with the cluster's reason and message.
+		ready, why := n.ReadyStatus, ""
+		if ready == "" {
+			ready = map[bool]string{true: "True", false: "NotReady"}[n.Ready]
+		}
+		if n.Ready {
+			ready = p.green(ready)
+		} else {
+			ready = p.red(ready)
+			if d := n.ReadyDetail(); d != "" {
+				why = "\t" + d
+			}
+		}
+		if n.Unschedulable {
+			ready += "," + p.yellow("SchedulingDisabled")
+		}
+		roles := strings.Join(n.Roles, ",")
+		if roles == "" {
+			roles = "<none>"
+		}
+		fmt.Fprintf(tw, "    %s\t%s\t%s\t%s\t%s%s\n", n.Name, ready, roles, orNone(n.KubeletVersion), orNone(n.InternalIP), why)
+	}
+	tw.Flush()
+}
+
+func orNone(s string) string {
+	if s == "" {
+		return "<none>"
+	}
+	return s
+}
+
+func renderPlan(w io.Writer, r *Report, p palette) {
+	title := p.bold("PLAN")
+	if r.Plan.Unverified {
+		title += "  " + p.red("UNVERIFIED: assumes an empty cluster (nothing was read)")
+	}
+	fmt.Fprintln(w, title)
+	n := 0
+	for _, s := range r.Plan.Steps {
+		n++
+		mark := "+"
+		switch s.Kind {
+		case topology.StepUndeclared:
+			mark = "i"
+		case topology.StepRepair, topology.StepRepairNode, topology.StepUpgrade, topology.StepUpgradeNode, topology.StepMigrateBackend, topology.StepStartVM,
+			topology.StepUpdatePool, topology.StepUpgradePool, topology.StepReplaceNode, topology.StepUpdateCluster:
+			mark = "~"
+		case topology.StepReplacePool:
+			mark = "±"
+		}
+		fmt.Fprintf(w, "  %2d. %s %s %s  %s\n", n, mark, s.Kind, p.bold(s.Target), p.dim("("+s.Reason+")"))
+	}
+	if n == 0 {
+		fmt.Fprintln(w, "  (no steps)")
+	}
+	for _, u := range r.Plan.Unknowns {
+		fmt.Fprintf(w, "  ?  %s\n", unknownText(p, u))
+	}
+	renderWaiting(w, r, p)
+	renderFindings(w, r, p)
+	fmt.Fprintln(w)
+	fmt.Fprintln(w, summaryLine(r, p))
+}
+
+// renderVersions draws ACTUAL's versions part: the API server, the kubelets
+// by version with their counts, and one support line per minor in use.
+func renderVersions(w io.Writer, r *Report, p palette) {
+	v := r.Actual.Versions
+	if !v.Known {
+		if r.Actual.ServerVersion.Known {
+			fmt.Fprintf(w, "  versions    %s\n", unknownText(p, v.Reason))
+		}
+		return
+	}
+	fmt.Fprintf(w, "  versions    (support judged as of %s)\n", r.AsOf)
+	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	fmt.Fprintf(tw, "    api server\t%s\n", v.Value.APIServer.Raw)
+	minors := []topology.Version{v.Value.APIServer}
+	if k := v.Value.Kubelets; k.Known {
+		groups := make([]string, 0, len(k.Value))
+		for _, g := range k.Value {
+			groups = append(groups, fmt.Sprintf("%s ×%d", g.Version.Raw, g.Count))
+			if g.Version.Known {
+				minors = append(minors, g.Version)
+			}
+		}
+		fmt.Fprintf(tw, "    kubelets\t%s\n", strings.Join(groups, ", "))
+	} else {
+		fmt.Fprintf(tw, "    kubelets\t%s\n", unknownText(p, k.Reason))
+	}
+	asOf, _ := time.Parse(time.DateOnly, r.AsOf)
+	seen := map[string]bool{}
+	for _, m := range minors {
+		if seen[m.MinorString()] {
+			continue
+		}
+		seen[m.MinorString()] = true
+		fmt.Fprintf(tw, "    %s\t%s\n", m.MinorString(), SupportText(m, asOf, false))
+	}
+	tw.Flush()
+}
+
+// SupportText says where minor v stands in the upstream calendar at asOf:
+// "supported upstream until 2027-10-28" (short: "until 2027-10-28"), "end
+// of life upstream since …" (short: "EOL since …"), "end of life upstream
+// in N days" within the notice (short: "EOL in N days"), "not in this
+// nestor's calendar (as of …)"; an estimated date is marked with "*".
+func SupportText(v topology.Version, asOf time.Time, short bool) string {
+	cal := topology.UpstreamCalendar()
+	e, ok := cal.Lookup(v)
+	if !ok || e.EndOfLife.IsZero() {
+		if short {
+			return "unknown"
+		}
+		return fmt.Sprintf("not in this nestor's calendar (as of %s)", cal.AsOf.Format(time.DateOnly))
+	}
+	eol := e.EndOfLife.Format(time.DateOnly)
+	if e.Estimated {
+		eol += "*"
+	}
+	days := int(e.EndOfLife.Sub(asOf).Hours() / 24)
+	switch {
+	case asOf.IsZero():
+		if short {
+			return "until " + eol
+		}
+		return "end of life upstream " + eol
+	case days <= 0 && short:
+		return "EOL since " + eol
+	case days <= 0:
+		return "end of life upstream since " + eol
+	case time.Duration(days)*24*time.Hour <= topology.EndOfLifeNotice && short:
+		return fmt.Sprintf("EOL in %d days", days)
+	case time.Duration(days)*24*time.Hour <= topology.EndOfLifeNotice:
+		return fmt.Sprintf("end of life upstream on %s, in %d days", eol, days)
+	case short:
+		return "until " + eol
+	}
+	return "supported upstream until " + eol
+}
+
+// renderFindings lists the plan's findings, each with its severity (the
+// provider's calendar findings are shown in ACTUAL's calendar block).
+func renderFindings(w io.Writer, r *Report, p palette) {
+	var shown []topology.Finding
+	for _, f := range r.Plan.Findings {
+		if !isCalendar(f) {
+			shown = append(shown, f)
+		}
+	}
+	if len(shown) == 0 {
+		return
+	}
+	fmt.Fprintln(w)
+	fmt.Fprintln(w, p.bold("FINDINGS"))
+	for _, f := range shown {
+		pad := strings.Repeat(" ", 7-len(f.Severity))
+		fmt.Fprintf(w, "  %s%s  %s: %s\n", severityText(p, f.Severity), pad, f.Subject, f.Message)
+	}
+}
+
+// summaryLine counts the plan in one line, as Terraform's "Plan:" line does.
+func summaryLine(r *Report, p palette) string {
+	s := r.Summary
+	kinds := make([]string, 0, len(s.ByKind))
+	for k := range s.ByKind {
+		kinds = append(kinds, k)
+	}
+	sort.Strings(kinds)
+	parts := make([]string, 0, len(kinds))
+	for _, k := range kinds {
+		parts = append(parts, fmt.Sprintf("%d %s", s.ByKind[k], k))
+	}
+	line := fmt.Sprintf("Plan: %d to change", s.Changes)
+	if len(parts) > 0 {
+		line += " (" + strings.Join(parts, ", ") + ")"
+	}
+	if r.Stack.TargetKind == topology.TargetKapsule {
+		line += fmt.Sprintf(", %d waiting", s.Waiting)
+	}
+	line += fmt.Sprintf(", %d undeclared, %d unknown.", s.Undeclared, s.Unknown)
+	switch {
+	case r.Plan.Unverified:
+		line += " " + p.red("UNVERIFIED: no target was read.")
+	case s.Unknown > 0:
+		line += " " + p.yellow("Not in sync: parts of ACTUAL are unknown.")
+	case s.Waiting > 0 && s.Changes == 0:
+		line += " " + p.yellow("Not in sync: the provider is still moving objects (waiting).")
+	case s.InSync:
+		line += " " + p.green("In sync.")
+	}
+	return line
+}
+
+// WriteText writes preview's human view of r: DESIRED, ACTUAL, PLAN and the
+// summary line, in colour when color is true; suggest turns a nestor
+// subcommand into the command line for this stack (Stack.Suggest).
+func (r *Report) WriteText(w io.Writer, color bool, suggest func(string) string) {
+	renderPreview(w, r, newPalette(color), suggest)
+}

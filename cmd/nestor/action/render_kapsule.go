@@ -1,0 +1,233 @@
+package action
+
+import (
+	"fmt"
+	"io"
+	"strings"
+	"text/tabwriter"
+
+	"nestor.dev/nestor/probes"
+	"nestor.dev/nestor/topology"
+)
+
+// renderKapsuleTarget is the target line of a kapsule stack: the cluster,
+// the provider's API and the credentials' source (the access key masked),
+// then the kubeconfig the layers are read through.
+func renderKapsuleTarget(w io.Writer, r *Report, p palette) {
+	t := r.Target
+	if t == nil || t.Provider == nil {
+		return
+	}
+	pr := t.Provider
+	fmt.Fprintf(w, "Target: cluster %s in %s via %s  credentials: %s (access key %s)\n", pr.ClusterID, pr.Region, pr.APIURL, pr.Credentials, pr.AccessKey)
+	if t.Endpoint != "" {
+		fmt.Fprintf(w, "        in-cluster: %s  context %s  kubeconfig %s (from %s)\n", t.Endpoint, t.Context, strings.Join(t.Kubeconfig, ":"), orText(t.SourceDetail, t.Source))
+	}
+}
+
+func orText(s, def string) string {
+	if s == "" {
+		return def
+	}
+	return s
+}
+
+// renderKapsuleDesired adds the pools and auto-upgrade to DESIRED.
+func renderKapsuleDesired(tw io.Writer, d Desired) {
+	if d.AutoUpgrade != nil {
+		fmt.Fprintf(tw, "  auto-upgrade\t%t\n", *d.AutoUpgrade)
+	}
+	var pools []string
+	for _, pl := range d.Pools {
+		pools = append(pools, pl.Name+" ("+poolShape(pl)+")")
+	}
+	fmt.Fprintf(tw, "  pools\t%d: %s\n", len(d.Pools), strings.Join(pools, ", "))
+}
+
+func poolShape(pl topology.Pool) string {
+	s := pl.NodeType
+	if pl.Autoscaling != nil {
+		s += fmt.Sprintf(", autoscaling %d–%d", pl.Autoscaling.Min, pl.Autoscaling.Max)
+	} else {
+		s += fmt.Sprintf(", size %d", pl.Size)
+	}
+	if pl.Zone != "" {
+		s += ", " + pl.Zone
+	}
+	return s
+}
+
+// renderKapsuleActual is the provider's part of ACTUAL: the cluster block,
+// the pools, the provider's objects (once) and the calendar lines.
+func renderKapsuleActual(w io.Writer, r *Report, p palette) {
+	k := r.Actual.Kapsule
+	if k == nil {
+		return
+	}
+	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	switch c := k.Cluster; {
+	case k.Transient["cluster"] != "":
+		fmt.Fprintf(tw, "  cluster\t%s\n", p.yellow("waiting: "+k.Transient["cluster"]+" (the provider's API answered transient_state)"))
+	case !c.Known:
+		fmt.Fprintf(tw, "  cluster\t%s\n", unknownText(p, c.Reason))
+	default:
+		v := c.Value
+		status := statusText(p, v.Status, "ready")
+		version := v.Version
+		if v.Status == "updating" {
+			version = "updating to " + v.Version
+		}
+		auto := "off"
+		if v.AutoUpgrade {
+			auto = "on"
+		}
+		fmt.Fprintf(tw, "  cluster\t%s (%s)  %s  %s  type %s  CNI %s  auto-upgrade %s\n", v.Name, v.ID, status, version, orText(v.Type, "?"), orText(v.CNI, "?"), auto)
+		fmt.Fprintf(tw, "  cluster_url\t%s\n", v.URL)
+	}
+	tw.Flush()
+	switch {
+	case k.Transient["pools"] != "":
+		fmt.Fprintf(w, "  pools       %s\n", p.yellow("waiting: "+k.Transient["pools"]+" (the provider's API answered transient_state)"))
+	case !k.Pools.Known:
+		fmt.Fprintf(w, "  pools       %s\n", unknownText(p, k.Pools.Reason))
+	default:
+		fmt.Fprintln(w, "  pools")
+		tw = tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+		fmt.Fprintf(tw, "    NAME\tSTATUS\tVERSION\tNODE TYPE\tSIZE\tNODES READY\n")
+		for _, pl := range k.Pools.Value {
+			size := fmt.Sprintf("%d", pl.Size)
+			if pl.Autoscaling {
+				size = fmt.Sprintf("%d (autoscaling %d–%d)", pl.Size, pl.MinSize, pl.MaxSize)
+			}
+			version := pl.Version
+			if pl.Status == "upgrading" {
+				version = "upgrading to " + pl.Version
+			}
+			fmt.Fprintf(tw, "    %s\t%s\t%s\t%s\t%s\t%s\n", pl.Name, statusText(p, pl.Status, "ready"), version, pl.NodeType, size, nodesReady(k, pl.ID))
+		}
+		tw.Flush()
+	}
+	if k.Nodes.Known {
+		for _, n := range k.Nodes.Value {
+			if n.Status != "ready" {
+				msg := ""
+				if n.ErrorMessage != "" {
+					msg = " (" + n.ErrorMessage + ")"
+				}
+				fmt.Fprintf(w, "    node %s: %s%s\n", n.Name, n.Status, msg)
+			}
+		}
+	} else if k.Transient["nodes"] == "" {
+		fmt.Fprintf(w, "  nodes       %s\n", unknownText(p, k.Nodes.Reason))
+	}
+	if len(k.Provider) > 0 {
+		fmt.Fprintf(w, "  provider's  %s\n", strings.Join(k.Provider, ", "))
+	}
+	var cal []topology.Finding
+	for _, f := range r.Plan.Findings {
+		if isCalendar(f) {
+			cal = append(cal, f)
+		}
+	}
+	switch {
+	case !k.Versions.Known:
+		fmt.Fprintf(w, "  calendar    %s\n", unknownText(p, k.Versions.Reason))
+	case len(cal) == 0:
+		fmt.Fprintf(w, "  calendar    the provider's dates raise nothing for the versions in use\n")
+	default:
+		fmt.Fprintln(w, "  calendar")
+		for _, f := range cal {
+			fmt.Fprintf(w, "    %s %s: %s\n", severityText(p, f.Severity), f.Subject, f.Message)
+		}
+	}
+	if k.InCluster != "" {
+		fmt.Fprintf(w, "  in-cluster  %s\n", unknownText(p, strings.TrimPrefix(k.InCluster, "not read: ")))
+	}
+}
+
+// isCalendar tells the calendar's findings (their subject is a minor) from
+// the others.
+func isCalendar(f topology.Finding) bool {
+	return f.Kind == topology.FindingProviderCalendar
+}
+
+func severityText(p palette, sev topology.Severity) string {
+	switch sev {
+	case topology.SeverityError:
+		return p.red(string(sev))
+	case topology.SeverityWarning:
+		return p.yellow(string(sev))
+	}
+	return string(sev)
+}
+
+func statusText(p palette, status, good string) string {
+	if status == good {
+		return p.green(status)
+	}
+	return p.yellow(status)
+}
+
+// nodesReady is "ready/total" of the provider's nodes of pool id.
+func nodesReady(k *topology.KapsuleObserved, id string) string {
+	if !k.Nodes.Known {
+		return "?"
+	}
+	ready, total := 0, 0
+	for _, n := range k.Nodes.Value {
+		if n.PoolID == id {
+			total++
+			if n.Status == "ready" {
+				ready++
+			}
+		}
+	}
+	return fmt.Sprintf("%d/%d", ready, total)
+}
+
+// renderWaiting adds PLAN's waiting objects (managed objects the provider
+// is moving: no step is planned for them).
+func renderWaiting(w io.Writer, r *Report, p palette) {
+	for _, s := range r.Plan.Waiting {
+		fmt.Fprintf(w, "  …  %s %s\n", p.yellow("waiting:"), s)
+	}
+}
+
+// printKapsuleTarget shows what the kapsule guard read before it asks "Is
+// this the stack NAME?": the cluster as the provider's API describes it,
+// its pools and node count, cluster_url, the credentials' source and the
+// kubeconfig the layers would be read through.
+func printKapsuleTarget(w io.Writer, v probes.TargetView) {
+	t, k := v.Topology, v.Kapsule
+	fmt.Fprintf(w, "Target of stack %s (%s):\n", t.Name, t.TargetKind)
+	if c := k.Cluster; c.Known {
+		cl := c.Value
+		fmt.Fprintf(w, "  cluster      %s (%s)\n", cl.Name, cl.ID)
+		fmt.Fprintf(w, "  region       %s  project %s\n", cl.Region, cl.ProjectID)
+		fmt.Fprintf(w, "  status       %s, version %s\n", cl.Status, cl.Version)
+		fmt.Fprintf(w, "  cluster_url  %s\n", cl.URL)
+	} else {
+		fmt.Fprintf(w, "  cluster      %s unknown (%s)\n", t.Scaleway.ClusterID, c.Reason)
+	}
+	if k.Pools.Known {
+		var names []string
+		for _, pl := range k.Pools.Value {
+			names = append(names, fmt.Sprintf("%s (%s, %s)", pl.Name, pl.NodeType, pl.Status))
+		}
+		fmt.Fprintf(w, "  pools        %d: %s\n", len(names), strings.Join(names, ", "))
+	} else {
+		fmt.Fprintf(w, "  pools        unknown (%s)\n", k.Pools.Reason)
+	}
+	if k.Nodes.Known {
+		fmt.Fprintf(w, "  nodes        %d\n", len(k.Nodes.Value))
+	} else {
+		fmt.Fprintf(w, "  nodes        unknown (%s)\n", k.Nodes.Reason)
+	}
+	fmt.Fprintf(w, "  API          %s\n", k.APIURL)
+	fmt.Fprintf(w, "  credentials  %s (access key %s)\n", k.Credentials, k.AccessKey)
+	if v.Target != nil {
+		fmt.Fprintf(w, "  kubeconfig   %s (from %s), context %s: server matches cluster_url\n", strings.Join(v.Target.Kubeconfig.Paths, ":"), probes.SourceText(v.Target.Kubeconfig), v.Target.Context)
+	} else {
+		fmt.Fprintf(w, "  kubeconfig   none: the layers inside the cluster will not be read\n")
+	}
+}

@@ -1,0 +1,309 @@
+package action
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"text/tabwriter"
+
+	"nestor.dev/nestor/probes"
+	"nestor.dev/nestor/stacks"
+	"nestor.dev/nestor/topology"
+)
+
+// StackRow is one line of `stack list` (and its JSON element).
+type StackRow struct {
+	Name       string `json:"name"`
+	TargetKind string `json:"target_kind,omitempty"`
+	Endpoint   string `json:"endpoint,omitempty"`
+	Active     bool   `json:"active"`
+	File       string `json:"file"`
+	Error      string `json:"error,omitempty"`
+}
+
+// StackList returns the stacks of the stacks folder, an invalid one with
+// its error. A broken active link is a warning on Log. Errors: the folder
+// cannot be listed.
+func (c Config) StackList() ([]StackRow, error) {
+	entries, err := c.Stacks.List()
+	if err != nil {
+		return nil, err
+	}
+	if _, err := c.Stacks.Active(); err != nil && !errors.Is(err, stacks.ErrNoActive) {
+		fmt.Fprintf(c.Log, "Warning: %v\n", err)
+	}
+	rows := make([]StackRow, 0, len(entries))
+	for _, e := range entries {
+		r := StackRow{Name: e.Name, Active: e.Active, File: e.Path}
+		if e.Err != nil {
+			r.Error = e.Err.Error()
+		} else {
+			r.TargetKind = string(e.Topology.TargetKind)
+			r.Endpoint = e.Topology.Endpoint
+		}
+		rows = append(rows, r)
+	}
+	return rows, nil
+}
+
+// WriteStackList writes the human table of rows.
+func WriteStackList(w io.Writer, rows []StackRow) error {
+	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "ACTIVE\tNAME\tTARGET KIND\tENDPOINT")
+	for _, r := range rows {
+		mark := ""
+		if r.Active {
+			mark = "*"
+		}
+		kind, ep := r.TargetKind, r.Endpoint
+		if r.Error != "" {
+			kind = "INVALID"
+			ep = "(nestor stack show " + r.Name + ")"
+		}
+		if ep == "" {
+			ep = "<none>"
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", mark, r.Name, kind, ep)
+	}
+	return tw.Flush()
+}
+
+// StackShow returns stack name's topology as loaded (the active stack when
+// name is ""), as a generic document with its resolved paths added under
+// resolved_paths. Errors: no active stack; the topology does not load.
+func (c Config) StackShow(name string) (map[string]any, error) {
+	if name == "" {
+		n, err := c.Stacks.Active()
+		if err != nil {
+			return nil, fmt.Errorf("%w (or name one: nestor stack show NAME)", err)
+		}
+		name = n
+	}
+	t, err := c.Stacks.Load(name)
+	if err != nil {
+		return nil, err
+	}
+	v := map[string]any{}
+	raw, err := json.Marshal(t)
+	if err != nil {
+		return nil, err
+	}
+	if err := json.Unmarshal(raw, &v); err != nil {
+		return nil, err
+	}
+	paths := map[string]string{}
+	if t.Kubeconfig != "" {
+		paths["kubeconfig"] = t.ResolvePath(t.Kubeconfig, c.Home)
+	}
+	if t.TargetKind == topology.TargetLima {
+		paths["bench_kubeconfig"] = t.BenchKubeconfig(c.Home)
+	}
+	if t.Inventory != "" {
+		paths["inventory"] = t.ResolvePath(t.Inventory, c.Home)
+	}
+	v["resolved_paths"] = paths
+	return v, nil
+}
+
+// StackSelect is `nestor stack select NAME`: it makes NAME the active
+// stack, after confirming (or strictly checking) a prod target, then
+// completes a prod stack's target: the kubeconfig: line, then the fetch,
+// each confirmed, nothing but the link with --no-input.
+type StackSelect struct {
+	Config
+	Name string
+}
+
+// Run selects the stack. A refused target leaves the active stack as it
+// was. Errors: the topology does not load; the pipeline refused; a write
+// failed; the operator said No to the target (SilentError).
+func (c StackSelect) Run(ctx context.Context) error {
+	t, err := c.Stacks.Load(c.Name)
+	if err != nil {
+		return err
+	}
+	s := c.named(t, true)
+	var op *probes.Opened
+	missing := ""
+	if t.TargetKind == topology.TargetProd {
+		if op, missing, err = c.checkTarget(ctx, s); err != nil {
+			return err
+		}
+	}
+	if t, err = c.Stacks.Select(c.Name); err != nil {
+		return err
+	}
+	s.Topology = t
+	fmt.Fprintf(c.Log, "Active stack: %s (%s) — %s\n", t.Name, t.TargetKind, t.Path)
+	if t.TargetKind == topology.TargetKapsule {
+		fmt.Fprintf(c.Log, "Cluster: %s in %s, read through the provider's API (`%s` confirms it)\n", t.Scaleway.ClusterID, t.Scaleway.Region, s.Suggest("preview"))
+		return nil
+	}
+	if t.TargetKind != topology.TargetProd {
+		fmt.Fprintf(c.Log, "Bench kubeconfig: %s\n", t.BenchKubeconfig(c.Home))
+		return nil
+	}
+	if missing == "" {
+		return nil // confirmed above
+	}
+	if op.Kubeconfig.Source == probes.SourceNone {
+		var done bool
+		if op, missing, done, err = c.addKubeconfig(ctx, s); err != nil || done {
+			return err
+		}
+		t = s.Topology
+	}
+	node := FirstControlPlane(t)
+	if !c.Interactive || op.Kubeconfig.Source != probes.SourceTopology {
+		fmt.Fprintf(c.Log, "Warning: stack %s has no readable target: %s\nFetch the kubeconfig with `%s`\n", t.Name, missing, s.Suggest("discover --cp "+node))
+		return nil
+	}
+	fmt.Fprintf(c.Log, "Stack %s has no readable target yet: %s\n", t.Name, missing)
+	ok, err := c.Prompter.Confirm(fmt.Sprintf("Fetch its kubeconfig from %s over ssh now?", node), true)
+	if err != nil {
+		return err
+	}
+	if !ok {
+		fmt.Fprintf(c.Log, "Nothing fetched. Later: %s\n", s.Suggest("discover --cp "+node))
+		return nil
+	}
+	return Fetch{Config: c.Config, Node: node}.fetchKubeconfig(ctx, s, node, FetchOptions{})
+}
+
+// addKubeconfig offers to add `kubeconfig: ~/.kube/NAME.config` to stack
+// s's topology (without a prompt it only says so), then checks the target
+// it names. It returns what was opened and what is still missing, and done
+// when select has nothing more to do (declined, not interactive, or the
+// file already answers).
+func (c StackSelect) addKubeconfig(ctx context.Context, s *Stack) (*probes.Opened, string, bool, error) {
+	t := s.Topology
+	value := "~/.kube/" + t.Name + ".config"
+	if !c.Interactive {
+		// The selection itself succeeded: what is missing is a warning,
+		// with the fix, not a failure of select.
+		fmt.Fprintf(c.Log, "Warning: %s declares no kubeconfig:, so nestor has no target for stack %s.\n"+
+			"Add this line after target_kind: (or run `nestor stack select %s` in a terminal, which offers it):\n  kubeconfig: %s\n"+
+			"then fetch it with `%s`\n", t.Path, t.Name, t.Name, value, s.Suggest("discover --cp "+FirstControlPlane(t)))
+		return nil, "", true, nil
+	}
+	ok, err := c.Prompter.Confirm(fmt.Sprintf("%s declares no kubeconfig:. Add `kubeconfig: %s` to it?", filepath.Base(t.Path), value), true)
+	if err != nil {
+		return nil, "", true, err
+	}
+	if !ok {
+		fmt.Fprintf(c.Log, "Left %s unchanged: stack %s has no target until it declares kubeconfig:.\n", t.Path, t.Name)
+		return nil, "", true, nil
+	}
+	if err := addKubeconfigLine(t.Path, value); err != nil {
+		return nil, "", true, err
+	}
+	fmt.Fprintf(c.Log, "Added `kubeconfig: %s` to %s.\n", value, t.Path)
+	if t, err = c.Stacks.Load(t.Name); err != nil {
+		return nil, "", true, err
+	}
+	s.Topology = t
+	op, missing, err := c.checkTarget(ctx, s)
+	if err != nil {
+		return nil, "", true, err
+	}
+	// The file may already exist: then it is confirmed, and select is done.
+	return op, missing, missing == "", nil
+}
+
+// checkTarget opens a prod stack's target through the pipeline and reads
+// what the guard reads (version, nodes), so that a target that does not
+// answer is told apart from a refused one. It returns what was opened and
+// what is missing: "" when the target answered (and was confirmed), else
+// why there is no readable target (no kubeconfig, a missing file, a target
+// that does not answer). Errors: the pipeline's refusals and a No at the
+// prompt.
+func (c StackSelect) checkTarget(ctx context.Context, s *Stack) (*probes.Opened, string, error) {
+	op, err := c.Open(ctx, s, OpenOptions{})
+	if err == nil && op.Target != nil {
+		_, err = op.View(ctx)
+	}
+	var ue *probes.UnreachableError
+	switch {
+	case errors.As(err, &ue):
+		return op, fmt.Sprintf("the kubeconfig %s does not answer (%s)", ue.Kubeconfig, ue.Reason), nil
+	case err != nil:
+		return nil, "", err
+	case op.NoTarget != nil:
+		return op, op.NoTarget.Error(), nil
+	}
+	return op, "", nil
+}
+
+// addKubeconfigLine inserts `kubeconfig: value` into the topology at path as
+// a one-line text edit (topology.SetKubeconfig), written to a temporary file
+// in the same folder and renamed over the original, keeping its mode: every
+// other byte, comment and line ending is unchanged, and a crash leaves the old
+// file or the new one, never half of one.
+func addKubeconfigLine(path, value string) error {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return err
+	}
+	edited, err := topology.SetKubeconfig(data, value)
+	if err != nil {
+		return fmt.Errorf("%s: %w", path, err)
+	}
+	if _, err := topology.Parse(path, edited); err != nil {
+		return fmt.Errorf("%s: the edit would make the topology invalid, left unchanged: %w", path, err)
+	}
+	return writeFileAtomic(path, edited, 0)
+}
+
+// writeFileAtomic writes data to path through a temporary file in the same
+// folder, fsynced, then renamed over path. mode 0 keeps the mode of an
+// existing file (0644 for a new one).
+func writeFileAtomic(path string, data []byte, mode os.FileMode) error {
+	// Write through a symlink to the file it names, as editors do, rather
+	// than replacing the link with a regular file.
+	if real, err := filepath.EvalSymlinks(path); err == nil {
+		path = real
+	}
+	if mode == 0 {
+		mode = 0o644
+		if fi, err := os.Stat(path); err == nil {
+			mode = fi.Mode().Perm()
+		} else if !errors.Is(err, fs.ErrNotExist) {
+			return err
+		}
+	}
+	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp-*")
+	if err != nil {
+		return err
+	}
+	tmp := f.Name()
+	defer os.Remove(tmp) // no-op after a successful rename
+	if _, err := f.Write(data); err != nil {
+		f.Close()
+		return err
+	}
+	if err := f.Chmod(mode); err != nil {
+		f.Close()
+		return err
+	}
+	if err := f.Sync(); err != nil {
+		f.Close()
+		return err
+	}
+	if err := f.Close(); err != nil {
+		return err
+	}
+	if err := os.Rename(tmp, path); err != nil {
+		return err
+	}
+	// Make the rename itself durable.
+	if d, err := os.Open(filepath.Dir(path)); err == nil {
+		_ = d.Sync()
+		d.Close()
+	}
+	return nil
+}

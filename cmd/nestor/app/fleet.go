@@ -1,0 +1,79 @@
+package app
+
+import (
+	"fmt"
+	"io"
+
+	"github.com/spf13/cobra"
+
+	"nestor.dev/nestor/cmd/nestor/action"
+)
+
+func newFleetCmd(a *App, g *globals) *cobra.Command {
+	out := newOutputFlag("text", "text", "json")
+	var detailed, detailedExit bool
+	var parallel int
+	var judge *judgeFlags
+	cmd := &cobra.Command{
+		Use:   "fleet [STACK...]",
+		Short: "Preview every stack at once, one line each (never prompts)",
+		Long: `fleet previews every stack of the stacks folder (or the STACKs named) in
+parallel, through the same pipeline as preview, and prints one line per stack:
+its kind, where it was read, its status, its server version, and how many
+changes and unknown parts its plan has. It never prompts: each stack's target
+is checked against its endpoint: as with --no-input, so a stack without
+endpoint: is "refused" on its line. One stack's failure never stops the others.
+
+STATUS is one of: in sync, N changes, waiting, unknown (parts of ACTUAL could
+not be read), no target, refused (the offline endpoint check or the bench
+kubeconfig refusal), unreachable (the target did not answer within --timeout),
+invalid (the topology or its kubeconfig cannot be used).
+
+-o json prints {format_version, as_of, stacks: [{name, file, target_kind,
+status, reason, report}]}, where report is exactly preview -o json's document.
+
+SUPPORT is where the API server's minor stands in the upstream support calendar
+(judged today, or at --as-of; * marks an estimated date).
+
+Exit codes: 0 the table was printed; 1 nothing to read (no stacks folder, no
+stack, an unknown STACK). With --detailed-exitcode: 0 all in sync, 2 some need
+changes or are waiting and none failed, 1 any stack could not be judged.
+--fail-on warning|error: 3 when any stack has a finding of that severity or worse.`,
+		Example: `  nestor fleet
+  nestor fleet dirqual bench --detailed
+  nestor fleet -o json --detailed-exitcode`,
+		ValidArgsFunction: completeStacks(a),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			c, err := judge.apply(g.cfg)
+			if err != nil {
+				return err
+			}
+			f := action.Fleet{Config: c, Names: args, Parallel: parallel}
+			progress := a.newProgress(out.machine())
+			if progress != nil {
+				f.Progress = func(done, total int) { progress.set(fmt.Sprintf("%d/%d stacks read…", done, total)) }
+			}
+			r, err := f.Run(cmd.Context())
+			progress.done()
+			if err != nil {
+				return err
+			}
+			if err := write(a.Out, out.value, r, func(w io.Writer) error { return r.WriteText(w, detailed) }); err != nil {
+				return err
+			}
+			if code := r.ExitCode(); detailedExit && code != action.ExitOK {
+				return action.SilentError{Code: code}
+			}
+			if code := r.FailOn(judge.severity()); code != action.ExitOK {
+				return action.SilentError{Code: code}
+			}
+			return nil
+		},
+	}
+	out.register(cmd)
+	cmd.Flags().BoolVar(&detailed, "detailed", false, "print each stack's plan (or why it has none) under its line")
+	cmd.Flags().BoolVar(&detailedExit, "detailed-exitcode", false, "exit 0 all in sync, 2 changes or waiting, 1 any stack not judged")
+	cmd.Flags().IntVar(&parallel, "parallel", 8, "how many stacks are read at once")
+	judge = addJudgeFlags(cmd)
+	return cmd
+}

@@ -1,0 +1,81 @@
+package app
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/spf13/cobra"
+	"gopkg.in/yaml.v3"
+)
+
+// outputFlag is -o/--output (or another format flag), rejected at parse time
+// when the value is not allowed (Helm's habit).
+type outputFlag struct {
+	allowed []string
+	value   string
+	// typ names the value in --help ("format" when empty).
+	typ string
+}
+
+func newOutputFlag(def string, allowed ...string) *outputFlag {
+	return &outputFlag{allowed: allowed, value: def}
+}
+
+func (f *outputFlag) String() string { return f.value }
+func (f *outputFlag) Type() string {
+	if f.typ == "" {
+		return "format"
+	}
+	return f.typ
+}
+
+func (f *outputFlag) Set(v string) error {
+	for _, a := range f.allowed {
+		if v == a {
+			f.value = v
+			return nil
+		}
+	}
+	return fmt.Errorf("unknown %s %q (one of: %s)", f.Type(), v, strings.Join(f.allowed, ", "))
+}
+
+// machine reports whether the format is for programs (json, yaml): such a
+// run never prompts (Terraform: JSON output implies no prompts).
+func (f *outputFlag) machine() bool { return f.value == "json" || f.value == "yaml" }
+
+func (f *outputFlag) register(cmd *cobra.Command) {
+	cmd.Flags().VarP(f, "output", "o", "output format: "+strings.Join(f.allowed, "|"))
+	_ = cmd.RegisterFlagCompletionFunc("output", func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
+		return f.allowed, cobra.ShellCompDirectiveNoFileComp
+	})
+}
+
+// write is the one output writer of every command that reports: the model v
+// as indented JSON, as YAML (through its JSON form, so both carry the same
+// field names), or its human view text.
+func write(w io.Writer, format string, v any, text func(io.Writer) error) error {
+	switch format {
+	case "json":
+		enc := json.NewEncoder(w)
+		enc.SetIndent("", "  ")
+		return enc.Encode(v)
+	case "yaml":
+		raw, err := json.Marshal(v)
+		if err != nil {
+			return err
+		}
+		var generic any
+		if err := json.Unmarshal(raw, &generic); err != nil {
+			return err
+		}
+		enc := yaml.NewEncoder(w)
+		enc.SetIndent(2)
+		if err := enc.Encode(generic); err != nil {
+			return err
+		}
+		return enc.Close()
+	}
+	return text(w)
+}

@@ -1,0 +1,706 @@
+package probes
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"net/url"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+
+	k8s "github.com/scaleway/scaleway-sdk-go/api/k8s/v1"
+	"github.com/scaleway/scaleway-sdk-go/logger"
+	"github.com/scaleway/scaleway-sdk-go/scw"
+
+	"nestor.dev/nestor/topology"
+)
+
+// This file is target_kind kapsule: a managed cluster whose identity is
+// the provider's (Scaleway Kapsule, k8s/v1 API), read through the SDK
+// scaleway-sdk-go with a read-only transport pinned to the API's host, and,
+// when a kubeconfig is resolved and proven to be the cluster's, the same
+// kube read as prod for the layers.
+
+// kapsuleKind is target_kind kapsule. Its target is the provider's cluster
+// (scaleway.cluster_id in scaleway.region), never "no target"; its guard
+// is its own (guard), not the kube endpoint guard.
+type kapsuleKind struct{}
+
+func (kapsuleKind) guarded() bool { return false }
+
+func (kapsuleKind) noTarget(*topology.Topology, Kubeconfig) *NoTarget { return nil }
+
+// KapsuleView is what the interactive guard shows of a kapsule stack: the
+// cluster as the provider's API describes it, its pools and nodes, where
+// the credentials came from (the access key masked) and the API URL.
+type KapsuleView struct {
+	Cluster     topology.Fact[topology.KapsuleCluster] `json:"cluster"`
+	Pools       topology.Fact[[]topology.KapsulePool]  `json:"pools"`
+	Nodes       topology.Fact[[]topology.KapsuleNode]  `json:"nodes"`
+	Credentials string                                 `json:"credentials"`
+	AccessKey   string                                 `json:"access_key"`
+	APIURL      string                                 `json:"api_url"`
+	// Waiting is the cluster's 409 transient_state, when the API gave one.
+	Waiting string `json:"waiting,omitempty"`
+}
+
+// kapsuleState is what the kapsule guard read and decided, for Read.
+type kapsuleState struct {
+	creds *ScalewayCredentials
+	view  *KapsuleView
+	obs   *topology.KapsuleObserved
+	// inClusterWhy says why the in-cluster part is not read ("" when the
+	// kubeconfig's server was proven to be the cluster's cluster_url).
+	inClusterWhy string
+}
+
+// KapsuleMismatchError: the provider's answer proves that what the topology
+// or the kubeconfig names is not the declared cluster (another cluster_url,
+// project, region or id). Nothing was sent to any Kubernetes API.
+type KapsuleMismatchError struct {
+	Stack, File string
+	// What is compared ("the kubeconfig's server", "endpoint:",
+	// "project_id"…), Got what it holds, Want the cluster's.
+	What, Got, Want string
+}
+
+func (e *KapsuleMismatchError) Error() string {
+	return fmt.Sprintf("refusing: %s is %s, but the cluster of stack %s (scaleway.cluster_id in %s) has %s; nothing was sent to its Kubernetes API",
+		e.What, e.Got, e.Stack, e.File, e.Want)
+}
+
+// KapsuleUnreadError: the interactive guard could not read the cluster
+// from the provider's API, so there is nothing to confirm.
+type KapsuleUnreadError struct {
+	ClusterID, Region, APIURL, Reason string
+}
+
+func (e *KapsuleUnreadError) Error() string {
+	return fmt.Sprintf("cannot read the cluster %s in %s from %s: %s", e.ClusterID, e.Region, e.APIURL, e.Reason)
+}
+
+// guard is the kapsule guard, before any request to the cluster's
+// Kubernetes API (and the exec credential plugin of a kubeconfig never
+// runs before it has passed):
+//
+//  1. offline: the credentials and the API URL (ResolveScalewayCredentials:
+//     an undeclared API URL is refused before any request to anything); a
+//     declared endpoint: and the kubeconfig's server must be equal;
+//  2. the provider's API is read (cluster, available versions, pools,
+//     nodes, version list, ACL rules: GET only, bounded by the timeout);
+//  3. the cluster's identity: its id, region and project (scaleway.project_id
+//     when declared) must be the declared ones; endpoint: and the
+//     kubeconfig's server must equal its cluster_url; a mismatch is a
+//     *KapsuleMismatchError naming both sides;
+//  4. interactive: the cluster is shown (KapsuleView) and the operator
+//     confirms; a cluster the API did not give is a *KapsuleUnreadError.
+//     Non-interactive, a cluster the API did not give leaves the whole
+//     report unknown with the reason, and the in-cluster part unread.
+func (kapsuleKind) guard(ctx context.Context, op *Opened) error {
+	t, o := op.Topology, op.opts
+	creds, err := ResolveScalewayCredentials(t, o.Env, o.Home)
+	if err != nil {
+		return err
+	}
+	if op.Target != nil && t.Endpoint != "" {
+		if same, err := SameEndpoint(op.Target.Endpoint, t.Endpoint); err != nil || !same {
+			return &KapsuleMismatchError{Stack: t.Name, File: t.Path,
+				What: fmt.Sprintf("the kubeconfig's server (%s, context %s)", strings.Join(op.Target.Kubeconfig.Paths, ":"), op.Target.Context),
+				Got:  op.Target.Endpoint, Want: "endpoint: " + t.Endpoint + " declared"}
+		}
+	}
+	rctx, cancel := context.WithTimeout(ctx, op.timeout())
+	defer cancel()
+	obs := readKapsule(rctx, op.timeout(), creds, t, o.UserAgent)
+	if err := ctx.Err(); err != nil {
+		return fmt.Errorf("reading stack %s from the provider's API: %w", t.Name, err)
+	}
+	st := &kapsuleState{creds: creds, obs: obs, view: &KapsuleView{Cluster: obs.Cluster, Pools: obs.Pools, Nodes: obs.Nodes,
+		Credentials: creds.Source, AccessKey: creds.Masked(), APIURL: creds.APIURL, Waiting: obs.Transient["cluster"]}}
+	if obs.Cluster.Known {
+		if err := checkKapsuleIdentity(t, op.Target, obs.Cluster.Value); err != nil {
+			return err
+		}
+	} else {
+		st.inClusterWhy = "not read: the provider's API did not give the cluster's cluster_url (" + obs.Cluster.Reason + "), so nothing proves the kubeconfig is this cluster's"
+		if obs.Transient["cluster"] != "" {
+			st.inClusterWhy = "not read: the cluster is " + obs.Transient["cluster"] + " (the provider's API answered transient_state), so its cluster_url was not given"
+		}
+	}
+	op.kapsule = st
+	if !o.Interactive {
+		return nil
+	}
+	if !obs.Cluster.Known && obs.Transient["cluster"] == "" {
+		return &KapsuleUnreadError{ClusterID: t.Scaleway.ClusterID, Region: t.Scaleway.Region, APIURL: creds.APIURL, Reason: obs.Cluster.Reason}
+	}
+	if o.Confirm == nil {
+		return errors.New("the target must be confirmed, and no prompt is available")
+	}
+	view := &TargetView{Topology: t, Target: op.Target, Kapsule: st.view}
+	op.Guard = view
+	yes, err := o.Confirm(*view)
+	if err != nil {
+		return err
+	}
+	if !yes {
+		return ErrNotConfirmed
+	}
+	return nil
+}
+
+// KapsuleView returns what the kapsule guard read of the stack's cluster
+// (nil for other kinds).
+func (op *Opened) KapsuleView() *KapsuleView {
+	if op.kapsule == nil {
+		return nil
+	}
+	return op.kapsule.view
+}
+
+// KapsuleClusters lists the clusters of the stack's project (the declared
+// scaleway.project_id, else the cluster's) in its region, every page, GET
+// only, bounded by the timeout: what discover shows beside the declared
+// cluster. Unknown with the reason when the list fails or the project is
+// not known.
+func (op *Opened) KapsuleClusters(ctx context.Context) topology.Fact[[]topology.KapsuleCluster] {
+	st := op.kapsule
+	if st == nil {
+		return topology.UnknownFact[[]topology.KapsuleCluster]("not a kapsule stack")
+	}
+	project := op.Topology.Scaleway.ProjectID
+	if project == "" && st.obs.Cluster.Known {
+		project = st.obs.Cluster.Value.ProjectID
+	}
+	if project == "" {
+		return topology.UnknownFact[[]topology.KapsuleCluster]("the project is not known: declare scaleway.project_id")
+	}
+	ctx, cancel := context.WithTimeout(ctx, op.timeout())
+	defer cancel()
+	api, err := kapsuleAPI(st.creds, op.Topology, op.opts.UserAgent)
+	if err != nil {
+		return topology.UnknownFact[[]topology.KapsuleCluster](st.creds.redact(err.Error()))
+	}
+	res, err := api.ListClusters(&k8s.ListClustersRequest{Region: scw.Region(op.Topology.Scaleway.Region), ProjectID: &project}, scw.WithContext(ctx), scw.WithAllPages())
+	if err != nil {
+		r, _ := kapsuleReason(ctx, op.timeout(), err, st.creds)
+		return topology.UnknownFact[[]topology.KapsuleCluster](r)
+	}
+	out := []topology.KapsuleCluster{}
+	for _, c := range res.Clusters {
+		if c != nil {
+			out = append(out, clusterOf(c))
+		}
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
+	return topology.KnownFact(out)
+}
+
+// checkKapsuleIdentity compares what the provider said of cluster c with
+// the topology and the kubeconfig target (nil: none), see guard.
+func checkKapsuleIdentity(t *topology.Topology, target *Target, c topology.KapsuleCluster) error {
+	sc := t.Scaleway
+	mismatch := func(what, got, want string) error {
+		return &KapsuleMismatchError{Stack: t.Name, File: t.Path, What: what, Got: got, Want: want}
+	}
+	if !strings.EqualFold(c.ID, sc.ClusterID) {
+		return mismatch("the cluster the API answered for "+sc.ClusterID, c.ID, "id "+sc.ClusterID)
+	}
+	if c.Region != "" && c.Region != sc.Region {
+		return mismatch("the cluster's region", c.Region, "scaleway.region "+sc.Region)
+	}
+	if sc.ProjectID != "" && !strings.EqualFold(c.ProjectID, sc.ProjectID) {
+		return mismatch("the cluster's project", c.ProjectID, "scaleway.project_id "+sc.ProjectID+" declared")
+	}
+	if t.Endpoint != "" {
+		if same, err := SameEndpoint(t.Endpoint, c.URL); err != nil || !same {
+			return mismatch("endpoint: "+t.Endpoint+" declared", t.Endpoint, "cluster_url "+c.URL)
+		}
+	}
+	if target != nil {
+		if same, err := SameEndpoint(target.Endpoint, c.URL); err != nil || !same {
+			return mismatch(fmt.Sprintf("the kubeconfig's server (%s, context %s, from %s)", strings.Join(target.Kubeconfig.Paths, ":"), target.Context, SourceText(target.Kubeconfig)),
+				target.Endpoint, "cluster_url "+c.URL+" (another cluster's kubeconfig?)")
+		}
+	}
+	return nil
+}
+
+// SourceText says in words which rule chose the kubeconfig.
+func SourceText(kc Kubeconfig) string {
+	if kc.Detail != "" {
+		return kc.Detail
+	}
+	return string(kc.Source)
+}
+
+// read is the kapsule observation: what the guard read of the provider,
+// and the in-cluster part through the kubeconfig when the guard proved it
+// is the cluster's (ProbeTarget, then the provider's objects listed once).
+func (kapsuleKind) read(ctx context.Context, op *Opened, _ Scope) (*topology.Observed, topology.ClusterFacts) {
+	st := op.kapsule
+	t := op.Topology
+	why := st.inClusterWhy
+	switch {
+	case why != "":
+	case op.LoadErr != nil:
+		why = "not read: " + op.LoadErr.Error()
+	case op.Target == nil:
+		why = "not read: no kubeconfig (declare kubeconfig: — `scw k8s kubeconfig install` writes one — to read the layers inside the cluster)"
+	default:
+		why = execPluginMissing(op.Target, op.opts.Env)
+	}
+	if why != "" {
+		obs := unknownObservation(t, why)
+		st.obs.InCluster = why
+		st.obs.Provider = providerParts(st.obs, topology.Fact[[]topology.WorkloadState]{}, topology.ClusterFacts{})
+		obs.Kapsule = st.obs
+		return obs, topology.ClusterFacts{}
+	}
+	obs, facts := ProbeTarget(ctx, op.Target, t)
+	system := readSystemWorkloads(ctx, op.Target)
+	st.obs.Provider = providerParts(st.obs, system, facts)
+	outside := withoutNamespace(facts, "kube-system")
+	kept := obs.Layers[:0]
+	for _, l := range obs.Layers {
+		if l.Declared {
+			kept = append(kept, l)
+			continue
+		}
+		if _, provider := topology.KapsuleProviderLayer(l.Name); provider {
+			continue // the provider's CNI: listed once in Provider
+		}
+		if def, ok := topology.CatalogLayer(l.Name); ok && !topology.SignalSeen(def, outside) {
+			continue // seen in kube-system only: the provider's (metrics-server…), listed once in Provider
+		}
+		kept = append(kept, l)
+	}
+	obs.Layers = kept
+	obs.Kapsule = st.obs
+	return obs, facts
+}
+
+// withoutNamespace returns facts without the workloads of namespace ns (on
+// a Kapsule cluster kube-system is the provider's: an undeclared catalog
+// layer whose only sign is there is the provider's component).
+func withoutNamespace(facts topology.ClusterFacts, ns string) topology.ClusterFacts {
+	out := facts
+	out.WorkloadNamespaces = nil
+	for _, n := range facts.WorkloadNamespaces {
+		if n != ns {
+			out.WorkloadNamespaces = append(out.WorkloadNamespaces, n)
+		}
+	}
+	if facts.Workloads.Known {
+		var ws []topology.WorkloadState
+		for _, w := range facts.Workloads.Value {
+			if w.Namespace != ns {
+				ws = append(ws, w)
+			}
+		}
+		out.Workloads = topology.KnownFact(ws)
+	}
+	return out
+}
+
+// execPluginMissing says why the in-cluster part cannot be read when the
+// kubeconfig's user runs an exec credential plugin that is not installed
+// (a Kapsule kubeconfig written by `scw k8s kubeconfig install` runs `scw
+// k8s exec-credential`), with the install hint; "" otherwise. PATH is read
+// through env.
+func execPluginMissing(t *Target, env Env) string {
+	if t.Config == nil || t.Config.ExecProvider == nil {
+		return ""
+	}
+	cmd := t.Config.ExecProvider.Command
+	if lookPath(cmd, env) {
+		return ""
+	}
+	hint := t.Config.ExecProvider.InstallHint
+	if filepath.Base(cmd) == "scw" {
+		hint = "install the Scaleway CLI (scw), which the kubeconfig runs as `scw k8s exec-credential`"
+	}
+	if hint == "" {
+		hint = "install it, or use a kubeconfig with a token"
+	}
+	return fmt.Sprintf("not read: the kubeconfig's credential plugin %q is not installed: %s", cmd, strings.TrimSpace(hint))
+}
+
+// lookPath reports whether cmd is an executable file: as given when it
+// holds a '/', else in one of PATH's folders (PATH from env).
+func lookPath(cmd string, env Env) bool {
+	isExec := func(p string) bool {
+		fi, err := os.Stat(p)
+		return err == nil && !fi.IsDir() && fi.Mode()&0o111 != 0
+	}
+	if strings.Contains(cmd, "/") {
+		return isExec(cmd)
+	}
+	path := ""
+	if env != nil {
+		path, _ = env("PATH")
+	}
+	for _, dir := range filepath.SplitList(path) {
+		if dir != "" && isExec(filepath.Join(dir, cmd)) {
+			return true
+		}
+	}
+	return false
+}
+
+// csiProvisioner is the Scaleway Block Storage CSI driver's provisioner
+// (scaleway/scaleway-csi README: StorageClasses scw-bssd, scw-bssd-retain,
+// sbs-default…).
+const csiProvisioner = "csi.scaleway.com"
+
+// providerParts lists the provider's objects found: the CNI the API names
+// (cluster.cni), the kube-system workloads (every one is the provider's on
+// a Kapsule cluster), the StorageClasses of the provider's CSI.
+func providerParts(k *topology.KapsuleObserved, system topology.Fact[[]topology.WorkloadState], facts topology.ClusterFacts) []string {
+	out := []string{}
+	if k.Cluster.Known && k.Cluster.Value.CNI != "" {
+		out = append(out, "CNI "+k.Cluster.Value.CNI+" (cluster.cni)")
+	}
+	switch {
+	case system.Known:
+		for _, w := range system.Value {
+			out = append(out, fmt.Sprintf("kube-system %s %s %d/%d", w.Kind, w.Name, w.Ready, w.Desired))
+		}
+	case system.Reason != "":
+		out = append(out, "kube-system workloads: unknown ("+system.Reason+")")
+	}
+	if facts.StorageClasses.Known {
+		for _, sc := range facts.StorageClasses.Value {
+			if sc.Provisioner == csiProvisioner {
+				s := "StorageClass " + sc.Name + " (" + sc.Provisioner + ")"
+				if sc.Default {
+					s += " default"
+				}
+				out = append(out, s)
+			}
+		}
+	}
+	return out
+}
+
+// readSystemWorkloads lists the Deployments and DaemonSets of kube-system,
+// bounded by the target's timeout: the provider's components.
+func readSystemWorkloads(ctx context.Context, t *Target) topology.Fact[[]topology.WorkloadState] {
+	c, err := t.clients()
+	if err != nil {
+		return topology.UnknownFact[[]topology.WorkloadState](Classify(err))
+	}
+	ctx, cancel, budget := t.bound(ctx)
+	defer cancel()
+	var out []topology.WorkloadState
+	for _, kind := range []string{topology.KindDaemonSet, topology.KindDeployment} {
+		ws, err := listWorkloadKind(ctx, c, kind, "kube-system")
+		if err != nil {
+			return topology.UnknownFact[[]topology.WorkloadState](failReason(ctx, budget, err))
+		}
+		out = append(out, ws...)
+	}
+	sort.SliceStable(out, func(i, j int) bool { return out[i].Name < out[j].Name })
+	return topology.KnownFact(out)
+}
+
+// quietSDK silences the SDK's logger once: at debug level (SCW_DEBUG) it
+// writes request and response bodies to stderr, which nestor's output must
+// never carry.
+var quietSDK sync.Once
+
+type silentLogger struct{}
+
+func (silentLogger) Debugf(string, ...any)          {}
+func (silentLogger) Infof(string, ...any)           {}
+func (silentLogger) Warningf(string, ...any)        {}
+func (silentLogger) Errorf(string, ...any)          {}
+func (silentLogger) ShouldLog(logger.LogLevel) bool { return false }
+
+// kubeconfigRouteError: a request to the provider's kubeconfig route, which
+// answers a credential; nestor never sends one.
+type kubeconfigRouteError struct{ Path string }
+
+func (e *kubeconfigRouteError) Error() string {
+	return "nestor refused to send GET " + e.Path + ": the kubeconfig route answers a credential, and nestor never reads it"
+}
+
+// noKubeconfigRoute refuses any request to a …/kubeconfig path before it
+// is sent.
+type noKubeconfigRoute struct{ next http.RoundTripper }
+
+func (r noKubeconfigRoute) RoundTrip(req *http.Request) (*http.Response, error) {
+	if req.URL != nil && strings.HasSuffix(strings.TrimRight(req.URL.Path, "/"), "/kubeconfig") {
+		if req.Body != nil {
+			_ = req.Body.Close()
+		}
+		return nil, &kubeconfigRouteError{Path: req.URL.Path}
+	}
+	return r.next.RoundTrip(req)
+}
+
+// kapsuleHTTPClient is the HTTP client of the provider's API: the
+// read-only transport pinned to the API's scheme and host (ReadOnlyTo: GET,
+// HEAD and OPTIONS only, no other host, redirects refused), the kubeconfig
+// route refused, no redirect followed.
+func kapsuleHTTPClient(apiURL string) (*http.Client, error) {
+	u, err := url.Parse(apiURL)
+	if err != nil {
+		return nil, err
+	}
+	base := http.DefaultTransport.(*http.Transport).Clone()
+	base.Proxy = nil // the environment is read through Env only
+	return &http.Client{
+		Transport:     ReadOnlyTo(u)(noKubeconfigRoute{next: base}),
+		CheckRedirect: refuseRedirect,
+	}, nil
+}
+
+// readKapsule reads the provider's part of a kapsule stack, every request
+// a GET bounded by ctx: the cluster, then (when the cluster answered or is
+// moving) its available versions, its pools and its nodes (all pages), the
+// version list and its ACL rules. Each part that could not be read is
+// unknown with its reason (kapsuleReason); a 409 transient_state answer is
+// kept in Transient. It never reads the kubeconfig route.
+func readKapsule(ctx context.Context, budget time.Duration, creds *ScalewayCredentials, t *topology.Topology, userAgent string) *topology.KapsuleObserved {
+	k := &topology.KapsuleObserved{Transient: map[string]string{}, Provider: []string{}}
+	unknownAll := func(r string) {
+		k.Cluster = topology.UnknownFact[topology.KapsuleCluster](r)
+		k.Pools = topology.UnknownFact[[]topology.KapsulePool](r)
+		k.Nodes = topology.UnknownFact[[]topology.KapsuleNode](r)
+		k.Available = topology.UnknownFact[[]string](r)
+		k.Versions = topology.UnknownFact[[]topology.KapsuleVersion](r)
+		k.ACL = topology.UnknownFact[[]string](r)
+	}
+	api, err := kapsuleAPI(creds, t, userAgent)
+	if err != nil {
+		unknownAll(creds.redact(err.Error()))
+		return k
+	}
+	region := scw.Region(t.Scaleway.Region)
+	id := t.Scaleway.ClusterID
+	opt := scw.WithContext(ctx)
+	reason := func(part string, err error) string {
+		r, transient := kapsuleReason(ctx, budget, err, creds)
+		if transient != "" {
+			k.Transient[part] = transient
+		}
+		return r
+	}
+
+	cl, err := api.GetCluster(&k8s.GetClusterRequest{Region: region, ClusterID: id}, opt)
+	if err != nil {
+		r := reason("cluster", err)
+		k.Cluster = topology.UnknownFact[topology.KapsuleCluster](r)
+		if k.Transient["cluster"] == "" {
+			unknownAll(r)
+			k.Cluster = topology.UnknownFact[topology.KapsuleCluster](r)
+			notRead := "not read: the cluster could not be read (" + r + ")"
+			k.Pools = topology.UnknownFact[[]topology.KapsulePool](notRead)
+			k.Nodes = topology.UnknownFact[[]topology.KapsuleNode](notRead)
+			k.Available = topology.UnknownFact[[]string](notRead)
+			k.Versions = topology.UnknownFact[[]topology.KapsuleVersion](notRead)
+			k.ACL = topology.UnknownFact[[]string](notRead)
+			return k
+		}
+	} else {
+		k.Cluster = topology.KnownFact(clusterOf(cl))
+	}
+
+	if av, err := api.ListClusterAvailableVersions(&k8s.ListClusterAvailableVersionsRequest{Region: region, ClusterID: id}, opt); err != nil {
+		k.Available = topology.UnknownFact[[]string](reason("available_versions", err))
+	} else {
+		names := []string{}
+		for _, v := range av.Versions {
+			if v != nil {
+				names = append(names, sanitize(v.Name))
+			}
+		}
+		k.Available = topology.KnownFact(names)
+	}
+
+	if pools, err := api.ListPools(&k8s.ListPoolsRequest{Region: region, ClusterID: id}, opt, scw.WithAllPages()); err != nil {
+		k.Pools = topology.UnknownFact[[]topology.KapsulePool](reason("pools", err))
+	} else {
+		out := []topology.KapsulePool{}
+		for _, p := range pools.Pools {
+			if p != nil {
+				out = append(out, poolOf(p))
+			}
+		}
+		sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
+		k.Pools = topology.KnownFact(out)
+	}
+
+	if nodes, err := api.ListNodes(&k8s.ListNodesRequest{Region: region, ClusterID: id}, opt, scw.WithAllPages()); err != nil {
+		k.Nodes = topology.UnknownFact[[]topology.KapsuleNode](reason("nodes", err))
+	} else {
+		out := []topology.KapsuleNode{}
+		for _, n := range nodes.Nodes {
+			if n != nil {
+				out = append(out, topology.KapsuleNode{Name: sanitize(n.Name), PoolID: n.PoolID, Status: sanitize(n.Status.String()), ErrorMessage: sanitize(deref(n.ErrorMessage))})
+			}
+		}
+		sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
+		k.Nodes = topology.KnownFact(out)
+	}
+
+	if vs, err := api.ListVersions(&k8s.ListVersionsRequest{Region: region}, opt); err != nil {
+		k.Versions = topology.UnknownFact[[]topology.KapsuleVersion](reason("versions", err))
+	} else {
+		out := []topology.KapsuleVersion{}
+		for _, v := range vs.Versions {
+			if v != nil {
+				out = append(out, topology.KapsuleVersion{Name: sanitize(v.Name), ReleasedAt: v.ReleasedAt, DeprecatedAt: v.DeprecatedAt, EndOfLifeAt: v.EndOfLifeAt})
+			}
+		}
+		k.Versions = topology.KnownFact(out)
+	}
+
+	if acl, err := api.ListClusterACLRules(&k8s.ListClusterACLRulesRequest{Region: region, ClusterID: id}, opt, scw.WithAllPages()); err != nil {
+		k.ACL = topology.UnknownFact[[]string](reason("acl", err))
+	} else {
+		out := []string{}
+		for _, r := range acl.Rules {
+			switch {
+			case r == nil:
+			case r.IP != nil:
+				out = append(out, r.IP.String())
+			case r.ScalewayRanges != nil && *r.ScalewayRanges:
+				out = append(out, "scaleway_ranges")
+			}
+		}
+		k.ACL = topology.KnownFact(out)
+	}
+	if len(k.Transient) == 0 {
+		k.Transient = nil
+	}
+	return k
+}
+
+// kapsuleAPI is the SDK's k8s/v1 client for t: nestor's HTTP client
+// (kapsuleHTTPClient), the API URL and credentials creds resolved, t's
+// region, nestor's user agent; the SDK's logger silenced.
+func kapsuleAPI(creds *ScalewayCredentials, t *topology.Topology, userAgent string) (*k8s.API, error) {
+	quietSDK.Do(func() { logger.SetLogger(silentLogger{}) })
+	hc, err := kapsuleHTTPClient(creds.APIURL)
+	if err != nil {
+		return nil, fmt.Errorf("the API URL: %v", err)
+	}
+	if userAgent == "" {
+		userAgent = "nestor"
+	}
+	client, err := scw.NewClient(scw.WithHTTPClient(hc), scw.WithAPIURL(creds.APIURL), scw.WithAuth(creds.AccessKey, creds.secretKey),
+		scw.WithDefaultRegion(scw.Region(t.Scaleway.Region)), scw.WithDefaultUserAgent(userAgent))
+	if err != nil {
+		// checkKeys ran first; the SDK's own text may quote a key, and the
+		// caller redacts it.
+		return nil, fmt.Errorf("the Scaleway client refused its settings: %v", err)
+	}
+	return k8s.NewAPI(client), nil
+}
+
+func deref(s *string) string {
+	if s == nil {
+		return ""
+	}
+	return *s
+}
+
+func clusterOf(c *k8s.Cluster) topology.KapsuleCluster {
+	out := topology.KapsuleCluster{ID: c.ID, Name: sanitize(c.Name), Region: c.Region.String(), ProjectID: c.ProjectID,
+		Status: sanitize(c.Status.String()), Version: sanitize(c.Version), Type: sanitize(c.Type), CNI: sanitize(c.Cni.String()),
+		URL: sanitize(c.ClusterURL), UpgradeAvailable: c.UpgradeAvailable}
+	if c.AutoUpgrade != nil {
+		out.AutoUpgrade = c.AutoUpgrade.Enabled
+	}
+	return out
+}
+
+func poolOf(p *k8s.Pool) topology.KapsulePool {
+	return topology.KapsulePool{ID: p.ID, Name: sanitize(p.Name), Status: sanitize(p.Status.String()), Version: sanitize(p.Version),
+		NodeType: sanitize(p.NodeType), Zone: p.Zone.String(), Size: int(p.Size), MinSize: int(p.MinSize), MaxSize: int(p.MaxSize),
+		Autoscaling: p.Autoscaling, Autohealing: p.Autohealing, ErrorMessage: sanitize(deref(p.ErrorMessage))}
+}
+
+// kapsuleReason turns the error of one provider read into the reason shown
+// after "unknown", and, for a 409 transient_state answer, the object's
+// current state (then the part is waiting, not unknown). Shapes:
+//
+//	timed out after 10s
+//	unauthorized: the provider refused the credentials (401)
+//	forbidden: the credentials may not read it (403 permissions_denied)
+//	not found (404 not_found): no such object in the region for these credentials
+//	the provider's API answered 501 Not Implemented (type "x", which nestor does not know)
+//	the provider's API answered 503 Service Unavailable (a server error)
+//	refused by nestor: … (a write, another host, a redirect, the kubeconfig route)
+//
+// The text never contains the secret key (creds.redact) and is sanitized.
+func kapsuleReason(ctx context.Context, budget time.Duration, err error, creds *ScalewayCredentials) (reason, transient string) {
+	var (
+		ts     *scw.TransientStateError
+		nf     *scw.ResourceNotFoundError
+		pd     *scw.PermissionsDeniedError
+		da     *scw.DeniedAuthenticationError
+		re     *scw.ResponseError
+		host   *HostRefusedError
+		write  *WriteRefusedError
+		redir  *RedirectRefusedError
+		kroute *kubeconfigRouteError
+	)
+	switch {
+	case errors.Is(err, context.DeadlineExceeded) || errors.Is(ctx.Err(), context.DeadlineExceeded):
+		reason = (&TimeoutError{After: budget.Round(100 * time.Millisecond)}).Error()
+	case errors.Is(err, context.Canceled):
+		reason = "interrupted"
+	case errors.As(err, &ts):
+		state := ts.CurrentState
+		if state == "" {
+			state = "a transient state"
+		}
+		return sanitize("waiting: transient_state (current state " + state + ")"), sanitize(state)
+	case errors.As(err, &nf):
+		reason = "not found (404 not_found): no such object in the region for these credentials"
+	case errors.As(err, &pd):
+		reason = "forbidden: the credentials may not read it (403 permissions_denied)"
+	case errors.As(err, &da):
+		reason = "unauthorized: the provider refused the credentials (401 denied_authentication)"
+	case errors.As(err, &kroute):
+		reason = "refused by nestor: " + kroute.Error()
+	case errors.As(err, &host):
+		reason = "refused by nestor: " + host.Error()
+	case errors.As(err, &write):
+		reason = "refused by nestor: " + write.Error()
+	case errors.As(err, &redir):
+		reason = "refused by nestor: " + redir.Error()
+	case errors.As(err, &re):
+		switch {
+		case re.StatusCode == http.StatusUnauthorized:
+			reason = "unauthorized: the provider refused the credentials (401)"
+		case re.StatusCode == http.StatusForbidden:
+			reason = "forbidden: the credentials may not read it (403)"
+		case re.Type != "":
+			reason = fmt.Sprintf("the provider's API answered %s (type %q, which nestor does not know)", re.Status, re.Type)
+		case re.StatusCode >= 500:
+			reason = fmt.Sprintf("the provider's API answered %s (a server error)", re.Status)
+		default:
+			reason = "the provider's API answered " + re.Status
+		}
+		if re.Message != "" && re.StatusCode != http.StatusUnauthorized {
+			reason += ": " + re.Message
+		}
+	default:
+		var ue *url.Error
+		if errors.As(err, &ue) {
+			reason = "unreachable: " + ue.Err.Error()
+		} else {
+			reason = strings.TrimPrefix(err.Error(), "scaleway-sdk-go: ")
+		}
+	}
+	return sanitize(creds.redact(reason)), ""
+}

@@ -1,0 +1,362 @@
+package probes
+
+import (
+	"context"
+	"errors"
+	"io"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"nestor.dev/nestor/tests/scwstub"
+	"nestor.dev/nestor/topology"
+)
+
+const (
+	testAccessKey = "SCWABCDEFGHJKMNPQRST"
+	testSecretKey = "d3c1a2b4-5e6f-4a7b-8c9d-0e1f2a3b4c5d"
+)
+
+func kapsuleStack(t *testing.T, apiURL, extra string) *topology.Topology {
+	t.Helper()
+	dir := t.TempDir()
+	p := filepath.Join(dir, "lyneko-apps.yaml")
+	src := "name: lyneko-apps\ntarget_kind: kapsule\nscaleway:\n  region: fr-par\n  cluster_id: " + scwstub.ClusterID + "\n"
+	if apiURL != "" {
+		src += "  api_url: " + apiURL + "\n"
+	}
+	src += extra + "pools:\n  - {name: default, node_type: PRO2-XXS, size: 3}\n  - {name: burst, node_type: PRO2-S, autoscaling: {min: 0, max: 5}}\nlayers: [traefik]\n"
+	if err := os.WriteFile(p, []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	tp, err := topology.Load(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return tp
+}
+
+func kvEnv(kv ...string) Env {
+	m := map[string]string{}
+	for i := 0; i+1 < len(kv); i += 2 {
+		m[kv[i]] = kv[i+1]
+	}
+	return envOf(m)
+}
+
+func startStub(t *testing.T) *scwstub.Stub {
+	s := scwstub.Start(scwstub.Options{Region: "fr-par", ClusterID: scwstub.ClusterID, SecretKey: testSecretKey})
+	t.Cleanup(s.Close)
+	s.Serve(scwstub.Typical("fr-par", "https://"+scwstub.ClusterID+".api.k8s.fr-par.scw.cloud:6443"))
+	return s
+}
+
+func openKapsule(t *testing.T, tp *topology.Topology, env Env, timeout time.Duration) (*topology.Observed, error) {
+	t.Helper()
+	op, err := Open(context.Background(), tp, OpenOptions{Env: env, Home: t.TempDir(), UserAgent: "nestor/test", Timeout: timeout})
+	if err != nil {
+		return nil, err
+	}
+	obs, _, err := op.Read(context.Background(), ReadAll)
+	return obs, err
+}
+
+// The provider part, read through the real SDK against the stand-in: every
+// page, GET only, never the kubeconfig route, the SDK's /metadata answered.
+func TestKapsuleReadHealthy(t *testing.T) {
+	s := startStub(t)
+	obs, err := openKapsule(t, kapsuleStack(t, s.URL, ""), kvEnv("SCW_ACCESS_KEY", testAccessKey, "SCW_SECRET_KEY", testSecretKey), 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	k := obs.Kapsule
+	if !k.Cluster.Known || k.Cluster.Value.Status != "ready" || k.Cluster.Value.Version != "1.35.3" || k.Cluster.Value.CNI != "cilium" {
+		t.Fatalf("cluster = %+v", k.Cluster)
+	}
+	if !k.Pools.Known || len(k.Pools.Value) != 2 || !k.Nodes.Known || len(k.Nodes.Value) != 4 {
+		t.Fatalf("pools %+v nodes %+v", k.Pools, k.Nodes)
+	}
+	if !k.Versions.Known || len(k.Versions.Value) != 3 || k.Versions.Value[1].EndOfLifeAt == nil {
+		t.Errorf("versions = %+v", k.Versions)
+	}
+	if !strings.Contains(k.InCluster, "no kubeconfig") || obs.ServerVersion.Known || obs.Layers[0].Health != topology.Unknown {
+		t.Errorf("in-cluster part: %q %+v %+v", k.InCluster, obs.ServerVersion, obs.Layers)
+	}
+	pages := 0
+	for _, r := range s.Log() {
+		if r.Method != "GET" || strings.HasSuffix(r.Path, "/kubeconfig") {
+			t.Errorf("request %s %s", r.Method, r.Path)
+		}
+		if r.UserAgent != "nestor/test" {
+			t.Errorf("user agent %q", r.UserAgent)
+		}
+		if strings.HasSuffix(r.Path, "/nodes") {
+			pages++
+		}
+	}
+	if pages != 2 {
+		t.Errorf("nodes read in %d pages, want 2 (4 nodes, page size 2)", pages)
+	}
+	if s.Reads("metadata") == 0 {
+		t.Errorf("the SDK's /metadata was not asked: the stand-in does not see what the SDK sends")
+	}
+	p := topology.BuildPlan(kapsuleStack(t, s.URL, ""), obs, topology.PlanOptions{})
+	if p.Changes() != 0 || len(p.Waiting) != 0 {
+		t.Errorf("plan = %+v", p)
+	}
+}
+
+// A 409 transient_state is waiting, a 501 of an unknown type is unknown
+// with the reason, a 5xx and a 403 too — never absent, never 0 nodes.
+func TestKapsuleReadErrors(t *testing.T) {
+	s := startStub(t)
+	s.Script("pools", scwstub.Transient("k8s_pool", scwstub.PoolBurst, "scaling"))
+	s.Script("nodes", scwstub.Unknown501())
+	s.Script("versions", scwstub.ServerError(503))
+	s.Script("acls", scwstub.PermissionsDenied())
+	obs, err := openKapsule(t, kapsuleStack(t, s.URL, ""), kvEnv("SCW_ACCESS_KEY", testAccessKey, "SCW_SECRET_KEY", testSecretKey), 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	k := obs.Kapsule
+	if k.Transient["pools"] != "scaling" || k.Pools.Known {
+		t.Errorf("pools = %+v transient %v", k.Pools, k.Transient)
+	}
+	if k.Nodes.Known || !strings.Contains(k.Nodes.Reason, "501") || !strings.Contains(k.Nodes.Reason, "not_implemented_yet") {
+		t.Errorf("nodes = %+v", k.Nodes)
+	}
+	if k.Versions.Known || !strings.Contains(k.Versions.Reason, "503") {
+		t.Errorf("versions = %+v", k.Versions)
+	}
+	if k.ACL.Known || !strings.Contains(k.ACL.Reason, "forbidden") {
+		t.Errorf("acl = %+v", k.ACL)
+	}
+	p := topology.BuildPlan(kapsuleStack(t, s.URL, ""), obs, topology.PlanOptions{})
+	if len(p.Waiting) != 1 || !strings.Contains(strings.Join(p.Unknowns, "\n"), "nodes: the provider's API answered 501") {
+		t.Errorf("plan waiting %v unknowns %v", p.Waiting, p.Unknowns)
+	}
+}
+
+// --timeout bounds a provider that never answers.
+func TestKapsuleReadTimeout(t *testing.T) {
+	s := startStub(t)
+	s.Script("cluster", scwstub.Answer{Hang: true})
+	start := time.Now()
+	obs, err := openKapsule(t, kapsuleStack(t, s.URL, ""), kvEnv("SCW_ACCESS_KEY", testAccessKey, "SCW_SECRET_KEY", testSecretKey), 400*time.Millisecond)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d := time.Since(start); d > 3*time.Second {
+		t.Errorf("took %s", d)
+	}
+	if obs.Kapsule.Cluster.Known || obs.Kapsule.Cluster.Reason != "timed out after 400ms" || obs.Kapsule.Pools.Known {
+		t.Errorf("cluster %+v pools %+v", obs.Kapsule.Cluster, obs.Kapsule.Pools)
+	}
+}
+
+// Credentials: each refusal is made before any request, and no message
+// holds the secret key, whole or in part.
+func TestKapsuleCredentialRefusals(t *testing.T) {
+	s := startStub(t)
+	tp := kapsuleStack(t, s.URL, "")
+	cases := []struct {
+		name string
+		env  Env
+		want string
+	}{
+		{"secret with a trailing CR", kvEnv("SCW_ACCESS_KEY", testAccessKey, "SCW_SECRET_KEY", testSecretKey+"\r"), "carriage return"},
+		{"keys swapped", kvEnv("SCW_ACCESS_KEY", testSecretKey, "SCW_SECRET_KEY", testAccessKey), "look swapped"},
+		{"secret where the access key goes", kvEnv("SCW_ACCESS_KEY", testSecretKey, "SCW_SECRET_KEY", testSecretKey), "is a UUID"},
+		{"one of the pair", kvEnv("SCW_SECRET_KEY", testSecretKey), "SCW_SECRET_KEY is exported but SCW_ACCESS_KEY is not"},
+		{"legacy variable", kvEnv("SCALEWAY_ACCESS_KEY", testSecretKey), "SCALEWAY_ACCESS_KEY is exported: nestor does not read this legacy variable"},
+		{"legacy token", kvEnv("SCW_TOKEN", testSecretKey), "export SCW_SECRET_KEY instead"},
+		{"undeclared SCW_API_URL", kvEnv("SCW_ACCESS_KEY", testAccessKey, "SCW_SECRET_KEY", testSecretKey, "SCW_API_URL", "http://127.0.0.1:1"), "refusing: the API URL http://127.0.0.1:1 (from SCW_API_URL in the environment)"},
+		{"no credentials", kvEnv(), "no scw config file"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			s.ResetLog()
+			_, err := openKapsule(t, tp, c.env, 0)
+			if err == nil || !strings.Contains(err.Error(), c.want) {
+				t.Fatalf("err = %v, want %q", err, c.want)
+			}
+			var ce *ScalewayCredentialsError
+			if !errors.As(err, &ce) {
+				t.Errorf("%T is not a *ScalewayCredentialsError", err)
+			}
+			assertNoSecretPart(t, err.Error(), testSecretKey)
+			if n := len(s.Log()); n != 0 {
+				t.Errorf("%d requests sent before the refusal", n)
+			}
+		})
+	}
+}
+
+// assertNoSecret fails when text holds the secret or any 6 of its
+// characters in a row (its dashes are not counted).
+func assertNoSecretPart(t *testing.T, text, secret string) {
+	t.Helper()
+	for i := 0; i+6 <= len(secret); i++ {
+		part := secret[i : i+6]
+		if strings.Contains(part, "-") {
+			continue
+		}
+		if strings.Contains(text, part) {
+			t.Errorf("the text holds %q of the secret key: %s", part, text)
+		}
+	}
+}
+
+// A wrong secret is answered 401: unknown with the reason, no secret in it.
+func TestKapsuleUnauthorized(t *testing.T) {
+	s := startStub(t)
+	wrong := "aaaaaaaa-bbbb-4ccc-8ddd-eeeeeeeeeeee"
+	obs, err := openKapsule(t, kapsuleStack(t, s.URL, ""), kvEnv("SCW_ACCESS_KEY", testAccessKey, "SCW_SECRET_KEY", wrong), 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if obs.Kapsule.Cluster.Known || !strings.Contains(obs.Kapsule.Cluster.Reason, "unauthorized") {
+		t.Errorf("cluster = %+v", obs.Kapsule.Cluster)
+	}
+	assertNoSecretPart(t, obs.Kapsule.Cluster.Reason, wrong)
+}
+
+// The config file is read by nestor (a 0644 file prints nothing on
+// stdout), its profiles merged over the root, the topology's profile
+// chosen over the active one, SCW_PROFILE over both.
+func TestKapsuleConfigFile(t *testing.T) {
+	s := startStub(t)
+	home := t.TempDir()
+	cfg := filepath.Join(home, ".config", "scw", "config.yaml")
+	if err := os.MkdirAll(filepath.Dir(cfg), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	other := "SCWZZZZZZZZZZZZZZZZZ"
+	data := "access_key: " + other + "\nsecret_key: 11111111-2222-4333-8444-555555555555\nactive_profile: other\nprofiles:\n  lyneko:\n    access_key: " + testAccessKey + "\n    secret_key: " + testSecretKey + "\n  other:\n    default_region: nl-ams\n"
+	if err := os.WriteFile(cfg, []byte(data), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	r, w, _ := os.Pipe()
+	stdout := os.Stdout
+	os.Stdout = w
+	tp := kapsuleStack(t, s.URL, "  profile: lyneko\n")
+	op, err := Open(context.Background(), tp, OpenOptions{Env: kvEnv(), Home: home, UserAgent: "nestor/test"})
+	os.Stdout = stdout
+	w.Close()
+	printed, _ := io.ReadAll(r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(printed) != 0 {
+		t.Errorf("printed on stdout: %q", printed)
+	}
+	if !op.kapsule.obs.Cluster.Known || !strings.Contains(op.kapsule.view.Credentials, "profile lyneko (scaleway.profile in") || op.kapsule.view.AccessKey != "SCWABCD…QRST" {
+		t.Errorf("view = %+v", op.kapsule.view)
+	}
+
+	// SCW_PROFILE wins over scaleway.profile: "other" merges over the
+	// root profile, whose secret the stand-in refuses.
+	c, err := ResolveScalewayCredentials(tp, kvEnv("SCW_PROFILE", "other"), home)
+	if err != nil || c.AccessKey != other || !strings.Contains(c.Source, "SCW_PROFILE") {
+		t.Errorf("SCW_PROFILE: %+v %v", c, err)
+	}
+	if _, err := ResolveScalewayCredentials(tp, kvEnv("SCW_PROFILE", "nope"), home); err == nil || !strings.Contains(err.Error(), `profile "nope"`) {
+		t.Errorf("missing profile: %v", err)
+	}
+}
+
+// The interactive guard shows the provider's view and stops on No; a
+// cluster the API does not give is an error there (nothing to confirm).
+func TestKapsuleInteractiveGuard(t *testing.T) {
+	s := startStub(t)
+	tp := kapsuleStack(t, s.URL, "")
+	env := kvEnv("SCW_ACCESS_KEY", testAccessKey, "SCW_SECRET_KEY", testSecretKey)
+	var seen *KapsuleView
+	_, err := Open(context.Background(), tp, OpenOptions{Env: env, Home: t.TempDir(), Interactive: true,
+		Confirm: func(v TargetView) (bool, error) { seen = v.Kapsule; return false, nil }})
+	if !errors.Is(err, ErrNotConfirmed) {
+		t.Fatalf("err = %v, want ErrNotConfirmed", err)
+	}
+	if seen == nil || !seen.Cluster.Known || seen.Cluster.Value.Name != "lyneko-apps" || !seen.Pools.Known || len(seen.Nodes.Value) != 4 || seen.AccessKey != "SCWABCD…QRST" {
+		t.Errorf("view = %+v", seen)
+	}
+
+	s.Script("cluster", scwstub.PermissionsDenied())
+	_, err = Open(context.Background(), tp, OpenOptions{Env: env, Home: t.TempDir(), Interactive: true,
+		Confirm: func(TargetView) (bool, error) { t.Fatal("asked about a cluster that was not read"); return false, nil }})
+	var unread *KapsuleUnreadError
+	if !errors.As(err, &unread) || !strings.Contains(err.Error(), "forbidden") {
+		t.Errorf("err = %v, want a *KapsuleUnreadError", err)
+	}
+}
+
+// A declared project_id or endpoint: the cluster does not have is refused
+// after the provider's read, naming both sides.
+func TestKapsuleIdentityRefusals(t *testing.T) {
+	s := startStub(t)
+	env := kvEnv("SCW_ACCESS_KEY", testAccessKey, "SCW_SECRET_KEY", testSecretKey)
+	for name, extra := range map[string]string{
+		"project":  "  project_id: 11111111-2222-4333-8444-555555555555\n",
+		"endpoint": "endpoint: https://elsewhere.example:6443\n",
+	} {
+		_, err := openKapsule(t, kapsuleStack(t, s.URL, extra), env, 0)
+		var mm *KapsuleMismatchError
+		if !errors.As(err, &mm) {
+			t.Errorf("%s: err = %v, want a *KapsuleMismatchError", name, err)
+			continue
+		}
+		if !strings.Contains(err.Error(), "refusing:") || !strings.Contains(err.Error(), "nothing was sent to its Kubernetes API") {
+			t.Errorf("%s: %v", name, err)
+		}
+	}
+}
+
+// The provider's HTTP client never sends a request to the kubeconfig route
+// (it answers a credential), nor a write, nor to another host.
+func TestKapsuleHTTPClientRefusals(t *testing.T) {
+	s := startStub(t)
+	hc, err := kapsuleHTTPClient(s.URL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	kc := s.URL + "/k8s/v1/regions/fr-par/clusters/" + scwstub.ClusterID + "/kubeconfig"
+	for _, tc := range []struct {
+		method, url string
+		want        any
+	}{
+		{"GET", kc, &kubeconfigRouteError{}},
+		{"GET", kc + "/", &kubeconfigRouteError{}},
+		{"POST", s.URL + "/k8s/v1/regions/fr-par/clusters/" + scwstub.ClusterID + "/upgrade", &WriteRefusedError{}},
+		{"GET", "http://127.0.0.2:9/metadata", &HostRefusedError{}},
+	} {
+		req, _ := http.NewRequest(tc.method, tc.url, nil)
+		_, err := hc.Do(req)
+		if err == nil {
+			t.Errorf("%s %s was sent", tc.method, tc.url)
+			continue
+		}
+		switch tc.want.(type) {
+		case *kubeconfigRouteError:
+			var e *kubeconfigRouteError
+			if !errors.As(err, &e) {
+				t.Errorf("%s %s: %v", tc.method, tc.url, err)
+			}
+		case *WriteRefusedError:
+			var e *WriteRefusedError
+			if !errors.As(err, &e) {
+				t.Errorf("%s %s: %v", tc.method, tc.url, err)
+			}
+		case *HostRefusedError:
+			var e *HostRefusedError
+			if !errors.As(err, &e) {
+				t.Errorf("%s %s: %v", tc.method, tc.url, err)
+			}
+		}
+	}
+	if n := len(s.Log()); n != 0 {
+		t.Errorf("the stand-in received %d requests", n)
+	}
+}

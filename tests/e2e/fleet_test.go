@@ -1,0 +1,202 @@
+package e2e
+
+// End-to-end proofs of nestor fleet: every stack of a folder read at once,
+// each failure its own line, each stack read through its own kubeconfig
+// only, limactl run once, nothing written.
+
+import (
+	"encoding/json"
+	"net"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+	"time"
+
+	"nestor.dev/nestor/tests/harness"
+)
+
+// fleetDoc is fleet's -o json document; report is kept raw to compare it
+// with preview's own document.
+type fleetDoc struct {
+	FormatVersion int    `json:"format_version"`
+	AsOf          string `json:"as_of"`
+	Stacks        []struct {
+		Name       string          `json:"name"`
+		File       string          `json:"file"`
+		TargetKind string          `json:"target_kind"`
+		Status     string          `json:"status"`
+		Reason     string          `json:"reason"`
+		Report     json.RawMessage `json:"report"`
+	} `json:"stacks"`
+}
+
+// fleetWorld writes the stacks of the fleet proofs: healthy (the dirqual
+// example read from the healthy cluster), drifted (the same topology read
+// from the bench cluster), bench and bench2 (lima, one VM stopped), closed
+// (a prod stack whose API server port is closed), noep (no endpoint:) and
+// broken (an invalid topology).
+func fleetWorld(t *testing.T, healthy, drifted *harness.Cluster) *world {
+	t.Helper()
+	w := newWorld(t, healthy, drifted)
+	src, err := os.ReadFile(filepath.Join(repoRoot(t), "stacks", "examples", "dirqual.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	prod := func(name, endpoint, kubeconfig string) {
+		text := replaceLine(t, string(src), "name:", name)
+		text = replaceLine(t, text, "endpoint:", endpoint)
+		text = replaceLine(t, text, "kubeconfig:", kubeconfig)
+		w.stackFile(name, text)
+	}
+	w.kubeconfig(healthy, filepath.Join(w.Home, ".kube", "healthy.config"), harness.IdentityReadOnly, "")
+	prod("healthy", healthy.URL, "~/.kube/healthy.config")
+	w.kubeconfig(drifted, filepath.Join(w.Home, ".kube", "drifted.config"), harness.IdentityReadOnly, "")
+	prod("drifted", drifted.URL, "~/.kube/drifted.config")
+
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	closed := "https://" + l.Addr().String()
+	l.Close()
+	w.kubeconfig(healthy, filepath.Join(w.Home, ".kube", "closed.config"), harness.IdentityReadOnly, closed)
+	prod("closed", closed, "~/.kube/closed.config")
+	// noep reads as admin: a request of its would show in the healthy
+	// cluster's audit log under another user.
+	w.kubeconfig(healthy, filepath.Join(w.Home, ".kube", "noep.config"), harness.IdentityAdmin, "")
+	prod("noep", "", "~/.kube/noep.config")
+
+	w.benchStack()
+	bench, err := os.ReadFile(filepath.Join(w.Stacks, "bench.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	w.stackFile("bench2", replaceLine(t, string(bench), "name:", "bench2"))
+	w.stackFile("broken", "name: broken\ntarget_kind: prod\nnodes: 3\n")
+	return w
+}
+
+func TestFleet(t *testing.T) {
+	healthy := sharedFixtureCluster(t, healthyFixture)
+	drifted := sharedFixtureCluster(t, benchFixture)
+	w := fleetWorld(t, healthy, drifted)
+
+	// Proofs 1 and 2: each line's status; exit 0; the audit logs (checked by
+	// w.run: only get/list/watch) and the files unchanged.
+	r := w.run(nil, "fleet", "--stacks", w.Stacks)
+	wantCode(t, r, 0)
+	for stack, status := range map[string]string{
+		"bench":   "unknown",
+		"bench2":  "unknown",
+		"broken":  "invalid",
+		"closed":  "unreachable",
+		"drifted": "changes",
+		"healthy": "in sync",
+		"noep":    "refused",
+	} {
+		wantLine(t, stack, r.stdout, `^`+stack+`\s+\S+\s+\S+.*\s`+quote(status)+`\s`)
+	}
+	wantLine(t, "healthy target", r.stdout, `^healthy\s+prod\s+`+quote(healthy.URL)+`\s+in sync\s+1\.37\.2\s+until 2027-10-28\s+0\s+0$`)
+	wantLine(t, "summary", r.stdout, `^7 stacks read, 1 in sync, 1 need changes, 0 waiting; 2 unknown, 1 unreachable, 1 refused, 1 invalid$`)
+	wantNotContains(t, "stderr (no terminal: no progress)", r.stderr, "read…")
+
+	// Each API server saw only its own stack's reads: the healthy cluster
+	// the healthy stack's (noep and closed are refused or unreachable
+	// before a request reaches it), the drifted cluster the drifted one's.
+	for i, c := range []*harness.Cluster{healthy, drifted} {
+		if len(r.audit[i]) == 0 {
+			t.Errorf("cluster %s saw no request from its stack", c.URL)
+		}
+	}
+	readBy := func(events []harness.AuditEvent) map[string]bool {
+		users := map[string]bool{}
+		for _, e := range events {
+			users[e.User] = true
+		}
+		return users
+	}
+	if u := readBy(r.audit[0]); len(u) != 1 {
+		t.Errorf("healthy cluster: requests from %v, want the read-only identity of one stack", u)
+	}
+
+	// Proof 3: limactl was run once for the two lima stacks.
+	if calls := w.limaCalls(); len(calls) != 1 {
+		t.Errorf("limactl calls = %q, want one for both lima stacks", calls)
+	}
+
+	// --detailed-exitcode: 1 with failures; 2 with the healthy and the
+	// drifted stack only; 0 with the healthy one alone.
+	wantCode(t, w.run(nil, "fleet", "--stacks", w.Stacks, "--detailed-exitcode"), 1)
+	wantCode(t, w.run(nil, "fleet", "--stacks", w.Stacks, "--detailed-exitcode", "healthy", "drifted"), 2)
+	wantCode(t, w.run(nil, "fleet", "--stacks", w.Stacks, "--detailed-exitcode", "healthy"), 0)
+
+	// --detailed: the reason of a refused stack and the plan of the drifted one.
+	d := w.run(nil, "fleet", "--stacks", w.Stacks, "--detailed", "noep", "drifted")
+	wantContains(t, "detailed", d.stdout, "declares no endpoint:", "PLAN", "Plan: ")
+
+	// Proof 4: -o json parses, and each report equals that stack's own
+	// preview -o json --no-input (the document has no timing field).
+	j := w.run(nil, "fleet", "--stacks", w.Stacks, "-o", "json")
+	wantCode(t, j, 0)
+	var doc fleetDoc
+	if err := json.Unmarshal([]byte(j.stdout), &doc); err != nil {
+		t.Fatalf("fleet -o json: %v\n%s", err, j)
+	}
+	if doc.FormatVersion != 1 || len(doc.Stacks) != 7 || doc.AsOf == "" {
+		t.Fatalf("fleet document: %+v", doc)
+	}
+	for _, s := range doc.Stacks {
+		p := w.run(nil, "preview", "--stacks", w.Stacks, "--stack", s.Name, "-o", "json", "--no-input")
+		if string(s.Report) == "null" {
+			if p.code == 0 {
+				t.Errorf("%s: fleet has no report, but preview made one:\n%s", s.Name, p)
+			}
+			if s.Reason == "" {
+				t.Errorf("%s: no report and no reason", s.Name)
+			}
+			continue
+		}
+		var fromFleet, fromPreview any
+		if err := json.Unmarshal(s.Report, &fromFleet); err != nil {
+			t.Fatal(err)
+		}
+		if err := json.Unmarshal([]byte(p.stdout), &fromPreview); err != nil {
+			t.Fatalf("%s: preview -o json: %v", s.Name, err)
+		}
+		if !reflect.DeepEqual(fromFleet, fromPreview) {
+			t.Errorf("%s: fleet's report differs from preview's:\nfleet:   %s\npreview: %s", s.Name, s.Report, strings.TrimSpace(p.stdout))
+		}
+	}
+}
+
+// Proof 5: a stack whose server accepts connections but never answers does
+// not delay the table beyond --timeout.
+func TestFleetTimeoutBoundsASilentServer(t *testing.T) {
+	healthy := sharedFixtureCluster(t, healthyFixture)
+	w := newWorld(t, healthy)
+	hole, err := net.Listen("tcp", "127.0.0.1:0") // accepts, never answers TLS
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer hole.Close()
+	silent := "https://" + hole.Addr().String()
+	src, err := os.ReadFile(filepath.Join(repoRoot(t), "stacks", "examples", "dirqual.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, server := range map[string]string{"healthy": healthy.URL, "silent": silent} {
+		w.kubeconfig(healthy, filepath.Join(w.Home, ".kube", name+".config"), harness.IdentityReadOnly, server)
+		text := replaceLine(t, string(src), "name:", name)
+		text = replaceLine(t, text, "endpoint:", server)
+		w.stackFile(name, replaceLine(t, text, "kubeconfig:", "~/.kube/"+name+".config"))
+	}
+	r := w.run(nil, "fleet", "--stacks", w.Stacks, "--timeout", "2s")
+	wantCode(t, r, 0)
+	wantLine(t, "silent", r.stdout, `^silent\s+prod\s+\S+\s+unreachable\s`)
+	wantLine(t, "healthy", r.stdout, `^healthy\s+prod\s+\S+\s+in sync\s`)
+	if r.took > 10*time.Second {
+		t.Errorf("fleet took %v with --timeout 2s", r.took)
+	}
+}

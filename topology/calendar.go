@@ -1,0 +1,219 @@
+package topology
+
+import (
+	"fmt"
+	"time"
+)
+
+// EndOfLifeNotice is how long before a minor's end of life its coming end
+// becomes an info finding.
+const EndOfLifeNotice = 90 * 24 * time.Hour
+
+// Calendar is a table of minors with their support dates: upstream's
+// (UpstreamCalendar) or, later, a provider's.
+type Calendar struct {
+	// Name says whose calendar it is ("upstream Kubernetes").
+	Name string
+	// AsOf is the day the table was last checked against its sources: a
+	// minor newer than every entry may have been released since.
+	AsOf time.Time
+	// Entries are ordered oldest minor first.
+	Entries []CalendarEntry
+}
+
+// CalendarEntry is one minor's support dates. A zero date is one the
+// calendar does not record.
+type CalendarEntry struct {
+	// Minor is "MAJOR.MINOR" ("1.37").
+	Minor string
+	// Released is the day MINOR.0 was released (or is planned, see Source).
+	Released time.Time
+	// MaintenanceModeStart ends the standard support period (upstream's
+	// maintenanceModeStartDate): from then until EndOfLife only critical
+	// fixes are backported.
+	MaintenanceModeStart time.Time
+	// EndOfLife is the end of all patch releases, security fixes included.
+	EndOfLife time.Time
+	// Estimated is true when MaintenanceModeStart and EndOfLife are this
+	// calendar's estimate (EstimateSupport), not a published date.
+	Estimated bool
+	// Source names where each date comes from.
+	Source string
+}
+
+// Sources of the upstream table, kept with the code (STYLE.md: a rule and
+// its source together).
+const (
+	// srcSchedule is upstream's schedule of each supported minor
+	// (releaseDate, maintenanceModeStartDate, endOfLifeDate), rendered on
+	// https://kubernetes.io/releases/ (one page per minor, /releases/1.NN/).
+	srcSchedule = "kubernetes/website data/releases/schedule.yaml (https://kubernetes.io/releases/)"
+	// srcEOL lists each minor that has reached its end of life, with the
+	// day it did and its final patch (https://kubernetes.io/releases/, "End of
+	// Life" table; the day can differ from the one the schedule planned).
+	srcEOL = "kubernetes/website data/releases/eol.yaml"
+)
+
+// upstreamAsOf is the day UpstreamCalendar's table was last checked.
+var upstreamAsOf = day(2026, 11, 30)
+
+// UpstreamCalendar returns upstream Kubernetes' support calendar for 1.28 to
+// 1.38, as published on the day in its AsOf (2026-11-30).
+//
+// Upstream supports each minor about 14 months: 12 months of standard
+// support, then 2 months of maintenance mode (kubernetes.io "Patch Releases",
+// "Support Period": the yearly support KEP, KEP-1498). The dates come from
+// the sources named on each entry: schedule.yaml for the release,
+// maintenance-mode and planned end-of-life days of each minor it lists, and
+// eol.yaml for the actual end of life of a minor that has ended. 1.38 is not
+// released on that day: its release day is the one SIG Release plans
+// (kubernetes/sig-release releases/release-1.38/README.md), and its support
+// dates are estimated (EstimateSupport) because upstream has published none.
+// Only dates read from those sources are recorded: 1.32's maintenance-mode
+// day was not found in them and is zero.
+func UpstreamCalendar() Calendar {
+	pub := func(minor string, released, maint, eol time.Time, src string) CalendarEntry {
+		return CalendarEntry{Minor: minor, Released: released, MaintenanceModeStart: maint, EndOfLife: eol, Source: src}
+	}
+	const schedThenEOL = "released and maintenance mode: " + srcSchedule + "; end of life: " + srcEOL
+	return Calendar{
+		Name: "upstream Kubernetes",
+		AsOf: upstreamAsOf,
+		Entries: []CalendarEntry{
+			pub("1.28", day(2023, 8, 15), day(2024, 8, 28), day(2024, 10, 22), schedThenEOL),
+			pub("1.29", day(2023, 12, 13), day(2024, 12, 28), day(2025, 2, 28), schedThenEOL),
+			pub("1.30", day(2024, 4, 17), day(2025, 4, 28), day(2025, 7, 15), schedThenEOL),
+			pub("1.31", day(2024, 8, 13), day(2025, 8, 28), day(2025, 11, 11), schedThenEOL),
+			pub("1.32", day(2024, 12, 11), time.Time{}, day(2026, 2, 28),
+				"released: https://kubernetes.io/blog/2024/12/11/kubernetes-v1-32-release/; end of life: "+srcEOL),
+			pub("1.33", day(2025, 4, 23), day(2026, 4, 28), day(2026, 6, 28),
+				"released: https://kubernetes.io/blog/2025/04/23/kubernetes-v1-33-release/; maintenance mode and end of life: "+srcSchedule),
+			pub("1.34", day(2025, 8, 27), day(2026, 8, 27), day(2026, 10, 27),
+				"released: the v1.34.0 tag of kubernetes/kubernetes; maintenance mode and end of life: "+srcSchedule),
+			pub("1.35", day(2025, 12, 17), day(2026, 12, 28), day(2027, 2, 28),
+				"released: kubernetes/sig-release releases/release-1.35/README.md; maintenance mode and end of life: "+srcSchedule),
+			pub("1.36", day(2026, 4, 22), day(2027, 4, 28), day(2027, 6, 28), srcSchedule),
+			pub("1.37", day(2026, 8, 26), day(2027, 8, 28), day(2027, 10, 28), srcSchedule),
+			estimated("1.38", day(2026, 12, 16),
+				"released: planned by kubernetes/sig-release releases/release-1.38/README.md (not yet released on 2026-11-30); maintenance mode and end of life: estimated, none published"),
+		},
+	}
+}
+
+// estimated returns an entry whose support dates are EstimateSupport's.
+func estimated(minor string, released time.Time, src string) CalendarEntry {
+	maint, eol := EstimateSupport(released)
+	return CalendarEntry{Minor: minor, Released: released, MaintenanceModeStart: maint, EndOfLife: eol, Estimated: true, Source: src}
+}
+
+// EstimateSupport returns the maintenance-mode start and end of life of a
+// minor released on released, for a minor whose dates upstream has not
+// published: 12 and 14 months after its release (upstream's support period,
+// kubernetes.io "Patch Releases", "Support Period"), on the 28th of that
+// month, as upstream set them for 1.28 to 1.37 (1.34: the 27th).
+func EstimateSupport(released time.Time) (maintenanceModeStart, endOfLife time.Time) {
+	y, m, _ := released.Date()
+	return time.Date(y, m+12, 28, 0, 0, 0, 0, time.UTC), time.Date(y, m+14, 28, 0, 0, 0, 0, time.UTC)
+}
+
+// Lookup returns the entry of v's minor, and whether the calendar holds it.
+func (c Calendar) Lookup(v Version) (CalendarEntry, bool) {
+	m := v.MinorString()
+	for _, e := range c.Entries {
+		if e.Minor == m {
+			return e, true
+		}
+	}
+	return CalendarEntry{}, false
+}
+
+// JudgeSupport judges minor v (a known version; only its minor counts),
+// used by who ("the API server", "the kubelets on node-a"), against c on
+// the day of asOf (its date in asOf's location):
+//
+//   - past its end of life (the day itself included): a warning, "1.34
+//     reached end of life upstream on 2026-10-27, 34 days ago";
+//   - within EndOfLifeNotice of it: an info finding, "reaches end of life
+//     upstream on …, in N days";
+//   - newer than every entry: an info finding, "newer than this nestor's
+//     calendar (as of …)": never "unsupported" by guess;
+//   - older than every entry: a warning, since upstream maintains only its
+//     three most recent minors (kubernetes.io "Version Skew Policy",
+//     "Supported versions") and every entry is past it;
+//   - otherwise nothing (ok false).
+//
+// An estimated date says so in the message. A zero asOf judges nothing.
+func (c Calendar) JudgeSupport(v Version, who string, asOf time.Time) (Finding, bool) {
+	if asOf.IsZero() || !v.Known || len(c.Entries) == 0 {
+		return Finding{}, false
+	}
+	minor := v.MinorString()
+	f := Finding{Subject: minor}
+	e, ok := c.Lookup(v)
+	if !ok {
+		first, last := c.Entries[0], c.Entries[len(c.Entries)-1]
+		if CompareMinor(v, ParseVersion(first.Minor)) < 0 {
+			f.Severity, f.Kind = SeverityWarning, FindingEndOfLife
+			f.Message = fmt.Sprintf("%s is older than every minor in this nestor's %s calendar, whose oldest, %s, reached end of life on %s: %s is past its end of life too (%s)",
+				minor, c.Name, first.Minor, first.EndOfLife.Format(time.DateOnly), minor, who)
+			return f, true
+		}
+		f.Severity, f.Kind = SeverityInfo, FindingCalendarUnknown
+		f.Message = fmt.Sprintf("%s is newer than this nestor's %s calendar (as of %s, newest %s): its support dates are not known here (%s)",
+			minor, c.Name, c.AsOf.Format(time.DateOnly), last.Minor, who)
+		return f, true
+	}
+	if e.EndOfLife.IsZero() {
+		return Finding{}, false
+	}
+	today := dateOf(asOf)
+	days := int(e.EndOfLife.Sub(today).Hours() / 24)
+	note := ""
+	if e.Estimated {
+		note = fmt.Sprintf("; estimated: %s has published no end of life for %s, so this is 14 months after its release (12 months + 2 months of maintenance)", c.Name, minor)
+	}
+	switch {
+	case days <= 0:
+		f.Severity, f.Kind = SeverityWarning, FindingEndOfLife
+		f.Message = fmt.Sprintf("%s reached end of life %s on %s, %s: no more patch releases, security fixes included (%s)%s",
+			minor, calendarWhere(c), e.EndOfLife.Format(time.DateOnly), daysAgo(-days), who, note)
+	case time.Duration(days)*24*time.Hour <= EndOfLifeNotice:
+		f.Severity, f.Kind = SeverityInfo, FindingEndOfLifeSoon
+		f.Message = fmt.Sprintf("%s reaches end of life %s on %s, in %s (%s)%s",
+			minor, calendarWhere(c), e.EndOfLife.Format(time.DateOnly), plural(days, "day"), who, note)
+	default:
+		return Finding{}, false
+	}
+	return f, true
+}
+
+// calendarWhere is "upstream" for upstream's calendar, else "per NAME".
+func calendarWhere(c Calendar) string {
+	if c.Name == "upstream Kubernetes" {
+		return "upstream"
+	}
+	return "per " + c.Name
+}
+
+func daysAgo(n int) string {
+	if n == 0 {
+		return "today"
+	}
+	return plural(n, "day") + " ago"
+}
+
+func plural(n int, unit string) string {
+	if n == 1 {
+		return "1 " + unit
+	}
+	return fmt.Sprintf("%d %ss", n, unit)
+}
+
+// day is the calendar day y-m-d (UTC midnight).
+func day(y int, m time.Month, d int) time.Time { return time.Date(y, m, d, 0, 0, 0, 0, time.UTC) }
+
+// dateOf is t's calendar day in t's own location, as a UTC midnight.
+func dateOf(t time.Time) time.Time {
+	y, m, d := t.Date()
+	return day(y, m, d)
+}

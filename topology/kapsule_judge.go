@@ -1,0 +1,613 @@
+package topology
+
+import (
+	"fmt"
+	"math"
+	"sort"
+	"strings"
+	"time"
+)
+
+// KapsuleJudgement is what JudgeKapsule makes of a kapsule stack: steps
+// (phases cluster and pools), objects waiting on the provider (not in sync,
+// not changes), parts that could not be judged, and findings.
+type KapsuleJudgement struct {
+	Steps    []Step
+	Waiting  []string
+	Unknowns []string
+	Findings []Finding
+}
+
+// Status words of the provider's API (scaleway-sdk-go api/k8s/v1:
+// ClusterStatus, PoolStatus, NodeStatus). A status the SDK does not list
+// (or "unknown") is judged unknown, never ready or absent.
+var (
+	// Cluster: creating, updating ("updating its own configuration, it can
+	// be a version upgrade too") and deleting are moving.
+	clusterMoving = map[string]bool{"creating": true, "updating": true, "deleting": true, "deleted": true}
+	// Pool: scaling, upgrading and deleting are moving.
+	poolMoving = map[string]bool{"scaling": true, "upgrading": true, "deleting": true, "deleted": true}
+	// Node: creating, starting, registering, rebooting, upgrading and
+	// deleting are moving.
+	nodeMoving = map[string]bool{"creating": true, "starting": true, "registering": true, "rebooting": true, "upgrading": true, "deleting": true, "deleted": true}
+)
+
+// JudgeKapsule compares a kapsule topology t with what the provider's API
+// said (k) and returns the steps, the waiting objects, the unknowns and the
+// findings. It is pure and takes no date (KapsuleCalendar judges the
+// dates). The rules, each from the provider's API reference (Scaleway
+// Kubernetes API v1, scaleway-sdk-go api/k8s/v1):
+//
+//   - cluster status ready: judged; creating, updating, deleting (or a 409
+//     transient_state answer): waiting, no step for the cluster (while
+//     updating, Version is already the target: "updating to X", and the
+//     pools' versions are not compared with it); pool_required: no pool,
+//     each declared pool is created; locked: an error finding ("locked by
+//     the provider"); unknown or a status the SDK does not know: unknown.
+//   - kubernetes.version (cluster ready): a minor above the cluster's gives
+//     one upgrade step to the next minor, to the version the cluster's
+//     available-versions list offers (the declared patch when offered,
+//     else the latest offered patch); nothing offered is unknown, never a
+//     guessed step; a minor below is an error finding (no downgrade); the
+//     same minor with a patch: above the cluster's, an upgrade step to it
+//     when offered — information instead when auto-upgrade is on (the
+//     provider applies patches in its maintenance window); below it,
+//     information (the provider moved the patch). A newer patch offered for
+//     the cluster's minor is information.
+//   - upgrade_available is checked against the available-versions list;
+//     when they disagree, a warning shows both.
+//   - kubernetes.auto_upgrade declared and different: update-cluster.
+//   - pools, by name: declared and absent → create-pool; present and not
+//     declared → undeclared (information); status scaling, upgrading or
+//     deleting (or 409) → waiting ("upgrading to X"), no step; warning →
+//     degraded with its error message (a warning finding); locked → error
+//     finding; unknown → unknown. Size, autoscaling, min or max different →
+//     update-pool naming the field; node_type or zone different →
+//     replace-pool (they cannot change in place); a version below the
+//     cluster's (cluster ready) → upgrade-pool X → Y; above it → unknown (a
+//     pool can never be ahead of its control plane).
+//   - nodes of a pool that is not moving: creating, starting, registering,
+//     rebooting, upgrading, deleting → waiting (surge and leaving nodes
+//     never make a pool's size drift: size is the pool's field); not_ready
+//     or creation_error → degraded with the message: replace-node when the
+//     pool's autohealing is off, information when on (the provider
+//     replaces it); locked → error finding; unknown → unknown.
+func JudgeKapsule(t *Topology, k *KapsuleObserved) KapsuleJudgement {
+	var j KapsuleJudgement
+	if k == nil {
+		j.Unknowns = append(j.Unknowns, "the provider's API: not read")
+		return j
+	}
+	clusterReady := false
+	poolRequired := false
+	var cluster KapsuleCluster
+	switch {
+	case k.Transient["cluster"] != "":
+		j.Waiting = append(j.Waiting, "cluster: the provider's API answered transient_state (current state "+k.Transient["cluster"]+")")
+	case !k.Cluster.Known:
+		j.Unknowns = append(j.Unknowns, "cluster: "+reasonOr(k.Cluster.Reason))
+	default:
+		cluster = k.Cluster.Value
+		switch st := cluster.Status; {
+		case st == "ready":
+			clusterReady = true
+		case st == "pool_required":
+			poolRequired = true
+		case st == "updating":
+			j.Waiting = append(j.Waiting, fmt.Sprintf("cluster %s: updating to %s", cluster.Name, cluster.Version))
+		case clusterMoving[st]:
+			j.Waiting = append(j.Waiting, fmt.Sprintf("cluster %s: %s", cluster.Name, st))
+		case st == "locked":
+			j.Findings = append(j.Findings, Finding{Severity: SeverityError, Kind: FindingLocked, Subject: "cluster", Message: "locked by the provider: contact Scaleway support; nestor plans nothing for a locked cluster"})
+		default:
+			j.Unknowns = append(j.Unknowns, fmt.Sprintf("cluster %s: status %q, which nestor does not know", cluster.Name, st))
+		}
+	}
+	if clusterReady || poolRequired {
+		j.judgeVersion(t, k, cluster)
+		if want := t.Kubernetes.AutoUpgrade; want != nil && *want != cluster.AutoUpgrade {
+			j.add(StepUpdateCluster, PhaseCluster, "auto_upgrade", fmt.Sprintf("auto_upgrade %t → %t", cluster.AutoUpgrade, *want))
+		}
+	}
+	j.judgePools(t, k, cluster, clusterReady)
+	if w, u := k.nodesJudgement(); w != "" {
+		j.Waiting = append(j.Waiting, w)
+	} else if u != "" {
+		j.Unknowns = append(j.Unknowns, u)
+	}
+	return j
+}
+
+func (j *KapsuleJudgement) add(kind StepKind, phase, target, reason string) {
+	j.Steps = append(j.Steps, Step{Kind: kind, Phase: phase, Target: target, Reason: reason})
+}
+
+func (j *KapsuleJudgement) finding(sev Severity, kind FindingKind, subject, format string, args ...any) {
+	j.Findings = append(j.Findings, Finding{Severity: sev, Kind: kind, Subject: subject, Message: fmt.Sprintf(format, args...)})
+}
+
+// judgeVersion applies the version rules of JudgeKapsule to a cluster that
+// is ready (or waits for a pool).
+func (j *KapsuleJudgement) judgeVersion(t *Topology, k *KapsuleObserved, c KapsuleCluster) {
+	actual, err := versionNumbers(c.Version)
+	if err != nil || len(actual) < 3 {
+		j.Unknowns = append(j.Unknowns, fmt.Sprintf("cluster version %q: not MAJOR.MINOR.PATCH", c.Version))
+		return
+	}
+	var offered [][]int // the available versions, parsed, ascending
+	if k.Available.Known {
+		for _, s := range k.Available.Value {
+			if v, err := versionNumbers(s); err == nil && len(v) == 3 {
+				offered = append(offered, v)
+			}
+		}
+		sort.Slice(offered, func(a, b int) bool { return compareVersions(offered[a], offered[b]) < 0 })
+		newer := false
+		for _, v := range offered {
+			if compareVersions(v, actual) > 0 {
+				newer = true
+			}
+		}
+		if newer != c.UpgradeAvailable {
+			j.finding(SeverityWarning, FindingProviderVersions, "cluster", "the cluster says upgrade_available=%t, its available-versions list offers %s", c.UpgradeAvailable, versionList(offered))
+		}
+	}
+	desiredText := t.Kubernetes.Version
+	if desiredText == "" {
+		if latest := latestPatch(offered, actual[0], actual[1]); latest != nil && compareVersions(latest, actual) > 0 {
+			j.patchAvailable(c, latest)
+		}
+		return
+	}
+	desired, err := versionNumbers(desiredText)
+	if err != nil {
+		j.Unknowns = append(j.Unknowns, fmt.Sprintf("kubernetes.version %q: %v", desiredText, err))
+		return
+	}
+	if !k.Available.Known && (desired[1] > actual[1] || len(desired) == 3) {
+		j.Unknowns = append(j.Unknowns, "versions offered to the cluster: "+reasonOr(k.Available.Reason))
+		return
+	}
+	switch {
+	case desired[0] != actual[0]:
+		j.Unknowns = append(j.Unknowns, fmt.Sprintf("kubernetes.version %s and the cluster's %s differ in major version", desiredText, c.Version))
+	case desired[1] < actual[1]:
+		j.finding(SeverityError, FindingDowngrade, "cluster", "desired kubernetes.version %s is below the cluster's %s: a cluster is never downgraded; declare %d.%d", desiredText, c.Version, actual[0], actual[1])
+	case desired[1] > actual[1]:
+		next := actual[1] + 1
+		var to []int
+		if desired[1] == next && len(desired) == 3 && containsVersion(offered, desired) {
+			to = desired
+		} else {
+			to = latestPatch(offered, actual[0], next)
+		}
+		if to == nil {
+			j.Unknowns = append(j.Unknowns, fmt.Sprintf("kubernetes version: desired %s, but the provider offers no %d.%d to this cluster (available: %s)", desiredText, actual[0], next, versionList(offered)))
+			return
+		}
+		j.add(StepUpgrade, PhaseCluster, "cluster", fmt.Sprintf("%s → %s (offered by the provider; one minor at a time)", c.Version, versionText(to)))
+		if desired[1] > next {
+			j.finding(SeverityInfo, FindingProviderVersions, "cluster", "desired %s: the provider offers the next minor only once the cluster runs %d.%d; preview again after this upgrade", desiredText, actual[0], next)
+		}
+	case len(desired) == 3 && desired[2] > actual[2]:
+		switch {
+		case c.AutoUpgrade:
+			j.finding(SeverityInfo, FindingProviderVersions, "cluster", "patch %s is behind the declared %s: auto-upgrade is on, the provider applies patches in its maintenance window", c.Version, desiredText)
+		case containsVersion(offered, desired):
+			j.add(StepUpgrade, PhaseCluster, "cluster", fmt.Sprintf("%s → %s (offered by the provider)", c.Version, versionText(desired)))
+		default:
+			j.Unknowns = append(j.Unknowns, fmt.Sprintf("kubernetes version: desired %s is not offered to this cluster (available: %s)", desiredText, versionList(offered)))
+		}
+	default:
+		if len(desired) == 3 && desired[2] < actual[2] {
+			why := "auto-upgrade moved the patch"
+			if !c.AutoUpgrade {
+				why = "the cluster runs a later patch"
+			}
+			j.finding(SeverityInfo, FindingProviderVersions, "cluster", "the cluster runs %s above the declared %s (%s): not a downgrade; declare the minor %d.%d to follow the provider", c.Version, desiredText, why, actual[0], actual[1])
+		}
+		if latest := latestPatch(offered, actual[0], actual[1]); latest != nil && compareVersions(latest, actual) > 0 {
+			j.patchAvailable(c, latest)
+		}
+	}
+}
+
+func (j *KapsuleJudgement) patchAvailable(c KapsuleCluster, latest []int) {
+	if c.AutoUpgrade {
+		j.finding(SeverityInfo, FindingProviderVersions, "cluster", "patch %s is available: auto-upgrade is on, the provider applies it in its maintenance window", versionText(latest))
+		return
+	}
+	j.finding(SeverityInfo, FindingProviderVersions, "cluster", "patch %s is available (auto-upgrade is off)", versionText(latest))
+}
+
+// judgePools applies the pool and node rules of JudgeKapsule.
+func (j *KapsuleJudgement) judgePools(t *Topology, k *KapsuleObserved, c KapsuleCluster, clusterReady bool) {
+	switch {
+	case k.Transient["pools"] != "":
+		j.Waiting = append(j.Waiting, "pools: the provider's API answered transient_state (current state "+k.Transient["pools"]+")")
+		return
+	case !k.Pools.Known:
+		j.Unknowns = append(j.Unknowns, "pools: "+reasonOr(k.Pools.Reason))
+		return
+	}
+	observed := map[string]KapsulePool{}
+	for _, p := range k.Pools.Value {
+		observed[p.Name] = p
+	}
+	nodesOf := map[string][]KapsuleNode{}
+	if k.Nodes.Known {
+		for _, n := range k.Nodes.Value {
+			nodesOf[n.PoolID] = append(nodesOf[n.PoolID], n)
+		}
+	}
+	clusterVersion, cvErr := versionNumbers(c.Version)
+	for _, want := range t.Pools {
+		p, ok := observed[want.Name]
+		if !ok {
+			j.add(StepCreatePool, PhasePools, want.Name, "declared, the cluster has no pool of that name")
+			continue
+		}
+		subject := "pool " + p.Name
+		switch st := p.Status; {
+		case st == "upgrading":
+			j.Waiting = append(j.Waiting, fmt.Sprintf("%s: upgrading to %s", subject, p.Version))
+			continue
+		case poolMoving[st]:
+			j.Waiting = append(j.Waiting, fmt.Sprintf("%s: %s", subject, st))
+			continue
+		case st == "locked":
+			j.finding(SeverityError, FindingLocked, subject, "locked by the provider: contact Scaleway support")
+			continue
+		case st == "warning":
+			j.finding(SeverityWarning, FindingDegraded, subject, "degraded: %s", orText(p.ErrorMessage, "the provider reports a warning without a message"))
+		case st != "ready":
+			j.Unknowns = append(j.Unknowns, fmt.Sprintf("%s: status %q, which nestor does not know", subject, st))
+			continue
+		}
+		j.judgePoolFields(want, p)
+		if clusterReady && cvErr == nil {
+			pv, err := versionNumbers(p.Version)
+			switch {
+			case err != nil || len(pv) < 3 || len(clusterVersion) < 3:
+				j.Unknowns = append(j.Unknowns, fmt.Sprintf("%s: version %q cannot be compared with the cluster's %s", subject, p.Version, c.Version))
+			case compareVersions(pv, clusterVersion) < 0:
+				j.add(StepUpgradePool, PhasePools, p.Name, fmt.Sprintf("%s → %s (the cluster's version)", p.Version, c.Version))
+			case compareVersions(pv, clusterVersion) > 0:
+				j.Unknowns = append(j.Unknowns, fmt.Sprintf("%s: version %s is ahead of the cluster's %s, which the provider never allows", subject, p.Version, c.Version))
+			}
+		}
+		j.judgeNodes(p, nodesOf[p.ID], k)
+	}
+	var extra []string
+	declared := map[string]bool{}
+	for _, p := range t.Pools {
+		declared[p.Name] = true
+	}
+	for _, p := range k.Pools.Value {
+		if !declared[p.Name] {
+			extra = append(extra, p.Name)
+		}
+	}
+	sort.Strings(extra)
+	for _, name := range extra {
+		j.add(StepUndeclared, PhasePools, name, "a pool of the cluster not declared in the topology")
+	}
+}
+
+// judgePoolFields compares what a pool declares with the pool: update-pool
+// for size and autoscaling (in place), replace-pool for node_type and zone.
+func (j *KapsuleJudgement) judgePoolFields(want Pool, p KapsulePool) {
+	var replace []string
+	if NodeTypeKey(want.NodeType) != NodeTypeKey(p.NodeType) {
+		replace = append(replace, fmt.Sprintf("node_type %s → %s", p.NodeType, want.NodeType))
+	}
+	if want.Zone != "" && want.Zone != p.Zone {
+		replace = append(replace, fmt.Sprintf("zone %s → %s", p.Zone, want.Zone))
+	}
+	if len(replace) > 0 {
+		j.add(StepReplacePool, PhasePools, p.Name, strings.Join(replace, ", ")+" (cannot change in place: a new pool, then the old one removed)")
+	}
+	var update []string
+	switch a := want.Autoscaling; {
+	case a == nil && p.Autoscaling:
+		update = append(update, fmt.Sprintf("autoscaling on → off, size %d", want.Size))
+	case a == nil && want.Size != p.Size:
+		update = append(update, fmt.Sprintf("size %d → %d", p.Size, want.Size))
+	case a != nil && !p.Autoscaling:
+		update = append(update, fmt.Sprintf("autoscaling off → on (min %d, max %d)", a.Min, a.Max))
+	case a != nil:
+		if a.Min != p.MinSize {
+			update = append(update, fmt.Sprintf("min_size %d → %d", p.MinSize, a.Min))
+		}
+		if a.Max != p.MaxSize {
+			update = append(update, fmt.Sprintf("max_size %d → %d", p.MaxSize, a.Max))
+		}
+	}
+	if len(update) > 0 {
+		j.add(StepUpdatePool, PhasePools, p.Name, strings.Join(update, ", "))
+	}
+}
+
+// NodeTypeKey is the form node types are compared in: the API answers
+// "pro2_xxs" where the console, the CLI and a topology write "PRO2-XXS"
+// (Scaleway Instance commercial types), so case and '-'/'_' are ignored.
+func NodeTypeKey(s string) string {
+	return strings.ReplaceAll(strings.ToLower(strings.TrimSpace(s)), "-", "_")
+}
+
+// judgeNodes applies the node rules of JudgeKapsule to the nodes of pool p.
+func (j *KapsuleJudgement) judgeNodes(p KapsulePool, nodes []KapsuleNode, k *KapsuleObserved) {
+	if k.Transient["nodes"] != "" {
+		return // said once for the whole list (nodesJudgement)
+	}
+	sort.Slice(nodes, func(a, b int) bool { return nodes[a].Name < nodes[b].Name })
+	for _, n := range nodes {
+		subject := fmt.Sprintf("node %s (pool %s)", n.Name, p.Name)
+		switch st := n.Status; {
+		case st == "ready":
+		case nodeMoving[st]:
+			j.Waiting = append(j.Waiting, subject+": "+st)
+		case st == "not_ready" || st == "creation_error":
+			msg := orText(n.ErrorMessage, "no message from the provider")
+			if p.Autohealing {
+				j.finding(SeverityInfo, FindingDegraded, subject, "degraded (%s: %s): autohealing is on, the provider replaces it", st, msg)
+			} else {
+				j.add(StepReplaceNode, PhasePools, n.Name, fmt.Sprintf("degraded, %s: %s (pool %s has autohealing off)", st, msg, p.Name))
+			}
+		case st == "locked":
+			j.finding(SeverityError, FindingLocked, subject, "locked by the provider: contact Scaleway support")
+		default:
+			j.Unknowns = append(j.Unknowns, fmt.Sprintf("%s: status %q, which nestor does not know", subject, st))
+		}
+	}
+}
+
+// nodesJudgement says what the node list adds to a judgement: a 409 is
+// waiting, another failure unknown, a read list nothing.
+func (k *KapsuleObserved) nodesJudgement() (waiting, unknown string) {
+	switch {
+	case k.Transient["nodes"] != "":
+		return "nodes: the provider's API answered transient_state (current state " + k.Transient["nodes"] + ")", ""
+	case !k.Nodes.Known:
+		return "", "nodes: " + reasonOr(k.Nodes.Reason)
+	}
+	return "", ""
+}
+
+// KapsuleCalendarWarnDays is how close an end of life is warned about.
+const KapsuleCalendarWarnDays = 60
+
+// KapsuleCalendar judges the provider's dates for the minors in use (the
+// cluster's and each pool's) at asOf, from the version list (GET
+// …/versions: deprecated_at "from which this version will no longer be
+// available for provisioning", end_of_life_at "from which any remaining
+// clusters on this version will begin to be forcibly upgraded to the next
+// minor version" — scaleway-sdk-go api/k8s/v1 Version). Per minor:
+// deprecated at or before asOf → warning; end of life past → error; within
+// KapsuleCalendarWarnDays → warning with the days left and what the
+// provider then does; an end of life before the deprecation → "calendar
+// inconsistent" (information, no countdown); a minor the list does not
+// carry → "not listed by the provider" (information, never
+// "unsupported"). The entry of the exact version in use is taken, else the
+// latest patch of the minor. It is pure; asOf is the preview's date.
+func KapsuleCalendar(k *KapsuleObserved, asOf time.Time) []Finding {
+	if k == nil || !k.Versions.Known {
+		return nil
+	}
+	type use struct {
+		minor   string
+		version []int
+		users   []string
+	}
+	var uses []*use
+	byMinor := map[string]*use{}
+	add := func(v, who string) {
+		pv, err := versionNumbers(v)
+		if err != nil || len(pv) < 2 {
+			return
+		}
+		m := fmt.Sprintf("%d.%d", pv[0], pv[1])
+		u, ok := byMinor[m]
+		if !ok {
+			u = &use{minor: m, version: pv}
+			byMinor[m] = u
+			uses = append(uses, u)
+		}
+		u.users = append(u.users, who)
+	}
+	if k.Cluster.Known {
+		add(k.Cluster.Value.Version, "the cluster")
+	}
+	if k.Pools.Known {
+		for _, p := range k.Pools.Value {
+			add(p.Version, "pool "+p.Name)
+		}
+	}
+	var out []Finding
+	for _, u := range uses {
+		subject := u.minor + " (" + strings.Join(u.users, ", ") + ")"
+		entry, ok := calendarEntry(k.Versions.Value, u.version)
+		if !ok {
+			out = append(out, Finding{Severity: SeverityInfo, Kind: FindingProviderCalendar, Subject: subject, Message: "not listed by the provider: no dates to judge"})
+			continue
+		}
+		dep, eol := entry.DeprecatedAt, entry.EndOfLifeAt
+		if dep != nil && eol != nil && eol.Before(*dep) {
+			out = append(out, Finding{Severity: SeverityInfo, Kind: FindingProviderCalendar, Subject: subject, Message: fmt.Sprintf("calendar inconsistent: end of life %s is before deprecation %s; no countdown", dayText(*eol), dayText(*dep))})
+			continue
+		}
+		if dep != nil && !asOf.Before(*dep) && (eol == nil || asOf.Before(*eol)) {
+			out = append(out, Finding{Severity: SeverityWarning, Kind: FindingProviderCalendar, Subject: subject, Message: "deprecated by the provider since " + dayText(*dep)})
+		}
+		if eol == nil {
+			continue
+		}
+		left := int(math.Ceil(eol.Sub(asOf).Hours() / 24))
+		switch {
+		case !asOf.Before(*eol):
+			out = append(out, Finding{Severity: SeverityError, Kind: FindingProviderCalendar, Subject: subject, Message: fmt.Sprintf("past its end of life (%s): the provider upgrades the cluster to the next minor's latest patch", dayText(*eol))})
+		case left <= KapsuleCalendarWarnDays:
+			out = append(out, Finding{Severity: SeverityWarning, Kind: FindingProviderCalendar, Subject: subject, Message: fmt.Sprintf("end of life in %d days (%s): the provider then upgrades the cluster to the next minor's latest patch", left, dayText(*eol))})
+		}
+	}
+	return out
+}
+
+// calendarEntry returns the version list's entry for v: the exact version,
+// else the latest patch of v's minor.
+func calendarEntry(list []KapsuleVersion, v []int) (KapsuleVersion, bool) {
+	var best KapsuleVersion
+	var bestV []int
+	for _, e := range list {
+		ev, err := versionNumbers(e.Name)
+		if err != nil || ev[0] != v[0] || ev[1] != v[1] {
+			continue
+		}
+		if len(v) == 3 && len(ev) == 3 && ev[2] == v[2] {
+			return e, true
+		}
+		if bestV == nil || compareVersions(ev, bestV) > 0 {
+			best, bestV = e, ev
+		}
+	}
+	return best, bestV != nil
+}
+
+func dayText(t time.Time) string { return t.UTC().Format(time.DateOnly) }
+
+// versionNumbers is ParseVersion's major, minor and (when written) patch,
+// for the kapsule rules' arithmetic on the provider's version strings.
+func versionNumbers(s string) ([]int, error) {
+	v := ParseVersion(s)
+	if !v.Known {
+		return nil, fmt.Errorf("%s", v.Reason)
+	}
+	if v.HasPatch {
+		return []int{v.Major, v.Minor, v.Patch}, nil
+	}
+	return []int{v.Major, v.Minor}, nil
+}
+
+// compareVersions compares two parsed versions (missing parts count as 0).
+func compareVersions(a, b []int) int {
+	for i := 0; i < 3; i++ {
+		var x, y int
+		if i < len(a) {
+			x = a[i]
+		}
+		if i < len(b) {
+			y = b[i]
+		}
+		if x != y {
+			if x < y {
+				return -1
+			}
+			return 1
+		}
+	}
+	return 0
+}
+
+func containsVersion(list [][]int, v []int) bool {
+	for _, x := range list {
+		if compareVersions(x, v) == 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// latestPatch is the highest version of list in major.minor, or nil.
+func latestPatch(list [][]int, major, minor int) []int {
+	var best []int
+	for _, v := range list {
+		if v[0] == major && v[1] == minor && (best == nil || compareVersions(v, best) > 0) {
+			best = v
+		}
+	}
+	return best
+}
+
+func versionText(v []int) string {
+	parts := make([]string, len(v))
+	for i, n := range v {
+		parts[i] = fmt.Sprint(n)
+	}
+	return strings.Join(parts, ".")
+}
+
+func versionList(list [][]int) string {
+	if len(list) == 0 {
+		return "none"
+	}
+	parts := make([]string, len(list))
+	for i, v := range list {
+		parts[i] = versionText(v)
+	}
+	return strings.Join(parts, ", ")
+}
+
+func orText(s, def string) string {
+	if s == "" {
+		return def
+	}
+	return s
+}
+
+// planKapsule adds JudgeKapsule's judgement of obs.Kapsule to the plan.
+func (p *Plan) planKapsule(t *Topology, obs *Observed, o PlanOptions) {
+	j := JudgeKapsule(t, obs.Kapsule)
+	p.Steps = append(p.Steps, j.Steps...)
+	p.Waiting = append(p.Waiting, j.Waiting...)
+	p.Unknowns = append(p.Unknowns, j.Unknowns...)
+	p.Findings = append(p.Findings, j.Findings...)
+	if !o.AsOf.IsZero() {
+		p.Findings = append(p.Findings, KapsuleCalendar(obs.Kapsule, o.AsOf)...)
+	}
+}
+
+// kapsulePhaseDone judges the cluster and pools phases for Next: the
+// cluster phase is done when the cluster is ready (or waits for its first
+// pool), the pools phase when every pool is neither moving nor unknown
+// (the plan's steps then say what is left). Moving is not done ("waiting"),
+// an unread part is unknown.
+func kapsulePhaseDone(k *KapsuleObserved, p Phase) (done, unknown bool, why string) {
+	if k == nil {
+		return false, true, "the provider's API was not read"
+	}
+	if p.Kind == PhaseKindCluster {
+		switch {
+		case k.Transient["cluster"] != "":
+			return false, false, "waiting: the cluster is " + k.Transient["cluster"]
+		case !k.Cluster.Known:
+			return false, true, k.Cluster.Reason
+		}
+		c := k.Cluster.Value
+		switch {
+		case c.Status == "ready" || c.Status == "pool_required":
+			return true, false, ""
+		case c.Status == "updating":
+			return false, false, "waiting: the cluster is updating to " + c.Version
+		case clusterMoving[c.Status]:
+			return false, false, "waiting: the cluster is " + c.Status
+		case c.Status == "locked":
+			return false, false, "the cluster is locked by the provider: contact Scaleway support"
+		}
+		return false, true, fmt.Sprintf("cluster status %q", c.Status)
+	}
+	switch {
+	case k.Transient["pools"] != "":
+		return false, false, "waiting: the pools are " + k.Transient["pools"]
+	case !k.Pools.Known:
+		return false, true, k.Pools.Reason
+	}
+	for _, pool := range k.Pools.Value {
+		switch {
+		case poolMoving[pool.Status]:
+			return false, false, fmt.Sprintf("waiting: pool %s is %s", pool.Name, pool.Status)
+		case pool.Status != "ready" && pool.Status != "warning" && pool.Status != "locked":
+			return false, true, fmt.Sprintf("pool %s: status %q", pool.Name, pool.Status)
+		}
+	}
+	return true, false, ""
+}

@@ -1,0 +1,114 @@
+package topology
+
+import "time"
+
+// KapsuleObserved is what the provider's API (Scaleway k8s/v1) said of a
+// kapsule stack's cluster, read now. Each part is a Fact: a part the API
+// did not give is unknown with the reason, never empty.
+type KapsuleObserved struct {
+	Cluster Fact[KapsuleCluster] `json:"cluster"`
+	Pools   Fact[[]KapsulePool]  `json:"pools"`
+	Nodes   Fact[[]KapsuleNode]  `json:"nodes"`
+	// Available are the versions the cluster may upgrade to
+	// (GET …/clusters/{id}/available-versions: every greater patch of its
+	// minor and the next minor's).
+	Available Fact[[]string] `json:"available_versions"`
+	// Versions is the provider's version list with its dates
+	// (GET …/versions).
+	Versions Fact[[]KapsuleVersion] `json:"versions"`
+	// ACL are the cluster's API server ACL rules, as "IP" or
+	// "scaleway_ranges".
+	ACL Fact[[]string] `json:"acl"`
+	// Transient maps a part ("cluster", "pools", "nodes") the API answered
+	// 409 transient_state for to the object's current state: that part is
+	// moving, not unknown.
+	Transient map[string]string `json:"transient,omitempty"`
+	// Provider lists the provider's objects found inside the cluster
+	// (kube-system workloads, the CSI's StorageClasses, the CNI), shown
+	// once as "provider's" and never planned.
+	Provider []string `json:"provider"`
+	// InCluster says why the in-cluster part (layers, StorageClasses,
+	// kubelets) was not read ("" when it was).
+	InCluster string `json:"in_cluster_unread,omitempty"`
+}
+
+// KapsuleCluster is the provider's cluster object, as far as nestor judges it.
+type KapsuleCluster struct {
+	ID        string `json:"id"`
+	Name      string `json:"name"`
+	Region    string `json:"region"`
+	ProjectID string `json:"project_id"`
+	// Status is the API's (ready, creating, updating, deleting, locked,
+	// pool_required, unknown…), as sent.
+	Status string `json:"status"`
+	// Version is the cluster's Kubernetes version; while updating, the
+	// version it is being upgraded to.
+	Version          string `json:"version"`
+	Type             string `json:"type"`
+	CNI              string `json:"cni"`
+	URL              string `json:"cluster_url"`
+	AutoUpgrade      bool   `json:"auto_upgrade"`
+	UpgradeAvailable bool   `json:"upgrade_available"`
+}
+
+// KapsulePool is one of the cluster's pools.
+type KapsulePool struct {
+	ID       string `json:"id"`
+	Name     string `json:"name"`
+	Status   string `json:"status"`
+	Version  string `json:"version"`
+	NodeType string `json:"node_type"`
+	Zone     string `json:"zone"`
+	// Size is the pool's node count (the autoscaler's current one with
+	// Autoscaling).
+	Size         int    `json:"size"`
+	MinSize      int    `json:"min_size"`
+	MaxSize      int    `json:"max_size"`
+	Autoscaling  bool   `json:"autoscaling"`
+	Autohealing  bool   `json:"autohealing"`
+	ErrorMessage string `json:"error_message,omitempty"`
+}
+
+// KapsuleNode is one node as the provider lists it.
+type KapsuleNode struct {
+	Name         string `json:"name"`
+	PoolID       string `json:"pool_id"`
+	Status       string `json:"status"`
+	ErrorMessage string `json:"error_message,omitempty"`
+}
+
+// KapsuleVersion is one entry of the provider's version list; a date the
+// API does not give is nil.
+type KapsuleVersion struct {
+	Name         string     `json:"name"`
+	ReleasedAt   *time.Time `json:"released_at,omitempty"`
+	DeprecatedAt *time.Time `json:"deprecated_at,omitempty"`
+	EndOfLifeAt  *time.Time `json:"end_of_life_at,omitempty"`
+}
+
+// Kapsule plan step kinds: a pool is created, updated in place (size,
+// autoscaling), replaced (node type and zone cannot change in place) or
+// upgraded; a node is replaced; the cluster's settings are updated.
+const (
+	StepCreatePool    StepKind = "create-pool"
+	StepUpdatePool    StepKind = "update-pool"
+	StepReplacePool   StepKind = "replace-pool"
+	StepUpgradePool   StepKind = "upgrade-pool"
+	StepReplaceNode   StepKind = "replace-node"
+	StepUpdateCluster StepKind = "update-cluster"
+)
+
+// Finding kinds of the kapsule rules (kapsule_judge.go says each rule and
+// its source).
+const (
+	// FindingLocked: the provider locked the cluster or a pool (error).
+	FindingLocked FindingKind = "locked"
+	// FindingDegraded: a pool or node the provider reports degraded.
+	FindingDegraded FindingKind = "degraded"
+	// FindingProviderVersions: what the provider offers or applies (patches
+	// by auto-upgrade, the next minor, upgrade_available disagreeing).
+	FindingProviderVersions FindingKind = "provider-versions"
+	// FindingProviderCalendar: the provider's dates for a minor in use
+	// (deprecated, end of life, not listed, inconsistent).
+	FindingProviderCalendar FindingKind = "provider-calendar"
+)

@@ -1,0 +1,359 @@
+package topology
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+	"time"
+)
+
+// VersionsState is the versions part of ACTUAL: the API server's version
+// and the registered nodes' kubelets grouped by version.
+type VersionsState struct {
+	// APIServer is the API server's gitVersion, parsed (always Known: an
+	// unparseable one makes the whole Versions fact unknown).
+	APIServer Version `json:"api_server"`
+	// Kubelets groups the nodes by kubelet version, newest first, the
+	// versions that do not parse last; unknown with the nodes' reason when
+	// the nodes could not be read.
+	Kubelets Fact[[]KubeletGroup] `json:"kubelets"`
+}
+
+// KubeletGroup is the nodes whose kubelet reports one version string.
+type KubeletGroup struct {
+	Version Version `json:"version"`
+	Count   int     `json:"count"`
+	// Nodes are the node names, sorted.
+	Nodes []string `json:"nodes"`
+}
+
+// DeriveVersions returns the versions part of ACTUAL from what a probe
+// already read — the API server's gitVersion and the nodes' kubelet versions
+// (status.nodeInfo.kubeletVersion) — with no request of its own. It is
+// unknown, with the reason, when the server version is unknown or does not
+// parse; Kubelets is unknown with the nodes' reason when nodes is unknown. A
+// node reporting no or an unparseable kubelet version is a group whose
+// Version is unknown, with why.
+func DeriveVersions(server Fact[string], nodes Fact[[]NodeState]) Fact[VersionsState] {
+	if !server.Known {
+		return UnknownFact[VersionsState](reasonOr(server.Reason))
+	}
+	sv := ParseVersion(server.Value)
+	if !sv.Known {
+		return UnknownFact[VersionsState]("API server version " + sv.Reason)
+	}
+	st := VersionsState{APIServer: sv}
+	if !nodes.Known {
+		st.Kubelets = UnknownFact[[]KubeletGroup](reasonOr(nodes.Reason))
+		return KnownFact(st)
+	}
+	byRaw := map[string]*KubeletGroup{}
+	for _, n := range nodes.Value {
+		g, ok := byRaw[n.KubeletVersion]
+		if !ok {
+			v := ParseVersion(n.KubeletVersion)
+			if n.KubeletVersion == "" {
+				v.Reason = "not reported by the node (status.nodeInfo.kubeletVersion is empty)"
+			}
+			g = &KubeletGroup{Version: v}
+			byRaw[n.KubeletVersion] = g
+		}
+		g.Count++
+		g.Nodes = append(g.Nodes, n.Name)
+	}
+	groups := make([]KubeletGroup, 0, len(byRaw))
+	for _, g := range byRaw {
+		sort.Strings(g.Nodes)
+		groups = append(groups, *g)
+	}
+	sort.Slice(groups, func(i, j int) bool {
+		a, b := groups[i].Version, groups[j].Version
+		if a.Known != b.Known {
+			return a.Known
+		}
+		if a.Known {
+			if c := CompareVersions(a, b); c != 0 {
+				return c > 0
+			}
+		}
+		return a.Raw < b.Raw
+	})
+	st.Kubelets = KnownFact(groups)
+	return KnownFact(st)
+}
+
+// DeriveVersions sets o.Versions from o.ServerVersion and o.Nodes (see the
+// function DeriveVersions). A prober's caller calls it once, after the
+// probe, so that ACTUAL shows the versions; BuildPlan derives them itself and
+// does not depend on it.
+func (o *Observed) DeriveVersions() {
+	o.Versions = DeriveVersions(o.ServerVersion, o.Nodes)
+}
+
+// UpgradePath returns the versions an upgrade from "from" to "to" passes
+// through, one minor at a time: each minor in between ("1.38"), then "to"
+// itself (a patch difference is one step). It is empty when from already
+// satisfies to, is newer, or has another major. The API server must not skip
+// minors (kubernetes.io "Version Skew Policy", kube-apiserver: instances
+// within one minor; "Supported component upgrade order": upgrade from one
+// minor to the next), and kubeadm upgrades one minor at a time
+// (kubernetes.io "Upgrading kubeadm clusters": "Skipping MINOR versions when
+// upgrading is unsupported").
+func UpgradePath(from, to Version) []Version {
+	if !from.Known || !to.Known || from.Major != to.Major || from.Satisfies(to) || CompareVersions(from, to) > 0 {
+		return nil
+	}
+	if CompareMinor(from, to) == 0 && !to.HasPatch {
+		return nil
+	}
+	var path []Version
+	for m := from.Minor + 1; m < to.Minor; m++ {
+		path = append(path, Version{Known: true, Major: from.Major, Minor: m})
+	}
+	return append(path, to)
+}
+
+// KubeletSkewAllowed returns how many minors older than kube-apiserver a
+// kubelet at version k may be: 3, or 2 for a kubelet older than 1.25
+// (kubernetes.io "Version Skew Policy", kubelet: "kubelet must not be newer
+// than kube-apiserver" and "may be up to three minor versions older than
+// kube-apiserver (kubelet < 1.25 may only be up to two minor versions older
+// than kube-apiserver)").
+func KubeletSkewAllowed(k Version) int {
+	if k.Major == 1 && k.Minor < 25 {
+		return 2
+	}
+	return 3
+}
+
+// versionJudge holds what the version rules produced for one plan.
+type versionJudge struct {
+	cpSteps, nodeSteps []Step
+	findings           []Finding
+	unknowns           []string
+}
+
+// judgeVersions applies the version rules to a stack: desired is the
+// topology's kubernetes.version ("" when not declared), vs the observation's
+// versions, cal and asOf the support calendar and the day it is judged at
+// (zero: not judged).
+//
+//   - desired vs the API server: the upgrade steps of UpgradePath; desired
+//     below the server is not a step but an error finding (a downgrade is not
+//     possible: nestor never plans one, upstream documents upgrades only —
+//     kubernetes.io "Upgrading kubeadm clusters"), and then nothing else is
+//     planned towards it;
+//   - kubelets, when desired is declared (and not below the server):
+//     upgrade-node steps for every registered node whose kubelet is behind
+//     it, one minor at a time (UpgradePath), after the control-plane steps;
+//     a kubelet above desired is an error finding;
+//   - kubelets vs the server (judgeKubelets); a kubelet version that does
+//     not parse (or is not reported) is an unknown of the plan when desired
+//     is declared (the node steps depend on it), else an info finding;
+//   - the calendar, for the server's minor and each kubelet minor
+//     (Calendar.JudgeSupport).
+func judgeVersions(desired string, vs Fact[VersionsState], cal Calendar, asOf time.Time) versionJudge {
+	var j versionJudge
+	if !vs.Known {
+		j.unknowns = append(j.unknowns, "server version: "+reasonOr(vs.Reason))
+		return j
+	}
+	server := vs.Value.APIServer
+	// Nodes unknown: already in the plan's unknowns ("nodes: …"), and no
+	// kubelet is judged.
+	groups := vs.Value.Kubelets.Value
+	for _, g := range groups {
+		if g.Version.Known {
+			continue
+		}
+		if desired != "" {
+			// The upgrade-node steps depend on it.
+			j.unknowns = append(j.unknowns, fmt.Sprintf("kubelet version %s: %s", onNodes(g), g.Version.Reason))
+		} else {
+			j.findings = append(j.findings, Finding{Severity: SeverityInfo, Kind: FindingKubeletUnknown, Subject: "kubelet " + quoteEmpty(g.Version.Raw),
+				Message: fmt.Sprintf("kubelet version %s unknown: %s; its skew with the API server is not judged", onNodes(g), g.Version.Reason)})
+		}
+	}
+
+	upgraded := map[string]bool{} // kubelet raw versions with upgrade-node steps
+	if desired != "" {
+		want, err := ParseDesiredVersion(desired)
+		switch {
+		case err != nil:
+			j.unknowns = append(j.unknowns, "kubernetes version: desired "+err.Error())
+		case want.Major != server.Major:
+			j.unknowns = append(j.unknowns, fmt.Sprintf("kubernetes version: desired %s and the API server %s differ in major version; nestor plans upgrades within a major version only", desired, server))
+		default:
+			if j.planControlPlane(desired, want, server, groups) {
+				j.planNodes(desired, want, groups, upgraded)
+			}
+		}
+	}
+	j.judgeKubelets(server, groups, upgraded)
+
+	// Calendar: the server's minor, then each kubelet minor, once each.
+	users := map[string][]string{}
+	var order []Version
+	use := func(v Version, who string) {
+		m := v.MinorString()
+		if _, seen := users[m]; !seen {
+			order = append(order, v)
+		}
+		users[m] = append(users[m], who)
+	}
+	use(server, "the API server")
+	for _, g := range groups {
+		if g.Version.Known {
+			use(g.Version, "kubelet "+g.Version.String()+" "+onNodes(g))
+		}
+	}
+	for _, v := range order {
+		if f, ok := cal.JudgeSupport(v, strings.Join(users[v.MinorString()], "; "), asOf); ok {
+			j.findings = append(j.findings, f)
+		}
+	}
+	return j
+}
+
+// planControlPlane adds the upgrade steps from server to want, each saying
+// which kubelets block it: a kubelet that would be farther behind the step's
+// target than KubeletSkewAllowed. want below the server is a downgrade
+// finding, and it returns false: nothing is planned towards a version the
+// cluster has left (the topology is to be fixed first).
+func (j *versionJudge) planControlPlane(desired string, want, server Version, groups []KubeletGroup) bool {
+	if server.Satisfies(want) {
+		return true
+	}
+	if CompareVersions(server, want) > 0 {
+		j.findings = append(j.findings, Finding{Severity: SeverityError, Kind: FindingDowngrade, Subject: "api-server",
+			Message: fmt.Sprintf("kubernetes.version %s is below the API server's %s: a downgrade is not possible (nestor plans upgrades only); declare %s or later", desired, server, server.MinorString())})
+		return false
+	}
+	path := UpgradePath(server, want)
+	from := server.String()
+	for i, to := range path {
+		reason := fmt.Sprintf("API server %s → %s", from, to.Canonical())
+		if len(path) > 1 {
+			reason += fmt.Sprintf(" (step %d of %d to %s: the API server must not skip minors)", i+1, len(path), desired)
+		}
+		var blockers []string
+		for _, g := range groups {
+			k := g.Version
+			if !k.Known || k.Major != to.Major {
+				continue
+			}
+			if behind := to.Minor - k.Minor; behind > KubeletSkewAllowed(k) {
+				blockers = append(blockers, fmt.Sprintf("kubelet %s %s would be %d minors behind %s, more than the %d the version skew policy allows: upgrade it to %d.%d or later first",
+					k, onNodes(g), behind, to.MinorString(), KubeletSkewAllowed(k), k.Major, to.Minor-KubeletSkewAllowed(k)))
+			}
+		}
+		if len(blockers) > 0 {
+			reason += "; blocked: " + strings.Join(blockers, "; ")
+		}
+		j.cpSteps = append(j.cpSteps, Step{Kind: StepUpgrade, Phase: PhaseK8s, Target: "kubernetes", Reason: reason})
+		from = to.Canonical()
+	}
+	return true
+}
+
+// planNodes adds, for each node whose kubelet is behind want, the
+// upgrade-node steps of UpgradePath (nodes sorted by name); a kubelet above
+// want is an error finding.
+func (j *versionJudge) planNodes(desired string, want Version, groups []KubeletGroup, upgraded map[string]bool) {
+	type nodeKubelet struct {
+		node string
+		k    Version
+	}
+	var behind []nodeKubelet
+	for _, g := range groups {
+		k := g.Version
+		switch {
+		case !k.Known || k.Major != want.Major || k.Satisfies(want):
+		case CompareVersions(k, want) > 0:
+			j.findings = append(j.findings, Finding{Severity: SeverityError, Kind: FindingDowngrade, Subject: "kubelet " + k.String(),
+				Message: fmt.Sprintf("kubelet %s %s is above kubernetes.version %s: a downgrade is not possible", k, onNodes(g), desired)})
+		default:
+			upgraded[k.Raw] = true
+			for _, n := range g.Nodes {
+				behind = append(behind, nodeKubelet{n, k})
+			}
+		}
+	}
+	sort.Slice(behind, func(a, b int) bool { return behind[a].node < behind[b].node })
+	for _, nk := range behind {
+		path := UpgradePath(nk.k, want)
+		from := nk.k.String()
+		for i, to := range path {
+			reason := fmt.Sprintf("kubelet %s → %s", from, to.Canonical())
+			if len(path) > 1 {
+				reason += fmt.Sprintf(" (step %d of %d to %s: one minor at a time, as kubeadm upgrades)", i+1, len(path), desired)
+			}
+			j.nodeSteps = append(j.nodeSteps, Step{Kind: StepUpgradeNode, Phase: PhaseK8s, Target: nk.node, Reason: reason})
+			from = to.Canonical()
+		}
+	}
+}
+
+// judgeKubelets judges each kubelet version against the API server
+// (kubernetes.io "Version Skew Policy", see KubeletSkewAllowed):
+//
+//   - newer than the server (minor), or another major: an error finding
+//     (unsupported skew);
+//   - farther behind than allowed: an error finding (unsupported skew);
+//   - exactly as far behind as allowed (3 minors; 2 below 1.25): supported,
+//     but the API server cannot be upgraded before this kubelet — an error
+//     finding that says so;
+//   - behind within the allowed skew, with no upgrade-node step planned for
+//     it (upgraded[raw] false): an info finding.
+func (j *versionJudge) judgeKubelets(server Version, groups []KubeletGroup, upgraded map[string]bool) {
+	for _, g := range groups {
+		k := g.Version
+		if !k.Known {
+			continue
+		}
+		subject := "kubelet " + k.String()
+		allowed := KubeletSkewAllowed(k)
+		behind := server.Minor - k.Minor
+		switch {
+		case k.Major != server.Major:
+			j.findings = append(j.findings, Finding{Severity: SeverityError, Kind: FindingKubeletSkew, Subject: subject,
+				Message: fmt.Sprintf("kubelet %s %s has another major version than the API server %s: unsupported skew", k, onNodes(g), server)})
+		case behind < 0:
+			j.findings = append(j.findings, Finding{Severity: SeverityError, Kind: FindingKubeletNewer, Subject: subject,
+				Message: fmt.Sprintf("kubelet %s %s is newer than the API server %s: unsupported skew (the version skew policy: kubelet must not be newer than kube-apiserver)", k, onNodes(g), server)})
+		case behind > allowed:
+			j.findings = append(j.findings, Finding{Severity: SeverityError, Kind: FindingKubeletSkew, Subject: subject,
+				Message: fmt.Sprintf("kubelet %s %s is %d minors behind the API server %s: unsupported skew (the version skew policy allows at most %d)", k, onNodes(g), behind, server, allowed)})
+		case behind == allowed && behind > 0:
+			j.findings = append(j.findings, Finding{Severity: SeverityError, Kind: FindingKubeletSkew, Subject: subject,
+				Message: fmt.Sprintf("kubelet %s %s is %d minors behind the API server %s, the most the version skew policy allows: the API server cannot be upgraded to %d.%d until this kubelet is upgraded", k, onNodes(g), behind, server, server.Major, server.Minor+1)})
+		case behind > 0 && !upgraded[k.Raw]:
+			j.findings = append(j.findings, Finding{Severity: SeverityInfo, Kind: FindingKubeletBehind, Subject: subject,
+				Message: fmt.Sprintf("kubelet %s %s is %s behind the API server %s: allowed (the version skew policy allows %d)", k, onNodes(g), plural(behind, "minor"), server, allowed)})
+		}
+	}
+}
+
+// onNodes is "on node-a" or "on 3 nodes (a, b, c)", at most 5 names then
+// "and N more".
+func onNodes(g KubeletGroup) string {
+	const shown = 5
+	names := g.Nodes
+	more := ""
+	if len(names) > shown {
+		more = fmt.Sprintf(" and %d more", len(names)-shown)
+		names = names[:shown]
+	}
+	if g.Count == 1 && len(g.Nodes) == 1 {
+		return "on " + g.Nodes[0]
+	}
+	return fmt.Sprintf("on %d nodes (%s%s)", g.Count, strings.Join(names, ", "), more)
+}
+
+// quoteEmpty is s, or `""` when s is empty.
+func quoteEmpty(s string) string {
+	if s == "" {
+		return `""`
+	}
+	return s
+}
