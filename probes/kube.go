@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -179,7 +180,8 @@ func (t *Target) bound(ctx context.Context) (context.Context, context.CancelFunc
 
 // ReadNodes reads what the target guard needs, and nothing more: the server
 // version (GET /version) and the nodes (GET /api/v1/nodes as a server-side
-// Table, limit=500 pages). Both requests run concurrently under one bound
+// Table, limit=500 pages; then the Ready condition of the nodes that are not
+// Ready, see listNodes). Both run concurrently under one bound
 // (Target.Options.Timeout, default 10s, or ctx's deadline when sooner).
 //
 // It returns the version ("v1.37.2") and the nodes sorted by name (see
@@ -401,18 +403,35 @@ func tableRows(raw []byte, path string, cols, cells []string, each func(cells []
 // (kubernetes pkg/printers/internalversion, printNode).
 var nodeColumns = []string{"Name", "Status", "Roles", "Version", "Internal-IP"}
 
+// readyDetailLists is for how many of the nodes that are not Ready the
+// Ready condition is read (one restricted list each, all at once): the
+// first by name. Measured on the 2,000-node benchmark fixture (BENCHMARKS.md),
+// 16 such lists add well under 0.1 s, while reading the condition of every
+// node (one list of whole Nodes, ~8 KB each) costs ~2 s and one list per
+// node ~10 ms each. A variable only so tests can lower it.
+var readyDetailLists = maxParallel
+
 // listNodes reads the nodes as the API server's Table and keeps, per node,
 // what the server's node printer derives from the Node:
 //   - Ready: the Status column's first word is "Ready", which the printer
 //     writes when the Ready condition is True ("NotReady" for False or
-//     Unknown, "Unknown" without a Ready condition; ",SchedulingDisabled"
-//     follows for a cordoned node);
+//     Unknown, "Unknown" without a Ready condition);
+//   - Unschedulable: the Status column holds "SchedulingDisabled", which
+//     the printer adds when spec.unschedulable is true (cordoned);
 //   - Roles: the Roles column, the suffixes of the node-role.kubernetes.io/
 //     labels and the value of kubernetes.io/role, sorted and unique, "<none>"
 //     for none (then Roles is empty);
 //   - KubeletVersion: the Version column, status.nodeInfo.kubeletVersion;
 //   - InternalIP: the Internal-IP column, the first InternalIP address,
 //     "<none>" for none (then "").
+//
+// The Table says NotReady both for a Ready condition False and Unknown, and
+// carries no reason: for the nodes that are not Ready only (at most
+// readyDetailLists of them), the condition's status, reason and message
+// are then read from the Node objects (readyDetails), so a healthy cluster
+// costs nothing more than the Table. A Ready node has ReadyStatus "True"
+// and no reason or message; a node not Ready whose condition was not read
+// has ReadyStatus "" and ReadyMessage saying why.
 //
 // The result is sorted by name.
 func listNodes(ctx context.Context, c *clients) ([]topology.NodeState, error) {
@@ -424,14 +443,40 @@ func listNodes(ctx context.Context, c *clients) ([]topology.NodeState, error) {
 		return nil, err
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
+	var notReady []string // NotReady in the Table (not "Unknown": no condition to read)
+	for _, n := range out {
+		if !n.Ready && n.ReadyMessage == "" {
+			notReady = append(notReady, n.Name)
+		}
+	}
+	if len(notReady) > 0 {
+		conds, failed := readyDetails(ctx, c, notReady, readyDetailLists)
+		for i := range out {
+			n := &out[i]
+			if cond, ok := conds[n.Name]; ok {
+				n.ReadyStatus, n.ReadyReason, n.ReadyMessage = cond.Status, cond.Reason, cond.Message
+				n.Ready = cond.Status == topology.ConditionTrue
+			} else if why, ok := failed[n.Name]; ok {
+				n.ReadyMessage = why
+			}
+		}
+	}
 	return out, nil
 }
 
 // nodeRow makes a NodeState of the cells of nodeColumns (see listNodes).
+// A node the Table shows NotReady has ReadyStatus "" and no message: its
+// condition is read next.
 func nodeRow(cells []string) topology.NodeState {
 	s := topology.NodeState{Name: cells[0], Roles: []string{}, KubeletVersion: sanitize(cells[3])}
-	status, _, _ := strings.Cut(cells[1], ",")
-	s.Ready = status == "Ready"
+	words := strings.Split(cells[1], ",")
+	switch words[0] {
+	case "Ready":
+		s.Ready, s.ReadyStatus = true, topology.ConditionTrue
+	case "Unknown":
+		s.ReadyMessage = "the node has no Ready condition (its kubelet has not posted a status)"
+	}
+	s.Unschedulable = slices.Contains(words[1:], "SchedulingDisabled")
 	if roles := cells[2]; roles != "" && roles != "<none>" {
 		for _, r := range strings.Split(roles, ",") {
 			if r != "" && !containsString(s.Roles, r) {
@@ -444,6 +489,81 @@ func nodeRow(cells []string) topology.NodeState {
 		s.InternalIP = sanitize(ip)
 	}
 	return s
+}
+
+// nodeCondition is a node's Ready condition, sanitized.
+type nodeCondition struct {
+	Status, Reason, Message string
+}
+
+// nodeList is a NodeList (core/v1) decoded only as far as readyDetails
+// reads it: each node's name and conditions.
+type nodeList struct {
+	Metadata listMeta `json:"metadata"`
+	Items    []struct {
+		Metadata struct {
+			Name string `json:"name"`
+		} `json:"metadata"`
+		Status struct {
+			Conditions []struct {
+				Type    string `json:"type"`
+				Status  string `json:"status"`
+				Reason  string `json:"reason"`
+				Message string `json:"message"`
+			} `json:"conditions"`
+		} `json:"status"`
+	} `json:"items"`
+}
+
+// readyDetails reads the Ready condition of the first max nodes of names
+// (sorted) as JSON NodeLists, one list per node restricted with
+// fieldSelector=metadata.name=NODE (the same "list nodes" permission as the
+// Table, ~8 KB each), all at once. It returns the condition of each node
+// read that has one, and for every other node of names why it is not known
+// ("the Ready condition could not be read: forbidden (…)", "… the node is
+// gone or has no Ready condition", or that it was not read because more
+// than max nodes are not Ready).
+func readyDetails(ctx context.Context, c *clients, names []string, max int) (map[string]nodeCondition, map[string]string) {
+	conds := map[string]nodeCondition{}
+	failed := map[string]string{}
+	read := names
+	if len(read) > max {
+		read = names[:max]
+		for _, n := range names[max:] {
+			failed[n] = fmt.Sprintf("the Ready condition was not read: %d nodes are not Ready, and nestor reads it for the first %d by name only (`kubectl describe node %s` shows it)", len(names), max, n)
+		}
+	}
+	var (
+		mu sync.Mutex
+		wg sync.WaitGroup
+	)
+	for _, name := range read {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			params := map[string]string{"fieldSelector": "metadata.name=" + name}
+			err := listJSONWith(ctx, c, pathNodes, "NodeList", params, func(l *nodeList) string { return l.Metadata.Continue }, func(l *nodeList) {
+				for _, it := range l.Items {
+					for _, cd := range it.Status.Conditions {
+						if it.Metadata.Name == name && cd.Type == "Ready" {
+							mu.Lock()
+							conds[name] = nodeCondition{Status: sanitize(cd.Status), Reason: sanitize(cd.Reason), Message: sanitize(cd.Message)}
+							mu.Unlock()
+						}
+					}
+				}
+			})
+			mu.Lock()
+			defer mu.Unlock()
+			if err != nil {
+				failed[name] = "the Ready condition could not be read: " + Classify(err)
+			} else if _, ok := conds[name]; !ok {
+				failed[name] = "the Ready condition could not be read: the node is gone or has no Ready condition"
+			}
+		}()
+	}
+	wg.Wait()
+	return conds, failed
 }
 
 func containsString(list []string, s string) bool {
@@ -488,7 +608,8 @@ func ProbeTarget(ctx context.Context, t *Target, topo *topology.Topology) (*topo
 // waiting for the namespace list: a namespace that does not exist lists
 // empty). Then a second wave lists the namespaces of the undeclared catalog
 // layers whose CRD group or provisioner was seen, among those that exist.
-// Never a request per node or per CRD. See workloadNamespaces.
+// Never a request per CRD, nor per node but for the few that are not Ready
+// (listNodes). See workloadNamespaces.
 //
 // Each probe keeps its own error: a failed one makes its fact unknown with
 // Classify's reason, never empty-known. Workloads are judged per namespace:
@@ -664,7 +785,15 @@ type objectMeta struct {
 // never an empty list: an empty answer must not read as "absent". So is a
 // continue token the server repeats (it would loop until the deadline).
 func listJSON[L any](ctx context.Context, c *clients, path, kind string, cont func(*L) string, each func(*L)) error {
+	return listJSONWith(ctx, c, path, kind, nil, cont, each)
+}
+
+// listJSONWith is listJSON with extra query parameters (a fieldSelector).
+func listJSONWith[L any](ctx context.Context, c *clients, path, kind string, extra map[string]string, cont func(*L) string, each func(*L)) error {
 	params := map[string]string{"limit": strconv.FormatInt(pageSize, 10)}
+	for k, v := range extra {
+		params[k] = v
+	}
 	for {
 		raw, err := c.get(ctx, path, acceptJSON, params)
 		if err != nil {
@@ -698,21 +827,32 @@ func listJSON[L any](ctx context.Context, c *clients, path, kind string, cont fu
 type storageClassList struct {
 	Metadata listMeta `json:"metadata"`
 	Items    []struct {
-		Metadata    objectMeta `json:"metadata"`
-		Provisioner string     `json:"provisioner"`
+		Metadata struct {
+			objectMeta
+			// CreationTimestamp is RFC 3339 text (metav1.Time), kept as
+			// text so a malformed one makes only that class's time unknown.
+			CreationTimestamp string `json:"creationTimestamp"`
+		} `json:"metadata"`
+		Provisioner string `json:"provisioner"`
 	} `json:"items"`
 }
 
+// listStorageClasses lists the StorageClasses (storage/v1, JSON, paginated)
+// with their provisioner, whether they are default — either annotation
+// exactly "true", as kubernetes pkg/volume/util IsDefaultAnnotation — and
+// their creationTimestamp (zero when absent or not RFC 3339), sorted by name.
 func listStorageClasses(ctx context.Context, c *clients) ([]topology.StorageClass, error) {
 	out := []topology.StorageClass{}
 	err := listJSON(ctx, c, pathStorageClasses, "StorageClassList", func(l *storageClassList) string { return l.Metadata.Continue },
 		func(l *storageClassList) {
 			for _, sc := range l.Items {
 				a := sc.Metadata.Annotations
+				created, _ := time.Parse(time.RFC3339, sc.Metadata.CreationTimestamp)
 				out = append(out, topology.StorageClass{
 					Name:        sc.Metadata.Name,
 					Provisioner: sc.Provisioner,
 					Default:     a[annDefaultClass] == "true" || a[annBetaDefaultClass] == "true",
+					Created:     created,
 				})
 			}
 		})

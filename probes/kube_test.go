@@ -9,6 +9,7 @@ import (
 	"net/http/httptest"
 	"net/url"
 	"path/filepath"
+	"reflect"
 	"slices"
 	"strings"
 	"sync"
@@ -185,20 +186,24 @@ func TestNodeRow(t *testing.T) {
 		want  topology.NodeState
 	}{
 		{[]string{"dirqual1", "Ready", "control-plane,ingress", "v1.36.2", "10.67.2.11"},
-			topology.NodeState{Name: "dirqual1", Ready: true, Roles: []string{"control-plane", "ingress"}, KubeletVersion: "v1.36.2", InternalIP: "10.67.2.11"}},
+			topology.NodeState{Name: "dirqual1", Ready: true, ReadyStatus: "True", Roles: []string{"control-plane", "ingress"}, KubeletVersion: "v1.36.2", InternalIP: "10.67.2.11"}},
 		{[]string{"w1", "Ready,SchedulingDisabled", "<none>", "v1.37.2", "<none>"},
-			topology.NodeState{Name: "w1", Ready: true, Roles: []string{}, KubeletVersion: "v1.37.2"}},
+			topology.NodeState{Name: "w1", Ready: true, ReadyStatus: "True", Unschedulable: true, Roles: []string{}, KubeletVersion: "v1.37.2"}},
 		{[]string{"w2", "NotReady", "worker", "v1.37.2", "fd00::2"},
 			topology.NodeState{Name: "w2", Roles: []string{"worker"}, KubeletVersion: "v1.37.2", InternalIP: "fd00::2"}},
 		{[]string{"w3", "Unknown,SchedulingDisabled", "", "", ""},
-			topology.NodeState{Name: "w3", Roles: []string{}}},
+			topology.NodeState{Name: "w3", Unschedulable: true, ReadyMessage: "the node has no Ready condition (its kubelet has not posted a status)", Roles: []string{}}},
 		{[]string{"w4", "NotReady,SchedulingDisabled", "storage,worker", "v1.37.2\x1b[2J", "10.0.0.4"},
-			topology.NodeState{Name: "w4", Roles: []string{"storage", "worker"}, KubeletVersion: "v1.37.2[2J", InternalIP: "10.0.0.4"}},
+			topology.NodeState{Name: "w4", Unschedulable: true, Roles: []string{"storage", "worker"}, KubeletVersion: "v1.37.2[2J", InternalIP: "10.0.0.4"}},
+		// RKE1 and k3s spell the roles their way; the column carries them as they are.
+		{[]string{"rke-n1", "Ready", "controlplane,etcd,worker", "v1.28.15", "192.0.2.91"},
+			topology.NodeState{Name: "rke-n1", Ready: true, ReadyStatus: "True", Roles: []string{"controlplane", "etcd", "worker"}, KubeletVersion: "v1.28.15", InternalIP: "192.0.2.91"}},
+		{[]string{"k3s1", "Ready", "control-plane,etcd,master", "v1.33.5+k3s1", "192.0.2.11"},
+			topology.NodeState{Name: "k3s1", Ready: true, ReadyStatus: "True", Roles: []string{"control-plane", "etcd", "master"}, KubeletVersion: "v1.33.5+k3s1", InternalIP: "192.0.2.11"}},
 	}
 	for _, tc := range tests {
 		got := nodeRow(tc.cells)
-		if got.Name != tc.want.Name || got.Ready != tc.want.Ready || got.KubeletVersion != tc.want.KubeletVersion ||
-			got.InternalIP != tc.want.InternalIP || strings.Join(got.Roles, ",") != strings.Join(tc.want.Roles, ",") || got.Roles == nil {
+		if !reflect.DeepEqual(got, tc.want) {
 			t.Errorf("nodeRow(%q) = %+v, want %+v", tc.cells, got, tc.want)
 		}
 	}

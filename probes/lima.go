@@ -32,8 +32,8 @@ func ExecRunner(ctx context.Context, name string, args ...string) ([]byte, []byt
 
 // limaInstance is the part of lima's store.Instance that `limactl list
 // --json` prints and nestor uses (lima-vm/lima pkg/store/instance.go:
-// name, status, dir, vmType, cpus, memory and disk in bytes; the PIDs are
-// omitted when the instance is stopped).
+// name, status, dir, vmType, cpus, memory and disk in bytes, errors; the
+// PIDs are omitted when the instance is stopped).
 type limaInstance struct {
 	Name   string `json:"name"`
 	Status string `json:"status"`
@@ -42,6 +42,39 @@ type limaInstance struct {
 	CPUs   int    `json:"cpus"`
 	Memory int64  `json:"memory"`
 	Disk   int64  `json:"disk"`
+	// Errors are strings since lima's Instance.MarshalJSON; older releases
+	// marshalled the Go error values themselves, as {} (see limaErrors).
+	Errors []json.RawMessage `json:"errors"`
+}
+
+// limaErrors returns the text of each of an instance's errors: a JSON
+// string as it is; the Go error value older limactl printed as it was —
+// {"Op":"open","Path":"…","Err":20} for a file error (fs.PathError), {} for
+// the others — as what can be read of it, saying limactl gave no text.
+// Control characters are removed.
+func limaErrors(raw []json.RawMessage) []string {
+	var out []string
+	for _, r := range raw {
+		var s string
+		if err := json.Unmarshal(r, &s); err == nil {
+			out = append(out, sanitize(s))
+			continue
+		}
+		var pathErr struct{ Op, Path string }
+		if err := json.Unmarshal(r, &pathErr); err == nil && pathErr.Op != "" && pathErr.Path != "" {
+			out = append(out, sanitize(pathErr.Op+" "+pathErr.Path+": failed (limactl gave no error text)"))
+			continue
+		}
+		out = append(out, "an error without text (limactl printed "+sanitize(tail(r, 60))+")")
+	}
+	return out
+}
+
+// limaList is what `limactl list --json` listed: the Lima instances, and
+// the entries that are not instances (topology.NotVM).
+type limaList struct {
+	vms    []topology.VM
+	notVMs []topology.NotVM
 }
 
 // decodeLimaList decodes the output of `limactl list --json` in any of the
@@ -52,25 +85,38 @@ type limaInstance struct {
 // An output it cannot read is an error that says where it stopped: the
 // instance (counted from 1) and the byte offset in out — an output cut off
 // in the middle of an instance is never read as the instances before it.
-func decodeLimaList(out []byte) ([]topology.VM, error) {
-	vms := []topology.VM{}
+//
+// An entry with neither a status nor a dir is not an instance: limactl lists
+// every entry of its home folder, and inspecting a stray file there (a
+// docker.yaml beside the instances) fails before the instance's folder is
+// known (lima-vm/lima store.Inspect leaves Status and Dir empty and records
+// the error). It goes to notVMs with its errors, never to vms. Every
+// instance keeps its errors (why it is Broken).
+func decodeLimaList(out []byte) (limaList, error) {
+	l := limaList{vms: []topology.VM{}}
 	trimmed := bytes.TrimSpace(out)
 	if len(trimmed) == 0 {
-		return vms, nil
+		return l, nil
 	}
+	entries := func() int { return len(l.vms) + len(l.notVMs) }
 	// Offsets in errors count from the start of out.
 	lead := int64(len(out) - len(bytes.TrimLeftFunc(out, unicode.IsSpace)))
 	dec := json.NewDecoder(bytes.NewReader(trimmed))
 	var start int64 // where the instance being read starts
 	fail := func(err error) error {
-		return limaListError(err, len(vms)+1, lead+start, int64(len(out)))
+		return limaListError(err, entries()+1, lead+start, int64(len(out)))
 	}
 	add := func(in limaInstance) error {
 		if in.Name == "" {
-			return fmt.Errorf("instance %d (starting at byte %d): it has no name", len(vms)+1, lead+start)
+			return fmt.Errorf("instance %d (starting at byte %d): it has no name", entries()+1, lead+start)
 		}
-		vms = append(vms, topology.VM{Name: in.Name, Status: in.Status, Dir: in.Dir, VMType: in.VMType,
-			CPUs: in.CPUs, Memory: in.Memory, Disk: in.Disk})
+		errs := limaErrors(in.Errors)
+		if in.Status == "" && in.Dir == "" {
+			l.notVMs = append(l.notVMs, topology.NotVM{Name: sanitize(in.Name), Errors: errs})
+			return nil
+		}
+		l.vms = append(l.vms, topology.VM{Name: in.Name, Status: in.Status, Dir: in.Dir, VMType: in.VMType,
+			CPUs: in.CPUs, Memory: in.Memory, Disk: in.Disk, Errors: errs})
 		return nil
 	}
 	// next reads one instance: start is where its first byte is.
@@ -86,37 +132,37 @@ func decodeLimaList(out []byte) ([]topology.VM, error) {
 	}
 	if trimmed[0] == '[' {
 		if _, err := dec.Token(); err != nil {
-			return nil, fail(err)
+			return limaList{}, fail(err)
 		}
 		for dec.More() {
 			in, err := next()
 			if err != nil {
-				return nil, fail(err)
+				return limaList{}, fail(err)
 			}
 			if err := add(in); err != nil {
-				return nil, err
+				return limaList{}, err
 			}
 		}
 		start = dec.InputOffset()
 		if _, err := dec.Token(); err != nil {
-			return nil, fail(err)
+			return limaList{}, fail(err)
 		}
 		end := dec.InputOffset()
 		if _, err := dec.Token(); err != io.EOF {
-			return nil, fmt.Errorf("unexpected data after the JSON array (byte %d)", lead+end+int64(len(trimmed[end:])-len(bytes.TrimLeft(trimmed[end:], " \t\r\n"))))
+			return limaList{}, fmt.Errorf("unexpected data after the JSON array (byte %d)", lead+end+int64(len(trimmed[end:])-len(bytes.TrimLeft(trimmed[end:], " \t\r\n"))))
 		}
-		return vms, nil
+		return l, nil
 	}
 	for {
 		in, err := next()
 		if err == io.EOF {
-			return vms, nil
+			return l, nil
 		}
 		if err != nil {
-			return nil, fail(err)
+			return limaList{}, fail(err)
 		}
 		if err := add(in); err != nil {
-			return nil, err
+			return limaList{}, err
 		}
 	}
 }
@@ -132,17 +178,19 @@ func limaListError(err error, n int, start, size int64) error {
 }
 
 // readVMs runs `limactl list --json` through run and returns the VMs as a
-// fact: known (possibly empty: no instance prints nothing and exits 0), or
+// fact — known (possibly empty: no instance prints nothing and exits 0), or
 // unknown with limactl's own message when it is missing, fails or prints
-// something that is not its JSON.
-func readVMs(ctx context.Context, run Runner) topology.VMsObserved {
+// something that is not its JSON — and the listed entries that are not VMs
+// (decodeLimaList; none when the VMs are unknown). limactl's warnings on
+// stderr of a successful run are not read: the JSON carries the same errors.
+func readVMs(ctx context.Context, run Runner) (topology.VMsObserved, []topology.NotVM) {
 	stdout, stderr, err := run(ctx, "limactl", "list", "--json")
 	if err != nil {
 		if errors.Is(err, exec.ErrNotFound) {
-			return topology.UnknownFact[[]topology.VM]("limactl is not installed (not found on PATH)")
+			return topology.UnknownFact[[]topology.VM]("limactl is not installed (not found on PATH)"), nil
 		}
 		if ctx.Err() != nil {
-			return topology.UnknownFact[[]topology.VM]("limactl list --json did not finish: " + ctx.Err().Error())
+			return topology.UnknownFact[[]topology.VM]("limactl list --json did not finish: " + ctx.Err().Error()), nil
 		}
 		msg := sanitize(tail(stderr, 300))
 		if msg == "" {
@@ -150,13 +198,13 @@ func readVMs(ctx context.Context, run Runner) topology.VMsObserved {
 		} else {
 			msg = err.Error() + ": " + msg
 		}
-		return topology.UnknownFact[[]topology.VM]("limactl list --json failed: " + msg)
+		return topology.UnknownFact[[]topology.VM]("limactl list --json failed: " + msg), nil
 	}
-	vms, err := decodeLimaList(stdout)
+	l, err := decodeLimaList(stdout)
 	if err != nil {
-		return topology.UnknownFact[[]topology.VM]("limactl list --json printed something nestor cannot read: " + sanitize(err.Error()))
+		return topology.UnknownFact[[]topology.VM]("limactl list --json printed something nestor cannot read: " + sanitize(err.Error())), nil
 	}
-	return topology.KnownFact(vms)
+	return topology.KnownFact(l.vms), l.notVMs
 }
 
 // tail is the last n bytes of b's trimmed text, on one line (a rune cut

@@ -16,8 +16,6 @@ import (
 	"strconv"
 	"strings"
 	"testing"
-
-	"nestor.dev/nestor/topology"
 )
 
 // seedFiles returns the content of the files matching each pattern; a
@@ -58,9 +56,9 @@ func FuzzDecodeLimaList(f *testing.F) {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, out []byte) {
-		vms, err := decodeLimaList(out)
+		l, err := decodeLimaList(out)
 		if err != nil {
-			if vms != nil {
+			if l.vms != nil || l.notVMs != nil {
 				t.Fatalf("instances returned with an error: %v", err)
 			}
 			if !limaPositionRE.MatchString(err.Error()) {
@@ -68,7 +66,7 @@ func FuzzDecodeLimaList(f *testing.F) {
 			}
 			return
 		}
-		checkLimaList(t, out, vms)
+		checkLimaList(t, out, l)
 		// Cut the output short at a few places: each cut must be an error
 		// or the instances that come before the cut.
 		for _, cut := range cuts(len(out)) {
@@ -77,20 +75,34 @@ func FuzzDecodeLimaList(f *testing.F) {
 				continue
 			}
 			checkLimaList(t, out[:cut], part)
-			if len(part) > len(vms) || !reflect.DeepEqual(part, vms[:len(part)]) {
-				t.Fatalf("cut at byte %d, the output reads as %+v, not a prefix of %+v", cut, part, vms)
+			if len(part.vms) > len(l.vms) || !reflect.DeepEqual(part.vms, l.vms[:len(part.vms)]) ||
+				len(part.notVMs) > len(l.notVMs) || !reflect.DeepEqual(part.notVMs, l.notVMs[:len(part.notVMs)]) {
+				t.Fatalf("cut at byte %d, the output reads as %+v, not a prefix of %+v", cut, part, l)
 			}
 		}
 	})
 }
 
-// checkLimaList checks the properties of a listing that decoded.
-func checkLimaList(t *testing.T, out []byte, vms []topology.VM) {
+// checkLimaList checks the properties of a listing that decoded: the VMs
+// and the entries that are not VMs all have a name, and no VM has neither a
+// status nor a dir (such an entry is not a VM).
+func checkLimaList(t *testing.T, out []byte, l limaList) {
 	t.Helper()
+	vms := l.vms
 	if vms == nil {
 		t.Fatalf("nil list (an empty list is [])")
 	}
-	if len(vms) == 0 {
+	for i, e := range l.notVMs {
+		if e.Name == "" {
+			t.Fatalf("entry %d that is not a VM has no name", i+1)
+		}
+	}
+	for _, vm := range vms {
+		if vm.Status == "" && vm.Dir == "" {
+			t.Fatalf("a VM with neither a status nor a dir: %+v", vm)
+		}
+	}
+	if len(vms)+len(l.notVMs) == 0 {
 		s := strings.TrimSpace(string(out))
 		if s != "" && strings.Join(strings.Fields(s), "") != "[]" {
 			t.Fatalf("0 VMs read from %q", out)
@@ -132,9 +144,9 @@ func TestDecodeLimaListCutOff(t *testing.T) {
 			}
 			start := bytes.LastIndexByte(full[:second], '{')
 			for _, cut := range []int{start + 1, second + 5, len(full) - 2} {
-				vms, err := decodeLimaList(full[:cut])
+				l, err := decodeLimaList(full[:cut])
 				if err == nil {
-					t.Fatalf("cut at %d: read %d VMs from a cut output", cut, len(vms))
+					t.Fatalf("cut at %d: read %d VMs from a cut output", cut, len(l.vms))
 				}
 				want := regexp.MustCompile(`the output stops inside instance 2 \(which starts at byte ` + regexp.QuoteMeta(itoa(start)) + `; the output ends at byte ` + itoa(cut) + `\): it is cut off`)
 				if !want.MatchString(err.Error()) {

@@ -64,9 +64,13 @@ func TestDecodeLimaList(t *testing.T) {
 		{"JSON array", limaJSONArray, "/home/op/.lima", "qemu"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			vms, err := decodeLimaList([]byte(tc.out))
+			l, err := decodeLimaList([]byte(tc.out))
 			if err != nil {
 				t.Fatal(err)
+			}
+			vms := l.vms
+			if len(l.notVMs) != 0 {
+				t.Errorf("not VMs: %+v", l.notVMs)
 			}
 			want := []topology.VM{
 				{Name: "lima-node1", Status: topology.VMRunning, Dir: tc.dir + "/lima-node1", VMType: tc.vmType, CPUs: 4, Memory: 4 << 30, Disk: 100 << 30},
@@ -78,9 +82,9 @@ func TestDecodeLimaList(t *testing.T) {
 		})
 	}
 	for _, empty := range []string{"", "\n", "  \n\t"} {
-		vms, err := decodeLimaList([]byte(empty))
-		if err != nil || vms == nil || len(vms) != 0 {
-			t.Errorf("decode(%q) = %v, %v; want an empty, non-nil list", empty, vms, err)
+		l, err := decodeLimaList([]byte(empty))
+		if err != nil || l.vms == nil || len(l.vms) != 0 || l.notVMs != nil {
+			t.Errorf("decode(%q) = %+v, %v; want an empty, non-nil list", empty, l, err)
 		}
 	}
 	for _, bad := range []string{"time=... level=fatal msg=oops", `{"name":"a"} trailing`, `[{"name":"a"}`, `[{"name":"a"}] {}`, `{"status":"Running"}`} {
@@ -106,7 +110,7 @@ func TestReadVMs(t *testing.T) {
 	ctx := context.Background()
 
 	ok := &fakeLimactl{stdout: limaJSONLines}
-	vms := readVMs(ctx, ok.run)
+	vms, _ := readVMs(ctx, ok.run)
 	if !vms.Known || len(vms.Value) != 2 || vms.Value[1].Status != topology.VMStopped {
 		t.Errorf("two instances: %+v", vms)
 	}
@@ -115,25 +119,25 @@ func TestReadVMs(t *testing.T) {
 	}
 
 	none := &fakeLimactl{stderr: `time="2026-11-29T10:00:00Z" level=warning msg="No instance found. Run ` + "`limactl create`" + ` to create an instance."` + "\n"}
-	vms = readVMs(ctx, none.run)
+	vms, _ = readVMs(ctx, none.run)
 	if !vms.Known || vms.Value == nil || len(vms.Value) != 0 {
 		t.Errorf("no instance: %+v, want known and empty", vms)
 	}
 
 	missing := &fakeLimactl{err: &exec.Error{Name: "limactl", Err: exec.ErrNotFound}}
-	vms = readVMs(ctx, missing.run)
+	vms, _ = readVMs(ctx, missing.run)
 	if vms.Known || !strings.Contains(vms.Reason, "limactl is not installed") {
 		t.Errorf("limactl missing: %+v", vms)
 	}
 
 	failing := &fakeLimactl{stderr: "time=... level=fatal msg=\"open /Users/op/.lima/_config: permission denied\"\n", err: errors.New("exit status 1")}
-	vms = readVMs(ctx, failing.run)
+	vms, _ = readVMs(ctx, failing.run)
 	if vms.Known || !strings.Contains(vms.Reason, "exit status 1") || !strings.Contains(vms.Reason, "permission denied") {
 		t.Errorf("limactl failing: %+v", vms)
 	}
 
 	garbled := &fakeLimactl{stdout: "NAME STATUS\nlima-node1 Running\n"}
-	vms = readVMs(ctx, garbled.run)
+	vms, _ = readVMs(ctx, garbled.run)
 	if vms.Known || !strings.Contains(vms.Reason, "cannot read") {
 		t.Errorf("not JSON: %+v", vms)
 	}
@@ -149,8 +153,8 @@ func TestReadVMsRealProcess(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if vms, err := decodeLimaList(out); err != nil || len(vms) != 2 {
-		t.Errorf("through sh: %v, %v", vms, err)
+	if l, err := decodeLimaList(out); err != nil || len(l.vms) != 2 {
+		t.Errorf("through sh: %+v, %v", l, err)
 	}
 }
 
@@ -245,7 +249,7 @@ func TestProbeLimaWithOptions(t *testing.T) {
 
 func TestReadVMsSanitizesStderr(t *testing.T) {
 	f := &fakeLimactl{stderr: "fatal: \x1b[2Jdisk \x1b]0;title\x07full\r\n", err: errors.New("exit status 1")}
-	vms := readVMs(context.Background(), f.run)
+	vms, _ := readVMs(context.Background(), f.run)
 	if want := "limactl list --json failed: exit status 1: fatal: [2Jdisk ]0;titlefull"; vms.Known || vms.Reason != want {
 		t.Errorf("reason %q, want %q", vms.Reason, want)
 	}

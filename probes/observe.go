@@ -75,11 +75,12 @@ func workloadNamespaces(topo *topology.Topology, facts topology.ClusterFacts, un
 
 // fillLayers sets obs.Layers (topology.ObserveLayers: the declared layers in
 // declaration order, then the undeclared catalog layers found) and
-// obs.Storage (topology.DefaultStorage) from facts.
+// obs.Storage (topology.DefaultStorage, which needs obs.ServerVersion when
+// several StorageClasses are default) from facts.
 func fillLayers(obs *topology.Observed, topo *topology.Topology, facts topology.ClusterFacts) {
 	obs.Layers = []topology.LayerState{}
 	if topo != nil {
 		obs.Layers = append(obs.Layers, topology.ObserveLayers(topo, facts)...)
 	}
-	obs.Storage = topology.DefaultStorage(facts)
+	obs.Storage = topology.DefaultStorage(facts, obs.ServerVersion)
 }

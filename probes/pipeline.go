@@ -562,8 +562,8 @@ func (limaKind) read(ctx context.Context, op *Opened, scope Scope) (*topology.Ob
 		}
 		vctx, cancel := context.WithTimeout(ctx, op.timeout())
 		defer cancel()
-		vms := readVMs(vctx, run)
-		obs.VMs = &vms
+		vms, notVMs := readVMs(vctx, run)
+		obs.VMs, obs.NotVMs = &vms, notVMs
 	}
 	return obs, facts
 }

@@ -1,5 +1,7 @@
 package topology
 
+import "time"
+
 // LayerDef says how a layer is recognised on a live cluster and which
 // workloads make it healthy. The catalog (Catalog) holds one per known layer;
 // a custom layer's `detect:` becomes one too (LayerDefFor).
@@ -62,11 +64,15 @@ type ClusterFacts struct {
 	WorkloadErrors map[string]string `json:"workload_errors,omitempty"`
 }
 
-// StorageClass is one StorageClass; Default is the is-default-class annotation.
+// StorageClass is one StorageClass; Default is an is-default-class
+// annotation set to "true" (the GA or the beta one), Created its
+// metadata.creationTimestamp (zero when the API server gave none), which
+// decides between several defaults (DefaultStorage).
 type StorageClass struct {
-	Name        string `json:"name"`
-	Provisioner string `json:"provisioner"`
-	Default     bool   `json:"default"`
+	Name        string    `json:"name"`
+	Provisioner string    `json:"provisioner"`
+	Default     bool      `json:"default"`
+	Created     time.Time `json:"created,omitzero"`
 }
 
 // WorkloadState is one workload and its availability: Desired is

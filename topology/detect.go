@@ -6,6 +6,7 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"time"
 )
 
 // workloadResult is what the facts say about one Workload of a def.
@@ -319,15 +320,30 @@ func SignalSeen(def LayerDef, facts ClusterFacts) bool {
 	return false
 }
 
-// DefaultStorage returns the cluster's default StorageClass (the one with the
-// is-default-class annotation), its provisioner and the catalog storage layer
-// that provisioner belongs to (Backend "" when not in the catalog). Unknown,
-// with the probe's reason, when StorageClasses could not be read; known with
-// an empty Class when no StorageClass is default. When several are default
-// (Kubernetes then uses the most recently created one, which these facts do
-// not show), Class is the first alphabetically and OtherDefaults lists the
-// others, so a renderer can say so.
-func DefaultStorage(facts ClusterFacts) Fact[StorageState] {
+// DefaultStorage returns the StorageClass Kubernetes gives a
+// PersistentVolumeClaim that names none, its provisioner and the catalog
+// storage layer that provisioner belongs to (Backend "" when not in the
+// catalog), by Kubernetes' own rule (kubernetes pkg/volume/util/
+// storageclass.go, GetDefaultClass and IsDefaultAnnotation, used by the
+// DefaultStorageClass admission plugin and the PersistentVolume controller):
+//
+//   - a class is default when its storageclass.kubernetes.io/is-default-class
+//     or storageclass.beta.kubernetes.io/is-default-class annotation is
+//     exactly "true" (StorageClass.Default, as the prober reads it);
+//   - of several defaults, since Kubernetes 1.26 the newest by
+//     creationTimestamp wins, and of those created in the same second (the
+//     timestamp's precision) the first by name; before 1.26 the admission
+//     plugin refused every claim without a class ("2 default StorageClasses
+//     were found"), so there is no default that works (Class "").
+//
+// server is the API server's version, needed only when several classes are
+// default. It returns Storage unknown, with the reason, when StorageClasses
+// could not be read, or when several are default and the rule cannot be
+// applied (a creationTimestamp missing, the server version unknown or not a
+// version) — never a pick by name alone; known with an empty Class when no
+// class is default. With several defaults, OtherDefaults names the others in
+// Kubernetes' order and Warning names them all and the rule applied.
+func DefaultStorage(facts ClusterFacts, server Fact[string]) Fact[StorageState] {
 	if !facts.StorageClasses.Known {
 		return UnknownFact[StorageState]("StorageClasses: " + reasonOr(facts.StorageClasses.Reason))
 	}
@@ -340,13 +356,68 @@ func DefaultStorage(facts ClusterFacts) Fact[StorageState] {
 	if len(defaults) == 0 {
 		return KnownFact(StorageState{})
 	}
+	if len(defaults) == 1 {
+		d := defaults[0]
+		return KnownFact(StorageState{Class: d.Name, Provisioner: d.Provisioner, Backend: BackendForProvisioner(d.Provisioner)})
+	}
+
 	sort.Slice(defaults, func(i, j int) bool { return defaults[i].Name < defaults[j].Name })
+	names := make([]string, len(defaults))
+	for i, d := range defaults {
+		names[i] = d.Name
+	}
+	several := fmt.Sprintf("%d StorageClasses are marked default (%s)", len(defaults), strings.Join(names, ", "))
+	for _, d := range defaults {
+		if d.Created.IsZero() {
+			return UnknownFact[StorageState](several + ", and the creation time of " + d.Name + " was not read: Kubernetes uses the newest, which nestor cannot tell")
+		}
+	}
+	if !server.Known {
+		return UnknownFact[StorageState](several + ", and which one Kubernetes uses depends on its version (the newest since 1.26, none before), which is unknown: " + reasonOr(server.Reason))
+	}
+	v := ParseVersion(server.Value)
+	if !v.Known {
+		return UnknownFact[StorageState](fmt.Sprintf("%s, and which one Kubernetes uses depends on its version (the newest since 1.26, none before), but the server version %q is not a version (%s)", several, server.Value, v.Reason))
+	}
+
+	// GetDefaultClass: newest first, then by name.
+	sort.SliceStable(defaults, func(i, j int) bool { return defaults[i].Created.After(defaults[j].Created) })
+	var listed []string
+	for _, d := range defaults {
+		listed = append(listed, fmt.Sprintf("%s (%s, created %s)", d.Name, d.Provisioner, d.Created.UTC().Format(time.RFC3339)))
+	}
+	all := fmt.Sprintf("%d StorageClasses are marked default: %s", len(defaults), strings.Join(listed, ", "))
+
+	if CompareMinor(v, Version{Known: true, Major: 1, Minor: 26}) < 0 {
+		return KnownFact(StorageState{
+			OtherDefaults: names,
+			Warning: fmt.Sprintf("%s; Kubernetes before 1.26 (this server is %s) then refuses every PersistentVolumeClaim that names no class: keep one default and unmark the others",
+				all, server.Value),
+		})
+	}
 	first := defaults[0]
 	st := StorageState{Class: first.Name, Provisioner: first.Provisioner, Backend: BackendForProvisioner(first.Provisioner)}
-	for _, sc := range defaults[1:] {
-		st.OtherDefaults = append(st.OtherDefaults, sc.Name)
+	for _, d := range defaults[1:] {
+		st.OtherDefaults = append(st.OtherDefaults, d.Name)
 	}
+	rule := "Kubernetes uses the newest, " + first.Name
+	if tied := sameSecond(defaults); len(tied) > 1 {
+		rule = fmt.Sprintf("the newest, %s, were created in the same second, and Kubernetes then uses the first by name, %s", strings.Join(tied, " and "), first.Name)
+	}
+	st.Warning = fmt.Sprintf("%s; %s (since 1.26; kubernetes pkg/volume/util GetDefaultClass): unmark the others", all, rule)
 	return KnownFact(st)
+}
+
+// sameSecond returns the names of the classes created at the same time as
+// the first of defaults (sorted newest first, then by name).
+func sameSecond(defaults []StorageClass) []string {
+	var out []string
+	for _, d := range defaults {
+		if d.Created.Equal(defaults[0].Created) {
+			out = append(out, d.Name)
+		}
+	}
+	return out
 }
 
 // ObserveLayers returns what Observed.Layers holds for t: one LayerState per

@@ -181,14 +181,9 @@ func TestDefaultStorage(t *testing.T) {
 			KnownFact(StorageState{Class: "local-path", Provisioner: "rancher.io/local-path", Backend: "local-path"})},
 		{"not in catalog", KnownFact([]StorageClass{{Name: "nfs", Provisioner: "nfs.csi.k8s.io", Default: true}}),
 			KnownFact(StorageState{Class: "nfs", Provisioner: "nfs.csi.k8s.io"})},
-		{"several defaults", KnownFact([]StorageClass{
-			{Name: "z", Provisioner: "rancher.io/local-path", Default: true},
-			{Name: "ceph-block", Provisioner: "rook-ceph.rbd.csi.ceph.com", Default: true},
-			{Name: "m", Provisioner: "driver.longhorn.io", Default: true},
-		}), KnownFact(StorageState{Class: "ceph-block", Provisioner: "rook-ceph.rbd.csi.ceph.com", Backend: "rook-ceph", OtherDefaults: []string{"m", "z"}})},
 	}
 	for _, tc := range tests {
-		got := DefaultStorage(ClusterFacts{StorageClasses: tc.scs})
+		got := DefaultStorage(ClusterFacts{StorageClasses: tc.scs}, KnownFact("v1.37.2"))
 		if !reflect.DeepEqual(got, tc.want) {
 			t.Errorf("%s: DefaultStorage = %+v, want %+v", tc.name, got, tc.want)
 		}

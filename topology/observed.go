@@ -18,6 +18,9 @@ type Observed struct {
 
 	// VMs is filled for lima stacks only.
 	VMs *VMsObserved `json:"vms,omitempty"`
+	// NotVMs are the entries `limactl list` printed that are not Lima
+	// instances (see NotVM), in limactl's order: never counted as VMs.
+	NotVMs []NotVM `json:"not_vms,omitempty"`
 	// ServerVersion is the API server's gitVersion ("v1.37.2").
 	ServerVersion Fact[string]      `json:"server_version"`
 	Nodes         Fact[[]NodeState] `json:"nodes"`
@@ -55,7 +58,8 @@ type VMsObserved = Fact[[]VM]
 // VM is one Lima instance.
 type VM struct {
 	Name string `json:"name"`
-	// Status is limactl's: Running, Stopped or Broken.
+	// Status is limactl's: Running, Stopped or Broken ("" when limactl
+	// printed none for an instance that has a folder).
 	Status string `json:"status"`
 	Dir    string `json:"dir,omitempty"`
 	VMType string `json:"vm_type,omitempty"`
@@ -63,6 +67,20 @@ type VM struct {
 	// Memory and Disk are in bytes.
 	Memory int64 `json:"memory,omitempty"`
 	Disk   int64 `json:"disk,omitempty"`
+	// Errors are limactl's errors for the instance (its `errors` field,
+	// lima-vm/lima store.Instance.Errors): why it is Broken.
+	Errors []string `json:"errors,omitempty"`
+}
+
+// NotVM is an entry of `limactl list --json` that is not a Lima instance:
+// limactl lists every entry of its home folder (~/.lima), and one that is
+// not an instance folder — a stray file such as docker.yaml — comes out with
+// no status, no dir and an error ("open …/docker.yaml/lima.yaml: not a
+// directory"). It is reported apart from the VMs, never as a VM.
+type NotVM struct {
+	Name string `json:"name"`
+	// Errors are limactl's errors for the entry.
+	Errors []string `json:"errors,omitempty"`
 }
 
 // VM statuses as limactl prints them.
@@ -74,12 +92,39 @@ const (
 
 // NodeState is one registered Node.
 type NodeState struct {
-	Name           string   `json:"name"`
-	Ready          bool     `json:"ready"`
+	Name string `json:"name"`
+	// Ready is true when the node's Ready condition is True.
+	Ready bool `json:"ready"`
+	// ReadyStatus is the status of the node's Ready condition: "True",
+	// "False" or "Unknown" (the node controller sets Unknown, reason
+	// NodeStatusUnknown, when the kubelet stopped posting status; Kubernetes
+	// docs, Nodes: "Node status"). It is "" when the node has no Ready
+	// condition, or when its condition could not be read (ReadyReason then
+	// says why, and ReadyMessage is empty).
+	ReadyStatus string `json:"ready_status"`
+	// ReadyReason and ReadyMessage are the Ready condition's reason and
+	// message as the cluster gives them ("NodeStatusUnknown", "Kubelet
+	// stopped posting node status."). They are read for the nodes that are
+	// not Ready only, so they are empty for a Ready node.
+	ReadyReason  string `json:"ready_reason,omitempty"`
+	ReadyMessage string `json:"ready_message,omitempty"`
+	// Unschedulable is spec.unschedulable: the node is cordoned (kubectl
+	// shows it as SchedulingDisabled).
+	Unschedulable bool `json:"unschedulable"`
+	// Roles are the node's roles as the API server's node printer derives
+	// them from its labels (see IsControlPlaneRole).
 	Roles          []string `json:"roles"`
 	KubeletVersion string   `json:"kubelet_version,omitempty"`
 	InternalIP     string   `json:"internal_ip,omitempty"`
 }
+
+// The status values of a node condition (k8s.io/api core/v1
+// ConditionStatus).
+const (
+	ConditionTrue    = "True"
+	ConditionFalse   = "False"
+	ConditionUnknown = "Unknown"
+)
 
 // Health is the state of one layer on the cluster.
 type Health string
@@ -101,15 +146,20 @@ type LayerState struct {
 	Reason string `json:"reason,omitempty"`
 }
 
-// StorageState is the cluster's default StorageClass. Class is "" when the
-// cluster has none; Backend is the catalog layer its provisioner belongs to
-// ("" when the provisioner is not in the catalog).
+// StorageState is the cluster's default StorageClass: the one Kubernetes
+// gives a PersistentVolumeClaim that names no class (see DefaultStorage).
+// Class is "" when the cluster has none that works; Backend is the catalog
+// layer its provisioner belongs to ("" when the provisioner is not in the
+// catalog).
 type StorageState struct {
 	Class       string `json:"class,omitempty"`
 	Provisioner string `json:"provisioner,omitempty"`
 	Backend     string `json:"backend,omitempty"`
-	// OtherDefaults names the other StorageClasses that also carry the
-	// is-default-class annotation (sorted), when more than one does; Class is
-	// then the first of them alphabetically (see DefaultStorage).
+	// OtherDefaults names the other StorageClasses that also carry an
+	// is-default-class annotation, when more than one does, in the order
+	// Kubernetes ranks them (newest first, then by name).
 	OtherDefaults []string `json:"other_defaults,omitempty"`
+	// Warning says, when several StorageClasses are marked default, which
+	// ones, which of them Kubernetes uses and by which rule ("" otherwise).
+	Warning string `json:"warning,omitempty"`
 }

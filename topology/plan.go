@@ -23,9 +23,12 @@ type PlanOptions struct {
 // declared layer, then the undeclared layers.
 //
 //   - up (lima only; never for prod, enforced): create-vm for a declared
-//     node with no VM of the same name, start-vm for a Stopped or Broken VM
-//     (the reason says which). VMs unknown (or not read) → no VM step, listed
-//     in Unknowns. A VM in any other status is listed in Unknowns.
+//     node with no VM of the same name (an entry of obs.NotVMs of that name
+//     is no VM: the reason says to move it away first), start-vm for a
+//     Stopped VM and for a Broken one (the reason carries limactl's errors
+//     and its fix: `limactl stop -f NAME`, then start). VMs unknown (or not
+//     read) → no VM step, listed in Unknowns. A VM in any other status, or
+//     none, is listed in Unknowns.
 //   - k8s: first the versions (judgeVersions, on DeriveVersions of
 //     obs.ServerVersion and obs.Nodes): when kubernetes.version is declared,
 //     upgrade steps one minor at a time for the API server, then
@@ -33,16 +36,20 @@ type PlanOptions struct {
 //     for a downgrade asked for, kubelet skew and, when o.AsOf is set, the
 //     upstream support calendar; server version unknown → Unknowns. Then,
 //     when Nodes is known, join-node for a declared node not registered,
-//     repair-node for one registered but not Ready or whose control-plane
-//     role differs from the declared role; unknown → Unknowns; an undeclared
-//     step (information) for each registered node the topology does not
-//     declare.
+//     repair-node for one registered but not Ready (the reason carries the
+//     Ready condition's status, reason and message: NodeState.ReadyText) or
+//     whose control-plane role (HasControlPlaneRole) differs from the
+//     declared role; unknown → Unknowns; a cordoned node is no step; an
+//     undeclared step (information) for each registered node the topology
+//     does not declare.
 //   - layers, in declaration order: install for an Absent layer, repair for a
 //     Degraded one (its reason carried), nothing for a Healthy one, nothing
 //     for an Unknown one or one missing from obs.Layers (listed in Unknowns).
 //     In the backend layer's group: migrate-backend when obs.Storage is known
-//     and the default StorageClass's provisioner is not the desired backend's
-//     (or there is no default StorageClass); Storage unknown → Unknowns.
+//     and the default StorageClass Kubernetes uses (DefaultStorage: the
+//     newest of several, never the first by name) has a provisioner that is
+//     not the desired backend's, or there is none; Storage unknown →
+//     Unknowns.
 //   - undeclared (information, not a change): each obs.Layers entry with
 //     Declared=false.
 //
@@ -185,20 +192,39 @@ func (p *Plan) planVMs(t *Topology, obs *Observed) {
 	for _, vm := range obs.VMs.Value {
 		vms[vm.Name] = vm
 	}
+	stray := make(map[string]NotVM, len(obs.NotVMs))
+	for _, e := range obs.NotVMs {
+		stray[e.Name] = e
+	}
 	for _, n := range t.Nodes {
 		vm, ok := vms[n.Name]
 		switch {
 		case !ok:
-			p.add(StepCreateVM, PhaseUp, n.Name, "declared node has no Lima VM")
+			reason := "declared node has no Lima VM"
+			if e, isStray := stray[n.Name]; isStray {
+				reason += "; limactl lists an entry of that name that is not a VM (" + limaErrors(e.Errors) + "): move it out of the Lima folder first"
+			}
+			p.add(StepCreateVM, PhaseUp, n.Name, reason)
 		case vm.Status == VMRunning:
 		case vm.Status == VMStopped:
 			p.add(StepStartVM, PhaseUp, n.Name, "VM is Stopped")
 		case vm.Status == VMBroken:
-			p.add(StepStartVM, PhaseUp, n.Name, "VM is Broken (limactl reports it so); if it does not start, delete and recreate it")
+			p.add(StepStartVM, PhaseUp, n.Name, fmt.Sprintf("VM is Broken (%s): stop it with `limactl stop -f %s`, then start it; if it still fails, delete and recreate it", limaErrors(vm.Errors), n.Name))
+		case vm.Status == "":
+			p.Unknowns = append(p.Unknowns, fmt.Sprintf("VM %s: limactl gives no status (%s)", n.Name, limaErrors(vm.Errors)))
 		default:
 			p.Unknowns = append(p.Unknowns, fmt.Sprintf("VM %s: status %q", n.Name, vm.Status))
 		}
 	}
+}
+
+// limaErrors joins limactl's errors of an instance for a reason, or says
+// it gave none.
+func limaErrors(errs []string) string {
+	if len(errs) == 0 {
+		return "limactl gives no error"
+	}
+	return "limactl: " + strings.Join(errs, "; ")
 }
 
 func (p *Plan) planNodes(t *Topology, obs *Observed) {
@@ -216,8 +242,8 @@ func (p *Plan) planNodes(t *Topology, obs *Observed) {
 		case !ok:
 			p.add(StepJoinNode, PhaseK8s, n.Name, "declared, not registered in the cluster")
 		case !st.Ready:
-			p.add(StepRepairNode, PhaseK8s, n.Name, "registered but NotReady")
-		case (n.Role == RoleControlPlane) != hasControlPlaneRole(st):
+			p.add(StepRepairNode, PhaseK8s, n.Name, "registered but "+st.ReadyText())
+		case (n.Role == RoleControlPlane) != HasControlPlaneRole(st.Roles):
 			roles := strings.Join(st.Roles, ",")
 			if roles == "" {
 				roles = "<none>"
@@ -252,7 +278,11 @@ func (p *Plan) planBackend(t *Topology, obs *Observed, layer string) {
 	}
 	s := obs.Storage.Value
 	if s.Class == "" {
-		p.add(StepMigrateBackend, layer, layer, desired+", the cluster has no default StorageClass")
+		reason := desired + ", the cluster has no default StorageClass"
+		if s.Warning != "" {
+			reason = desired + ", the cluster has no default StorageClass that works: " + s.Warning
+		}
+		p.add(StepMigrateBackend, layer, layer, reason)
 		return
 	}
 	def, _ := CatalogLayer(layer)
@@ -261,16 +291,9 @@ func (p *Plan) planBackend(t *Topology, obs *Observed, layer string) {
 			return
 		}
 	}
-	p.add(StepMigrateBackend, layer, layer, fmt.Sprintf("%s, cluster default StorageClass %s (%s)", desired, s.Class, s.Provisioner))
-}
-
-// hasControlPlaneRole reports whether a node carries the control-plane role
-// (node-role.kubernetes.io/control-plane, or master on older clusters).
-func hasControlPlaneRole(n NodeState) bool {
-	for _, r := range n.Roles {
-		if r == RoleControlPlane || r == "master" {
-			return true
-		}
+	reason := fmt.Sprintf("%s, cluster default StorageClass %s (%s)", desired, s.Class, s.Provisioner)
+	if len(s.OtherDefaults) > 0 {
+		reason += fmt.Sprintf(", the one Kubernetes uses of the %d marked default (also: %s)", len(s.OtherDefaults)+1, strings.Join(s.OtherDefaults, ", "))
 	}
-	return false
+	p.add(StepMigrateBackend, layer, layer, reason)
 }

@@ -338,7 +338,7 @@ func TestBuildPlan(t *testing.T) {
 			},
 			steps: []Step{
 				{StepCreateVM, "up", "lima-node1", "declared node has no Lima VM"},
-				{StepStartVM, "up", "lima-node2", "VM is Broken (limactl reports it so); if it does not start, delete and recreate it"},
+				{StepStartVM, "up", "lima-node2", "VM is Broken (limactl gives no error): stop it with `limactl stop -f lima-node2`, then start it; if it still fails, delete and recreate it"},
 			},
 			unknowns: []string{`VM lima-node3: status "Starting"`},
 		},

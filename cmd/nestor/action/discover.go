@@ -218,7 +218,7 @@ func (r *DiscoverReport) WriteText(w io.Writer, s *Stack) {
 			fmt.Fprintln(w, "  no default StorageClass")
 		}
 		if r.DefaultStorage.Known && len(r.DefaultStorage.Value.OtherDefaults) > 0 {
-			fmt.Fprintf(w, "  WARNING several default StorageClasses: %s and %s\n", r.DefaultStorage.Value.Class, strings.Join(r.DefaultStorage.Value.OtherDefaults, ", "))
+			fmt.Fprintf(w, "  WARNING %s\n", r.DefaultStorage.Value.Warning)
 		}
 	} else {
 		fmt.Fprintf(w, "\nSTORAGECLASSES %s\n", unknown(r.StorageClasses.Reason))
@@ -298,7 +298,7 @@ func draftTopology(t *topology.Topology, r *DiscoverReport, name, home string) [
 		}
 		for _, n := range r.Nodes.Value {
 			role := topology.RoleWorker
-			if slices.Contains(n.Roles, "control-plane") || slices.Contains(n.Roles, "master") {
+			if slices.ContainsFunc(n.Roles, topology.IsControlPlaneRole) {
 				role = topology.RoleControlPlane
 			}
 			fmt.Fprintf(&b, "  - {name: %s, role: %s", topology.YAMLScalar(n.Name), role)
@@ -326,6 +326,9 @@ func draftTopology(t *topology.Topology, r *DiscoverReport, name, home string) [
 	present := map[string]bool{}
 	for _, l := range layers {
 		present[l.Name] = true
+	}
+	if w := r.DefaultStorage.Value.Warning; w != "" {
+		fmt.Fprintf(&b, "# backend: %s\n", w)
 	}
 	switch ds := r.DefaultStorage; {
 	case !ds.Known:

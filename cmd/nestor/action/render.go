@@ -119,12 +119,21 @@ func renderActual(w io.Writer, r *Report, p palette, suggest func(string) string
 			}
 			for _, vm := range o.VMs.Value {
 				st := vm.Status
-				if st == topology.VMRunning {
+				switch {
+				case st == topology.VMRunning:
 					st = p.green(st)
-				} else {
+				case st == "":
+					st = p.yellow("unknown") + " (limactl printed no status)"
+				default:
 					st = p.red(st)
 				}
+				if len(vm.Errors) > 0 {
+					st += "  (" + strings.Join(vm.Errors, "; ") + ")"
+				}
 				fmt.Fprintf(tw, "  VM %s\t%s\n", vm.Name, st)
+			}
+			for _, e := range o.NotVMs {
+				fmt.Fprintf(tw, "  not a VM %s\t%s\n", e.Name, p.dim("skipped: limactl lists it, but it is no Lima instance ("+strings.Join(e.Errors, "; ")+")"))
 			}
 		} else {
 			fmt.Fprintf(tw, "  VMs\t%s\n", unknownText(p, o.VMs.Reason))
@@ -190,6 +199,9 @@ func renderActual(w io.Writer, r *Report, p palette, suggest func(string) string
 			}
 			fmt.Fprintf(w, "  storage     default StorageClass %s (%s → %s)\n", s.Class, s.Provisioner, b)
 		}
+		if s.Warning != "" {
+			fmt.Fprintf(w, "              %s\n", p.yellow("warning: "+s.Warning))
+		}
 	} else {
 		fmt.Fprintf(w, "  storage     %s\n", unknownText(p, o.Storage.Reason))
 	}
@@ -209,15 +221,30 @@ func renderNodes(w io.Writer, nodes []topology.NodeState, p palette) {
 			fmt.Fprintf(tw, "    … %d more\t\t\t\t\n", len(sorted)-max)
 			break
 		}
-		ready := p.green("True")
-		if !n.Ready {
-			ready = p.red("False")
+		// READY is the Ready condition's status (True, False, Unknown;
+		// NotReady when it is absent or was not read), then
+		// SchedulingDisabled for a cordoned node, as kubectl writes it; a
+		// node not Ready ends with the cluster's reason and message.
+		ready, why := n.ReadyStatus, ""
+		if ready == "" {
+			ready = map[bool]string{true: "True", false: "NotReady"}[n.Ready]
+		}
+		if n.Ready {
+			ready = p.green(ready)
+		} else {
+			ready = p.red(ready)
+			if d := n.ReadyDetail(); d != "" {
+				why = "\t" + d
+			}
+		}
+		if n.Unschedulable {
+			ready += "," + p.yellow("SchedulingDisabled")
 		}
 		roles := strings.Join(n.Roles, ",")
 		if roles == "" {
 			roles = "<none>"
 		}
-		fmt.Fprintf(tw, "    %s\t%s\t%s\t%s\t%s\n", n.Name, ready, roles, orNone(n.KubeletVersion), orNone(n.InternalIP))
+		fmt.Fprintf(tw, "    %s\t%s\t%s\t%s\t%s%s\n", n.Name, ready, roles, orNone(n.KubeletVersion), orNone(n.InternalIP), why)
 	}
 	tw.Flush()
 }

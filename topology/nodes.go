@@ -1,0 +1,76 @@
+package topology
+
+import "strings"
+
+// controlPlaneRoles are the spellings of the control-plane role, lower case
+// (see IsControlPlaneRole).
+var controlPlaneRoles = []string{RoleControlPlane, "master", "controlplane"}
+
+// IsControlPlaneRole reports whether role, a node role as the API server's
+// node printer derives it from the node's labels (kubernetes
+// pkg/printers/internalversion/printers.go, findNodeRoles: the suffix of
+// every node-role.kubernetes.io/<role> label whatever its value — "" for
+// kubeadm, "true" for k3s, RKE1 and RKE2 — and the value of a
+// kubernetes.io/role label), names the control plane, in the spelling of any
+// distribution:
+//
+//   - control-plane: kubeadm since 1.20, k3s, RKE2, kind, Talos;
+//   - master: the legacy spelling (kubeadm before 1.24; k3s and RKE2 still
+//     set it beside control-plane; kops's kubernetes.io/role=master);
+//   - controlplane: RKE1.
+//
+// Case is ignored. It is the one rule for "this node is a control plane"
+// (the plan, discover's draft): etcd and worker are not control-plane roles —
+// a node with only the etcd role (RKE1, RKE2) runs no API server, so the
+// topology's two roles make it a worker.
+func IsControlPlaneRole(role string) bool {
+	for _, r := range controlPlaneRoles {
+		if strings.EqualFold(role, r) {
+			return true
+		}
+	}
+	return false
+}
+
+// HasControlPlaneRole reports whether any of roles is a control-plane role
+// (IsControlPlaneRole).
+func HasControlPlaneRole(roles []string) bool {
+	for _, r := range roles {
+		if IsControlPlaneRole(r) {
+			return true
+		}
+	}
+	return false
+}
+
+// ReadyDetail is the Ready condition's reason and message, joined by ": "
+// ("NodeStatusUnknown: Kubelet stopped posting node status."); either may
+// be missing, and it is "" when both are.
+func (n NodeState) ReadyDetail() string {
+	var detail []string
+	for _, s := range []string{n.ReadyReason, n.ReadyMessage} {
+		if s != "" {
+			detail = append(detail, s)
+		}
+	}
+	return strings.Join(detail, ": ")
+}
+
+// ReadyText describes the node's Ready condition in one line for a node
+// that is not Ready: "Ready=Unknown (NodeStatusUnknown: Kubelet stopped
+// posting node status.)", "Ready=False (KubeletNotReady: …)", or, when the
+// condition is absent or was not read, "NotReady" (kubectl's word) and
+// ReadyMessage in brackets. It is "Ready" for a Ready node.
+func (n NodeState) ReadyText() string {
+	if n.Ready {
+		return "Ready"
+	}
+	s := "NotReady"
+	if n.ReadyStatus != "" {
+		s = "Ready=" + n.ReadyStatus
+	}
+	if d := n.ReadyDetail(); d != "" {
+		s += " (" + d + ")"
+	}
+	return s
+}
