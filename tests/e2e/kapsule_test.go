@@ -253,7 +253,7 @@ func TestKapsuleCalendarAsOf(t *testing.T) {
 	kw.stub.Serve(kw.data)
 	for _, tc := range []struct {
 		asOf, want, not string
-		failOnError    int
+		failOnError     int
 	}{
 		{"2027-03-01", "", "deprecated by the provider", 0},
 		{"2027-04-02", "deprecated by the provider since 2027-04-01", "end of life in", 0},
