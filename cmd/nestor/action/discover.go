@@ -165,73 +165,96 @@ func (r *DiscoverReport) WriteText(w io.Writer, s *Stack) {
 	fmt.Fprintf(w, "Stack %s (%s) — read now from %s (context %s, kubeconfig %s); nothing was written.\n\n",
 		r.Stack.Name, r.Stack.TargetKind, r.Target.Endpoint, r.Target.Context, strings.Join(r.Target.Kubeconfig, ":"))
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
-	unknown := func(reason string) string { return "unknown (" + reason + ")" }
 	if r.ServerVersion.Known {
 		fmt.Fprintf(tw, "SERVER\t%s\n", r.ServerVersion.Value)
 	} else {
-		fmt.Fprintf(tw, "SERVER\t%s\n", unknown(r.ServerVersion.Reason))
+		fmt.Fprintf(tw, "SERVER\t%s\n", unknownFact(r.ServerVersion.Reason))
 	}
 	tw.Flush()
-	if r.Nodes.Known {
-		ready := 0
-		for _, n := range r.Nodes.Value {
-			if n.Ready {
-				ready++
-			}
-		}
-		fmt.Fprintf(w, "\nNODES (%d, %d Ready)\n", len(r.Nodes.Value), ready)
-		fmt.Fprintln(tw, "  NAME\tROLES\tREADY\tVERSION\tINTERNAL-IP")
-		for _, n := range r.Nodes.Value {
-			roles := strings.Join(n.Roles, ",")
-			if roles == "" {
-				roles = "<none>"
-			}
-			ready := "True"
-			if !n.Ready {
-				ready = "False"
-			}
-			fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\t%s\n", n.Name, roles, ready, orNone(n.KubeletVersion), orNone(n.InternalIP))
-		}
-		tw.Flush()
-	} else {
-		fmt.Fprintf(w, "\nNODES %s\n", unknown(r.Nodes.Reason))
-	}
+	r.writeNodes(w)
 	if r.Namespaces.Known {
 		fmt.Fprintf(w, "\nNAMESPACES (%d)\n  %s\n", len(r.Namespaces.Value), strings.Join(r.Namespaces.Value, ", "))
 	} else {
-		fmt.Fprintf(w, "\nNAMESPACES %s\n", unknown(r.Namespaces.Reason))
+		fmt.Fprintf(w, "\nNAMESPACES %s\n", unknownFact(r.Namespaces.Reason))
 	}
-	if r.StorageClasses.Known {
-		fmt.Fprintf(w, "\nSTORAGECLASSES (%d)\n", len(r.StorageClasses.Value))
-		if len(r.StorageClasses.Value) > 0 {
-			fmt.Fprintln(tw, "  NAME\tPROVISIONER\tDEFAULT\tBACKEND")
-			for _, sc := range r.StorageClasses.Value {
-				def := ""
-				if sc.Default {
-					def = "(default)"
-				}
-				fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\n", sc.Name, sc.Provisioner, def, orNone(topology.BackendForProvisioner(sc.Provisioner)))
-			}
-			tw.Flush()
-		}
-		if r.DefaultStorage.Known && r.DefaultStorage.Value.Class == "" {
-			fmt.Fprintln(w, "  no default StorageClass")
-		}
-		if r.DefaultStorage.Known && len(r.DefaultStorage.Value.OtherDefaults) > 0 {
-			fmt.Fprintf(w, "  WARNING %s\n", r.DefaultStorage.Value.Warning)
-		}
-	} else {
-		fmt.Fprintf(w, "\nSTORAGECLASSES %s\n", unknown(r.StorageClasses.Reason))
-	}
+	r.writeStorageClasses(w)
 	if r.CRDGroups.Known {
 		fmt.Fprintf(w, "\nCRD GROUPS (%d)\n", len(r.CRDGroups.Value))
 		if len(r.CRDGroups.Value) > 0 {
 			fmt.Fprintf(w, "  %s\n", strings.Join(r.CRDGroups.Value, ", "))
 		}
 	} else {
-		fmt.Fprintf(w, "\nCRD GROUPS %s\n", unknown(r.CRDGroups.Reason))
+		fmt.Fprintf(w, "\nCRD GROUPS %s\n", unknownFact(r.CRDGroups.Reason))
 	}
+	r.writeLayers(w)
+	fmt.Fprintf(w, "\nA topology draft of this cluster: %s\n", s.Suggest("discover -o yaml"))
+}
+
+// unknownFact is how discover writes a part it could not read.
+func unknownFact(reason string) string { return "unknown (" + reason + ")" }
+
+// writeNodes writes discover's NODES section.
+func (r *DiscoverReport) writeNodes(w io.Writer) {
+	if !r.Nodes.Known {
+		fmt.Fprintf(w, "\nNODES %s\n", unknownFact(r.Nodes.Reason))
+		return
+	}
+	ready := 0
+	for _, n := range r.Nodes.Value {
+		if n.Ready {
+			ready++
+		}
+	}
+	fmt.Fprintf(w, "\nNODES (%d, %d Ready)\n", len(r.Nodes.Value), ready)
+	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "  NAME\tROLES\tREADY\tVERSION\tINTERNAL-IP")
+	for _, n := range r.Nodes.Value {
+		roles := strings.Join(n.Roles, ",")
+		if roles == "" {
+			roles = "<none>"
+		}
+		ready := "True"
+		if !n.Ready {
+			ready = "False"
+		}
+		fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\t%s\n", n.Name, roles, ready, orNone(n.KubeletVersion), orNone(n.InternalIP))
+	}
+	tw.Flush()
+}
+
+// writeStorageClasses writes discover's STORAGECLASSES section, the
+// default marked, and a warning when several are marked default.
+func (r *DiscoverReport) writeStorageClasses(w io.Writer) {
+	if !r.StorageClasses.Known {
+		fmt.Fprintf(w, "\nSTORAGECLASSES %s\n", unknownFact(r.StorageClasses.Reason))
+		return
+	}
+	fmt.Fprintf(w, "\nSTORAGECLASSES (%d)\n", len(r.StorageClasses.Value))
+	if len(r.StorageClasses.Value) > 0 {
+		tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+		fmt.Fprintln(tw, "  NAME\tPROVISIONER\tDEFAULT\tBACKEND")
+		for _, sc := range r.StorageClasses.Value {
+			def := ""
+			if sc.Default {
+				def = "(default)"
+			}
+			fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\n", sc.Name, sc.Provisioner, def, orNone(topology.BackendForProvisioner(sc.Provisioner)))
+		}
+		tw.Flush()
+	}
+	if r.DefaultStorage.Known && r.DefaultStorage.Value.Class == "" {
+		fmt.Fprintln(w, "  no default StorageClass")
+	}
+	if r.DefaultStorage.Known && len(r.DefaultStorage.Value.OtherDefaults) > 0 {
+		fmt.Fprintf(w, "  WARNING %s\n", r.DefaultStorage.Value.Warning)
+	}
+}
+
+// writeLayers writes discover's LAYERS DETECTED section, the declared
+// layers not found, and the catalog layers it may miss.
+func (r *DiscoverReport) writeLayers(w io.Writer) {
 	fmt.Fprintf(w, "\nLAYERS DETECTED (%d)\n", len(r.Layers))
+	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
 	for _, l := range r.Layers {
 		decl := "not declared"
 		if l.Declared {
@@ -250,7 +273,6 @@ func (r *DiscoverReport) WriteText(w io.Writer, s *Stack) {
 	if len(r.BlindSpots) > 0 {
 		fmt.Fprintf(w, "  (these install no CRD or StorageClass, so undeclared they are found only when their namespace is read for a declared layer: %s)\n", strings.Join(r.BlindSpots, ", "))
 	}
-	fmt.Fprintf(w, "\nA topology draft of this cluster: %s\n", s.Suggest("discover -o yaml"))
 }
 
 // draftTopology writes a topology (format version 1) for the cluster r
@@ -290,67 +312,85 @@ func draftTopology(t *topology.Topology, r *DiscoverReport, name, home string) [
 	if t.Inventory != "" {
 		fmt.Fprintf(&b, "inventory: %s\n", topology.YAMLScalar(absIfRelative(t, t.Inventory)))
 	}
-	if r.Nodes.Known {
-		if len(r.Nodes.Value) == 0 {
-			b.WriteString("nodes: []\n")
-		} else {
-			b.WriteString("nodes:\n")
-		}
-		for _, n := range r.Nodes.Value {
-			role := topology.RoleWorker
-			if slices.ContainsFunc(n.Roles, topology.IsControlPlaneRole) {
-				role = topology.RoleControlPlane
-			}
-			fmt.Fprintf(&b, "  - {name: %s, role: %s", topology.YAMLScalar(n.Name), role)
-			if n.InternalIP != "" {
-				fmt.Fprintf(&b, ", address: %s", topology.YAMLScalar(n.InternalIP))
-			}
-			b.WriteString("}\n")
-		}
-	} else {
-		fmt.Fprintf(&b, "# nodes: unknown (%s)\n", r.Nodes.Reason)
-	}
+	draftNodes(&b, r.Nodes)
 	if t.TargetKind == topology.TargetLima && t.Lima != nil {
-		b.WriteString("lima:\n")
-		for _, kv := range [][2]string{{"template", t.Lima.Template}, {"memory", t.Lima.Memory}, {"disk", t.Lima.Disk}, {"kubeconfig", t.Lima.Kubeconfig}} {
-			if kv[1] != "" {
-				fmt.Fprintf(&b, "  %s: %s\n", kv[0], topology.YAMLScalar(kv[1]))
-			}
-		}
-		if t.Lima.CPUs != 0 {
-			fmt.Fprintf(&b, "  cpus: %d\n", t.Lima.CPUs)
-		}
+		draftLima(&b, t.Lima)
 	}
-
 	layers := draftLayers(t, r)
-	present := map[string]bool{}
-	for _, l := range layers {
-		present[l.Name] = true
-	}
-	if w := r.DefaultStorage.Value.Warning; w != "" {
-		fmt.Fprintf(&b, "# backend: %s\n", w)
-	}
-	switch ds := r.DefaultStorage; {
-	case !ds.Known:
-		fmt.Fprintf(&b, "# backend: default StorageClass unknown (%s)\n", ds.Reason)
-	case ds.Value.Class == "":
-		b.WriteString("# backend: the cluster has no default StorageClass\n")
-	case ds.Value.Backend == "":
-		fmt.Fprintf(&b, "# backend: the default StorageClass %s uses %s, which is not in the layer catalog\n", ds.Value.Class, ds.Value.Provisioner)
-	case !present[ds.Value.Backend]:
-		fmt.Fprintf(&b, "# backend: %s (default StorageClass %s), but that layer was not detected as installed\n", ds.Value.Backend, ds.Value.Class)
-	default:
-		backend := ds.Value.Backend
-		if bl, ok := topology.BackendLayer(t.Backend); ok && bl == backend {
-			backend = t.Backend
-		}
-		fmt.Fprintf(&b, "backend: %s\n", topology.YAMLScalar(backend))
-	}
+	draftBackend(&b, t, r.DefaultStorage, layers)
 	writeLayerRefs(&b, layers)
 	for _, l := range r.NotFound {
 		fmt.Fprintf(&b, "# %s (declared in %s): %s — %s\n", l.Name, filepath.Base(t.Path), l.Health, l.Reason)
 	}
 	return b.Bytes()
+}
+
+// draftNodes writes the draft's nodes: with their role (every
+// distribution's control-plane role, topology.IsControlPlaneRole) and
+// InternalIP, or a comment saying why they are unknown.
+func draftNodes(b *bytes.Buffer, nodes topology.Fact[[]topology.NodeState]) {
+	if !nodes.Known {
+		fmt.Fprintf(b, "# nodes: unknown (%s)\n", nodes.Reason)
+		return
+	}
+	if len(nodes.Value) == 0 {
+		b.WriteString("nodes: []\n")
+	} else {
+		b.WriteString("nodes:\n")
+	}
+	for _, n := range nodes.Value {
+		role := topology.RoleWorker
+		if slices.ContainsFunc(n.Roles, topology.IsControlPlaneRole) {
+			role = topology.RoleControlPlane
+		}
+		fmt.Fprintf(b, "  - {name: %s, role: %s", topology.YAMLScalar(n.Name), role)
+		if n.InternalIP != "" {
+			fmt.Fprintf(b, ", address: %s", topology.YAMLScalar(n.InternalIP))
+		}
+		b.WriteString("}\n")
+	}
+}
+
+// draftLima writes a lima stack's lima: section as the stack declares it.
+func draftLima(b *bytes.Buffer, l *topology.Lima) {
+	b.WriteString("lima:\n")
+	for _, kv := range [][2]string{{"template", l.Template}, {"memory", l.Memory}, {"disk", l.Disk}, {"kubeconfig", l.Kubeconfig}} {
+		if kv[1] != "" {
+			fmt.Fprintf(b, "  %s: %s\n", kv[0], topology.YAMLScalar(kv[1]))
+		}
+	}
+	if l.CPUs != 0 {
+		fmt.Fprintf(b, "  cpus: %d\n", l.CPUs)
+	}
+}
+
+// draftBackend writes backend: when the default StorageClass names a
+// detected catalog layer (t's spelling kept when it names the same layer),
+// else a comment saying why there is none.
+func draftBackend(b *bytes.Buffer, t *topology.Topology, ds topology.Fact[topology.StorageState], layers []topology.LayerRef) {
+	present := map[string]bool{}
+	for _, l := range layers {
+		present[l.Name] = true
+	}
+	if w := ds.Value.Warning; w != "" {
+		fmt.Fprintf(b, "# backend: %s\n", w)
+	}
+	switch {
+	case !ds.Known:
+		fmt.Fprintf(b, "# backend: default StorageClass unknown (%s)\n", ds.Reason)
+	case ds.Value.Class == "":
+		b.WriteString("# backend: the cluster has no default StorageClass\n")
+	case ds.Value.Backend == "":
+		fmt.Fprintf(b, "# backend: the default StorageClass %s uses %s, which is not in the layer catalog\n", ds.Value.Class, ds.Value.Provisioner)
+	case !present[ds.Value.Backend]:
+		fmt.Fprintf(b, "# backend: %s (default StorageClass %s), but that layer was not detected as installed\n", ds.Value.Backend, ds.Value.Class)
+	default:
+		backend := ds.Value.Backend
+		if bl, ok := topology.BackendLayer(t.Backend); ok && bl == backend {
+			backend = t.Backend
+		}
+		fmt.Fprintf(b, "backend: %s\n", topology.YAMLScalar(backend))
+	}
 }
 
 // writeLayerRefs writes the layers: list of a draft: catalog layers by

@@ -112,101 +112,122 @@ func renderActual(w io.Writer, r *Report, p palette, suggest func(string) string
 	}
 	renderKapsuleActual(w, r, p)
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
-	if o.VMs != nil {
-		if o.VMs.Known {
-			if len(o.VMs.Value) == 0 {
-				fmt.Fprintf(tw, "  VMs\tnone (limactl lists no instance)\n")
-			}
-			for _, vm := range o.VMs.Value {
-				st := vm.Status
-				switch {
-				case st == topology.VMRunning:
-					st = p.green(st)
-				case st == "":
-					st = p.yellow("unknown") + " (limactl printed no status)"
-				default:
-					st = p.red(st)
-				}
-				if len(vm.Errors) > 0 {
-					st += "  (" + strings.Join(vm.Errors, "; ") + ")"
-				}
-				fmt.Fprintf(tw, "  VM %s\t%s\n", vm.Name, st)
-			}
-			for _, e := range o.NotVMs {
-				fmt.Fprintf(tw, "  not a VM %s\t%s\n", e.Name, p.dim("skipped: limactl lists it, but it is no Lima instance ("+strings.Join(e.Errors, "; ")+")"))
-			}
-		} else {
-			fmt.Fprintf(tw, "  VMs\t%s\n", unknownText(p, o.VMs.Reason))
-		}
-	}
-	if o.ServerVersion.Known {
-		fmt.Fprintf(tw, "  server\t%s\n", o.ServerVersion.Value)
-	} else {
-		fmt.Fprintf(tw, "  server\t%s\n", unknownText(p, o.ServerVersion.Reason))
-	}
-	if o.Nodes.Known {
-		ready := 0
-		for _, n := range o.Nodes.Value {
-			if n.Ready {
-				ready++
-			}
-		}
-		fmt.Fprintf(tw, "  nodes\t%d registered, %d Ready\n", len(o.Nodes.Value), ready)
-	} else {
-		fmt.Fprintf(tw, "  nodes\t%s\n", unknownText(p, o.Nodes.Reason))
-	}
+	renderVMs(tw, o, p)
+	renderServerAndNodes(tw, o, p)
 	tw.Flush()
 	if o.Nodes.Known && len(o.Nodes.Value) > 0 {
 		renderNodes(w, o.Nodes.Value, p)
 	}
 	renderVersions(w, r, p)
-	if len(o.Layers) > 0 {
-		fmt.Fprintln(w, "  layers")
-		tw = tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
-		for _, l := range o.Layers {
-			h := string(l.Health)
-			switch l.Health {
-			case topology.Healthy:
-				h = p.green(h)
-			case topology.Degraded:
-				h = p.red(h)
-			case topology.Absent:
-				h = p.yellow(h)
-			case topology.Unknown:
-				h = p.yellow(h)
-			}
-			name := l.Name
-			if !l.Declared {
-				name += " (undeclared)"
-			}
-			reason := ""
-			if l.Reason != "" {
-				reason = "(" + l.Reason + ")"
-			}
-			fmt.Fprintf(tw, "    %s\t%s\t%s\n", name, h, reason)
-		}
-		tw.Flush()
-	}
-	if o.Storage.Known {
-		s := o.Storage.Value
-		switch {
-		case s.Class == "":
-			fmt.Fprintf(w, "  storage     no default StorageClass\n")
-		default:
-			b := s.Backend
-			if b == "" {
-				b = "not a catalog layer"
-			}
-			fmt.Fprintf(w, "  storage     default StorageClass %s (%s → %s)\n", s.Class, s.Provisioner, b)
-		}
-		if s.Warning != "" {
-			fmt.Fprintf(w, "              %s\n", p.yellow("warning: "+s.Warning))
-		}
-	} else {
-		fmt.Fprintf(w, "  storage     %s\n", unknownText(p, o.Storage.Reason))
-	}
+	renderLayers(w, o.Layers, p)
+	renderStorage(w, o.Storage, p)
 	if r.Stack.TargetKind == topology.TargetLima && !o.Nodes.Known {
 		fmt.Fprintf(w, "  %s\n", p.dim("hint: no bench cluster was read (not bootstrapped yet, or lima.kubeconfig: names another file); `"+suggest("next")+"` says what runs next, `eval \"$("+suggest("env")+")\"` exports the bench kubeconfig once it exists"))
+	}
+}
+
+// renderVMs draws the Lima instances (lima stacks only), a Broken one with
+// limactl's errors, and the entries limactl lists that are no instance.
+func renderVMs(tw io.Writer, o *topology.Observed, p palette) {
+	if o.VMs == nil {
+		return
+	}
+	if !o.VMs.Known {
+		fmt.Fprintf(tw, "  VMs\t%s\n", unknownText(p, o.VMs.Reason))
+		return
+	}
+	if len(o.VMs.Value) == 0 {
+		fmt.Fprintf(tw, "  VMs\tnone (limactl lists no instance)\n")
+	}
+	for _, vm := range o.VMs.Value {
+		st := vm.Status
+		switch {
+		case st == topology.VMRunning:
+			st = p.green(st)
+		case st == "":
+			st = p.yellow("unknown") + " (limactl printed no status)"
+		default:
+			st = p.red(st)
+		}
+		if len(vm.Errors) > 0 {
+			st += "  (" + strings.Join(vm.Errors, "; ") + ")"
+		}
+		fmt.Fprintf(tw, "  VM %s\t%s\n", vm.Name, st)
+	}
+	for _, e := range o.NotVMs {
+		fmt.Fprintf(tw, "  not a VM %s\t%s\n", e.Name, p.dim("skipped: limactl lists it, but it is no Lima instance ("+strings.Join(e.Errors, "; ")+")"))
+	}
+}
+
+// renderServerAndNodes draws the server version and the node counts.
+func renderServerAndNodes(tw io.Writer, o *topology.Observed, p palette) {
+	if o.ServerVersion.Known {
+		fmt.Fprintf(tw, "  server\t%s\n", o.ServerVersion.Value)
+	} else {
+		fmt.Fprintf(tw, "  server\t%s\n", unknownText(p, o.ServerVersion.Reason))
+	}
+	if !o.Nodes.Known {
+		fmt.Fprintf(tw, "  nodes\t%s\n", unknownText(p, o.Nodes.Reason))
+		return
+	}
+	ready := 0
+	for _, n := range o.Nodes.Value {
+		if n.Ready {
+			ready++
+		}
+	}
+	fmt.Fprintf(tw, "  nodes\t%d registered, %d Ready\n", len(o.Nodes.Value), ready)
+}
+
+// renderLayers draws each layer's health and why.
+func renderLayers(w io.Writer, layers []topology.LayerState, p palette) {
+	if len(layers) == 0 {
+		return
+	}
+	fmt.Fprintln(w, "  layers")
+	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	for _, l := range layers {
+		h := string(l.Health)
+		switch l.Health {
+		case topology.Healthy:
+			h = p.green(h)
+		case topology.Degraded:
+			h = p.red(h)
+		case topology.Absent, topology.Unknown:
+			h = p.yellow(h)
+		}
+		name := l.Name
+		if !l.Declared {
+			name += " (undeclared)"
+		}
+		reason := ""
+		if l.Reason != "" {
+			reason = "(" + l.Reason + ")"
+		}
+		fmt.Fprintf(tw, "    %s\t%s\t%s\n", name, h, reason)
+	}
+	tw.Flush()
+}
+
+// renderStorage draws the default StorageClass and the backend it means.
+func renderStorage(w io.Writer, st topology.Fact[topology.StorageState], p palette) {
+	if !st.Known {
+		fmt.Fprintf(w, "  storage     %s\n", unknownText(p, st.Reason))
+		return
+	}
+	s := st.Value
+	switch {
+	case s.Class == "":
+		fmt.Fprintf(w, "  storage     no default StorageClass\n")
+	default:
+		b := s.Backend
+		if b == "" {
+			b = "not a catalog layer"
+		}
+		fmt.Fprintf(w, "  storage     default StorageClass %s (%s → %s)\n", s.Class, s.Provisioner, b)
+	}
+	if s.Warning != "" {
+		fmt.Fprintf(w, "              %s\n", p.yellow("warning: "+s.Warning))
 	}
 }
 
