@@ -37,17 +37,17 @@ func TestNormalizeEndpoint(t *testing.T) {
 		{"https://[0:0:0:0:0:ffff:192.0.2.1]:6443", "https://192.0.2.1:6443"},
 	}
 	for _, tc := range tests {
-		got, err := NormalizeEndpoint(tc.in)
+		got, err := topology.NormalizeEndpoint(tc.in)
 		if err != nil {
-			t.Errorf("NormalizeEndpoint(%q): %v", tc.in, err)
+			t.Errorf("topology.NormalizeEndpoint(%q): %v", tc.in, err)
 			continue
 		}
 		if got != tc.want {
-			t.Errorf("NormalizeEndpoint(%q) = %q, want %q", tc.in, got, tc.want)
+			t.Errorf("topology.NormalizeEndpoint(%q) = %q, want %q", tc.in, got, tc.want)
 		}
 		// A fixed point: normalising the result changes nothing.
-		if again, err := NormalizeEndpoint(got); err != nil || again != got {
-			t.Errorf("NormalizeEndpoint(%q) = %q, but NormalizeEndpoint(%q) = %q, %v", tc.in, got, got, again, err)
+		if again, err := topology.NormalizeEndpoint(got); err != nil || again != got {
+			t.Errorf("topology.NormalizeEndpoint(%q) = %q, but topology.NormalizeEndpoint(%q) = %q, %v", tc.in, got, got, again, err)
 		}
 	}
 }
@@ -77,13 +77,13 @@ func TestNormalizeEndpointErrors(t *testing.T) {
 		{"https://::1", "an IPv6 literal needs brackets: https://[::1]"},
 	}
 	for _, tc := range tests {
-		_, err := NormalizeEndpoint(tc.in)
+		_, err := topology.NormalizeEndpoint(tc.in)
 		if err == nil {
-			t.Errorf("NormalizeEndpoint(%q): no error", tc.in)
+			t.Errorf("topology.NormalizeEndpoint(%q): no error", tc.in)
 			continue
 		}
 		if !strings.Contains(err.Error(), tc.want) {
-			t.Errorf("NormalizeEndpoint(%q) error %q, want it to contain %q", tc.in, err, tc.want)
+			t.Errorf("topology.NormalizeEndpoint(%q) error %q, want it to contain %q", tc.in, err, tc.want)
 		}
 		if strings.Contains(err.Error(), "hunter2") {
 			t.Errorf("error shows the password: %v", err)
@@ -114,16 +114,16 @@ func TestSameEndpoint(t *testing.T) {
 		{"https://192.0.2.1:6443", "https://[::192.0.2.1]:6443", false},
 	}
 	for _, tc := range tests {
-		got, err := SameEndpoint(tc.a, tc.b)
+		got, err := topology.SameEndpoint(tc.a, tc.b)
 		if err != nil {
-			t.Errorf("SameEndpoint(%q, %q): %v", tc.a, tc.b, err)
+			t.Errorf("topology.SameEndpoint(%q, %q): %v", tc.a, tc.b, err)
 			continue
 		}
 		if got != tc.want {
-			t.Errorf("SameEndpoint(%q, %q) = %v, want %v", tc.a, tc.b, got, tc.want)
+			t.Errorf("topology.SameEndpoint(%q, %q) = %v, want %v", tc.a, tc.b, got, tc.want)
 		}
 	}
-	if _, err := SameEndpoint("https://ok:1", "nope"); err == nil {
+	if _, err := topology.SameEndpoint("https://ok:1", "nope"); err == nil {
 		t.Error("SameEndpoint with an invalid URL: no error")
 	}
 }

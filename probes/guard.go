@@ -54,11 +54,11 @@ func CheckEndpoint(topo *topology.Topology, t *Target) error {
 	if topo.Endpoint == "" {
 		return &MissingEndpointError{Stack: topo.Name, File: topo.Path, Actual: t.Endpoint, Line: "endpoint: " + t.Endpoint}
 	}
-	declared, err := NormalizeEndpoint(topo.Endpoint)
+	declared, err := topology.NormalizeEndpoint(topo.Endpoint)
 	if err != nil {
 		return fmt.Errorf("%s: %w", topo.Path, err)
 	}
-	actual, err := NormalizeEndpoint(t.Endpoint)
+	actual, err := topology.NormalizeEndpoint(t.Endpoint)
 	if err != nil {
 		return fmt.Errorf("kubeconfig %s, context %q: %w", strings.Join(t.Kubeconfig.Paths, ":"), t.Context, err)
 	}

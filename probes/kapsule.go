@@ -108,7 +108,7 @@ func (kapsuleKind) guard(ctx context.Context, op *Opened) error {
 		return err
 	}
 	if op.Target != nil && t.Endpoint != "" {
-		if same, err := SameEndpoint(op.Target.Endpoint, t.Endpoint); err != nil || !same {
+		if same, err := topology.SameEndpoint(op.Target.Endpoint, t.Endpoint); err != nil || !same {
 			return &KapsuleMismatchError{Stack: t.Name, File: t.Path,
 				What: fmt.Sprintf("the kubeconfig's server (%s, context %s)", strings.Join(op.Target.Kubeconfig.Paths, ":"), op.Target.Context),
 				Got:  op.Target.Endpoint, Want: "endpoint: " + t.Endpoint + " declared"}
@@ -218,12 +218,12 @@ func checkKapsuleIdentity(t *topology.Topology, target *Target, c topology.Kapsu
 		return mismatch("the cluster's project", c.ProjectID, "scaleway.project_id "+sc.ProjectID+" declared")
 	}
 	if t.Endpoint != "" {
-		if same, err := SameEndpoint(t.Endpoint, c.URL); err != nil || !same {
+		if same, err := topology.SameEndpoint(t.Endpoint, c.URL); err != nil || !same {
 			return mismatch("endpoint: "+t.Endpoint+" declared", t.Endpoint, "cluster_url "+c.URL)
 		}
 	}
 	if target != nil {
-		if same, err := SameEndpoint(target.Endpoint, c.URL); err != nil || !same {
+		if same, err := topology.SameEndpoint(target.Endpoint, c.URL); err != nil || !same {
 			return mismatch(fmt.Sprintf("the kubeconfig's server (%s, context %s, from %s)", strings.Join(target.Kubeconfig.Paths, ":"), target.Context, SourceText(target.Kubeconfig)),
 				target.Endpoint, "cluster_url "+c.URL+" (another cluster's kubeconfig?)")
 		}

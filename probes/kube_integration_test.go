@@ -85,7 +85,7 @@ func TestProbeClusterRealAPIServer(t *testing.T) {
 
 	t.Run("readonly", func(t *testing.T) {
 		tg := loadIntegrationTarget(t, c.ReadOnly)
-		if same, err := SameEndpoint(tg.Endpoint, c.URL); err != nil || !same {
+		if same, err := topology.SameEndpoint(tg.Endpoint, c.URL); err != nil || !same {
 			t.Errorf("endpoint %q, cluster %q", tg.Endpoint, c.URL)
 		}
 		ct := &contentTypes{seen: map[string]string{}, accept: map[string]string{}}

@@ -251,7 +251,7 @@ func (c *ScalewayCredentials) chooseAPIURL(t *topology.Topology, sc *topology.Sc
 		fix = "unset SCW_API_URL, or " + fix
 	}
 	return credErr("refusing: the API URL %s (from %s) is neither %s nor the topology's (%s %s); nestor sends its credentials only to a declared API, and nothing was sent. %s",
-		RedactUserInfo(c.APIURL), c.APIURLSource, topology.DefaultScalewayAPIURL, t.Path, declared, fix)
+		topology.RedactUserInfo(c.APIURL), c.APIURLSource, topology.DefaultScalewayAPIURL, t.Path, declared, fix)
 }
 
 // apiURLKey is the form API URLs are compared in: scheme://host:port

@@ -30,7 +30,7 @@ targets=(
   "./topology FuzzSetKubeconfig"
   "./probes FuzzDecodeLimaList"
   "./probes/ssh FuzzInventory"
-  "./probes FuzzNormalizeEndpoint"
+  "./topology FuzzNormalizeEndpoint"
   "./topology FuzzParseVersion"
   # Not yet: the provider's JSON decoding into nestor's model (probes/kapsule.go).
 )

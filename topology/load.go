@@ -583,10 +583,9 @@ func (p *parser) checkEndpoint(n *yaml.Node, s string) {
 		p.add(n, "endpoint", fix, "%q is not an https URL with a host", s)
 		return
 	}
-	if port := u.Port(); port != "" {
-		if v, err := strconv.Atoi(port); err != nil || v < 1 || v > 65535 {
-			p.add(n, "endpoint", "use a port between 1 and 65535", "%q has an invalid port", s)
-		}
+	// The rest is the endpoint rule the guard compares with (NormalizeEndpoint).
+	if _, err := NormalizeEndpoint(s); err != nil {
+		p.add(n, "endpoint", "write the API server URL, e.g. https://10.0.0.1:6443 (a port between 1 and 65535)", "%v", err)
 	}
 }
 

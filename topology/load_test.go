@@ -174,7 +174,7 @@ func TestParseRules(t *testing.T) {
 		{"name null", "", "name:\ntarget_kind: prod\n", "1:6: name: is required"},
 		{"target_kind typo", "", "name: s\ntarget_kind: prd\n", `2:14: target_kind: "prd" is not a target kind (did you mean prod? use lima, prod or kapsule)`},
 		{"endpoint without host", "", head + "endpoint: https:///x\n", `endpoint: "https:///x" is not an https URL with a host`},
-		{"endpoint bad port", "", head + "endpoint: https://h:99999\n", `endpoint: "https://h:99999" has an invalid port`},
+		{"endpoint bad port", "", head + "endpoint: https://h:99999\n", `port 99999 is out of range (1-65535)`},
 		{"endpoint ok", "", head + "endpoint: https://api.example.com\n", ""},
 		{"endpoint IPv6 in brackets", "", head + "endpoint: https://[2001:db8:0:0:0:0:0:10]:6443\n", ""},
 		{"endpoint IPv6 without brackets", "", head + "endpoint: https://2001:db8:6:0:0:0:0:10:6443\n",

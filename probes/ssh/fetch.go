@@ -1,6 +1,8 @@
 package ssh
 
 import (
+	"nestor.dev/nestor/topology"
+
 	"nestor.dev/nestor/probes"
 
 	"context"
@@ -299,7 +301,7 @@ func CheckAdminConf(data []byte, address string) (*AdminConf, error) {
 	ac.Server = cl.Server
 	u, err := url.Parse(cl.Server)
 	if err != nil || u.Host == "" {
-		return nil, fmt.Errorf("cluster %q: server %q is not a URL", kctx.Cluster, probes.RedactUserInfo(cl.Server))
+		return nil, fmt.Errorf("cluster %q: server %q is not a URL", kctx.Cluster, topology.RedactUserInfo(cl.Server))
 	}
 	if !IsLoopbackHost(u.Hostname()) {
 		return ac, nil

@@ -143,7 +143,7 @@ func (f Fetch) acceptServer(t *topology.Topology, node string, ac *ssh.AdminConf
 		fmt.Fprintf(f.Log, "WARNING: %s declares no endpoint:, so nestor cannot check that %s is this stack's API server.\n", t.Path, ac.Server)
 		return nil
 	}
-	same, err := probes.SameEndpoint(ac.Server, t.Endpoint)
+	same, err := topology.SameEndpoint(ac.Server, t.Endpoint)
 	switch {
 	case err != nil:
 		return fmt.Errorf("nothing written: cannot compare the fetched server with endpoint: of %s: %v", t.Path, err)

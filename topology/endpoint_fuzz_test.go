@@ -1,13 +1,15 @@
-package probes
+package topology
 
 // The fuzz target of the endpoint normalizer. Run it with
 //
-//	go test -run '^$' -fuzz '^FuzzNormalizeEndpoint$' -fuzztime 30s ./probes
+//	go test -run '^$' -fuzz '^FuzzNormalizeEndpoint$' -fuzztime 30s ./topology
 //
 // (tests/fuzz.sh runs every target).
 
 import (
 	"net/url"
+	"os"
+	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
@@ -31,7 +33,7 @@ func FuzzNormalizeEndpoint(f *testing.F) {
 	} {
 		f.Add(s)
 	}
-	for _, data := range seedFiles(f, "testdata/seeds/kubeconfig/*.yaml", "../topology/testdata/*.yaml", "../topology/testdata/seeds/*.yaml") {
+	for _, data := range endpointSeeds(f, "testdata/endpoint-seeds/*.yaml", "testdata/*.yaml", "testdata/seeds/*.yaml") {
 		for _, m := range serverLineRE.FindAllSubmatch(data, -1) {
 			f.Add(string(m[1]))
 		}
@@ -155,4 +157,24 @@ func TestNormalizeEndpointHostNames(t *testing.T) {
 			t.Errorf("NormalizeEndpoint(%q) = %q, %v; want %q", tc.in, got, err, tc.want)
 		}
 	}
+}
+
+// endpointSeeds reads every file matching the patterns, for the corpus.
+func endpointSeeds(f *testing.F, patterns ...string) [][]byte {
+	f.Helper()
+	var out [][]byte
+	for _, pattern := range patterns {
+		files, err := filepath.Glob(pattern)
+		if err != nil || len(files) == 0 {
+			f.Fatalf("no seed file matches %s (%v)", pattern, err)
+		}
+		for _, p := range files {
+			data, err := os.ReadFile(p)
+			if err != nil {
+				f.Fatal(err)
+			}
+			out = append(out, data)
+		}
+	}
+	return out
 }
