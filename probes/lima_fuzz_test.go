@@ -8,37 +8,15 @@ package probes
 // seeds and on the inputs kept under testdata/fuzz/FuzzDecodeLimaList.
 
 import (
+	"nestor.dev/nestor/tests/seeds"
+
 	"bytes"
-	"os"
-	"path/filepath"
 	"reflect"
 	"regexp"
 	"strconv"
 	"strings"
 	"testing"
 )
-
-// seedFiles returns the content of the files matching each pattern; a
-// pattern that matches nothing fails the target (a moved folder must not
-// silently leave a target without seeds).
-func seedFiles(f *testing.F, patterns ...string) [][]byte {
-	f.Helper()
-	var out [][]byte
-	for _, pattern := range patterns {
-		files, err := filepath.Glob(pattern)
-		if err != nil || len(files) == 0 {
-			f.Fatalf("no seed file matches %s (%v)", pattern, err)
-		}
-		for _, p := range files {
-			data, err := os.ReadFile(p)
-			if err != nil {
-				f.Fatal(err)
-			}
-			out = append(out, data)
-		}
-	}
-	return out
-}
 
 var limaPositionRE = regexp.MustCompile(`instance \d+ .*byte \d+|byte \d+`)
 
@@ -49,7 +27,7 @@ var limaPositionRE = regexp.MustCompile(`instance \d+ .*byte \d+|byte \d+`)
 // is either an error or exactly the instances before the cut — never fewer
 // instances passed off as the whole list.
 func FuzzDecodeLimaList(f *testing.F) {
-	for _, s := range seedFiles(f, "../tests/testdata/limactl/*.json*", "testdata/seeds/lima/*") {
+	for _, s := range seeds.Files(f, "../tests/testdata/limactl/*.json*", "testdata/seeds/lima/*") {
 		f.Add(s)
 	}
 	for _, s := range []string{limaJSONLines, limaJSONPretty, limaJSONArray, "", "[]", " [ ] ", "[{}]", `{"name":"a"}{"name":"b"}`, "null", `{"name":"a","cpus":1e3}`} {

@@ -7,9 +7,9 @@ package topology
 // (tests/fuzz.sh runs every target).
 
 import (
+	"nestor.dev/nestor/tests/seeds"
+
 	"net/url"
-	"os"
-	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
@@ -33,7 +33,7 @@ func FuzzNormalizeEndpoint(f *testing.F) {
 	} {
 		f.Add(s)
 	}
-	for _, data := range endpointSeeds(f, "testdata/endpoint-seeds/*.yaml", "testdata/*.yaml", "testdata/seeds/*.yaml") {
+	for _, data := range seeds.Files(f, "testdata/endpoint-seeds/*.yaml", "testdata/*.yaml", "testdata/seeds/*.yaml") {
 		for _, m := range serverLineRE.FindAllSubmatch(data, -1) {
 			f.Add(string(m[1]))
 		}
@@ -157,24 +157,4 @@ func TestNormalizeEndpointHostNames(t *testing.T) {
 			t.Errorf("NormalizeEndpoint(%q) = %q, %v; want %q", tc.in, got, err, tc.want)
 		}
 	}
-}
-
-// endpointSeeds reads every file matching the patterns, for the corpus.
-func endpointSeeds(f *testing.F, patterns ...string) [][]byte {
-	f.Helper()
-	var out [][]byte
-	for _, pattern := range patterns {
-		files, err := filepath.Glob(pattern)
-		if err != nil || len(files) == 0 {
-			f.Fatalf("no seed file matches %s (%v)", pattern, err)
-		}
-		for _, p := range files {
-			data, err := os.ReadFile(p)
-			if err != nil {
-				f.Fatal(err)
-			}
-			out = append(out, data)
-		}
-	}
-	return out
 }

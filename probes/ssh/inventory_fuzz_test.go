@@ -7,6 +7,8 @@ package ssh
 // (tests/fuzz.sh runs every target).
 
 import (
+	"nestor.dev/nestor/tests/seeds"
+
 	"fmt"
 	"os"
 	"path/filepath"
@@ -55,7 +57,7 @@ func FuzzInventory(f *testing.F) {
 	for _, s := range inventorySeeds {
 		f.Add([]byte(s))
 	}
-	for _, s := range seedFiles(f, "testdata/seeds/inventory/*") {
+	for _, s := range seeds.Files(f, "testdata/seeds/inventory/*") {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
@@ -291,24 +293,4 @@ func TestInventoryExpansionBounds(t *testing.T) {
 	if hv, err := InventoryHost(filepath.Join(dir, "inv.yaml"), "n9223372036854775806"); err != nil || hv.User != "u" {
 		t.Errorf("range at the integer limit: %+v, %v", hv, err)
 	}
-}
-
-// seedFiles reads every file matching the patterns, for a fuzz corpus.
-func seedFiles(f *testing.F, patterns ...string) [][]byte {
-	f.Helper()
-	var out [][]byte
-	for _, pattern := range patterns {
-		files, err := filepath.Glob(pattern)
-		if err != nil || len(files) == 0 {
-			f.Fatalf("no seed file matches %s (%v)", pattern, err)
-		}
-		for _, p := range files {
-			data, err := os.ReadFile(p)
-			if err != nil {
-				f.Fatal(err)
-			}
-			out = append(out, data)
-		}
-	}
-	return out
 }
