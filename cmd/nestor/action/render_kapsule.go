@@ -64,49 +64,8 @@ func renderKapsuleActual(w io.Writer, r *Report, p palette) {
 	if k == nil {
 		return
 	}
-	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
-	switch c := k.Cluster; {
-	case k.Transient["cluster"] != "":
-		fmt.Fprintf(tw, "  cluster\t%s\n", p.yellow("waiting: "+k.Transient["cluster"]+" (the provider's API answered transient_state)"))
-	case !c.Known:
-		fmt.Fprintf(tw, "  cluster\t%s\n", unknownText(p, c.Reason))
-	default:
-		v := c.Value
-		status := statusText(p, v.Status, "ready")
-		version := v.Version
-		if v.Status == "updating" {
-			version = "updating to " + v.Version
-		}
-		auto := "off"
-		if v.AutoUpgrade {
-			auto = "on"
-		}
-		fmt.Fprintf(tw, "  cluster\t%s (%s)  %s  %s  type %s  CNI %s  auto-upgrade %s\n", v.Name, v.ID, status, version, orText(v.Type, "?"), orText(v.CNI, "?"), auto)
-		fmt.Fprintf(tw, "  cluster_url\t%s\n", v.URL)
-	}
-	tw.Flush()
-	switch {
-	case k.Transient["pools"] != "":
-		fmt.Fprintf(w, "  pools       %s\n", p.yellow("waiting: "+k.Transient["pools"]+" (the provider's API answered transient_state)"))
-	case !k.Pools.Known:
-		fmt.Fprintf(w, "  pools       %s\n", unknownText(p, k.Pools.Reason))
-	default:
-		fmt.Fprintln(w, "  pools")
-		tw = tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
-		fmt.Fprintf(tw, "    NAME\tSTATUS\tVERSION\tNODE TYPE\tSIZE\tNODES READY\n")
-		for _, pl := range k.Pools.Value {
-			size := fmt.Sprintf("%d", pl.Size)
-			if pl.Autoscaling {
-				size = fmt.Sprintf("%d (autoscaling %d–%d)", pl.Size, pl.MinSize, pl.MaxSize)
-			}
-			version := pl.Version
-			if pl.Status == "upgrading" {
-				version = "upgrading to " + pl.Version
-			}
-			fmt.Fprintf(tw, "    %s\t%s\t%s\t%s\t%s\t%s\n", pl.Name, statusText(p, pl.Status, "ready"), version, pl.NodeType, size, nodesReady(k, pl.ID))
-		}
-		tw.Flush()
-	}
+	renderKapsuleCluster(w, k, p)
+	renderKapsulePools(w, k, p)
 	if k.Nodes.Known {
 		for _, n := range k.Nodes.Value {
 			if n.Status != "ready" {
@@ -123,6 +82,67 @@ func renderKapsuleActual(w io.Writer, r *Report, p palette) {
 	if len(k.Provider) > 0 {
 		fmt.Fprintf(w, "  provider's  %s\n", strings.Join(k.Provider, ", "))
 	}
+	renderKapsuleCalendar(w, r, k, p)
+	if k.InCluster != "" {
+		fmt.Fprintf(w, "  in-cluster  %s\n", unknownText(p, strings.TrimPrefix(k.InCluster, "not read: ")))
+	}
+}
+
+// renderKapsuleCluster draws the cluster as the provider's API describes it.
+func renderKapsuleCluster(w io.Writer, k *topology.KapsuleObserved, p palette) {
+	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	defer tw.Flush()
+	switch c := k.Cluster; {
+	case k.Transient["cluster"] != "":
+		fmt.Fprintf(tw, "  cluster\t%s\n", p.yellow("waiting: "+k.Transient["cluster"]+" (the provider's API answered transient_state)"))
+	case !c.Known:
+		fmt.Fprintf(tw, "  cluster\t%s\n", unknownText(p, c.Reason))
+	default:
+		v := c.Value
+		version := v.Version
+		if v.Status == "updating" {
+			version = "updating to " + v.Version
+		}
+		auto := "off"
+		if v.AutoUpgrade {
+			auto = "on"
+		}
+		fmt.Fprintf(tw, "  cluster\t%s (%s)  %s  %s  type %s  CNI %s  auto-upgrade %s\n", v.Name, v.ID, statusText(p, v.Status, "ready"), version, orText(v.Type, "?"), orText(v.CNI, "?"), auto)
+		fmt.Fprintf(tw, "  cluster_url\t%s\n", v.URL)
+	}
+}
+
+// renderKapsulePools draws the pools: status, version, node type, size or
+// autoscaling, nodes ready.
+func renderKapsulePools(w io.Writer, k *topology.KapsuleObserved, p palette) {
+	switch {
+	case k.Transient["pools"] != "":
+		fmt.Fprintf(w, "  pools       %s\n", p.yellow("waiting: "+k.Transient["pools"]+" (the provider's API answered transient_state)"))
+		return
+	case !k.Pools.Known:
+		fmt.Fprintf(w, "  pools       %s\n", unknownText(p, k.Pools.Reason))
+		return
+	}
+	fmt.Fprintln(w, "  pools")
+	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	fmt.Fprintf(tw, "    NAME\tSTATUS\tVERSION\tNODE TYPE\tSIZE\tNODES READY\n")
+	for _, pl := range k.Pools.Value {
+		size := fmt.Sprintf("%d", pl.Size)
+		if pl.Autoscaling {
+			size = fmt.Sprintf("%d (autoscaling %d–%d)", pl.Size, pl.MinSize, pl.MaxSize)
+		}
+		version := pl.Version
+		if pl.Status == "upgrading" {
+			version = "upgrading to " + pl.Version
+		}
+		fmt.Fprintf(tw, "    %s\t%s\t%s\t%s\t%s\t%s\n", pl.Name, statusText(p, pl.Status, "ready"), version, pl.NodeType, size, nodesReady(k, pl.ID))
+	}
+	tw.Flush()
+}
+
+// renderKapsuleCalendar draws the provider's calendar findings (the other
+// findings follow the plan).
+func renderKapsuleCalendar(w io.Writer, r *Report, k *topology.KapsuleObserved, p palette) {
 	var cal []topology.Finding
 	for _, f := range r.Plan.Findings {
 		if isCalendar(f) {
@@ -139,9 +159,6 @@ func renderKapsuleActual(w io.Writer, r *Report, p palette) {
 		for _, f := range cal {
 			fmt.Fprintf(w, "    %s %s: %s\n", severityText(p, f.Severity), f.Subject, f.Message)
 		}
-	}
-	if k.InCluster != "" {
-		fmt.Fprintf(w, "  in-cluster  %s\n", unknownText(p, strings.TrimPrefix(k.InCluster, "not read: ")))
 	}
 }
 
