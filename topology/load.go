@@ -123,6 +123,11 @@ type parser struct {
 	// itself is found instead of recursing forever.
 	expanded  map[*yaml.Node][]pair
 	expanding map[*yaml.Node]bool
+	// dottedNodes are node names with a '.', and noControlPlane the nodes:
+	// list that declares no control plane: their rules depend on
+	// target_kind (checkNodesForKind).
+	dottedNodes    []*yaml.Node
+	noControlPlane *yaml.Node
 }
 
 func (p *parser) add(n *yaml.Node, field, fix, format string, args ...any) {
@@ -563,6 +568,7 @@ func (p *parser) topLevel(t *Topology, root *yaml.Node) {
 	}
 
 	p.checkKapsule(t, root, limaNode)
+	p.checkNodesForKind(t)
 	if t.TargetKind == TargetProd && limaNode != nil {
 		p.add(limaNode, "lima", "remove the lima: section", "lima: is only for target_kind: lima")
 	}
@@ -677,8 +683,12 @@ func (p *parser) nodes(t *Topology, v *yaml.Node) {
 				at = m
 			}
 			p.add(at, field+".name", "add name: NODE", "a node needs a name")
-		case len(n.Name) > 63 || !dns1123RE.MatchString(n.Name):
-			p.add(nameNode, field+".name", "use lowercase letters, digits and '-' (DNS-1123 label, at most 63 characters)", "%q is not a valid node name", n.Name)
+		case !validObjectName(n.Name):
+			// Kubernetes names a Node with a DNS-1123 subdomain
+			// (kubernetes.io "Object Names and IDs": "ip-10-0-0-1.ec2.internal").
+			p.add(nameNode, field+".name", "use lowercase letters, digits, '-' and '.' (a DNS-1123 subdomain, as Kubernetes names nodes)", "%q is not a valid node name", n.Name)
+		case strings.Contains(n.Name, "."):
+			p.dottedNodes = append(p.dottedNodes, nameNode)
 		default:
 			if first, dup := firstLine[n.Name]; dup {
 				p.add(nameNode, field+".name", "remove one of them or rename it", "duplicate node %q (first declared at line %d)", n.Name, first)
@@ -709,7 +719,33 @@ func (p *parser) nodes(t *Topology, v *yaml.Node) {
 		t.Nodes = append(t.Nodes, n)
 	}
 	if len(v.Content) > 0 && !hasCP {
-		p.add(firstCP, "nodes", "set role: control-plane on at least one node", "no control-plane node declared")
+		p.noControlPlane = firstCP
+	}
+}
+
+// checkNodesForKind applies the node rules that depend on target_kind: a
+// lima node is a Lima instance (a DNS-1123 label, no '.') and a bench must
+// have a control plane nestor bootstraps; a prod cluster's control plane
+// may not be a registered Node (a hosted or kubelet-less control plane), so
+// declaring none is a warning there, not an error.
+func (p *parser) checkNodesForKind(t *Topology) {
+	if t.TargetKind == TargetLima {
+		for _, n := range p.dottedNodes {
+			p.add(n, "nodes.name", "use lowercase letters, digits and '-' (a Lima instance name)", "%q is not a valid Lima node name", n.Value)
+		}
+	}
+	if p.noControlPlane == nil {
+		return
+	}
+	if t.TargetKind == TargetLima {
+		p.add(p.noControlPlane, "nodes", "set role: control-plane on at least one node", "no control-plane node declared")
+		return
+	}
+	if t.TargetKind == TargetProd {
+		w := &Error{File: p.file, Line: p.noControlPlane.Line, Column: p.noControlPlane.Column, Field: "nodes",
+			Msg: "no control-plane node declared: nestor has no node to fetch a kubeconfig from (discover --cp)",
+			Fix: "set role: control-plane on the nodes that run the API server, if they are registered nodes"}
+		t.Warnings = append(t.Warnings, w.Error())
 	}
 }
 

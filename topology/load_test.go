@@ -120,10 +120,9 @@ func TestLoadInvalidFixtures(t *testing.T) {
 			"testdata/invalid-values.yaml:2:14: target_kind: \"cloud\" is not a target kind (use lima, prod or kapsule)",
 			"testdata/invalid-values.yaml:3:11: endpoint: \"http://10.0.0.1:6443\" is not an https URL with a host (write the API server URL, e.g. https://10.0.0.1:6443)",
 			"testdata/invalid-values.yaml:4:23: kubernetes.version: \"latest\" is not a Kubernetes version (write a minor (\"1.36\") or a full version (\"1.36.2\"), quoted)",
-			"testdata/invalid-values.yaml:6:3: nodes: no control-plane node declared (set role: control-plane on at least one node)",
 			"testdata/invalid-values.yaml:6:22: nodes[0].role: \"master\" is not a role (did you mean control-plane? use control-plane or worker)",
 			"testdata/invalid-values.yaml:6:36: nodes[0].port: 70000 is out of range (use a port between 1 and 65535)",
-			"testdata/invalid-values.yaml:7:12: nodes[1].name: \"N_2\" is not a valid node name (use lowercase letters, digits and '-' (DNS-1123 label, at most 63 characters))",
+			"testdata/invalid-values.yaml:7:12: nodes[1].name: \"N_2\" is not a valid node name (use lowercase letters, digits, '-' and '.' (a DNS-1123 subdomain, as Kubernetes names nodes))",
 			"testdata/invalid-values.yaml:8:12: nodes[2].name: duplicate node \"n1\" (first declared at line 6) (remove one of them or rename it)",
 			"testdata/invalid-values.yaml:9:5: nodes[3].name: a node needs a name (add name: NODE)",
 			"testdata/invalid-values.yaml:10:10: backend: \"cnpg\" is a database layer, not a storage backend (storage layers: rook-ceph, local-path, longhorn (alias: ceph))",
@@ -182,7 +181,7 @@ func TestParseRules(t *testing.T) {
 		{"version full with v", "", head + "kubernetes: {version: v1.36.2}\n", ""},
 		{"version major only", "", head + "kubernetes: {version: \"1\"}\n", `kubernetes.version: "1" is not a Kubernetes version`},
 		{"version four parts", "", head + "kubernetes: {version: 1.36.2.1}\n", `is not a Kubernetes version`},
-		{"node name too long", "", head + "nodes: [{name: " + strings.Repeat("a", 64) + ", role: control-plane}]\n", "is not a valid node name"},
+		{"node name too long", "", head + "nodes: [{name: " + strings.Repeat("a", 64) + "." + strings.Repeat("b", 190) + ", role: control-plane}]\n", "is not a valid node name"},
 		{"port not a number", "", head + "nodes: [{name: a, role: control-plane, port: ssh}]\n", `nodes[0].port: must be an integer, found the string "ssh"`},
 		{"port zero", "", head + "nodes: [{name: a, role: control-plane, port: 0}]\n", "nodes[0].port: 0 is out of range"},
 		{"role empty", "", head + "nodes: [{name: a, role: \"\"}]\n", "nodes[0].role: role is empty"},
@@ -268,5 +267,32 @@ func TestErrorFormat(t *testing.T) {
 	es.sort()
 	if es.Error() != "f:1: a\nf:2: b" {
 		t.Errorf("Errors = %q", es.Error())
+	}
+}
+
+// Node names follow Kubernetes' rule for Node objects (a DNS-1123 subdomain:
+// cloud nodes are named ip-10-0-0-1.ec2.internal), except on a lima stack,
+// whose nodes are Lima instances; a prod stack may declare no control plane
+// (a hosted or unregistered one: a warning), a lima stack may not.
+func TestParseNodeNamesAndControlPlaneByKind(t *testing.T) {
+	prod := "name: s\ntarget_kind: prod\nnodes:\n  - {name: ip-10-0-0-1.ec2.internal, role: control-plane}\n  - {name: worker-1.eu-west-1.compute.internal}\n"
+	if _, err := Parse("s.yaml", []byte(prod)); err != nil {
+		t.Errorf("prod with dotted node names: %v", err)
+	}
+	lima := "name: s\ntarget_kind: lima\nnodes:\n  - {name: node1.local, role: control-plane}\n"
+	if _, err := Parse("s.yaml", []byte(lima)); err == nil || !strings.Contains(err.Error(), "is not a valid Lima node name") {
+		t.Errorf("lima with a dotted node name: %v", err)
+	}
+	workers := "name: s\ntarget_kind: prod\nnodes:\n  - {name: w1}\n  - {name: w2.example}\n"
+	tp, err := Parse("s.yaml", []byte(workers))
+	if err != nil {
+		t.Fatalf("prod without a control-plane node: %v", err)
+	}
+	if len(tp.Warnings) != 1 || !strings.Contains(tp.Warnings[0], "s.yaml:4:3: nodes: no control-plane node declared") {
+		t.Errorf("warnings = %q", tp.Warnings)
+	}
+	limaWorkers := "name: s\ntarget_kind: lima\nnodes:\n  - {name: w1}\n"
+	if _, err := Parse("s.yaml", []byte(limaWorkers)); err == nil || !strings.Contains(err.Error(), "no control-plane node declared") {
+		t.Errorf("lima without a control plane: %v", err)
 	}
 }

@@ -366,3 +366,31 @@ func TestDiscoverReportJSON(t *testing.T) {
 		}
 	}
 }
+
+// A draft validates for clusters whose nodes have cloud names (dotted) and
+// whose control plane is no registered node (managed): every cluster nestor
+// can read drafts a valid topology.
+func TestDraftValidatesForCloudNamesAndNoControlPlane(t *testing.T) {
+	dir := t.TempDir()
+	tp, err := topology.Load(writeStack(t, dir, "eks", "name: eks\ntarget_kind: prod\nkubeconfig: ~/.kube/eks.config\nnodes:\n  - {name: w, role: control-plane}\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := &DiscoverReport{
+		Target:        &TargetInfo{Endpoint: "https://abc.gr7.eu-west-1.eks.amazonaws.example", Source: "topology"},
+		ServerVersion: topology.KnownFact("v1.30.4-eks-a737599"),
+		Nodes: topology.KnownFact([]topology.NodeState{
+			{Name: "ip-10-0-0-1.eu-west-1.compute.internal", Roles: []string{}, InternalIP: "10.0.0.1"},
+			{Name: "ip-10-0-0-2.eu-west-1.compute.internal", Roles: []string{}, InternalIP: "10.0.0.2"},
+		}),
+		DefaultStorage: topology.KnownFact(topology.StorageState{}),
+	}
+	draft, err := Draft(&Stack{Topology: tp}, r, "", "")
+	if err != nil {
+		t.Fatalf("%v", err)
+	}
+	dt, err := topology.Parse(filepath.Join(dir, "eks.yaml"), draft)
+	if err != nil || len(dt.Nodes) != 2 || dt.Kubernetes.Version != "1.30" {
+		t.Fatalf("draft %+v %v\n%s", dt, err, draft)
+	}
+}
