@@ -21,7 +21,7 @@ import (
 	"nestor.dev/nestor/topology"
 )
 
-// pageSize is the limit of every list request (issue 3: paginated lists,
+// pageSize is the limit of every list request (lists are paginated,
 // limit=500, followed with continue). A variable only so the integration
 // test can force several pages.
 var pageSize int64 = 500
