@@ -32,7 +32,7 @@ targets=(
   "./probes/ssh FuzzInventory"
   "./topology FuzzNormalizeEndpoint"
   "./topology FuzzParseVersion"
-  # Not yet: the provider's JSON decoding into nestor's model (probes/kapsule.go).
+  "./probes FuzzKapsuleDecode"
 )
 
 # seconds converts a duration such as 15s, 10m, 1h30m to seconds; it prints
