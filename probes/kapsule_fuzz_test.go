@@ -29,7 +29,7 @@ func FuzzKapsuleDecode(f *testing.F) {
 		f.Add([]byte(s[0]), []byte(s[1]))
 	}
 	t0 := &topology.Topology{Name: "fuzz", TargetKind: topology.TargetKapsule,
-		Scaleway: &topology.Scaleway{Region: "fr-par", ClusterID: "6a1c2f5e-8d0b-4c3e-9f1a-2b7d4e6f8a90"},
+		Scaleway:   &topology.Scaleway{Region: "fr-par", ClusterID: "6a1c2f5e-8d0b-4c3e-9f1a-2b7d4e6f8a90"},
 		Kubernetes: topology.Kubernetes{Version: "1.35"},
 		Pools:      []topology.Pool{{Name: "default", NodeType: "PRO2-XXS", Size: 3, Zone: "fr-par-1"}}}
 	f.Fuzz(func(t *testing.T, clusterJSON, poolJSON []byte) {
