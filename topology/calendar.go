@@ -127,9 +127,55 @@ func (c Calendar) Lookup(v Version) (CalendarEntry, bool) {
 	return CalendarEntry{}, false
 }
 
+// Standing is where a minor stands in a calendar on a given day.
+type Standing int
+
+// The standings of Calendar.Standing.
+const (
+	// StandingNewer: newer than every entry, its dates not known here.
+	StandingNewer Standing = iota
+	// StandingOlder: older than every entry, so past its end of life
+	// (upstream maintains only its three most recent minors).
+	StandingOlder
+	// StandingNoDate: listed, with no end of life recorded.
+	StandingNoDate
+	// StandingSupported: its end of life is more than EndOfLifeNotice away.
+	StandingSupported
+	// StandingEndingSoon: its end of life is within EndOfLifeNotice.
+	StandingEndingSoon
+	// StandingEnded: its end of life has passed (the day itself included).
+	StandingEnded
+)
+
+// Standing says where minor v (known) stands in c on the day of asOf (its
+// date in asOf's location): the one rule JudgeSupport and every view of
+// the calendar use. It returns v's entry (the oldest entry for
+// StandingOlder) and the days from that day to the entry's end of life
+// (negative once past).
+func (c Calendar) Standing(v Version, asOf time.Time) (Standing, CalendarEntry, int) {
+	e, ok := c.Lookup(v)
+	if !ok {
+		if len(c.Entries) > 0 && CompareMinor(v, ParseVersion(c.Entries[0].Minor)) < 0 {
+			return StandingOlder, c.Entries[0], 0
+		}
+		return StandingNewer, CalendarEntry{}, 0
+	}
+	if e.EndOfLife.IsZero() {
+		return StandingNoDate, e, 0
+	}
+	days := int(e.EndOfLife.Sub(dateOf(asOf)).Hours() / 24)
+	switch {
+	case days <= 0:
+		return StandingEnded, e, days
+	case time.Duration(days)*24*time.Hour <= EndOfLifeNotice:
+		return StandingEndingSoon, e, days
+	}
+	return StandingSupported, e, days
+}
+
 // JudgeSupport judges minor v (a known version; only its minor counts),
 // used by who ("the API server", "the kubelets on node-a"), against c on
-// the day of asOf (its date in asOf's location):
+// the day of asOf (Standing):
 //
 //   - past its end of life (the day itself included): a warning, "1.34
 //     reached end of life upstream on 2026-10-27, 34 days ago";
@@ -149,35 +195,25 @@ func (c Calendar) JudgeSupport(v Version, who string, asOf time.Time) (Finding, 
 	}
 	minor := v.MinorString()
 	f := Finding{Subject: minor}
-	e, ok := c.Lookup(v)
-	if !ok {
-		first, last := c.Entries[0], c.Entries[len(c.Entries)-1]
-		if CompareMinor(v, ParseVersion(first.Minor)) < 0 {
-			f.Severity, f.Kind = SeverityWarning, FindingEndOfLife
-			f.Message = fmt.Sprintf("%s is older than every minor in this nestor's %s calendar, whose oldest, %s, reached end of life on %s: %s is past its end of life too (%s)",
-				minor, c.Name, first.Minor, first.EndOfLife.Format(time.DateOnly), minor, who)
-			return f, true
-		}
-		f.Severity, f.Kind = SeverityInfo, FindingCalendarUnknown
-		f.Message = fmt.Sprintf("%s is newer than this nestor's %s calendar (as of %s, newest %s): its support dates are not known here (%s)",
-			minor, c.Name, c.AsOf.Format(time.DateOnly), last.Minor, who)
-		return f, true
-	}
-	if e.EndOfLife.IsZero() {
-		return Finding{}, false
-	}
-	today := dateOf(asOf)
-	days := int(e.EndOfLife.Sub(today).Hours() / 24)
+	st, e, days := c.Standing(v, asOf)
 	note := ""
 	if e.Estimated {
 		note = fmt.Sprintf("; estimated: %s has published no end of life for %s, so this is 14 months after its release (12 months + 2 months of maintenance)", c.Name, minor)
 	}
-	switch {
-	case days <= 0:
+	switch st {
+	case StandingOlder:
+		f.Severity, f.Kind = SeverityWarning, FindingEndOfLife
+		f.Message = fmt.Sprintf("%s is older than every minor in this nestor's %s calendar, whose oldest, %s, reached end of life on %s: %s is past its end of life too (%s)",
+			minor, c.Name, e.Minor, e.EndOfLife.Format(time.DateOnly), minor, who)
+	case StandingNewer:
+		f.Severity, f.Kind = SeverityInfo, FindingCalendarUnknown
+		f.Message = fmt.Sprintf("%s is newer than this nestor's %s calendar (as of %s, newest %s): its support dates are not known here (%s)",
+			minor, c.Name, c.AsOf.Format(time.DateOnly), c.Entries[len(c.Entries)-1].Minor, who)
+	case StandingEnded:
 		f.Severity, f.Kind = SeverityWarning, FindingEndOfLife
 		f.Message = fmt.Sprintf("%s reached end of life %s on %s, %s: no more patch releases, security fixes included (%s)%s",
 			minor, calendarWhere(c), e.EndOfLife.Format(time.DateOnly), daysAgo(-days), who, note)
-	case time.Duration(days)*24*time.Hour <= EndOfLifeNotice:
+	case StandingEndingSoon:
 		f.Severity, f.Kind = SeverityInfo, FindingEndOfLifeSoon
 		f.Message = fmt.Sprintf("%s reaches end of life %s on %s, in %s (%s)%s",
 			minor, calendarWhere(c), e.EndOfLife.Format(time.DateOnly), plural(days, "day"), who, note)

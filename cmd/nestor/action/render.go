@@ -348,43 +348,40 @@ func renderVersions(w io.Writer, r *Report, p palette) {
 	tw.Flush()
 }
 
-// SupportText says where minor v stands in the upstream calendar at asOf:
-// "supported upstream until 2027-10-28" (short: "until 2027-10-28"), "end
-// of life upstream since …" (short: "EOL since …"), "end of life upstream
-// in N days" within the notice (short: "EOL in N days"), "not in this
-// nestor's calendar (as of …)"; an estimated date is marked with "*".
+// SupportText says where minor v stands in the upstream calendar at asOf
+// (topology.Calendar.Standing, the rule the findings use): "supported
+// upstream until 2027-10-28" (short: "until 2027-10-28"), "end of life
+// upstream in N days, on …" (short: "EOL in N days"), "end of life
+// upstream since …" (short: "EOL since …"), "older than this nestor's
+// calendar: past its end of life" (short: "EOL"), "not in this nestor's
+// calendar (as of …)" (short: "unknown"). An estimated date is marked
+// "estimated" (short: "*"). A zero asOf gives the end-of-life date alone.
 func SupportText(v topology.Version, asOf time.Time, short bool) string {
 	cal := topology.UpstreamCalendar()
-	e, ok := cal.Lookup(v)
-	if !ok || e.EndOfLife.IsZero() {
+	st, e, days := cal.Standing(v, asOf)
+	pick := func(long, brief string) string {
 		if short {
-			return "unknown"
+			return brief
 		}
-		return fmt.Sprintf("not in this nestor's calendar (as of %s)", cal.AsOf.Format(time.DateOnly))
+		return long
 	}
 	eol := e.EndOfLife.Format(time.DateOnly)
 	if e.Estimated {
-		eol += "*"
+		eol += pick(" (estimated)", "*")
 	}
-	days := int(e.EndOfLife.Sub(asOf).Hours() / 24)
 	switch {
+	case st == topology.StandingNewer || st == topology.StandingNoDate:
+		return pick(fmt.Sprintf("not in this nestor's calendar (as of %s)", cal.AsOf.Format(time.DateOnly)), "unknown")
+	case st == topology.StandingOlder:
+		return pick("older than this nestor's calendar: past its end of life", "EOL")
 	case asOf.IsZero():
-		if short {
-			return "until " + eol
-		}
-		return "end of life upstream " + eol
-	case days <= 0 && short:
-		return "EOL since " + eol
-	case days <= 0:
-		return "end of life upstream since " + eol
-	case time.Duration(days)*24*time.Hour <= topology.EndOfLifeNotice && short:
-		return fmt.Sprintf("EOL in %d days", days)
-	case time.Duration(days)*24*time.Hour <= topology.EndOfLifeNotice:
-		return fmt.Sprintf("end of life upstream on %s, in %d days", eol, days)
-	case short:
-		return "until " + eol
+		return pick("end of life upstream "+eol, "until "+eol)
+	case st == topology.StandingEnded:
+		return pick("end of life upstream since "+eol, "EOL since "+eol)
+	case st == topology.StandingEndingSoon:
+		return pick(fmt.Sprintf("end of life upstream on %s, in %d days", eol, days), fmt.Sprintf("EOL in %d days", days))
 	}
-	return "supported upstream until " + eol
+	return pick("supported upstream until "+eol, "until "+eol)
 }
 
 // renderFindings lists the plan's findings, each with its severity (the
