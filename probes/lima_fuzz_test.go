@@ -53,8 +53,7 @@ func FuzzDecodeLimaList(f *testing.F) {
 				continue
 			}
 			checkLimaList(t, out[:cut], part)
-			if len(part.vms) > len(l.vms) || !reflect.DeepEqual(part.vms, l.vms[:len(part.vms)]) ||
-				len(part.notVMs) > len(l.notVMs) || !reflect.DeepEqual(part.notVMs, l.notVMs[:len(part.notVMs)]) {
+			if !isPrefix(part.vms, l.vms) || !isPrefix(part.notVMs, l.notVMs) {
 				t.Fatalf("cut at byte %d, the output reads as %+v, not a prefix of %+v", cut, part, l)
 			}
 		}
@@ -91,6 +90,20 @@ func checkLimaList(t *testing.T, out []byte, l limaList) {
 			t.Fatalf("instance %d has no name", i+1)
 		}
 	}
+}
+
+// isPrefix reports whether part's entries are the first entries of whole,
+// in order. A nil slice and an empty one are both "no entries".
+func isPrefix[T any](part, whole []T) bool {
+	if len(part) > len(whole) {
+		return false
+	}
+	for i := range part {
+		if !reflect.DeepEqual(part[i], whole[i]) {
+			return false
+		}
+	}
+	return true
 }
 
 // cuts returns up to 17 cut points inside [1, n-1], spread evenly.
