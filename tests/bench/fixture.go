@@ -1,6 +1,6 @@
 // Package bench measures `nestor preview` on a large cluster side by side
-// with kubectl and with the raw-API floor (issue 6). It generates realistic
-// cluster fixtures at a given scale (Generate), loads them into the real test
+// with kubectl and with the raw-API floor. It generates realistic cluster
+// fixtures at a given scale (Generate), loads them into the real test
 // apiserver of tests/harness fast (Load), reads the floor (Floor), and runs
 // commands as child processes measuring wall time and peak RSS (RunCommand).
 // The driver is cmd/nestor-bench; tests/bench/run.sh builds and runs it, and

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Benchmark of `nestor preview -o json` against kubectl and the raw-API floor
-# on generated clusters (issue 6; method and latest results in BENCHMARKS.md).
+# on generated clusters (method and latest results in BENCHMARKS.md).
 #
 #   tests/bench/run.sh                          # scales 500, 2000, 5000; 5 runs each
 #   tests/bench/run.sh -scales 2000 -runs 7     # any nestor-bench flag passes through

@@ -14,15 +14,16 @@ import (
 	"nestor.dev/nestor/topology"
 )
 
-// TestDiscover proves issue 5 end to end with the built binary, a real
+// TestDiscover proves `nestor stack select` and `nestor discover` (finding
+// and fetching a stack's kubeconfig) end to end with the built binary, a real
 // kube-apiserver loaded with dirqual-healthy.yaml and a real sshd:
 // 1 stack select on a pty adds kubeconfig: and fetches it; 2 the same with
 // --no-input writes nothing but the symlink; 3 an inventory with inherited
 // group vars drives the fetch over ssh (and a loopback server is rewritten);
 // 4 an unknown host key is refused by ssh and nothing is written; 5 an
 // existing different kubeconfig is never replaced with --no-input; 6 the
-// discover -o yaml draft previews with an empty PLAN. Each proof checks HOME
-// and the stacks folder byte by byte where nothing may change, and the
+// discover -o yaml draft previews with an empty PLAN. Each subtest checks
+// HOME and the stacks folder byte by byte where nothing may change, and the
 // audit log that nestor's user agent only read.
 func TestDiscover(t *testing.T) {
 	bin := nestorBinary(t)

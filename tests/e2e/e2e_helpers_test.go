@@ -1,10 +1,11 @@
 package e2e
 
-// Helpers of the end-to-end tests of issues 3 and 4: the built nestor binary,
-// the test clusters shared by several tests, a "world" (a HOME, a stacks
-// folder and kubeconfigs in temporary folders) in which nestor runs with an
-// environment built from scratch, and the "never writes" check every run goes
-// through (DESIGN.md "What never writes means, and how it is proven").
+// Helpers of the end-to-end tests of preview, the target guard, env and next:
+// the built nestor binary, the test clusters shared by several tests, a
+// "world" (a HOME, a stacks folder and kubeconfigs in temporary folders) in
+// which nestor runs with an environment built from scratch, and the "never
+// writes" check every run goes through (DESIGN.md "What never writes means,
+// and how it is proven").
 
 import (
 	"bytes"

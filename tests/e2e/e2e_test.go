@@ -4,8 +4,8 @@
 // (tests/testdata/limactl) and a pseudo-terminal for the prompts, with an
 // environment built from scratch for every run. They skip in -short mode.
 //
-// Proofs of issue 3 (preview): preview_test.go. Proofs of issue 4 (the target
-// guard, env, next): guard_test.go and envnext_test.go.
+// Tests of preview: preview_test.go. Tests of the target guard, env and
+// next: guard_test.go and envnext_test.go.
 package e2e
 
 import (

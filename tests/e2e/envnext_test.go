@@ -1,8 +1,8 @@
 package e2e
 
-// End-to-end proofs 6 and 7 of issue 4: `nestor env` and `nestor next`.
-// (next on dirqual with CNPG missing is in TestPreviewDirqualDriftAndNext,
-// which owns the cluster where CNPG was removed.)
+// End-to-end tests of `nestor env` and `nestor next`. (next on dirqual with
+// CNPG missing is in TestPreviewDirqualDriftAndNext, which owns the cluster
+// where CNPG was removed.)
 
 import (
 	"context"
@@ -15,10 +15,10 @@ import (
 	"nestor.dev/nestor/tests/harness"
 )
 
-// Issue 4, proof 6: `env` on a prod stack while KUBECONFIG already points at
-// the bench prints nothing on stdout (and says on stderr which kubeconfig
-// nestor reads); `env` on the bench prints the export, and eval of it in bash
-// makes kubectl reach the bench cluster.
+// `env` on a prod stack while KUBECONFIG already points at the bench prints
+// nothing on stdout (and says on stderr which kubeconfig nestor reads); `env`
+// on the bench prints the export, and eval of it in bash makes kubectl reach
+// the bench cluster.
 func TestEnvProdAndBench(t *testing.T) {
 	bench := sharedFixtureCluster(t, benchFixture)
 	w := benchWorld(t, bench, true)
@@ -136,11 +136,11 @@ func allAudit(t testing.TB, c *harness.Cluster) []harness.AuditEvent {
 	return ev
 }
 
-// Issue 4, proof 7 (no target; the cnpg case is in
-// TestPreviewDirqualDriftAndNext): `next` on a prod stack with no target says
-// to declare or fetch the target, installs nothing and never mentions VMs —
-// even with a ~/.kube/config at hand; on the healthy cluster every phase is
-// done, still without a word of VMs.
+// `next` on a prod stack (the case of CNPG missing is in
+// TestPreviewDirqualDriftAndNext): with no target it says to declare or fetch
+// the target, installs nothing and never mentions VMs — even with a
+// ~/.kube/config at hand; on the healthy cluster every phase is done, still
+// without a word of VMs.
 func TestNextProd(t *testing.T) {
 	prod := sharedFixtureCluster(t, healthyFixture)
 	bait := sharedFixtureCluster(t, benchFixture)

@@ -1,8 +1,8 @@
 package e2e
 
-// End-to-end proofs 1–5 of issue 4: the target guard of a prod stack,
-// interactive through a pseudo-terminal (survey's real Confirm prompt) and
-// non-interactive (--no-input, NESTOR_NO_INPUT, -o json, no terminal).
+// End-to-end tests of the target guard of a prod stack, interactive through a
+// pseudo-terminal (survey's real Confirm prompt) and non-interactive
+// (--no-input, NESTOR_NO_INPUT, -o json, no terminal).
 
 import (
 	"fmt"
@@ -18,8 +18,8 @@ import (
 // promptWait bounds each expected piece of text in the pty tests.
 const promptWait = 30 * time.Second
 
-// Issue 4, proof 1: a pty answers y; the prompt shows the endpoint, the rule
-// that chose the kubeconfig and dirqual1..4; the preview then runs.
+// A pty answers y: the prompt shows the endpoint, the rule that chose the
+// kubeconfig and dirqual1..4; the preview then runs.
 func TestGuardInteractiveYes(t *testing.T) {
 	c := sharedFixtureCluster(t, healthyFixture)
 	w, kc := dirqualWorld(t, c, harness.IdentityReadOnly)
@@ -46,9 +46,9 @@ func TestGuardInteractiveYes(t *testing.T) {
 	wantContains(t, "requests after yes", read, "/version", "/api/v1/nodes", "customresourcedefinitions", "storageclasses")
 }
 
-// Issue 4, proof 2: a pty answers n; exit 1; nestor read only what the
-// confirmation needed (version and nodes), nothing of namespaces, CRDs or
-// workloads. Ctrl-C ends it too, with 130.
+// A pty answers n: exit 1, and nestor read only what the confirmation needed
+// (version and nodes), nothing of namespaces, CRDs or workloads. Ctrl-C ends
+// it too, with 130.
 func TestGuardInteractiveNo(t *testing.T) {
 	c := sharedFixtureCluster(t, healthyFixture)
 	w, _ := dirqualWorld(t, c, harness.IdentityReadOnly)
@@ -77,11 +77,11 @@ func TestGuardInteractiveNo(t *testing.T) {
 	}
 }
 
-// Issue 4, proof 3: the phantom target. KUBECONFIG points at a second
-// apiserver (the bench fixture) while the topology declares the dirqual
-// endpoint. Interactive: the mismatch is shown before the question.
-// --no-input (and NESTOR_NO_INPUT, and -o json): exit 1 naming both
-// endpoints, and nothing at all is sent to either apiserver.
+// The phantom target: KUBECONFIG points at a second apiserver (the bench
+// fixture) while the topology declares the dirqual endpoint. Interactive: the
+// mismatch is shown before the question. --no-input (and NESTOR_NO_INPUT, and
+// -o json): exit 1 naming both endpoints, and nothing at all is sent to
+// either apiserver.
 func TestGuardPhantomTarget(t *testing.T) {
 	prod := sharedFixtureCluster(t, healthyFixture)
 	phantom := sharedFixtureCluster(t, benchFixture)
@@ -150,9 +150,9 @@ func TestGuardPhantomTarget(t *testing.T) {
 	})
 }
 
-// Issue 4, proof 4: --no-input with the endpoint written differently
-// (scheme case, trailing slash) passes, on either side; a prod stack without
-// endpoint: is refused with the line to add, before any request.
+// --no-input with the endpoint written differently (scheme case, trailing
+// slash) passes, on either side; a prod stack without endpoint: is refused
+// with the line to add, before any request.
 func TestGuardEndpointNormalisation(t *testing.T) {
 	c := sharedFixtureCluster(t, healthyFixture)
 	odd := fmt.Sprintf("HTTPS://127.0.0.1:%d/", c.Port)
@@ -194,8 +194,8 @@ func TestGuardEndpointNormalisation(t *testing.T) {
 	})
 }
 
-// Issue 4, proof 5: with no terminal and no flag (stdin /dev/null, or a pipe
-// that stays open and silent) nestor behaves as --no-input and never waits.
+// With no terminal and no flag (stdin /dev/null, or a pipe that stays open
+// and silent) nestor behaves as --no-input and never waits.
 func TestGuardNoTerminalNeverWaits(t *testing.T) {
 	c := sharedFixtureCluster(t, healthyFixture)
 	other := sharedFixtureCluster(t, benchFixture)

@@ -1,9 +1,9 @@
 package e2e
 
-// End-to-end proofs 1–8 of issue 3 (nestor preview). Proof 5 ("never
-// writes") is checked by world.run after every run of the binary: the files
-// under the world and the kubeconfigs are byte-identical before and after,
-// and nestor's user agent sent only get/list/watch.
+// End-to-end tests of nestor preview. That preview never writes is checked by
+// world.run after every run of the binary: the files under the world and the
+// kubeconfigs are byte-identical before and after, and nestor's user agent
+// sent only get/list/watch.
 
 import (
 	"context"
@@ -45,9 +45,10 @@ func dirqualWorld(t *testing.T, c *harness.Cluster, identity string, others ...*
 	return w, kc
 }
 
-// Issue 3, proof 1 (first half) and proof 5: the healthy dirqual cluster read
-// with the read-only identity: 4 nodes Ready with versions, every layer
-// healthy, an empty plan, exit 0 with --detailed-exitcode.
+// The healthy dirqual cluster read with the read-only identity: 4 nodes
+// Ready with versions, every layer healthy, an empty plan, exit 0 with
+// --detailed-exitcode; every request is a read made as the read-only
+// identity, and nothing is written.
 func TestPreviewDirqualHealthy(t *testing.T) {
 	c := sharedFixtureCluster(t, healthyFixture)
 	w, kc := dirqualWorld(t, c, harness.IdentityReadOnly)
@@ -142,12 +143,12 @@ func wantReadOnlyUser(t *testing.T, events []harness.AuditEvent, user string) {
 	}
 }
 
-// Issue 3, proof 8 (backend drift) and proof 1 (second half): on a cluster of
-// its own, first the default StorageClass becomes local-path (plan: one
+// Backend drift, then a missing and a degraded layer: on a cluster of its
+// own, first the default StorageClass becomes local-path (plan: one
 // migrate-backend step naming both), then, that undone, CloudNativePG is
 // removed and Argo CD's repo-server is 0/1 available (plan: exactly install
-// cnpg and repair argocd, exit 2). Issue 4, proof 7 (next names cnpg) runs
-// on that same state.
+// cnpg and repair argocd, exit 2). On that same state, `next` names cnpg as
+// the next phase.
 func TestPreviewDirqualDriftAndNext(t *testing.T) {
 	c := ownCluster(t, healthyFixture)
 	cs := c.AdminClient()
@@ -155,7 +156,7 @@ func TestPreviewDirqualDriftAndNext(t *testing.T) {
 	w, _ := dirqualWorld(t, c, harness.IdentityReadOnly)
 	args := []string{"preview", "--stack", "dirqual", "--stacks", w.Stacks, "--detailed-exitcode"}
 
-	t.Run("issue3-proof8-backend-drift", func(t *testing.T) {
+	t.Run("backend-drift", func(t *testing.T) {
 		setDefaultClass(t, c, "rook-ceph-block", false)
 		lp := &storagev1.StorageClass{
 			ObjectMeta:  metav1.ObjectMeta{Name: "local-path", Annotations: map[string]string{"storageclass.kubernetes.io/is-default-class": "true"}},
@@ -198,7 +199,7 @@ func TestPreviewDirqualDriftAndNext(t *testing.T) {
 		wantLine(t, "summary", r.stdout, `^Plan: 1 to change \(1 migrate-backend\), 1 undeclared, 0 unknown\.`)
 	})
 
-	t.Run("issue3-proof1-cnpg-removed-argocd-degraded", func(t *testing.T) {
+	t.Run("cnpg-removed-argocd-degraded", func(t *testing.T) {
 		removeCNPG(t, c)
 		degradeRepoServer(t, c)
 
@@ -233,7 +234,7 @@ func TestPreviewDirqualDriftAndNext(t *testing.T) {
 		wantNotContains(t, "prod plan", plan, "bootstrap", "join-node", "migrate-backend")
 	})
 
-	t.Run("issue4-proof7-next-names-cnpg", func(t *testing.T) {
+	t.Run("next-names-cnpg", func(t *testing.T) {
 		r := w.run(nil, "next", "--stack", "dirqual", "--stacks", w.Stacks)
 		wantCode(t, r, 0)
 		wantLine(t, "next phase", r.stdout, `^Stack dirqual: next phase is cnpg — .*cnpg.*$`)
@@ -352,10 +353,10 @@ func poll(t *testing.T, limit time.Duration, what string, cond func() bool, stat
 	}
 }
 
-// Issue 3, proof 2: HOME holds a ~/.kube/config pointing at a second running
-// apiserver, no KUBECONFIG, no kubeconfig: in the topology. ACTUAL says no
-// target, PLAN is unverified, the second apiserver saw nothing of nestor and
-// limactl was never run.
+// With no target declared, a ~/.kube/config is ignored: HOME holds one
+// pointing at a second running apiserver, no KUBECONFIG, no kubeconfig: in
+// the topology. ACTUAL says no target, PLAN is unverified, the second
+// apiserver saw nothing of nestor and limactl was never run.
 func TestPreviewNoTargetIgnoresHomeKubeconfig(t *testing.T) {
 	prod := sharedFixtureCluster(t, healthyFixture)
 	second := sharedFixtureCluster(t, benchFixture)
@@ -417,11 +418,10 @@ func TestPreviewNoTargetIgnoresHomeKubeconfig(t *testing.T) {
 	}
 }
 
-// Issue 3, proof 3: --kubeconfig beats KUBECONFIG beats the topology, the
-// target line naming the rule each time (and the audit log showing the
-// identity of the file that won); a KUBECONFIG list follows client-go's
-// first-wins merge; an empty current-context or a missing file is an error
-// naming the file.
+// --kubeconfig beats KUBECONFIG beats the topology, the target line naming
+// the rule each time (and the audit log showing the identity of the file that
+// won); a KUBECONFIG list follows client-go's first-wins merge; an empty
+// current-context or a missing file is an error naming the file.
 func TestPreviewKubeconfigPriority(t *testing.T) {
 	c := sharedFixtureCluster(t, healthyFixture)
 	other := sharedFixtureCluster(t, benchFixture)
@@ -550,11 +550,11 @@ func benchWorld(t *testing.T, c *harness.Cluster, withKubeconfig bool, others ..
 	return w
 }
 
-// Issue 3, proof 4: the bench stack with the limactl stand-in (lima-node1
-// Running, lima-node2 Stopped) and the bench cluster: PLAN is "start VM
-// lima-node2"; without the bench kubeconfig the nodes are not readable
-// (unknown), not zero. The limactl output is accepted in its three forms,
-// and KUBECONFIG in the environment is never used for a lima stack.
+// The bench stack with the limactl stand-in (lima-node1 Running, lima-node2
+// Stopped) and the bench cluster: PLAN is "start VM lima-node2"; without the
+// bench kubeconfig the nodes are not readable (unknown), not zero. The
+// limactl output is accepted in its three forms, and KUBECONFIG in the
+// environment is never used for a lima stack.
 func TestPreviewBenchLima(t *testing.T) {
 	bench := sharedFixtureCluster(t, benchFixture)
 	prod := sharedFixtureCluster(t, healthyFixture)
@@ -636,9 +636,8 @@ func TestPreviewBenchLima(t *testing.T) {
 	})
 }
 
-// Issue 3, proof 6: the no-permission identity. The refused probes are
-// unknown (forbidden), the plan installs nothing it could not see, and
-// --detailed-exitcode gives 1.
+// The no-permission identity: the refused probes are unknown (forbidden), the
+// plan installs nothing it could not see, and --detailed-exitcode gives 1.
 func TestPreviewNoAccessIdentity(t *testing.T) {
 	c := sharedFixtureCluster(t, healthyFixture)
 	w, _ := dirqualWorld(t, c, harness.IdentityNoAccess)
@@ -689,9 +688,9 @@ func TestPreviewNoAccessIdentity(t *testing.T) {
 	wantNotContains(t, "no-access preview", r.stdout, "absent", "+ install")
 }
 
-// Issue 3, proof 7: an endpoint that does not answer. A closed loopback port
-// (connection refused) and a blackhole (accepts, never answers): preview
-// ends within the timeout, exit 1, with a message naming the endpoint.
+// An endpoint that does not answer: a closed loopback port (connection
+// refused) and a blackhole (accepts, never answers): preview ends within the
+// timeout, exit 1, with a message naming the endpoint.
 func TestPreviewUnreachableEndpoint(t *testing.T) {
 	c := sharedFixtureCluster(t, healthyFixture) // for its CA and credentials only
 

@@ -135,8 +135,8 @@ type pki struct {
 }
 
 // servingIPs and servingNames are the SANs of the serving certificate: every
-// loopback name a test may use to reach the server (issue 5 reaches it on
-// 127.0.0.2 and as localhost).
+// loopback name a test may use to reach the server (the end-to-end test of
+// nestor discover reaches it on 127.0.0.2 and as localhost).
 var (
 	servingIPs   = []net.IP{net.ParseIP("127.0.0.1"), net.ParseIP("127.0.0.2"), net.IPv6loopback}
 	servingNames = []string{"localhost", "kubernetes", "kubernetes.default", "kubernetes.default.svc"}

@@ -46,7 +46,7 @@ func clientFor(t *testing.T, kubeconfig, ua string) kubernetes.Interface {
 	return cs
 }
 
-// TestSmoke is issue 2's "done when": start a cluster, load
+// TestSmoke proves the harness works end to end: start a cluster, load
 // dirqual-healthy.yaml, list the nodes as the read-only identity (4 Ready,
 // with kubelet versions), find that list in the audit log, be refused a
 // create as the read-only identity, and leave no process behind.

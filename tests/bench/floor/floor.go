@@ -1,8 +1,9 @@
 // Package floor reads what nestor's prod preview needs the cheapest way the
-// API server allows (issue 6, "the floor"): every list whole and at once,
-// protobuf for built-in types, metadata-only where only names are needed,
-// nothing decoded but the paging token. It is kept apart from package bench
-// so the floor binary links no Kubernetes API types.
+// API server allows ("the floor" of the benchmark, the cost of the API server
+// alone): every list whole and at once, protobuf for built-in types,
+// metadata-only where only names are needed, nothing decoded but the paging
+// token. It is kept apart from package bench so the floor binary links no
+// Kubernetes API types.
 package floor
 
 import (

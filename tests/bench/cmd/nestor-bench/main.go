@@ -1,13 +1,12 @@
 // Command nestor-bench measures `nestor preview -o json` side by side with
-// kubectl and with the raw-API floor on generated clusters of several
-// scales (issue 6; method in BENCHMARKS.md). For each scale it starts a
-// fresh test cluster (tests/harness), loads a realistic fixture
-// (bench.Generate, bench.Load), then, against that one apiserver, runs a
-// warm-up of each command (checking its output), then -runs rounds
-// alternating the three commands (the order rotates every round), and reads
-// each command's requests from the audit log (by user agent). It prints one
-// table; -markdown FILE also writes it as Markdown. Use tests/bench/run.sh,
-// which builds the binaries first.
+// kubectl and with the raw-API floor on generated clusters of several scales
+// (method in BENCHMARKS.md). For each scale it starts a fresh test cluster
+// (tests/harness), loads a realistic fixture (bench.Generate, bench.Load),
+// then, against that one apiserver, runs a warm-up of each command (checking
+// its output), then -runs rounds alternating the three commands (the order
+// rotates every round), and reads each command's requests from the audit log
+// (by user agent). It prints one table; -markdown FILE also writes it as
+// Markdown. Use tests/bench/run.sh, which builds the binaries first.
 //
 //	nestor-bench -nestor BIN -floor BIN [-kubectl BIN] [-scales 500,2000,5000] [-runs 5]
 package main

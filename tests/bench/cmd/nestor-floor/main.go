@@ -1,9 +1,9 @@
-// Command nestor-floor is the benchmark's floor (issue 6): it reads every
-// list nestor's prod preview needs, whole and in parallel, in the cheapest
-// encoding the server offers (package floor), and prints what it read as one
-// JSON line: {"items":{"nodes":N,…},"requests":R,"bytes":B}. It is run as its
-// own process so its wall time and peak RSS compare with nestor's and
-// kubectl's.
+// Command nestor-floor is the benchmark's floor (the cost of the API server
+// alone): it reads every list nestor's prod preview needs, whole and in
+// parallel, in the cheapest encoding the server offers (package floor), and
+// prints what it read as one JSON line:
+// {"items":{"nodes":N,…},"requests":R,"bytes":B}. It is run as its own
+// process so its wall time and peak RSS compare with nestor's and kubectl's.
 //
 //	nestor-floor -kubeconfig FILE [-gzip]
 //
