@@ -20,6 +20,9 @@ type Sample struct {
 	// MaxRSS is the largest peak resident set size of the processes, in
 	// bytes (wait4's rusage ru_maxrss, which Linux reports in KiB).
 	MaxRSS int64
+	// CPU is the summed CPU time of the processes: user + system, all
+	// threads (wait4's ru_utime + ru_stime).
+	CPU time.Duration
 }
 
 // Step is one process of a command.
@@ -40,6 +43,7 @@ func RunSteps(ctx context.Context, launcher string, steps []Step, out io.Writer)
 		one, err := runOne(ctx, launcher, st, out)
 		s.Wall += one.Wall
 		s.MaxRSS = max(s.MaxRSS, one.MaxRSS)
+		s.CPU += one.CPU
 		if err != nil {
 			return s, err
 		}
@@ -67,15 +71,16 @@ func runOne(ctx context.Context, launcher string, st Step, out io.Writer) (Sampl
 	report, _ := io.ReadAll(r)
 	err = cmd.Wait()
 	var s Sample
-	var wallNS, rssKiB int64
+	var wallNS, rssKiB, cpuNS int64
 	var code int
-	if _, perr := fmt.Sscan(string(report), &wallNS, &rssKiB, &code); perr != nil {
+	if _, perr := fmt.Sscan(string(report), &wallNS, &rssKiB, &code, &cpuNS); perr != nil {
 		if err == nil {
 			err = fmt.Errorf("no report from %s (%q)", launcher, report)
 		}
 	}
 	s.Wall = time.Duration(wallNS)
 	s.MaxRSS = rssKiB * 1024
+	s.CPU = time.Duration(cpuNS)
 	if err != nil {
 		msg := strings.TrimSpace(stderr.String())
 		if len(msg) > 2000 {
@@ -102,3 +107,39 @@ func Median(d []time.Duration) time.Duration {
 
 // MiB converts bytes to mebibytes.
 func MiB(b int64) float64 { return float64(b) / (1 << 20) }
+
+// clockTicks is the unit of utime and stime in /proc/PID/stat: USER_HZ,
+// 100 on every Linux architecture Go supports (proc(5), sysconf(_SC_CLK_TCK)).
+const clockTicks = 100
+
+// ProcessCPU returns the CPU time (user + system, all threads, exited ones
+// included) the running processes pids have used since they started, read
+// from /proc/PID/stat (proc(5): fields 14 utime and 15 stime, in clock
+// ticks of 10 ms). It is for processes the benchmark did not start itself,
+// such as a test cluster's servers: sample it before and after a command.
+// An error names the process whose file could not be read or parsed.
+func ProcessCPU(pids []int) (time.Duration, error) {
+	var total time.Duration
+	for _, pid := range pids {
+		b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+		if err != nil {
+			return 0, err
+		}
+		// The command name (field 2) is in parentheses and may hold spaces:
+		// fields are counted after its closing parenthesis.
+		i := bytes.LastIndexByte(b, ')')
+		if i < 0 {
+			return 0, fmt.Errorf("/proc/%d/stat: unexpected format %q", pid, b)
+		}
+		f := strings.Fields(string(b[i+1:]))
+		if len(f) < 13 {
+			return 0, fmt.Errorf("/proc/%d/stat: unexpected format %q", pid, b)
+		}
+		var utime, stime int64
+		if _, err := fmt.Sscan(f[11]+" "+f[12], &utime, &stime); err != nil {
+			return 0, fmt.Errorf("/proc/%d/stat: utime, stime: %v", pid, err)
+		}
+		total += time.Duration(utime+stime) * time.Second / clockTicks
+	}
+	return total, nil
+}

@@ -9,7 +9,12 @@
 // --no-input --stack X`, then `nestor fleet -o json` over those stacks, all
 // through the rusage launcher. It prints, per count, the median wall time
 // and peak RSS of the fleet and of the slowest single preview, and their
-// ratios. Use tests/bench/fleet.sh, which builds the binaries first.
+// ratios; and the CPU time each side used: nestor's (the launcher's
+// rusage) and the servers' (etcd and kube-apiserver, sampled from
+// /proc/PID/stat before and after each command), with the floor they set
+// on this machine: all that CPU divided by its cores is the shortest wall
+// time any scheduling of the work could reach. Use tests/bench/fleet.sh,
+// which builds the binaries first.
 //
 //	nestor-fleet-bench -nestor BIN -launcher BIN [-servers 4] [-nodes 500] [-stacks 1,8,32] [-runs 3]
 package main
@@ -23,6 +28,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strconv"
 	"strings"
 	"time"
@@ -80,7 +86,11 @@ type row struct {
 	fleetWall, singleWall time.Duration // medians; single: the slowest preview of a round
 	sumWall               time.Duration // median of the rounds' summed single previews
 	fleetRSS, singleRSS   int64         // medians; single: the largest of a round
-	statuses              string
+	// CPU time, medians of the rounds: nestor's and the servers', for the
+	// fleet and for all the single previews of a round added up.
+	fleetCPU, sumCPU             time.Duration
+	fleetServerCPU, sumServerCPU time.Duration
+	statuses                     string
 }
 
 func run(o options) error {
@@ -140,7 +150,7 @@ func run(o options) error {
 		if err != nil {
 			return err
 		}
-		r, err := measure(ctx, o, env, dir, names)
+		r, err := measure(ctx, o, env, dir, names, serverPIDs(clusters))
 		if err != nil {
 			return fmt.Errorf("%d stacks: %w", n, err)
 		}
@@ -180,22 +190,49 @@ func writeStacks(work, dir string, n, servers int, bench0 []byte) ([]string, err
 	return append(names, "bench"), nil
 }
 
-func measure(ctx context.Context, o options, env []string, dir string, names []string) (row, error) {
+// serverPIDs returns the process ids of every cluster's etcd and
+// kube-apiserver.
+func serverPIDs(clusters []*harness.Cluster) []int {
+	var pids []int
+	for _, c := range clusters {
+		pids = append(pids, c.PIDs()...)
+	}
+	return pids
+}
+
+// runMeasured runs one nestor command through the launcher and returns its
+// sample and the CPU time the servers used meanwhile.
+func runMeasured(ctx context.Context, o options, step bench.Step, out io.Writer, servers []int) (bench.Sample, time.Duration, error) {
+	before, err := bench.ProcessCPU(servers)
+	if err != nil {
+		return bench.Sample{}, 0, err
+	}
+	s, err := bench.RunSteps(ctx, o.launcher, []bench.Step{step}, out)
+	if err != nil {
+		return s, 0, err
+	}
+	after, err := bench.ProcessCPU(servers)
+	return s, after - before, err
+}
+
+func measure(ctx context.Context, o options, env []string, dir string, names []string, servers []int) (row, error) {
 	r := row{stacks: len(names)}
 	var fleetWalls, singleWalls, sumWalls []time.Duration
 	var fleetRSS, singleRSS []time.Duration // RSS kept as durations for Median
+	var fleetCPU, sumCPU, fleetServerCPU, sumServerCPU []time.Duration
 	for round := 0; round <= o.runs; round++ {
-		var slowest, sum time.Duration
+		var slowest, sum, cpu, serverCPU time.Duration
 		var rss int64
 		for _, name := range names {
-			s, err := bench.RunSteps(ctx, o.launcher, []bench.Step{{Argv: []string{o.nestor, "preview", "-o", "json", "--no-input", "--stacks", dir, "--stack", name}, Env: env}}, nil)
+			s, scpu, err := runMeasured(ctx, o, bench.Step{Argv: []string{o.nestor, "preview", "-o", "json", "--no-input", "--stacks", dir, "--stack", name}, Env: env}, nil, servers)
 			if err != nil {
 				return r, err
 			}
 			slowest, sum, rss = max(slowest, s.Wall), sum+s.Wall, max(rss, s.MaxRSS)
+			cpu, serverCPU = cpu+s.CPU, serverCPU+scpu
 		}
 		var out bytes.Buffer
-		s, err := bench.RunSteps(ctx, o.launcher, []bench.Step{{Argv: []string{o.nestor, "fleet", "-o", "json", "--stacks", dir}, Env: env}}, &out)
+		s, scpu, err := runMeasured(ctx, o, bench.Step{Argv: []string{o.nestor, "fleet", "-o", "json", "--stacks", dir}, Env: env}, &out, servers)
 		if err != nil {
 			return r, err
 		}
@@ -210,8 +247,12 @@ func measure(ctx context.Context, o options, env []string, dir string, names []s
 		}
 		fleetWalls, singleWalls, sumWalls = append(fleetWalls, s.Wall), append(singleWalls, slowest), append(sumWalls, sum)
 		fleetRSS, singleRSS = append(fleetRSS, time.Duration(s.MaxRSS)), append(singleRSS, time.Duration(rss))
+		fleetCPU, sumCPU = append(fleetCPU, s.CPU), append(sumCPU, cpu)
+		fleetServerCPU, sumServerCPU = append(fleetServerCPU, scpu), append(sumServerCPU, serverCPU)
 	}
 	r.fleetWall, r.singleWall, r.sumWall = bench.Median(fleetWalls), bench.Median(singleWalls), bench.Median(sumWalls)
+	r.fleetCPU, r.sumCPU = bench.Median(fleetCPU), bench.Median(sumCPU)
+	r.fleetServerCPU, r.sumServerCPU = bench.Median(fleetServerCPU), bench.Median(sumServerCPU)
 	r.fleetRSS, r.singleRSS = int64(bench.Median(fleetRSS)), int64(bench.Median(singleRSS))
 	return r, nil
 }
@@ -262,6 +303,7 @@ func repoRoot() (string, error) {
 func ms(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
 
 func cells(r row) []string {
+	floor := (r.fleetCPU + r.fleetServerCPU) / time.Duration(runtime.NumCPU())
 	return []string{
 		strconv.Itoa(r.stacks),
 		fmt.Sprintf("%.0f ms", ms(r.fleetWall)),
@@ -271,10 +313,15 @@ func cells(r row) []string {
 		fmt.Sprintf("%.1f MiB", bench.MiB(r.fleetRSS)),
 		fmt.Sprintf("%.1f MiB", bench.MiB(r.singleRSS)),
 		fmt.Sprintf("%.2f×", float64(r.fleetRSS)/float64(r.singleRSS)),
+		fmt.Sprintf("%.0f / %.0f ms", ms(r.fleetCPU), ms(r.sumCPU)),
+		fmt.Sprintf("%.0f / %.0f ms", ms(r.fleetServerCPU), ms(r.sumServerCPU)),
+		fmt.Sprintf("%.0f ms", ms(floor)),
+		fmt.Sprintf("%.2f×", float64(r.fleetWall)/float64(floor)),
 	}
 }
 
-var header = []string{"stacks", "fleet wall", "slowest preview", "ratio", "sum of previews", "fleet peak RSS", "largest preview RSS", "ratio"}
+var header = []string{"stacks", "fleet wall", "slowest preview", "ratio", "sum of previews", "fleet peak RSS", "largest preview RSS", "ratio",
+	"nestor CPU: fleet / previews", "servers' CPU: fleet / previews", "CPU floor of fleet", "fleet ÷ floor"}
 
 func printTable(w io.Writer, rows []row) {
 	fmt.Fprintln(w, strings.Join(header, " | "))
@@ -284,7 +331,7 @@ func printTable(w io.Writer, rows []row) {
 }
 
 func writeMarkdown(w io.Writer, rows []row, o options) {
-	fmt.Fprintf(w, "%d servers × %d nodes; prod stacks spread over them, plus one lima stack; median of %d rounds.\n\n", o.servers, o.nodes, o.runs)
+	fmt.Fprintf(w, "%d servers × %d nodes; prod stacks spread over them, plus one lima stack; median of %d rounds; %d CPUs (the CPU floor is the fleet's CPU, nestor's and the servers', divided by them).\n\n", o.servers, o.nodes, o.runs, runtime.NumCPU())
 	fmt.Fprintf(w, "| %s |\n|%s\n", strings.Join(header, " | "), strings.Repeat("---|", len(header)))
 	for _, r := range rows {
 		fmt.Fprintf(w, "| %s |\n", strings.Join(cells(r), " | "))

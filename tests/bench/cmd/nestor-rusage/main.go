@@ -1,12 +1,13 @@
-// Command nestor-rusage runs one program and reports its wall time and peak
-// resident set size, for the benchmark (issue 6).
+// Command nestor-rusage runs one program and reports its wall time, CPU time
+// and peak resident set size, for the benchmarks (BENCHMARKS.md).
 //
 //	nestor-rusage -- PROGRAM [ARG…]
 //
 // PROGRAM inherits the environment and the three standard streams. When it
-// has ended, one line "WALL_NS MAXRSS_KIB EXIT_STATUS" is written to file
-// descriptor 3 (the caller's pipe): the wall time from fork to reaped, and
-// wait4's ru_maxrss of the child.
+// has ended, one line "WALL_NS MAXRSS_KIB EXIT_STATUS CPU_NS" is written to
+// file descriptor 3 (the caller's pipe): the wall time from fork to reaped,
+// wait4's ru_maxrss of the child, its exit status, and its CPU time (wait4's
+// ru_utime + ru_stime: user and system time of all its threads).
 //
 // Why a launcher: Linux's ru_maxrss of a child starts at the resident size
 // of the process that forked it (exec records the old address space's
@@ -65,7 +66,8 @@ func main() {
 		code = 128 + int(ws.Signal())
 	}
 	if report != nil {
-		fmt.Fprintf(report, "%d %d %d\n", wall.Nanoseconds(), ru.Maxrss, code)
+		cpu := time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+		fmt.Fprintf(report, "%d %d %d %d\n", wall.Nanoseconds(), ru.Maxrss, code, cpu.Nanoseconds())
 	}
 	os.Exit(code)
 }
