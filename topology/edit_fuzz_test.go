@@ -100,7 +100,10 @@ func checkOneLineEdit(t *testing.T, in, out []byte) {
 	}
 	switch len(outL) - len(inL) {
 	case 1:
-		if k == len(inL)-1 && lineEnd(inL[k]) == "" {
+		// Inserted before line k (which may be a last line without a line
+		// end, such as a trailing comment): checked below.
+		inserted := isKubeconfigLine(outL[k]) && lineEnd(outL[k]) == eol && reflect.DeepEqual(inL[k:], outL[k+1:])
+		if !inserted && k == len(inL)-1 && lineEnd(inL[k]) == "" {
 			// Appended after a last line without a line end.
 			if outL[k] != inL[k]+eol || !isKubeconfigLine(outL[k+1]) || lineEnd(outL[k+1]) != "" {
 				t.Fatalf("append at the end: %q → %q", in, out)
