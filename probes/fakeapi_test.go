@@ -19,13 +19,16 @@ import (
 // and CRDs as server-side Tables, and 406 Not Acceptable when the request
 // does not ask for a Table; StorageClasses, and the three workload kinds
 // per namespace), answers 403 to the workload lists of the namespaces in
-// forbidden, and records every request path.
+// forbidden (and to the namespace list when namespacesForbidden), and
+// records every request path.
 type fakeAPI struct {
 	namespaces []string
 	crds       []string
 	classes    []storagev1.StorageClass
 	workloads  []topology.WorkloadState
 	forbidden  map[string]bool
+	// namespacesForbidden: the namespace list is answered 403.
+	namespacesForbidden bool
 
 	mu    sync.Mutex
 	paths []string
@@ -84,6 +87,10 @@ func (f *fakeAPI) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		// The columns of the API server's node printer, in its order.
 		writeTable(w, r, []string{"Name", "Status", "Roles", "Age", "Version", "Internal-IP", "External-IP", "OS-Image", "Kernel-Version", "Container-Runtime"},
 			[][]any{{"dirqual1", "Ready", "control-plane,ingress", "5m", "v1.36.2", "10.67.2.11", "<none>", "Debian GNU/Linux 13", "6.12.0", "containerd://2.1.0"}})
+	case p == "/api/v1/namespaces" && f.namespacesForbidden:
+		writeJSON(w, 403, metav1.Status{TypeMeta: metav1.TypeMeta{Kind: "Status", APIVersion: "v1"}, Status: metav1.StatusFailure,
+			Reason: metav1.StatusReasonForbidden, Code: 403,
+			Message: `namespaces is forbidden: User "bob" cannot list resource "namespaces" in API group "" at the cluster scope`})
 	case p == "/api/v1/namespaces":
 		var rows [][]any
 		for _, n := range f.namespaces {

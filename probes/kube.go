@@ -599,15 +599,16 @@ func ProbeTarget(ctx context.Context, t *Target, topo *topology.Topology) (*topo
 // observation of a kube target plus the raw facts it was made from.
 //
 // Reads, under one bound (Target.Options.Timeout, default 10s, or ctx's
-// deadline when sooner), every list paginated with limit=500, all at once
-// (at most maxParallel workload lists in flight): namespaces and CustomResourceDefinitions as
-// server-side Tables without objects (names only; a CRD's group is its name
-// after the first dot), StorageClasses (storage/v1), and Deployments,
-// DaemonSets and StatefulSets (apps/v1) with one list per (kind,
-// namespace) in the namespaces of the declared layers (listed without
-// waiting for the namespace list: a namespace that does not exist lists
-// empty). Then a second wave lists the namespaces of the undeclared catalog
+// deadline when sooner), every list paginated with limit=500: namespaces
+// and CustomResourceDefinitions as server-side Tables without objects
+// (names only; a CRD's group is its name after the first dot),
+// StorageClasses (storage/v1), and, once the namespace list is in (the
+// others running meanwhile), Deployments, DaemonSets and StatefulSets
+// (apps/v1) with one list per (kind, namespace) in the namespaces of the
+// declared layers that exist (at most maxParallel workload lists in
+// flight). Then a second wave lists the namespaces of the undeclared catalog
 // layers whose CRD group or provisioner was seen, among those that exist.
+// Every candidate namespace is listed when the namespace list failed.
 // Never a request per CRD, nor per node but for the few that are not Ready
 // (listNodes). See workloadNamespaces.
 //
@@ -674,7 +675,7 @@ func readTarget(ctx context.Context, t *Target, topo *topology.Topology, withNod
 	}
 
 	var facts3 sync.WaitGroup
-	facts3.Add(3)
+	facts3.Add(2)
 	go func() {
 		defer facts3.Done()
 		groups, err := listCRDGroups(ctx, c)
@@ -693,19 +694,21 @@ func readTarget(ctx context.Context, t *Target, topo *topology.Topology, withNod
 		}
 		facts.StorageClasses = topology.KnownFact(scs)
 	}()
-	go func() {
-		defer facts3.Done()
-		ns, err := listNamespaces(ctx, c)
-		if err != nil {
-			facts.Namespaces = topology.UnknownFact[[]string](failReason(ctx, budget, err))
-			return
-		}
+	// The namespace list is awaited (one small Table, the other lists
+	// running meanwhile): no workload list is sent for a namespace it shows
+	// does not exist. Of the catalog's candidate namespaces for a layer
+	// (monitoring, kube-prometheus-stack, prometheus…) few exist, and each
+	// costs the API server three lists.
+	if ns, err := listNamespaces(ctx, c); err != nil {
+		facts.Namespaces = topology.UnknownFact[[]string](failReason(ctx, budget, err))
+	} else {
 		facts.Namespaces = topology.KnownFact(ns)
-	}()
+	}
 
-	// First wave: the declared layers' namespaces, not waiting for anything.
+	// First wave: the declared layers' namespaces that exist (all of them
+	// when the namespace list could not be read).
 	sem := make(chan struct{}, maxParallel)
-	declared := workloadNamespaces(topo, topology.ClusterFacts{}, false)
+	declared := workloadNamespaces(topo, topology.ClusterFacts{Namespaces: facts.Namespaces}, false)
 	wave1 := startWorkloads(ctx, c, sem, declared)
 	facts3.Wait()
 

@@ -306,6 +306,56 @@ func TestTargetBuildsClientsOnce(t *testing.T) {
 	}
 }
 
+// workloadListsPerNamespace counts the workload lists api answered, per
+// namespace.
+func workloadListsPerNamespace(api *fakeAPI) map[string]int {
+	listed := map[string]int{}
+	for _, p := range api.seen() {
+		if rest, ok := strings.CutPrefix(p, "/apis/apps/v1/namespaces/"); ok {
+			listed[strings.Split(rest, "/")[0]]++
+		}
+	}
+	return listed
+}
+
+// TestProbeClusterNamespaceListForbidden: when the namespace list cannot be
+// read, which namespaces exist is unknown, so every candidate namespace of
+// the declared layers is listed (a missing one lists empty) and the layers
+// are still judged from what the lists hold.
+func TestProbeClusterNamespaceListForbidden(t *testing.T) {
+	api := &fakeAPI{
+		namespaces:          []string{"kube-system"},
+		namespacesForbidden: true,
+		workloads: []topology.WorkloadState{
+			{Kind: topology.KindDaemonSet, Namespace: "kube-system", Name: "cilium", Desired: 4, Ready: 4},
+			{Kind: topology.KindDeployment, Namespace: "kube-system", Name: "cilium-operator", Desired: 1, Ready: 1},
+		},
+	}
+	srv := httptest.NewTLSServer(api)
+	defer srv.Close()
+	tg := targetAt(t, srv.URL, 5*time.Second)
+	topo := &topology.Topology{Path: "/s/dirqual.yaml", Name: "dirqual", TargetKind: topology.TargetProd,
+		Layers: []topology.LayerRef{{Name: "cilium"}}}
+	ver, nodes := ReadNodes(context.Background(), tg)
+	obs, facts := ProbeCluster(context.Background(), tg, topo, ver, nodes)
+	if facts.Namespaces.Known || !strings.Contains(facts.Namespaces.Reason, "forbidden") {
+		t.Errorf("namespaces = %+v, want unknown (forbidden)", facts.Namespaces)
+	}
+	want := workloadNamespaces(topo, topology.ClusterFacts{}, false)
+	if !slices.Contains(want, "cilium") || !slices.Contains(want, "kube-system") {
+		t.Fatalf("the catalog's namespaces of cilium are %q, want cilium and kube-system among them", want)
+	}
+	listed := workloadListsPerNamespace(api)
+	for _, ns := range want {
+		if listed[ns] != 3 {
+			t.Errorf("namespace %s: %d workload lists, want 3 (every candidate is listed when which exist is unknown): %v", ns, listed[ns], listed)
+		}
+	}
+	if len(obs.Layers) == 0 || obs.Layers[0].Name != "cilium" || obs.Layers[0].Health != topology.Healthy {
+		t.Errorf("layers = %+v, want cilium healthy first", obs.Layers)
+	}
+}
+
 // TestProbeClusterNamespaceFailureStaysLocal: a forbidden namespace makes
 // only the layers that live there unknown, with that namespace's own
 // reason; workloads are listed only where the declared layers live, plus
@@ -344,18 +394,13 @@ func TestProbeClusterNamespaceFailureStaysLocal(t *testing.T) {
 	if len(facts.WorkloadErrors) != 1 || facts.WorkloadErrors["harbor"] != wantErr {
 		t.Errorf("WorkloadErrors = %q, want harbor: %q", facts.WorkloadErrors, wantErr)
 	}
-	// The declared layers' namespaces are listed at once, before the
-	// namespace list is known (cilium lists empty and is dropped); argocd
+	// The declared layers' namespaces that exist are listed once the
+	// namespace list is in (cilium, which does not exist, is not); argocd
 	// in the second wave, once its CRDs were seen; monitoring and rook-ceph
 	// never.
-	listed := map[string]int{}
-	for _, p := range api.seen() {
-		if rest, ok := strings.CutPrefix(p, "/apis/apps/v1/namespaces/"); ok {
-			listed[strings.Split(rest, "/")[0]]++
-		}
-	}
-	if len(listed) != 4 || listed["kube-system"] != 3 || listed["harbor"] != 3 || listed["argocd"] != 3 || listed["cilium"] != 3 {
-		t.Errorf("workload lists per namespace %v, want 3 in each of kube-system, cilium, harbor and argocd only", listed)
+	listed := workloadListsPerNamespace(api)
+	if len(listed) != 3 || listed["kube-system"] != 3 || listed["harbor"] != 3 || listed["argocd"] != 3 {
+		t.Errorf("workload lists per namespace %v, want 3 in each of kube-system, harbor and argocd only", listed)
 	}
 	if _, ok := facts.WorkloadErrors["cilium"]; ok || slices.Contains(facts.WorkloadNamespaces, "cilium") {
 		t.Errorf("the missing namespace cilium is in the facts: %q %q", facts.WorkloadNamespaces, facts.WorkloadErrors)

@@ -15,13 +15,14 @@ import (
 // the workloads of a layer are looked for — Workload.Namespace, else the
 // def's Namespaces (topology.LayerDefFor):
 //
-//   - undeclared false: those of each declared layer of topo, whatever facts
-//     say (the first wave, sent before anything is known; a namespace that
-//     does not exist lists empty and is dropped afterwards);
+//   - undeclared false: those of each declared layer of topo (the first
+//     wave, sent once the namespace list is in);
 //   - undeclared true: those of each catalog layer topo does not declare
 //     whose CRD group or provisioner facts show (so an undeclared layer that
-//     is found gets its health), without the ones facts.Namespaces, when
-//     known, shows do not exist.
+//     is found gets its health);
+//
+// in both cases without the ones facts.Namespaces, when known, shows do not
+// exist (nothing can be in them); all of them when it is unknown.
 //
 // topo may be nil (no declared layer). An undeclared catalog layer with
 // neither CRD groups nor provisioners (ingress-nginx, registry…) is seen
@@ -49,18 +50,18 @@ func workloadNamespaces(topo *topology.Topology, facts topology.ClusterFacts, un
 			}
 		}
 	}
-	var exists map[string]bool
 	if undeclared {
 		for _, def := range topology.Catalog() {
 			if !declared[def.Name] && topology.SignalSeen(def, facts) {
 				add(def)
 			}
 		}
-		if facts.Namespaces.Known {
-			exists = map[string]bool{}
-			for _, ns := range facts.Namespaces.Value {
-				exists[ns] = true
-			}
+	}
+	var exists map[string]bool
+	if facts.Namespaces.Known {
+		exists = map[string]bool{}
+		for _, ns := range facts.Namespaces.Value {
+			exists[ns] = true
 		}
 	}
 	out := []string{}
