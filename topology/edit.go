@@ -2,7 +2,6 @@ package topology
 
 import (
 	"bytes"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"strings"
@@ -319,26 +318,63 @@ func fillKubeconfig(data []byte, lines []int, k, v *yaml.Node, quoted string) ([
 	return append(out, data[lineEnd:]...), nil
 }
 
-// YAMLScalar returns s as a YAML scalar that reads back as the string s in
-// a block or a flow collection: plain when a YAML parser reads the plain text
-// back as the string s (and it has none of the flow indicators , [ ] { }),
-// else double-quoted (JSON's escapes are valid in a YAML double-quoted
-// scalar, YAML 1.2 §7.3.1).
+// YAMLScalar returns s, valid UTF-8, as a YAML scalar that reads back as
+// the string s in a block or a flow collection: plain when a YAML parser
+// reads the plain text back as the string s (and it has none of the flow
+// indicators , [ ] { }), else double-quoted with yamlDoubleQuoted's escapes.
+// A string that is not valid UTF-8 cannot be written in YAML: its invalid
+// bytes come out as U+FFFD (callers that must keep the value check it reads
+// back, as SetKubeconfig does).
 func YAMLScalar(s string) string {
+	if !strings.ContainsAny(s, "\n\r\t#\"',[]{}") && strings.TrimSpace(s) == s &&
+		readsBackPlain("k: "+s, s) && readsBackPlain("{k: "+s+"}", s) {
+		return s
+	}
+	return yamlDoubleQuoted(s)
+}
+
+// readsBackPlain reports whether doc, a mapping of one key (block or flow),
+// parses with yaml.v3 and holds s as a plain string scalar.
+func readsBackPlain(doc, s string) bool {
 	var n yaml.Node
-	plainOK := !strings.ContainsAny(s, "\n\r\t#\"',[]{}") && strings.TrimSpace(s) == s
-	if plainOK {
-		if err := yaml.Unmarshal([]byte("k: "+s), &n); err == nil &&
-			len(n.Content) == 1 && len(n.Content[0].Content) == 2 {
-			v := n.Content[0].Content[1]
-			if v.Kind == yaml.ScalarNode && v.Tag == "!!str" && v.Value == s && v.Style == 0 {
-				return s
-			}
+	if err := yaml.Unmarshal([]byte(doc), &n); err != nil || len(n.Content) != 1 || len(n.Content[0].Content) != 2 {
+		return false
+	}
+	v := n.Content[0].Content[1]
+	return v.Kind == yaml.ScalarNode && v.Tag == "!!str" && v.Value == s && v.Style == 0
+}
+
+// yamlDoubleQuoted returns s as a YAML double-quoted scalar (YAML 1.2
+// §7.3.1): the quote and the backslash escaped, every character outside
+// YAML's printable set (§5.1 c-printable: tab, LF, CR, U+0020–U+007E,
+// U+0085, U+00A0–U+D7FF, U+E000–U+FFFD, U+10000 and above) written as an
+// escape (§5.7: \t \n \r, else \xXX, \uXXXX), and so are the characters
+// YAML 1.1 parsers take as line breaks (U+0085, U+2028, U+2029) and the
+// byte order mark U+FEFF. Invalid UTF-8 comes out as U+FFFD.
+func yamlDoubleQuoted(s string) string {
+	var b strings.Builder
+	b.WriteByte('"')
+	for _, r := range s {
+		switch {
+		case r == '"' || r == '\\':
+			b.WriteByte('\\')
+			b.WriteRune(r)
+		case r == '\t':
+			b.WriteString(`\t`)
+		case r == '\n':
+			b.WriteString(`\n`)
+		case r == '\r':
+			b.WriteString(`\r`)
+		case r == 0x85 || r == 0x2028 || r == 0x2029 || r == 0xFEFF:
+			fmt.Fprintf(&b, `\u%04X`, r)
+		case r >= 0x20 && r <= 0x7E, r >= 0xA0 && r <= 0xD7FF, r >= 0xE000 && r <= 0xFFFD, r >= 0x10000:
+			b.WriteRune(r)
+		case r < 0x100:
+			fmt.Fprintf(&b, `\x%02X`, r)
+		default:
+			fmt.Fprintf(&b, `\u%04X`, r)
 		}
 	}
-	var b bytes.Buffer
-	enc := json.NewEncoder(&b)
-	enc.SetEscapeHTML(false)
-	_ = enc.Encode(s)
-	return strings.TrimSuffix(b.String(), "\n")
+	b.WriteByte('"')
+	return b.String()
 }
