@@ -518,7 +518,7 @@ func readKapsule(ctx context.Context, budget time.Duration, creds *ScalewayCrede
 		names := []string{}
 		for _, v := range av.Versions {
 			if v != nil {
-				names = append(names, sanitize(v.Name))
+				names = append(names, sanitizeName(v.Name))
 			}
 		}
 		k.Available = topology.KnownFact(names)
@@ -543,7 +543,7 @@ func readKapsule(ctx context.Context, budget time.Duration, creds *ScalewayCrede
 		out := []topology.KapsuleNode{}
 		for _, n := range nodes.Nodes {
 			if n != nil {
-				out = append(out, topology.KapsuleNode{Name: sanitize(n.Name), PoolID: n.PoolID, Status: sanitize(n.Status.String()), ErrorMessage: sanitize(deref(n.ErrorMessage))})
+				out = append(out, topology.KapsuleNode{Name: sanitizeName(n.Name), PoolID: n.PoolID, Status: sanitizeName(n.Status.String()), ErrorMessage: sanitize(deref(n.ErrorMessage))})
 			}
 		}
 		sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
@@ -556,7 +556,7 @@ func readKapsule(ctx context.Context, budget time.Duration, creds *ScalewayCrede
 		out := []topology.KapsuleVersion{}
 		for _, v := range vs.Versions {
 			if v != nil {
-				out = append(out, topology.KapsuleVersion{Name: sanitize(v.Name), ReleasedAt: v.ReleasedAt, DeprecatedAt: v.DeprecatedAt, EndOfLifeAt: v.EndOfLifeAt})
+				out = append(out, topology.KapsuleVersion{Name: sanitizeName(v.Name), ReleasedAt: v.ReleasedAt, DeprecatedAt: v.DeprecatedAt, EndOfLifeAt: v.EndOfLifeAt})
 			}
 		}
 		k.Versions = topology.KnownFact(out)
@@ -613,9 +613,9 @@ func deref(s *string) string {
 }
 
 func clusterOf(c *k8s.Cluster) topology.KapsuleCluster {
-	out := topology.KapsuleCluster{ID: c.ID, Name: sanitize(c.Name), Region: c.Region.String(), ProjectID: c.ProjectID,
-		Status: sanitize(c.Status.String()), Version: sanitize(c.Version), Type: sanitize(c.Type), CNI: sanitize(c.Cni.String()),
-		URL: sanitize(c.ClusterURL), UpgradeAvailable: c.UpgradeAvailable}
+	out := topology.KapsuleCluster{ID: c.ID, Name: sanitizeName(c.Name), Region: c.Region.String(), ProjectID: c.ProjectID,
+		Status: sanitizeName(c.Status.String()), Version: sanitizeName(c.Version), Type: sanitizeName(c.Type), CNI: sanitizeName(c.Cni.String()),
+		URL: sanitizeName(c.ClusterURL), UpgradeAvailable: c.UpgradeAvailable}
 	if c.AutoUpgrade != nil {
 		out.AutoUpgrade = c.AutoUpgrade.Enabled
 	}
@@ -623,8 +623,8 @@ func clusterOf(c *k8s.Cluster) topology.KapsuleCluster {
 }
 
 func poolOf(p *k8s.Pool) topology.KapsulePool {
-	return topology.KapsulePool{ID: p.ID, Name: sanitize(p.Name), Status: sanitize(p.Status.String()), Version: sanitize(p.Version),
-		NodeType: sanitize(p.NodeType), Zone: p.Zone.String(), Size: int(p.Size), MinSize: int(p.MinSize), MaxSize: int(p.MaxSize),
+	return topology.KapsulePool{ID: p.ID, Name: sanitizeName(p.Name), Status: sanitizeName(p.Status.String()), Version: sanitizeName(p.Version),
+		NodeType: sanitizeName(p.NodeType), Zone: p.Zone.String(), Size: int(p.Size), MinSize: int(p.MinSize), MaxSize: int(p.MaxSize),
 		Autoscaling: p.Autoscaling, Autohealing: p.Autohealing, ErrorMessage: sanitize(deref(p.ErrorMessage))}
 }
 

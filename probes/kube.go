@@ -247,7 +247,7 @@ func serverVersion(ctx context.Context, c *clients) (string, error) {
 	if info.GitVersion == "" {
 		return "", fmt.Errorf("the /version answer has no gitVersion")
 	}
-	return sanitize(info.GitVersion), nil
+	return sanitizeName(info.GitVersion), nil
 }
 
 // tablePage is one page of a server-side Table (meta.k8s.io/v1 Table),
@@ -468,7 +468,7 @@ func listNodes(ctx context.Context, c *clients) ([]topology.NodeState, error) {
 // A node the Table shows NotReady has ReadyStatus "" and no message: its
 // condition is read next.
 func nodeRow(cells []string) topology.NodeState {
-	s := topology.NodeState{Name: cells[0], Roles: []string{}, KubeletVersion: sanitize(cells[3])}
+	s := topology.NodeState{Name: cells[0], Roles: []string{}, KubeletVersion: sanitizeName(cells[3])}
 	words := strings.Split(cells[1], ",")
 	switch words[0] {
 	case "Ready":
@@ -480,13 +480,13 @@ func nodeRow(cells []string) topology.NodeState {
 	if roles := cells[2]; roles != "" && roles != "<none>" {
 		for _, r := range strings.Split(roles, ",") {
 			if r != "" && !containsString(s.Roles, r) {
-				s.Roles = append(s.Roles, sanitize(r))
+				s.Roles = append(s.Roles, sanitizeName(r))
 			}
 		}
 		sort.Strings(s.Roles)
 	}
 	if ip := cells[4]; ip != "<none>" {
-		s.InternalIP = sanitize(ip)
+		s.InternalIP = sanitizeName(ip)
 	}
 	return s
 }

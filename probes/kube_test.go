@@ -194,7 +194,7 @@ func TestNodeRow(t *testing.T) {
 		{[]string{"w3", "Unknown,SchedulingDisabled", "", "", ""},
 			topology.NodeState{Name: "w3", Unschedulable: true, ReadyMessage: "the node has no Ready condition (its kubelet has not posted a status)", Roles: []string{}}},
 		{[]string{"w4", "NotReady,SchedulingDisabled", "storage,worker", "v1.37.2\x1b[2J", "10.0.0.4"},
-			topology.NodeState{Name: "w4", Unschedulable: true, Roles: []string{"storage", "worker"}, KubeletVersion: "v1.37.2[2J", InternalIP: "10.0.0.4"}},
+			topology.NodeState{Name: "w4", Unschedulable: true, Roles: []string{"storage", "worker"}, KubeletVersion: `v1.37.2\x1b[2J`, InternalIP: "10.0.0.4"}},
 		// RKE1 and k3s spell the roles their way; the column carries them as they are.
 		{[]string{"rke-n1", "Ready", "controlplane,etcd,worker", "v1.28.15", "192.0.2.91"},
 			topology.NodeState{Name: "rke-n1", Ready: true, ReadyStatus: "True", Roles: []string{"controlplane", "etcd", "worker"}, KubeletVersion: "v1.28.15", InternalIP: "192.0.2.91"}},

@@ -111,11 +111,14 @@ func decodeLimaList(out []byte) (limaList, error) {
 			return fmt.Errorf("instance %d (starting at byte %d): it has no name", entries()+1, lead+start)
 		}
 		errs := limaErrors(in.Errors)
+		// Names, statuses, folders and types are printed: their
+		// unprintable characters are escaped, never dropped (sanitizeName),
+		// so a text that was there never reads as absent.
 		if in.Status == "" && in.Dir == "" {
-			l.notVMs = append(l.notVMs, topology.NotVM{Name: sanitize(in.Name), Errors: errs})
+			l.notVMs = append(l.notVMs, topology.NotVM{Name: sanitizeName(in.Name), Errors: errs})
 			return nil
 		}
-		l.vms = append(l.vms, topology.VM{Name: in.Name, Status: in.Status, Dir: in.Dir, VMType: in.VMType,
+		l.vms = append(l.vms, topology.VM{Name: sanitizeName(in.Name), Status: sanitizeName(in.Status), Dir: sanitizeName(in.Dir), VMType: sanitizeName(in.VMType),
 			CPUs: in.CPUs, Memory: in.Memory, Disk: in.Disk, Errors: errs})
 		return nil
 	}

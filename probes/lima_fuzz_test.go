@@ -16,6 +16,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"unicode"
+	"unicode/utf8"
 )
 
 var limaPositionRE = regexp.MustCompile(`instance \d+ .*byte \d+|byte \d+`)
@@ -88,6 +90,16 @@ func checkLimaList(t *testing.T, out []byte, l limaList) {
 	for i, vm := range vms {
 		if vm.Name == "" {
 			t.Fatalf("instance %d has no name", i+1)
+		}
+		for _, text := range []string{vm.Name, vm.Status, vm.Dir, vm.VMType} {
+			if strings.IndexFunc(text, unicode.IsControl) >= 0 || !utf8.ValidString(text) {
+				t.Fatalf("instance %d: %q reached the model unescaped", i+1, text)
+			}
+		}
+	}
+	for i, e := range l.notVMs {
+		if strings.IndexFunc(e.Name, unicode.IsControl) >= 0 || !utf8.ValidString(e.Name) {
+			t.Fatalf("entry %d that is not a VM: %q reached the model unescaped", i+1, e.Name)
 		}
 	}
 }

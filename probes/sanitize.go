@@ -1,6 +1,8 @@
 package probes
 
 import (
+	"fmt"
+	"strconv"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -31,6 +33,32 @@ func sanitize(s string) string {
 			continue
 		}
 		b.WriteRune(r)
+	}
+	return b.String()
+}
+
+// sanitizeName makes a name that came from outside nestor (a Lima instance,
+// a node, a pool) safe to print while keeping it a name: where sanitize
+// drops a control character, sanitizeName writes it as a Go escape (DEL
+// becomes \x7f, a newline \n), and so are the invisible format characters
+// (Unicode category Cf: zero-width spaces, bidirectional overrides, which
+// could make one name look like another) and every byte that is not UTF-8
+// (\xff). A name made only of such characters stays non-empty, and two
+// names that differ stay different. Printable text is kept as is.
+func sanitizeName(s string) string {
+	var b strings.Builder
+	for i := 0; i < len(s); {
+		r, size := utf8.DecodeRuneInString(s[i:])
+		switch {
+		case r == utf8.RuneError && size <= 1:
+			fmt.Fprintf(&b, `\x%02x`, s[i])
+		case unicode.IsControl(r) || unicode.Is(unicode.Cf, r):
+			q := strconv.QuoteRune(r) // '\x7f', '\n', '\u200b'
+			b.WriteString(q[1 : len(q)-1])
+		default:
+			b.WriteString(s[i : i+size])
+		}
+		i += size
 	}
 	return b.String()
 }

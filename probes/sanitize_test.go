@@ -18,3 +18,44 @@ func TestSanitize(t *testing.T) {
 		}
 	}
 }
+
+// TestSanitizeName: unprintable characters of a name are escaped, never
+// dropped: no name becomes empty, two names stay two, nothing that moves
+// the cursor or reorders text reaches the terminal, printable text is kept.
+func TestSanitizeName(t *testing.T) {
+	for _, tc := range []struct{ in, want string }{
+		{"lima-node1", "lima-node1"},
+		{"é-ü 😀", "é-ü 😀"},
+		{"\x7f", `\x7f`},
+		{"a\x1b[2Jb", `a\x1b[2Jb`},
+		{"a\nb\tc\r", `a\nb\tc\r`},
+		{"\u0085", `\u0085`},
+		{"node\u202e1", `node\u202e1`}, // right-to-left override
+		{"no\u200bde", `no\u200bde`},   // zero-width space
+		{"bad\xffutf8\xc3", `bad\xffutf8\xc3`},
+		{"", ""},
+	} {
+		if got := sanitizeName(tc.in); got != tc.want {
+			t.Errorf("sanitizeName(%q) = %q, want %q", tc.in, got, tc.want)
+		}
+	}
+	if sanitizeName("a\x7f") == sanitizeName("a\x1b") {
+		t.Errorf("two names escape to one")
+	}
+}
+
+// TestDecodeLimaListUnprintableTexts: an instance whose name or status is
+// made only of unprintable characters keeps them, escaped: it is neither
+// nameless nor without a status, and nothing unprintable is kept raw.
+func TestDecodeLimaListUnprintableTexts(t *testing.T) {
+	l, err := decodeLimaList([]byte(`{"name":"\u007f"}` + "\n" + `{"name":"\u001b[2J","status":"\u0007","dir":"/l/\u0000"}` + "\n" + `{"name":"vm\u202e","status":"Running"}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(l.notVMs) != 1 || l.notVMs[0].Name != `\x7f` {
+		t.Errorf("entries that are not VMs = %+v, want one named \\x7f", l.notVMs)
+	}
+	if len(l.vms) != 2 || l.vms[0].Name != `\x1b[2J` || l.vms[0].Status != `\a` || l.vms[0].Dir != `/l/\x00` || l.vms[1].Name != `vm\u202e` {
+		t.Errorf("VMs = %+v", l.vms)
+	}
+}
