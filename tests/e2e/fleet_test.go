@@ -83,8 +83,8 @@ func TestFleet(t *testing.T) {
 	drifted := sharedFixtureCluster(t, benchFixture)
 	w := fleetWorld(t, healthy, drifted)
 
-	// Proofs 1 and 2: each line's status; exit 0; the audit logs (checked by
-	// w.run: only get/list/watch) and the files unchanged.
+	// Each line's status; exit 0; the audit logs (checked by w.run: only
+	// get/list/watch) and the files unchanged.
 	r := w.run(nil, "fleet", "--stacks", w.Stacks)
 	wantCode(t, r, 0)
 	for stack, status := range map[string]string{
@@ -121,7 +121,7 @@ func TestFleet(t *testing.T) {
 		t.Errorf("healthy cluster: requests from %v, want the read-only identity of one stack", u)
 	}
 
-	// Proof 3: limactl was run once for the two lima stacks.
+	// limactl was run once for the two lima stacks.
 	if calls := w.limaCalls(); len(calls) != 1 {
 		t.Errorf("limactl calls = %q, want one for both lima stacks", calls)
 	}
@@ -136,7 +136,7 @@ func TestFleet(t *testing.T) {
 	d := w.run(nil, "fleet", "--stacks", w.Stacks, "--detailed", "noep", "drifted")
 	wantContains(t, "detailed", d.stdout, "declares no endpoint:", "PLAN", "Plan: ")
 
-	// Proof 4: -o json parses, and each report equals that stack's own
+	// -o json parses, and each report equals that stack's own
 	// preview -o json --no-input (the document has no timing field).
 	j := w.run(nil, "fleet", "--stacks", w.Stacks, "-o", "json")
 	wantCode(t, j, 0)
@@ -169,9 +169,24 @@ func TestFleet(t *testing.T) {
 			t.Errorf("%s: fleet's report differs from preview's:\nfleet:   %s\npreview: %s", s.Name, s.Report, strings.TrimSpace(p.stdout))
 		}
 	}
+
+	// A warning that does not depend on the stack (a KUBECONFIG entry
+	// skipped) is said once per run, not once per stack: two stacks of the
+	// healthy cluster both read through the exported KUBECONFIG.
+	src, err := os.ReadFile(filepath.Join(w.Stacks, "healthy.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	w.stackFile("healthy2", replaceLine(t, string(src), "name:", "healthy2"))
+	missing := filepath.Join(w.Home, "missing.config")
+	k := w.run([]string{"KUBECONFIG=" + missing + ":" + filepath.Join(w.Home, ".kube", "healthy.config")}, "fleet", "--stacks", w.Stacks, "healthy", "healthy2")
+	wantLine(t, "both read", k.stdout, `^2 stacks read, 2 in sync`)
+	if n := strings.Count(k.stderr, "KUBECONFIG entry "+missing+" does not exist: skipped"); n != 1 {
+		t.Errorf("the skipped KUBECONFIG entry is warned about %d times, want once:\n%s", n, k)
+	}
 }
 
-// Proof 5: a stack whose server accepts connections but never answers does
+// A stack whose server accepts connections but never answers does
 // not delay the table beyond --timeout.
 func TestFleetTimeoutBoundsASilentServer(t *testing.T) {
 	healthy := sharedFixtureCluster(t, healthyFixture)

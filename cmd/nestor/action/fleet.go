@@ -79,6 +79,9 @@ func (f Fleet) Run(ctx context.Context) (*FleetReport, error) {
 	}
 	c := f.Config.NoPrompt("nestor fleet never prompts: each stack's endpoint is checked against its endpoint:")
 	c.Exec = onceLimactl(c.Exec)
+	if c.Log != nil {
+		c.Log = &onceLines{w: c.Log, seen: map[string]bool{}}
+	}
 	benches := c.readBenches()
 	c.benchList = &benches
 	par := f.Parallel
@@ -215,6 +218,26 @@ func fleetError(err error) string {
 		return StatusUnreachable
 	}
 	return StatusInvalid
+}
+
+// onceLines writes each distinct message to w once, from any goroutine:
+// the warnings that do not depend on the stack (KUBECONFIG entries
+// skipped) are said once per fleet run, not once per stack. A message is
+// one Write call (every warning is one Fprintf).
+type onceLines struct {
+	mu   sync.Mutex
+	w    io.Writer
+	seen map[string]bool
+}
+
+func (o *onceLines) Write(p []byte) (int, error) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	if o.seen[string(p)] {
+		return len(p), nil
+	}
+	o.seen[string(p)] = true
+	return o.w.Write(p)
 }
 
 // onceLimactl runs `limactl list --json` once for all the lima stacks of
