@@ -479,8 +479,8 @@ func nodeRow(cells []string) topology.NodeState {
 	s.Unschedulable = slices.Contains(words[1:], "SchedulingDisabled")
 	if roles := cells[2]; roles != "" && roles != "<none>" {
 		for _, r := range strings.Split(roles, ",") {
-			if r != "" && !containsString(s.Roles, r) {
-				s.Roles = append(s.Roles, sanitizeName(r))
+			if r = sanitizeName(r); r != "" && !containsString(s.Roles, r) {
+				s.Roles = append(s.Roles, r)
 			}
 		}
 		sort.Strings(s.Roles)
