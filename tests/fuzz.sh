@@ -5,7 +5,8 @@
 #
 #   tests/fuzz.sh                 # every target, FUZZTIME each (default 10m)
 #   FUZZTIME=3m tests/fuzz.sh     # shorter (any -fuzztime value: 30s, 1h, 5000x)
-#   tests/fuzz.sh Inventory Lima  # only the targets whose name matches
+#   tests/fuzz.sh Inventory Lima  # only the targets whose name contains one of them
+#   tests/fuzz.sh FuzzParse=      # NAME= : only the target of that exact name
 #   FUZZPARALLEL=1 tests/fuzz.sh  # fuzzing workers (go test -parallel; default: GOMAXPROCS)
 #
 # A crasher is written by Go to PKG/testdata/fuzz/FuzzX/HASH: commit it (it
@@ -70,7 +71,7 @@ for t in "${targets[@]}"; do
     continue
   fi
   for pat in "$@"; do
-    if [[ $name == *"$pat"* ]]; then
+    if [[ $pat == *= && $name == "${pat%=}" ]] || [[ $pat != *= && $name == *"$pat"* ]]; then
       selected+=("$t")
       break
     fi
