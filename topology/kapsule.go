@@ -116,6 +116,8 @@ var (
 // written, for the checks that need target_kind.
 type kapsuleNodes struct {
 	scaleway, pools, nodes, inventory, autoUpgrade, version *yaml.Node
+	// poolsValue is the value of the pools: key (nil when absent).
+	poolsValue *yaml.Node
 	// providerLayers are declared layers the provider owns, reported only
 	// when the stack is a kapsule stack (elsewhere they are ordinary
 	// unknown names).
@@ -379,8 +381,12 @@ func (p *parser) checkKapsule(t *Topology, root *yaml.Node, limaNode *yaml.Node)
 	if k.inventory != nil {
 		p.add(k.inventory, "inventory", "remove it: nestor never connects to a managed node", "inventory: is not used on a kapsule stack")
 	}
+	// No pools: the key missing, or present with no entry (pools:, pools: ~,
+	// pools: []). Entries that are all invalid have errors of their own.
 	if len(t.Pools) == 0 && k.pools == nil {
 		p.add(root, "pools", "add pools: - {name: default, node_type: PRO2-XXS, size: 3}", "a kapsule stack declares at least one pool")
+	} else if r := resolve(k.poolsValue); len(t.Pools) == 0 && r != nil && ((r.Kind == yaml.ScalarNode && r.Tag == "!!null") || (r.Kind == yaml.SequenceNode && len(r.Content) == 0)) {
+		p.add(k.pools, "pools", "list at least one: - {name: default, node_type: PRO2-XXS, size: 3}", "a kapsule stack declares at least one pool, and pools: is empty")
 	}
 	for _, d := range k.providerLayers {
 		what, _ := KapsuleProviderLayer(d.name)

@@ -138,3 +138,22 @@ func TestKapsuleExample(t *testing.T) {
 		t.Errorf("%+v", tp)
 	}
 }
+// TestKapsuleEmptyPools: a kapsule stack with no pool is refused however
+// the absence is spelled (no key, an empty value, null, ~, [], an alias of
+// an empty list), at the pools: key when there is one.
+func TestKapsuleEmptyPools(t *testing.T) {
+	head := "name: fuzz\ntarget_kind: kapsule\nscaleway:\n  region: fr-par\n  cluster_id: 00000000-0000-0000-0000-000000000000\n"
+	for _, tc := range []struct{ tail, at string }{
+		{"", "stacks/fuzz.yaml:1:1: pools: a kapsule stack declares at least one pool"},
+		{"pools:\n", "stacks/fuzz.yaml:6:1: pools: a kapsule stack declares at least one pool, and pools: is empty"},
+		{"pools: null\n", "stacks/fuzz.yaml:6:1: pools: a kapsule stack declares at least one pool, and pools: is empty"},
+		{"pools: ~\n", "stacks/fuzz.yaml:6:1: pools: a kapsule stack declares at least one pool, and pools: is empty"},
+		{"pools: []\n", "stacks/fuzz.yaml:6:1: pools: a kapsule stack declares at least one pool, and pools: is empty"},
+		{"kubeconfig: &none []\npools: *none\n", "stacks/fuzz.yaml:7:1: pools: a kapsule stack declares at least one pool, and pools: is empty"},
+	} {
+		_, err := Parse("stacks/fuzz.yaml", []byte(head+tc.tail))
+		if err == nil || !strings.Contains(err.Error(), tc.at) {
+			t.Errorf("%q: %v, want %q", tc.tail, err, tc.at)
+		}
+	}
+}

@@ -526,7 +526,7 @@ func (p *parser) topLevel(t *Topology, root *yaml.Node) {
 			p.kapsule.scaleway = k
 			p.scaleway(t, v)
 		case "pools":
-			p.kapsule.pools = k
+			p.kapsule.pools, p.kapsule.poolsValue = k, v
 			p.pools(t, v)
 		default:
 			p.unknownKey(k, "", topKeys)
