@@ -138,6 +138,7 @@ func TestKapsuleExample(t *testing.T) {
 		t.Errorf("%+v", tp)
 	}
 }
+
 // TestKapsuleEmptyPools: a kapsule stack with no pool is refused however
 // the absence is spelled (no key, an empty value, null, ~, [], an alias of
 // an empty list), at the pools: key when there is one.
