@@ -213,11 +213,11 @@ func (r *DiscoverReport) writeNodes(w io.Writer) {
 		if roles == "" {
 			roles = "<none>"
 		}
-		ready := "True"
-		if !n.Ready {
-			ready = "False"
+		ready, why := readyCell(n, palette{})
+		if why != "" {
+			why = "\t" + why
 		}
-		fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\t%s\n", n.Name, roles, ready, orNone(n.KubeletVersion), orNone(n.InternalIP))
+		fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\t%s%s\n", n.Name, roles, ready, orNone(n.KubeletVersion), orNone(n.InternalIP), why)
 	}
 	tw.Flush()
 }

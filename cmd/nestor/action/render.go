@@ -242,24 +242,9 @@ func renderNodes(w io.Writer, nodes []topology.NodeState, p palette) {
 			fmt.Fprintf(tw, "    … %d more\t\t\t\t\n", len(sorted)-max)
 			break
 		}
-		// READY is the Ready condition's status (True, False, Unknown;
-		// NotReady when it is absent or was not read), then
-		// SchedulingDisabled for a cordoned node, as kubectl writes it; a
-		// node not Ready ends with the cluster's reason and message.
-		ready, why := n.ReadyStatus, ""
-		if ready == "" {
-			ready = map[bool]string{true: "True", false: "NotReady"}[n.Ready]
-		}
-		if n.Ready {
-			ready = p.green(ready)
-		} else {
-			ready = p.red(ready)
-			if d := n.ReadyDetail(); d != "" {
-				why = "\t" + d
-			}
-		}
-		if n.Unschedulable {
-			ready += "," + p.yellow("SchedulingDisabled")
+		ready, why := readyCell(n, p)
+		if why != "" {
+			why = "\t" + why
 		}
 		roles := strings.Join(n.Roles, ",")
 		if roles == "" {
@@ -268,6 +253,28 @@ func renderNodes(w io.Writer, nodes []topology.NodeState, p palette) {
 		fmt.Fprintf(tw, "    %s\t%s\t%s\t%s\t%s%s\n", n.Name, ready, roles, orNone(n.KubeletVersion), orNone(n.InternalIP), why)
 	}
 	tw.Flush()
+}
+
+// readyCell returns a node's READY cell and, for a node that is not
+// Ready, the cluster's reason and message ("" otherwise). The cell is the
+// Ready condition's status (True, False, Unknown; NotReady when the
+// condition is absent or was not read), then SchedulingDisabled for a
+// cordoned node, as kubectl writes it.
+func readyCell(n topology.NodeState, p palette) (cell, why string) {
+	cell = n.ReadyStatus
+	if cell == "" {
+		cell = map[bool]string{true: "True", false: "NotReady"}[n.Ready]
+	}
+	if n.Ready {
+		cell = p.green(cell)
+	} else {
+		cell = p.red(cell)
+		why = n.ReadyDetail()
+	}
+	if n.Unschedulable {
+		cell += "," + p.yellow("SchedulingDisabled")
+	}
+	return cell, why
 }
 
 func orNone(s string) string {

@@ -1,0 +1,34 @@
+package action
+
+import (
+	"bytes"
+	"regexp"
+	"testing"
+
+	"nestor.dev/nestor/topology"
+)
+
+// TestDiscoverNodesReady: discover's NODES section writes READY as preview
+// does (the condition's status, NotReady when unread, SchedulingDisabled
+// for a cordoned node) and ends a node that is not Ready with the cluster's
+// reason and message.
+func TestDiscoverNodesReady(t *testing.T) {
+	r := &DiscoverReport{Nodes: topology.KnownFact([]topology.NodeState{
+		{Name: "cp1", Ready: true, ReadyStatus: "True", Roles: []string{"control-plane"}, KubeletVersion: "v1.37.2", InternalIP: "10.0.0.1"},
+		{Name: "w1", ReadyStatus: "False", ReadyReason: "KubeletNotReady", ReadyMessage: "PLEG is not healthy", Unschedulable: true, Roles: []string{"worker"}, KubeletVersion: "v1.37.2", InternalIP: "10.0.0.2"},
+		{Name: "w2", Roles: []string{}, KubeletVersion: "v1.37.2"},
+	})}
+	var b bytes.Buffer
+	r.writeNodes(&b)
+	out := b.String()
+	for _, re := range []string{
+		`(?m)^NODES \(3, 1 Ready\)$`,
+		`(?m)^\s+cp1\s+control-plane\s+True\s+v1\.37\.2\s+10\.0\.0\.1$`,
+		`(?m)^\s+w1\s+worker\s+False,SchedulingDisabled\s+v1\.37\.2\s+10\.0\.0\.2\s+KubeletNotReady: PLEG is not healthy$`,
+		`(?m)^\s+w2\s+<none>\s+NotReady\s+v1\.37\.2\s+<none>`,
+	} {
+		if !regexp.MustCompile(re).MatchString(out) {
+			t.Errorf("no line matches %s in:\n%s", re, out)
+		}
+	}
+}
