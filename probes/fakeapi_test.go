@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"strings"
 	"sync"
+	"time"
 
 	appsv1 "k8s.io/api/apps/v1"
 	storagev1 "k8s.io/api/storage/v1"
@@ -29,6 +30,8 @@ type fakeAPI struct {
 	forbidden  map[string]bool
 	// namespacesForbidden: the namespace list is answered 403.
 	namespacesForbidden bool
+	// namespacesDelay: the namespace list is answered after this long.
+	namespacesDelay time.Duration
 
 	mu    sync.Mutex
 	paths []string
@@ -80,6 +83,13 @@ func (f *fakeAPI) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	f.paths = append(f.paths, r.URL.Path)
 	f.mu.Unlock()
 	p := r.URL.Path
+	if p == "/api/v1/namespaces" && f.namespacesDelay > 0 {
+		select {
+		case <-time.After(f.namespacesDelay):
+		case <-r.Context().Done():
+			return
+		}
+	}
 	switch {
 	case p == "/version":
 		writeJSON(w, 200, map[string]string{"gitVersion": "v1.37.2"})

@@ -35,6 +35,10 @@ var pageSize int64 = 500
 // one round, well under client-go's burst (100).
 const maxParallel = 16
 
+// namespaceGrace bounds how long the workload lists wait for the namespace
+// list (see readTarget). It is a variable for the tests.
+var namespaceGrace = time.Second
+
 // Default-class annotations of a StorageClass (k8s.io/api storage/v1 docs;
 // the beta one is still honoured by the admission plugin).
 const (
@@ -468,7 +472,7 @@ func listNodes(ctx context.Context, c *clients) ([]topology.NodeState, error) {
 // A node the Table shows NotReady has ReadyStatus "" and no message: its
 // condition is read next.
 func nodeRow(cells []string) topology.NodeState {
-	s := topology.NodeState{Name: cells[0], Roles: []string{}, KubeletVersion: sanitizeName(cells[3])}
+	s := topology.NodeState{Name: sanitizeName(cells[0]), Roles: []string{}, KubeletVersion: sanitizeName(cells[3])}
 	words := strings.Split(cells[1], ",")
 	switch words[0] {
 	case "Ready":
@@ -603,12 +607,13 @@ func ProbeTarget(ctx context.Context, t *Target, topo *topology.Topology) (*topo
 // and CustomResourceDefinitions as server-side Tables without objects
 // (names only; a CRD's group is its name after the first dot),
 // StorageClasses (storage/v1), and, once the namespace list is in (the
-// others running meanwhile), Deployments, DaemonSets and StatefulSets
-// (apps/v1) with one list per (kind, namespace) in the namespaces of the
-// declared layers that exist (at most maxParallel workload lists in
-// flight). Then a second wave lists the namespaces of the undeclared catalog
+// others running meanwhile; namespaceGrace at most), Deployments,
+// DaemonSets and StatefulSets (apps/v1) with one list per (kind,
+// namespace) in the namespaces of the declared layers that exist (at most
+// maxParallel workload lists in flight). Then a second wave lists the namespaces of the undeclared catalog
 // layers whose CRD group or provisioner was seen, among those that exist.
-// Every candidate namespace is listed when the namespace list failed.
+// Every candidate namespace is listed when the namespace list failed or
+// was not in after namespaceGrace.
 // Never a request per CRD, nor per node but for the few that are not Ready
 // (listNodes). See workloadNamespaces.
 //
@@ -694,23 +699,39 @@ func readTarget(ctx context.Context, t *Target, topo *topology.Topology, withNod
 		}
 		facts.StorageClasses = topology.KnownFact(scs)
 	}()
-	// The namespace list is awaited (one small Table, the other lists
-	// running meanwhile): no workload list is sent for a namespace it shows
-	// does not exist. Of the catalog's candidate namespaces for a layer
-	// (monitoring, kube-prometheus-stack, prometheus…) few exist, and each
-	// costs the API server three lists.
-	if ns, err := listNamespaces(ctx, c); err != nil {
-		facts.Namespaces = topology.UnknownFact[[]string](failReason(ctx, budget, err))
-	} else {
+	// The namespace list is awaited, for at most namespaceGrace (one small
+	// Table, the other lists running meanwhile): no workload list is sent
+	// for a namespace it shows does not exist. Of the catalog's candidate
+	// namespaces for a layer (monitoring, kube-prometheus-stack,
+	// prometheus…) few exist, and each costs the API server three lists.
+	// A namespace list slower than that does not hold the workload lists
+	// back: they go to every candidate, as they do when it fails.
+	nsDone := make(chan struct{})
+	go func() {
+		defer close(nsDone)
+		ns, err := listNamespaces(ctx, c)
+		if err != nil {
+			facts.Namespaces = topology.UnknownFact[[]string](failReason(ctx, budget, err))
+			return
+		}
 		facts.Namespaces = topology.KnownFact(ns)
+	}()
+	known := topology.ClusterFacts{}
+	grace := time.NewTimer(namespaceGrace)
+	select {
+	case <-nsDone:
+		known.Namespaces = facts.Namespaces
+	case <-grace.C:
 	}
+	grace.Stop()
 
 	// First wave: the declared layers' namespaces that exist (all of them
-	// when the namespace list could not be read).
+	// when the namespace list could not be read in time).
 	sem := make(chan struct{}, maxParallel)
-	declared := workloadNamespaces(topo, topology.ClusterFacts{Namespaces: facts.Namespaces}, false)
+	declared := workloadNamespaces(topo, known, false)
 	wave1 := startWorkloads(ctx, c, sem, declared)
 	facts3.Wait()
+	<-nsDone
 
 	// Second wave: the undeclared catalog layers whose CRD group or
 	// provisioner was seen, in namespaces not read yet that exist.
@@ -742,7 +763,7 @@ func acquire(ctx context.Context, sem chan struct{}) error {
 func listNamespaces(ctx context.Context, c *clients) ([]string, error) {
 	out := []string{}
 	err := listTable(ctx, c, pathNamespaces, []string{"Name"}, func(cells []string) {
-		out = append(out, cells[0])
+		out = append(out, sanitizeName(cells[0]))
 	})
 	if err != nil {
 		return nil, err
@@ -756,7 +777,7 @@ func listCRDGroups(ctx context.Context, c *clients) ([]string, error) {
 	out := []string{}
 	err := listTable(ctx, c, pathCRDs, []string{"Name"}, func(cells []string) {
 		// A CRD is named <plural>.<group> (apiextensions validation).
-		_, group, ok := strings.Cut(cells[0], ".")
+		_, group, ok := strings.Cut(sanitizeName(cells[0]), ".")
 		if ok && group != "" && !seen[group] {
 			seen[group] = true
 			out = append(out, group)

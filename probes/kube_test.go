@@ -356,6 +356,53 @@ func TestProbeClusterNamespaceListForbidden(t *testing.T) {
 	}
 }
 
+// TestProbeClusterSlowNamespaceList: a namespace list slower than
+// namespaceGrace does not hold the workload lists back (they go to every
+// candidate namespace, as when it fails), and is still read; a namespace
+// list slower than the whole bound leaves the workloads known.
+func TestProbeClusterSlowNamespaceList(t *testing.T) {
+	defer func(g time.Duration) { namespaceGrace = g }(namespaceGrace)
+	namespaceGrace = 100 * time.Millisecond
+	topo := &topology.Topology{Path: "/s/dirqual.yaml", Name: "dirqual", TargetKind: topology.TargetProd,
+		Layers: []topology.LayerRef{{Name: "cilium"}}}
+	for _, tc := range []struct {
+		name           string
+		delay, timeout time.Duration
+		namespaces     bool // the namespace list is known
+	}{
+		{"slower than the grace", 600 * time.Millisecond, 5 * time.Second, true},
+		{"slower than the bound", 3 * time.Second, 1500 * time.Millisecond, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			api := &fakeAPI{
+				namespaces:      []string{"kube-system"},
+				namespacesDelay: tc.delay,
+				workloads: []topology.WorkloadState{
+					{Kind: topology.KindDaemonSet, Namespace: "kube-system", Name: "cilium", Desired: 4, Ready: 4},
+					{Kind: topology.KindDeployment, Namespace: "kube-system", Name: "cilium-operator", Desired: 1, Ready: 1},
+				},
+			}
+			srv := httptest.NewTLSServer(api)
+			defer srv.Close()
+			tg := targetAt(t, srv.URL, tc.timeout)
+			ver, nodes := ReadNodes(context.Background(), tg)
+			obs, facts := ProbeCluster(context.Background(), tg, topo, ver, nodes)
+			if facts.Namespaces.Known != tc.namespaces {
+				t.Errorf("namespaces = %+v, want known %v", facts.Namespaces, tc.namespaces)
+			}
+			if !facts.Workloads.Known {
+				t.Fatalf("workloads unknown (%s): the slow namespace list held them back", facts.Workloads.Reason)
+			}
+			if listed := workloadListsPerNamespace(api); listed["cilium"] != 3 || listed["kube-system"] != 3 {
+				t.Errorf("workload lists per namespace %v, want 3 in cilium and kube-system (every candidate)", listed)
+			}
+			if len(obs.Layers) == 0 || obs.Layers[0].Health != topology.Healthy {
+				t.Errorf("layers = %+v, want cilium healthy", obs.Layers)
+			}
+		})
+	}
+}
+
 // TestProbeClusterNamespaceFailureStaysLocal: a forbidden namespace makes
 // only the layers that live there unknown, with that namespace's own
 // reason; workloads are listed only where the declared layers live, plus
