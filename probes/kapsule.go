@@ -612,10 +612,14 @@ func deref(s *string) string {
 	return *s
 }
 
+// clusterOf is the provider's cluster in nestor's model: names, statuses
+// and versions escaped (sanitizeName); the cluster URL, an endpoint that
+// SameEndpoint compares with the topology's, made printable and trimmed
+// (an escape is not a URL).
 func clusterOf(c *k8s.Cluster) topology.KapsuleCluster {
 	out := topology.KapsuleCluster{ID: c.ID, Name: sanitizeName(c.Name), Region: c.Region.String(), ProjectID: c.ProjectID,
 		Status: sanitizeName(c.Status.String()), Version: sanitizeName(c.Version), Type: sanitizeName(c.Type), CNI: sanitizeName(c.Cni.String()),
-		URL: sanitizeName(c.ClusterURL), UpgradeAvailable: c.UpgradeAvailable}
+		URL: strings.TrimSpace(sanitize(c.ClusterURL)), UpgradeAvailable: c.UpgradeAvailable}
 	if c.AutoUpgrade != nil {
 		out.AutoUpgrade = c.AutoUpgrade.Enabled
 	}

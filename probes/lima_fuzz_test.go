@@ -92,16 +92,24 @@ func checkLimaList(t *testing.T, out []byte, l limaList) {
 			t.Fatalf("instance %d has no name", i+1)
 		}
 		for _, text := range []string{vm.Name, vm.Status, vm.Dir, vm.VMType} {
-			if strings.IndexFunc(text, unicode.IsControl) >= 0 || !utf8.ValidString(text) {
+			if unprintable(text) {
 				t.Fatalf("instance %d: %q reached the model unescaped", i+1, text)
 			}
 		}
 	}
 	for i, e := range l.notVMs {
-		if strings.IndexFunc(e.Name, unicode.IsControl) >= 0 || !utf8.ValidString(e.Name) {
+		if unprintable(e.Name) {
 			t.Fatalf("entry %d that is not a VM: %q reached the model unescaped", i+1, e.Name)
 		}
 	}
+}
+
+// unprintable reports whether s holds what sanitizeName escapes: invalid
+// UTF-8, control and format characters, line and paragraph separators.
+func unprintable(s string) bool {
+	return !utf8.ValidString(s) || strings.IndexFunc(s, func(r rune) bool {
+		return unicode.IsControl(r) || unicode.In(r, unicode.Cf, unicode.Zl, unicode.Zp)
+	}) >= 0
 }
 
 // isPrefix reports whether part's entries are the first entries of whole,

@@ -33,6 +33,8 @@ func TestSanitizeName(t *testing.T) {
 		{"node\u202e1", `node\u202e1`}, // right-to-left override
 		{"no\u200bde", `no\u200bde`},   // zero-width space
 		{"bad\xffutf8\xc3", `bad\xffutf8\xc3`},
+		{"l\u2028p\u2029", `l\u2028p\u2029`}, // line and paragraph separators
+		{`C:\lima\x`, `C:\lima\x`},           // a backslash is kept
 		{"", ""},
 	} {
 		if got := sanitizeName(tc.in); got != tc.want {

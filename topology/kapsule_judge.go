@@ -100,7 +100,7 @@ func JudgeKapsule(t *Topology, k *KapsuleObserved) KapsuleJudgement {
 		case st == "locked":
 			j.Findings = append(j.Findings, Finding{Severity: SeverityError, Kind: FindingLocked, Subject: "cluster", Message: "locked by the provider: contact Scaleway support; nestor plans nothing for a locked cluster"})
 		default:
-			j.Unknowns = append(j.Unknowns, fmt.Sprintf("cluster %s: status %q, which nestor does not know", cluster.Name, st))
+			j.Unknowns = append(j.Unknowns, fmt.Sprintf("cluster %s: status \"%s\", which nestor does not know", cluster.Name, st))
 		}
 	}
 	if clusterReady || poolRequired {
@@ -131,7 +131,7 @@ func (j *KapsuleJudgement) finding(sev Severity, kind FindingKind, subject, form
 func (j *KapsuleJudgement) judgeVersion(t *Topology, k *KapsuleObserved, c KapsuleCluster) {
 	actual, err := versionNumbers(c.Version)
 	if err != nil || len(actual) < 3 {
-		j.Unknowns = append(j.Unknowns, fmt.Sprintf("cluster version %q: not MAJOR.MINOR.PATCH", c.Version))
+		j.Unknowns = append(j.Unknowns, fmt.Sprintf("cluster version \"%s\": not MAJOR.MINOR.PATCH", c.Version))
 		return
 	}
 	var offered [][]int // the available versions, parsed, ascending
@@ -261,7 +261,7 @@ func (j *KapsuleJudgement) judgePools(t *Topology, k *KapsuleObserved, c Kapsule
 		case st == "warning":
 			j.finding(SeverityWarning, FindingDegraded, subject, "degraded: %s", orText(p.ErrorMessage, "the provider reports a warning without a message"))
 		case st != "ready":
-			j.Unknowns = append(j.Unknowns, fmt.Sprintf("%s: status %q, which nestor does not know", subject, st))
+			j.Unknowns = append(j.Unknowns, fmt.Sprintf("%s: status \"%s\", which nestor does not know", subject, st))
 			continue
 		}
 		j.judgePoolFields(want, p)
@@ -269,7 +269,7 @@ func (j *KapsuleJudgement) judgePools(t *Topology, k *KapsuleObserved, c Kapsule
 			pv, err := versionNumbers(p.Version)
 			switch {
 			case err != nil || len(pv) < 3 || len(clusterVersion) < 3:
-				j.Unknowns = append(j.Unknowns, fmt.Sprintf("%s: version %q cannot be compared with the cluster's %s", subject, p.Version, c.Version))
+				j.Unknowns = append(j.Unknowns, fmt.Sprintf("%s: version \"%s\" cannot be compared with the cluster's %s", subject, p.Version, c.Version))
 			case compareVersions(pv, clusterVersion) < 0:
 				j.add(StepUpgradePool, PhasePools, p.Name, fmt.Sprintf("%s → %s (the cluster's version)", p.Version, c.Version))
 			case compareVersions(pv, clusterVersion) > 0:
@@ -357,7 +357,7 @@ func (j *KapsuleJudgement) judgeNodes(p KapsulePool, nodes []KapsuleNode, k *Kap
 		case st == "locked":
 			j.finding(SeverityError, FindingLocked, subject, "locked by the provider: contact Scaleway support")
 		default:
-			j.Unknowns = append(j.Unknowns, fmt.Sprintf("%s: status %q, which nestor does not know", subject, st))
+			j.Unknowns = append(j.Unknowns, fmt.Sprintf("%s: status \"%s\", which nestor does not know", subject, st))
 		}
 	}
 }
@@ -593,7 +593,7 @@ func kapsulePhaseDone(k *KapsuleObserved, p Phase) (done, unknown bool, why stri
 		case c.Status == "locked":
 			return false, false, "the cluster is locked by the provider: contact Scaleway support"
 		}
-		return false, true, fmt.Sprintf("cluster status %q", c.Status)
+		return false, true, fmt.Sprintf("cluster status \"%s\"", c.Status)
 	}
 	switch {
 	case k.Transient["pools"] != "":
@@ -606,7 +606,7 @@ func kapsulePhaseDone(k *KapsuleObserved, p Phase) (done, unknown bool, why stri
 		case poolMoving[pool.Status]:
 			return false, false, fmt.Sprintf("waiting: pool %s is %s", pool.Name, pool.Status)
 		case pool.Status != "ready" && pool.Status != "warning" && pool.Status != "locked":
-			return false, true, fmt.Sprintf("pool %s: status %q", pool.Name, pool.Status)
+			return false, true, fmt.Sprintf("pool %s: status \"%s\"", pool.Name, pool.Status)
 		}
 	}
 	return true, false, ""

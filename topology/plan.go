@@ -213,7 +213,7 @@ func (p *Plan) planVMs(t *Topology, obs *Observed) {
 		case vm.Status == "":
 			p.Unknowns = append(p.Unknowns, fmt.Sprintf("VM %s: limactl gives no status (%s)", n.Name, limaErrors(vm.Errors)))
 		default:
-			p.Unknowns = append(p.Unknowns, fmt.Sprintf("VM %s: status %q", n.Name, vm.Status))
+			p.Unknowns = append(p.Unknowns, fmt.Sprintf("VM %s: status \"%s\"", n.Name, vm.Status))
 		}
 	}
 }
