@@ -44,16 +44,30 @@ func HasControlPlaneRole(roles []string) bool {
 }
 
 // ReadyDetail is the Ready condition's reason and message, joined by ": "
-// ("NodeStatusUnknown: Kubelet stopped posting node status."); either may
-// be missing, and it is "" when both are.
+// ("NodeStatusUnknown: Kubelet stopped posting node status."), on one
+// line (runs of white space, line breaks and tabs included, are one
+// space); either may be missing, and it is "" when both are.
 func (n NodeState) ReadyDetail() string {
 	var detail []string
 	for _, s := range []string{n.ReadyReason, n.ReadyMessage} {
-		if s != "" {
+		if s = strings.Join(strings.Fields(s), " "); s != "" {
 			detail = append(detail, s)
 		}
 	}
 	return strings.Join(detail, ": ")
+}
+
+// ReadyCondition is the word for the node's Ready condition: its status
+// (True, False, Unknown) when it was read, else True for a Ready node and
+// NotReady (kubectl's word) when the condition is absent or was not read.
+func (n NodeState) ReadyCondition() string {
+	if n.ReadyStatus != "" {
+		return n.ReadyStatus
+	}
+	if n.Ready {
+		return ConditionTrue
+	}
+	return "NotReady"
 }
 
 // ReadyText describes the node's Ready condition in one line for a node
@@ -65,9 +79,9 @@ func (n NodeState) ReadyText() string {
 	if n.Ready {
 		return "Ready"
 	}
-	s := "NotReady"
+	s := n.ReadyCondition()
 	if n.ReadyStatus != "" {
-		s = "Ready=" + n.ReadyStatus
+		s = "Ready=" + s
 	}
 	if d := n.ReadyDetail(); d != "" {
 		s += " (" + d + ")"

@@ -32,3 +32,13 @@ func TestDiscoverNodesReady(t *testing.T) {
 		}
 	}
 }
+
+// TestReadyDetailOneLine: a condition message with line breaks and tabs
+// stays on its row.
+func TestReadyDetailOneLine(t *testing.T) {
+	n := topology.NodeState{Name: "w1", ReadyStatus: "False", ReadyReason: "KubeletNotReady", ReadyMessage: "container runtime\nnetwork not ready:\tcni\n"}
+	_, why := readyCell(n, palette{})
+	if want := "KubeletNotReady: container runtime network not ready: cni"; why != want {
+		t.Errorf("readyCell why = %q, want %q", why, want)
+	}
+}

@@ -256,15 +256,11 @@ func renderNodes(w io.Writer, nodes []topology.NodeState, p palette) {
 }
 
 // readyCell returns a node's READY cell and, for a node that is not
-// Ready, the cluster's reason and message ("" otherwise). The cell is the
-// Ready condition's status (True, False, Unknown; NotReady when the
-// condition is absent or was not read), then SchedulingDisabled for a
-// cordoned node, as kubectl writes it.
+// Ready, the cluster's reason and message on one line ("" otherwise). The
+// cell is NodeState.ReadyCondition, then SchedulingDisabled for a cordoned
+// node, as kubectl writes it.
 func readyCell(n topology.NodeState, p palette) (cell, why string) {
-	cell = n.ReadyStatus
-	if cell == "" {
-		cell = map[bool]string{true: "True", false: "NotReady"}[n.Ready]
-	}
+	cell = n.ReadyCondition()
 	if n.Ready {
 		cell = p.green(cell)
 	} else {
