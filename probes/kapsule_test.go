@@ -13,6 +13,8 @@ import (
 
 	"nestor.dev/nestor/tests/scwstub"
 	"nestor.dev/nestor/topology"
+
+	k8s "github.com/scaleway/scaleway-sdk-go/api/k8s/v1"
 )
 
 const (
@@ -358,5 +360,20 @@ func TestKapsuleHTTPClientRefusals(t *testing.T) {
 	}
 	if n := len(s.Log()); n != 0 {
 		t.Errorf("the stand-in received %d requests", n)
+	}
+}
+
+// TestClusterOfURL: the provider's cluster URL is an endpoint: surrounding
+// white space is trimmed and it still compares equal to the topology's,
+// while the cluster's name keeps its unprintable characters, escaped.
+func TestClusterOfURL(t *testing.T) {
+	for _, raw := range []string{"https://6a1c2f5e.api.k8s.fr-par.scw.cloud:6443\n", "https://6a1c2f5e.api.k8s.fr-par.scw.cloud:6443\r\n", "\thttps://6a1c2f5e.api.k8s.fr-par.scw.cloud:6443"} {
+		c := clusterOf(&k8s.Cluster{Name: "apps\x07", ClusterURL: raw})
+		if same, err := topology.SameEndpoint(c.URL, "https://6a1c2f5e.api.k8s.fr-par.scw.cloud:6443"); err != nil || !same {
+			t.Errorf("cluster URL %q → %q: same endpoint %v, %v", raw, c.URL, same, err)
+		}
+		if c.Name != `apps\a` {
+			t.Errorf("name = %q, want apps\\a", c.Name)
+		}
 	}
 }
