@@ -107,6 +107,9 @@ type invGroup struct {
 	children []string
 	parents  []string
 	hosts    []string
+	// hostSet holds hosts, for a constant-time membership test (a host
+	// range can list 100,000 hosts in a group).
+	hostSet map[string]bool
 }
 
 type inventory struct {
@@ -383,11 +386,11 @@ func (inv *inventory) addHost(g *invGroup, name string, v *yaml.Node) error {
 		inv.hosts[name] = hv
 		inv.hostOrder = append(inv.hostOrder, name)
 	}
-	found := false
-	for _, h := range g.hosts {
-		found = found || h == name
-	}
-	if !found {
+	if !g.hostSet[name] {
+		if g.hostSet == nil {
+			g.hostSet = map[string]bool{}
+		}
+		g.hostSet[name] = true
 		g.hosts = append(g.hosts, name)
 	}
 	if isNull(v) {
@@ -539,10 +542,8 @@ func (inv *inventory) merge(name string) (mergedHost, error) {
 		}
 	}
 	for _, g := range inv.groups {
-		for _, h := range g.hosts {
-			if h == name {
-				up(g.name)
-			}
+		if g.hostSet[name] {
+			up(g.name)
 		}
 	}
 	var groups []*invGroup
