@@ -29,7 +29,8 @@ import (
 // Go's net package, and so client-go, dials the IPv4 address for it
 // (net.IP.To4), and Go's TLS verification matches either spelling against
 // the same certificate address, so both name the same API server. An IPv6
-// zone ("%25eth0") is kept as written. A host that is not an IP literal is
+// zone ("%25eth0") is kept, percent-encoded as RFC 6874 writes it in a URI
+// (pctZone). A host that is not an IP literal is
 // compared as a lower-cased name (no DNS lookup: two names of one address
 // stay different, as nestor cannot know they are the same server offline).
 //
@@ -86,7 +87,12 @@ func NormalizeEndpoint(s string) (string, error) {
 		a = a.Unmap()
 		host = a.String()
 		if a.Is6() {
-			host = "[" + strings.Replace(host, "%", "%25", 1) + "]"
+			zone := a.Zone()
+			host = "[" + a.WithZone("").String()
+			if zone != "" {
+				host += "%25" + pctZone(zone)
+			}
+			host += "]"
 		}
 	} else {
 		host = strings.ToLower(host)
@@ -101,17 +107,12 @@ func NormalizeEndpoint(s string) (string, error) {
 	if strings.TrimLeft(port, "0123456789") != "" {
 		return "", fmt.Errorf("endpoint %q: port %q is not a number", shown, port)
 	}
+	// A port is a number (RFC 3986 3.2.3: leading zeros allowed): written
+	// canonically, and in the TCP range.
 	n, err := strconv.Atoi(port)
 	if err != nil || n < 1 || n > 65535 {
 		return "", fmt.Errorf("endpoint %q: port %s is out of range (1-65535)", shown, port)
 	}
-	// A port is a number (RFC 3986 3.2.3: leading zeros allowed): written
-	// canonically, and in the TCP range.
-	portNum, err := strconv.Atoi(port)
-	if err != nil || portNum < 1 || portNum > 65535 {
-		return "", fmt.Errorf("endpoint %q: port %s is not between 1 and 65535", shown, port)
-	}
-	port = strconv.Itoa(portNum)
 	if !strings.Contains(host, ":") && !validHostName(host) {
 		return "", fmt.Errorf("endpoint %q: host %q is not a DNS name or an IP address (write an internationalised name in its xn-- form)", shown, host)
 	}
@@ -155,4 +156,22 @@ func RedactUserInfo(s string) string {
 		return "REDACTED@" + s[i+1:]
 	}
 	return s
+}
+
+// pctZone percent-encodes an IPv6 zone for a URI (RFC 6874 §2: ZoneID =
+// 1*( unreserved / pct-encoded )): every ASCII byte but the unreserved ones
+// (RFC 3986 §2.3: letters, digits, - . _ ~) is written %XX. Bytes above
+// 0x7F are kept as they are: Go's net/url, and so client-go, accepts them
+// raw in a zone and refuses them percent-encoded.
+func pctZone(zone string) string {
+	var b strings.Builder
+	for i := 0; i < len(zone); i++ {
+		c := zone[i]
+		if 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || c == '-' || c == '.' || c == '_' || c == '~' || c > 0x7f {
+			b.WriteByte(c)
+			continue
+		}
+		fmt.Fprintf(&b, "%%%02X", c)
+	}
+	return b.String()
 }

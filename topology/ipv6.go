@@ -70,11 +70,13 @@ func isPort(s string) bool {
 	return err == nil && n >= 1 && n <= 65535
 }
 
-// escapeZone writes the zone separator of an IPv6 literal as a URL needs
-// it: "fe80::1%eth0" → "fe80::1%25eth0" (RFC 6874).
+// escapeZone writes the zone of an IPv6 literal as a URL needs it:
+// "fe80::1%eth0" → "fe80::1%25eth0", the zone itself through pctZone
+// (RFC 6874). A literal already written with %25 is kept.
 func escapeZone(host string) string {
-	if strings.Contains(host, "%") && !strings.Contains(host, "%25") {
-		return strings.Replace(host, "%", "%25", 1)
+	addr, zone, ok := strings.Cut(host, "%")
+	if !ok || strings.Contains(host, "%25") {
+		return host
 	}
-	return host
+	return addr + "%25" + pctZone(zone)
 }
