@@ -222,7 +222,7 @@ func CheckAPIURL(s string) error {
 
 func (p *parser) pools(t *Topology, v *yaml.Node) {
 	v = resolve(v)
-	if v.Kind == yaml.ScalarNode && v.Tag == "!!null" {
+	if isNull(v) {
 		return
 	}
 	if v.Kind != yaml.SequenceNode {
@@ -234,7 +234,7 @@ func (p *parser) pools(t *Topology, v *yaml.Node) {
 		field := fmt.Sprintf("pools[%d]", i)
 		m, ok := p.mapping(item, field, "write it as {name: POOL, node_type: TYPE, size: N}")
 		if !ok {
-			if r := resolve(item); r.Kind == yaml.ScalarNode && r.Tag == "!!null" {
+			if r := resolve(item); isNull(r) {
 				p.add(r, field, "remove the empty entry", "empty pool")
 			}
 			continue
@@ -385,7 +385,7 @@ func (p *parser) checkKapsule(t *Topology, root *yaml.Node, limaNode *yaml.Node)
 	// pools: []). Entries that are all invalid have errors of their own.
 	if len(t.Pools) == 0 && k.pools == nil {
 		p.add(root, "pools", "add pools: - {name: default, node_type: PRO2-XXS, size: 3}", "a kapsule stack declares at least one pool")
-	} else if r := resolve(k.poolsValue); len(t.Pools) == 0 && r != nil && ((r.Kind == yaml.ScalarNode && r.Tag == "!!null") || (r.Kind == yaml.SequenceNode && len(r.Content) == 0)) {
+	} else if r := resolve(k.poolsValue); len(t.Pools) == 0 && r != nil && (isNull(r) || (r.Kind == yaml.SequenceNode && len(r.Content) == 0)) {
 		p.add(k.pools, "pools", "list at least one: - {name: default, node_type: PRO2-XXS, size: 3}", "a kapsule stack declares at least one pool, and pools: is empty")
 	}
 	for _, d := range k.providerLayers {

@@ -95,7 +95,7 @@ func Parse(path string, data []byte) (*Topology, error) {
 	} else if !errors.Is(err, io.EOF) {
 		return nil, Errors{p.syntaxError(data, err)}
 	}
-	if len(doc.Content) == 0 || (doc.Content[0].Kind == yaml.ScalarNode && doc.Content[0].Tag == "!!null") {
+	if len(doc.Content) == 0 || isNull(doc.Content[0]) {
 		return nil, Errors{{File: path, Line: 1, Column: 1, Msg: "the file is empty", Fix: "start with name: and target_kind:"}}
 	}
 	root := resolve(doc.Content[0])
@@ -296,6 +296,13 @@ func yamlPrintable(r rune) bool {
 }
 
 // resolve follows aliases to the node they name.
+// isNull reports whether n, its aliases resolved, is YAML's null (an empty
+// value, ~, null): the one test of "nothing written here" of the parsers.
+func isNull(n *yaml.Node) bool {
+	n = resolve(n)
+	return n != nil && n.Kind == yaml.ScalarNode && n.Tag == "!!null"
+}
+
 func resolve(n *yaml.Node) *yaml.Node {
 	for n != nil && n.Kind == yaml.AliasNode {
 		n = n.Alias
@@ -477,7 +484,7 @@ func (p *parser) integer(n *yaml.Node, field string) (int, bool) {
 func (p *parser) mapping(n *yaml.Node, field, fix string) (*yaml.Node, bool) {
 	n = resolve(n)
 	if n.Kind != yaml.MappingNode {
-		if n.Kind == yaml.ScalarNode && n.Tag == "!!null" {
+		if isNull(n) {
 			return nil, false
 		}
 		p.add(n, field, fix, "must be a mapping, found %s", kindName(n))
@@ -629,7 +636,7 @@ func (p *parser) kubernetes(t *Topology, v *yaml.Node) {
 
 func (p *parser) nodes(t *Topology, v *yaml.Node) {
 	v = resolve(v)
-	if v.Kind == yaml.ScalarNode && v.Tag == "!!null" {
+	if isNull(v) {
 		return
 	}
 	if v.Kind != yaml.SequenceNode {
@@ -643,7 +650,7 @@ func (p *parser) nodes(t *Topology, v *yaml.Node) {
 		field := fmt.Sprintf("nodes[%d]", i)
 		m, ok := p.mapping(item, field, "write it as {name: NODE, role: worker}")
 		if !ok {
-			if resolve(item).Kind == yaml.ScalarNode && resolve(item).Tag == "!!null" {
+			if isNull(item) {
 				p.add(resolve(item), field, "remove the empty entry", "empty node")
 			}
 			continue
@@ -751,7 +758,7 @@ func (p *parser) checkNodesForKind(t *Topology) {
 
 func (p *parser) layers(t *Topology, v *yaml.Node) {
 	v = resolve(v)
-	if v.Kind == yaml.ScalarNode && v.Tag == "!!null" {
+	if isNull(v) {
 		return
 	}
 	if v.Kind != yaml.SequenceNode {
