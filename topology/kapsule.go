@@ -308,6 +308,10 @@ func (p *parser) pools(t *Topology, v *yaml.Node) {
 
 func (p *parser) autoscaling(v *yaml.Node, field string) *Autoscaling {
 	a := &Autoscaling{}
+	if isNull(v) { // autoscaling: with no range is not a range of 0 to 0
+		p.add(resolve(v), field, "write both: {min: N, max: M}", "autoscaling needs min and max")
+		return a
+	}
 	m, ok := p.mapping(v, field, "write it as autoscaling: {min: 0, max: 5}")
 	if !ok {
 		return a

@@ -158,3 +158,22 @@ func TestKapsuleEmptyPools(t *testing.T) {
 		}
 	}
 }
+
+// TestKapsuleEmptyAutoscaling: a pool's autoscaling: with no range is
+// refused however the absence is spelled (no value, ~, null, a flow
+// mapping's bare key, an alias of null), never read as a range of 0 to 0.
+func TestKapsuleEmptyAutoscaling(t *testing.T) {
+	head := "name: fuzz\ntarget_kind: kapsule\nkubeconfig: &nothing\nscaleway:\n  region: fr-par\n  cluster_id: 00000000-0000-0000-0000-000000000000\npools:\n"
+	for _, pool := range []string{
+		"- name: p\n  node_type: PRO2-XXS\n  autoscaling:\n",
+		"- {name: p, node_type: PRO2-XXS, autoscaling: ~}\n",
+		"- {name: p, node_type: PRO2-XXS, autoscaling: null}\n",
+		"- {name: p, node_type: PRO2-XXS, autoscaling}\n",
+		"- {name: p, node_type: PRO2-XXS, autoscaling: *nothing}\n",
+	} {
+		_, err := Parse("stacks/fuzz.yaml", []byte(head+pool))
+		if err == nil || !strings.Contains(err.Error(), "pools[0].autoscaling: autoscaling needs min and max") {
+			t.Errorf("%q: %v, want autoscaling needs min and max", pool, err)
+		}
+	}
+}
