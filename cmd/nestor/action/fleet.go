@@ -197,6 +197,9 @@ func fleetStatus(r *Report) string {
 		return StatusUnknown
 	case r.Summary.Changes > 0:
 		return fmt.Sprintf("%d changes", r.Summary.Changes)
+	case r.Summary.Waiting > 0:
+		// The provider is moving objects of the stack: never in sync.
+		return StatusWaiting
 	}
 	return StatusInSync
 }
