@@ -57,7 +57,7 @@ func Classify(err error) string {
 	if err == nil {
 		return ""
 	}
-	return sanitize(classify(err))
+	return Sanitize(classify(err))
 }
 
 func classify(err error) string {

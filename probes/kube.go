@@ -139,7 +139,7 @@ func buildClients(t *Target) (*clients, error) {
 	}
 	// net/http follows redirects by default, and client-go's wrappers put
 	// the credentials back on the redirected request: never follow one.
-	hc.CheckRedirect = refuseRedirect
+	hc.CheckRedirect = RefuseRedirect
 	rc, err := rest.UnversionedRESTClientForConfigAndClient(cfg, hc)
 	if err != nil {
 		return nil, fmt.Errorf("cannot build a client for %s: %v", t.Endpoint, err)
@@ -251,7 +251,7 @@ func serverVersion(ctx context.Context, c *clients) (string, error) {
 	if info.GitVersion == "" {
 		return "", fmt.Errorf("the /version answer has no gitVersion")
 	}
-	return sanitizeName(info.GitVersion), nil
+	return SanitizeName(info.GitVersion), nil
 }
 
 // tablePage is one page of a server-side Table (meta.k8s.io/v1 Table),
@@ -472,7 +472,7 @@ func listNodes(ctx context.Context, c *clients) ([]topology.NodeState, error) {
 // A node the Table shows NotReady has ReadyStatus "" and no message: its
 // condition is read next.
 func nodeRow(cells []string) topology.NodeState {
-	s := topology.NodeState{Name: sanitizeName(cells[0]), Roles: []string{}, KubeletVersion: sanitizeName(cells[3])}
+	s := topology.NodeState{Name: SanitizeName(cells[0]), Roles: []string{}, KubeletVersion: SanitizeName(cells[3])}
 	words := strings.Split(cells[1], ",")
 	switch words[0] {
 	case "Ready":
@@ -483,14 +483,14 @@ func nodeRow(cells []string) topology.NodeState {
 	s.Unschedulable = slices.Contains(words[1:], "SchedulingDisabled")
 	if roles := cells[2]; roles != "" && roles != "<none>" {
 		for _, r := range strings.Split(roles, ",") {
-			if r = sanitizeName(r); r != "" && !containsString(s.Roles, r) {
+			if r = SanitizeName(r); r != "" && !containsString(s.Roles, r) {
 				s.Roles = append(s.Roles, r)
 			}
 		}
 		sort.Strings(s.Roles)
 	}
 	if ip := cells[4]; ip != "<none>" {
-		s.InternalIP = sanitizeName(ip)
+		s.InternalIP = SanitizeName(ip)
 	}
 	return s
 }
@@ -551,7 +551,7 @@ func readyDetails(ctx context.Context, c *clients, names []string, max int) (map
 					for _, cd := range it.Status.Conditions {
 						if it.Metadata.Name == name && cd.Type == "Ready" {
 							mu.Lock()
-							conds[name] = nodeCondition{Status: sanitize(cd.Status), Reason: sanitize(cd.Reason), Message: sanitize(cd.Message)}
+							conds[name] = nodeCondition{Status: Sanitize(cd.Status), Reason: Sanitize(cd.Reason), Message: Sanitize(cd.Message)}
 							mu.Unlock()
 						}
 					}
@@ -763,7 +763,7 @@ func acquire(ctx context.Context, sem chan struct{}) error {
 func listNamespaces(ctx context.Context, c *clients) ([]string, error) {
 	out := []string{}
 	err := listTable(ctx, c, pathNamespaces, []string{"Name"}, func(cells []string) {
-		out = append(out, sanitizeName(cells[0]))
+		out = append(out, SanitizeName(cells[0]))
 	})
 	if err != nil {
 		return nil, err
@@ -777,7 +777,7 @@ func listCRDGroups(ctx context.Context, c *clients) ([]string, error) {
 	out := []string{}
 	err := listTable(ctx, c, pathCRDs, []string{"Name"}, func(cells []string) {
 		// A CRD is named <plural>.<group> (apiextensions validation).
-		_, group, ok := strings.Cut(sanitizeName(cells[0]), ".")
+		_, group, ok := strings.Cut(SanitizeName(cells[0]), ".")
 		if ok && group != "" && !seen[group] {
 			seen[group] = true
 			out = append(out, group)
@@ -1076,4 +1076,27 @@ func replicas(r *int32) int32 {
 		return 1
 	}
 	return *r
+}
+
+// ReadWorkloads lists the workloads of the given kinds (topology.KindDaemonSet,
+// KindDeployment, KindStatefulSet) in namespace ns (apps/v1, paginated),
+// bounded by the target's timeout, sorted by name (stable across kinds):
+// known with the workloads, or unknown with the first failure's reason.
+func ReadWorkloads(ctx context.Context, t *Target, ns string, kinds ...string) topology.Fact[[]topology.WorkloadState] {
+	c, err := t.clients()
+	if err != nil {
+		return topology.UnknownFact[[]topology.WorkloadState](Classify(err))
+	}
+	ctx, cancel, budget := t.bound(ctx)
+	defer cancel()
+	var out []topology.WorkloadState
+	for _, kind := range kinds {
+		ws, err := listWorkloadKind(ctx, c, kind, ns)
+		if err != nil {
+			return topology.UnknownFact[[]topology.WorkloadState](failReason(ctx, budget, err))
+		}
+		out = append(out, ws...)
+	}
+	sort.SliceStable(out, func(i, j int) bool { return out[i].Name < out[j].Name })
+	return topology.KnownFact(out)
 }

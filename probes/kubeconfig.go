@@ -116,29 +116,16 @@ type ResolveOptions struct {
 // relative flag or KUBECONFIG entry is taken from the working directory.
 // ~/.kube/config and the in-cluster config are never used.
 //
-// lima: only the bench kubeconfig, Topology.BenchKubeconfig(o.Home), Source
-// SourceBench; KUBECONFIG is ignored, and a --kubeconfig flag is an error (the
-// bench is nestor's own and read through its own file only).
+// A kind with a file of its own (lima's bench) does not use these rules
+// (Kind.Resolve).
 //
-// Errors: --kubeconfig on a lima stack; a ~ that cannot be expanded, in any
+// Errors: a ~ that cannot be expanded, in any
 // of the three sources: o.Home is "" ("HOME is not set: cannot expand ~ in
 // kubeconfig: of FILE (~/x); write the full path"), or the ~user form
 // ("~user paths are not supported", naming the flag, KUBECONFIG or the
 // topology file).
 func ResolveKubeconfig(o ResolveOptions) (Kubeconfig, error) {
 	t := o.Topology
-	if t != nil && t.TargetKind == topology.TargetLima {
-		bench := t.BenchKubeconfig(o.Home)
-		if o.Flag != "" {
-			return Kubeconfig{}, fmt.Errorf("--kubeconfig cannot be used with the lima stack %s: nestor reads a bench only through its own kubeconfig (%s); drop --kubeconfig", t.Name, bench)
-		}
-		detail := "the bench kubeconfig (default for stack " + t.Name + ")"
-		if t.Lima != nil && t.Lima.Kubeconfig != "" {
-			detail = "lima.kubeconfig in " + t.Path
-		}
-		return Kubeconfig{Paths: []string{bench}, Source: SourceBench, Detail: detail}, nil
-	}
-
 	if o.Flag != "" {
 		p, err := expandUserPath(o.Flag, o.Home, "", "--kubeconfig")
 		if err != nil {
@@ -235,4 +222,12 @@ func resolveKubeconfigList(v, home string) (Kubeconfig, error) {
 // errors).
 func expandUserPath(p, home, base, what string) (string, error) {
 	return topology.ExpandHome(p, home, base, what)
+}
+
+// SourceText says in words which rule chose the kubeconfig.
+func SourceText(kc Kubeconfig) string {
+	if kc.Detail != "" {
+		return kc.Detail
+	}
+	return string(kc.Source)
 }

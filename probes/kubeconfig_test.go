@@ -1,6 +1,7 @@
 package probes
 
 import (
+	"nestor.dev/nestor/probes/internal/probetest"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -10,13 +11,7 @@ import (
 	"nestor.dev/nestor/topology"
 )
 
-// envOf returns an Env that knows exactly the given variables.
-func envOf(vars map[string]string) Env {
-	return func(k string) (string, bool) {
-		v, ok := vars[k]
-		return v, ok
-	}
-}
+func envOf(vars map[string]string) Env { return probetest.EnvOf(vars) }
 
 func TestResolveKubeconfigProd(t *testing.T) {
 	// KUBECONFIG entries are looked at on disk (a missing one is skipped):
@@ -139,43 +134,6 @@ func TestResolveKubeconfigProd(t *testing.T) {
 				t.Errorf("Warnings = %q, want none", got.Warnings)
 			}
 		})
-	}
-}
-
-func TestResolveKubeconfigLima(t *testing.T) {
-	home := "/home/op"
-	bench := &topology.Topology{Path: "/srv/stacks/bench.yaml", Name: "bench", TargetKind: topology.TargetLima,
-		Kubeconfig: "/should/never/be/used"}
-	env := envOf(map[string]string{"KUBECONFIG": "/prod/admin.conf"})
-
-	got, err := ResolveKubeconfig(ResolveOptions{Env: env, Home: home, Topology: bench})
-	if err != nil {
-		t.Fatal(err)
-	}
-	want := Kubeconfig{Paths: []string{"/srv/.work/bench/kubeconfig"}, Source: SourceBench, Detail: "the bench kubeconfig (default for stack bench)"}
-	if !reflect.DeepEqual(got, want) {
-		t.Errorf("lima, KUBECONFIG set: got %+v, want %+v (KUBECONFIG must be ignored)", got, want)
-	}
-
-	explicit := &topology.Topology{Path: "/srv/stacks/bench.yaml", Name: "bench", TargetKind: topology.TargetLima,
-		Lima: &topology.Lima{Kubeconfig: "~/bench.kubeconfig"}}
-	got, err = ResolveKubeconfig(ResolveOptions{Env: env, Home: home, Topology: explicit})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !reflect.DeepEqual(got.Paths, []string{"/home/op/bench.kubeconfig"}) || got.Source != SourceBench ||
-		got.Detail != "lima.kubeconfig in /srv/stacks/bench.yaml" {
-		t.Errorf("lima.kubeconfig: got %+v", got)
-	}
-
-	_, err = ResolveKubeconfig(ResolveOptions{Flag: "/prod/admin.conf", Env: env, Home: home, Topology: bench})
-	if err == nil {
-		t.Fatal("--kubeconfig on a lima stack: no error")
-	}
-	for _, w := range []string{"--kubeconfig", "lima stack bench", "/srv/.work/bench/kubeconfig"} {
-		if !strings.Contains(err.Error(), w) {
-			t.Errorf("error %q does not mention %q", err, w)
-		}
 	}
 }
 

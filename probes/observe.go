@@ -85,3 +85,20 @@ func fillLayers(obs *topology.Observed, topo *topology.Topology, facts topology.
 	}
 	obs.Storage = topology.DefaultStorage(facts, obs.ServerVersion)
 }
+
+// UnknownObservation is an observation where nothing of the cluster could be
+// read: every part unknown with reason, every declared layer unknown.
+func UnknownObservation(topo *topology.Topology, reason string) *topology.Observed {
+	obs := &topology.Observed{
+		ServerVersion: topology.UnknownFact[string](reason),
+		Nodes:         topology.UnknownFact[[]topology.NodeState](reason),
+		Layers:        []topology.LayerState{},
+		Storage:       topology.UnknownFact[topology.StorageState](reason),
+	}
+	if topo != nil {
+		for _, ref := range topo.Layers {
+			obs.Layers = append(obs.Layers, topology.LayerState{Name: ref.Name, Declared: true, Health: topology.Unknown, Reason: reason})
+		}
+	}
+	return obs
+}

@@ -15,41 +15,27 @@ import (
 
 // This file is the one target pipeline: every command opens the target of
 // a stack through Open, and reads it through Opened.Read. The stages, in
-// order, for every target kind:
+// order, for every target kind (Kind, kind.go):
 //
-//  1. resolve: what the kind reads through (the kubeconfig rules of
-//     ResolveKubeconfig, the bench kubeconfig of a lima stack), or "no
-//     target" with the reason (NoTarget);
-//  2. refusals: a stack other than lima is never read through the bench
-//     kubeconfig of a lima stack; --kubeconfig never applies to a lima stack;
+//  1. resolve: what the kind reads through (Kind.Resolve: the kubeconfig
+//     rules of ResolveKubeconfig, or the kind's own file — the bench of a
+//     lima stack), or "no target" with the reason (Kind.NoTarget);
+//  2. refusals: a stack is never read through the bench kubeconfig of a
+//     lima stack unless that bench is its own (Source SourceBench);
 //  3. load: LoadTargetWith (explicit files, read-only pinned transport),
 //     when a kubeconfig was resolved; it sends nothing;
-//  4. guard: a kind whose kubeconfig's server is its identity (guarded)
-//     is confirmed interactively (the server version and the nodes are read
-//     and shown) or has its endpoint checked offline (CheckEndpoint) before
-//     any request; any other kind runs its own guard (kapsule: the
-//     provider's API proves the cluster and its cluster_url);
-//  5. read: the kind's prober fills a topology.Observed.
+//  4. guard: a kind whose kubeconfig's server is its identity
+//     (Kind.Guarded) is confirmed interactively (the server version and the
+//     nodes are read and shown) or has its endpoint checked offline
+//     (CheckEndpoint) before any request; any other kind runs its own
+//     guard (Kind.Guard: kapsule proves the cluster and its cluster_url
+//     through the provider's API); the operator confirms once, here
+//     (Opened.Confirm);
+//  5. read: the kind's prober fills a topology.Observed (Kind.Read).
 //
-// Adding a target kind is one value implementing targetKind, registered in
-// kindOf, plus its phases in package topology (topology.Phases). A kind
-// implements exactly:
-//
-//   - noTarget(t, kc): given the kubeconfig ResolveKubeconfig chose for the
-//     stack (its rules know each kind: the bench for lima), a *NoTarget
-//     saying why there is nothing to read, or nil (no target is not an
-//     error: preview reports it honestly);
-//   - guarded(): whether the kubeconfig's server is the target's identity,
-//     confirmed (interactive) or checked against the topology's endpoint:
-//     (non-interactive) before anything is read, and a kubeconfig that does
-//     not load is Open's error — true for prod; false for nestor's own
-//     bench (nothing to confirm) and for kinds whose identity is elsewhere
-//     (kapsule), whose load error is kept in Opened.LoadErr;
-//   - guard(ctx, op): for a kind that is not guarded(), its own guard, run
-//     after the load and before Read: nil to go on, or the refusal (the
-//     bench: always nil); it may keep what it read in op for read;
-//   - read(ctx, op, scope): the observation of the stack, every part that
-//     could not be read unknown with its reason, never absent.
+// Adding a target kind is its package implementing Kind, one line in the
+// one registry (cmd/nestor/action/kinds.go), and its enum value and block
+// grammar in package topology; nothing else names a kind.
 
 // Bench names the bench kubeconfig of one lima stack of the stacks folder;
 // Open refuses to read a prod stack through any of them.
@@ -67,9 +53,10 @@ type TargetView struct {
 	Check    EndpointCheck
 	Version  topology.Fact[string]
 	Nodes    topology.Fact[[]topology.NodeState]
-	// Kapsule is the provider's view of a kapsule stack's cluster (nil for
-	// other kinds; Target is then the kubeconfig's, or nil).
-	Kapsule *KapsuleView
+	// Provider is the provider's view of a managed stack's cluster (nil
+	// for the kinds read through a kubeconfig alone; Target is then the
+	// kubeconfig's, or nil).
+	Provider *ProviderView
 }
 
 // OpenOptions are the inputs of Open, completed once by the caller before
@@ -99,8 +86,10 @@ type OpenOptions struct {
 	// Confirm shows the target and asks whether it is the stack; it is
 	// called only when Interactive. false ends Open with ErrNotConfirmed.
 	Confirm func(TargetView) (bool, error)
-	// Benches are the lima stacks' bench kubeconfigs (see Bench).
-	Benches []Bench
+	// Benches lists the lima stacks' bench kubeconfigs (see Bench); it is
+	// called only when a stack is about to be read through a kubeconfig
+	// that is not its own bench (nil: none).
+	Benches func() []Bench
 	// Run runs external programs (limactl for lima stacks).
 	Run Runner
 	// Fix, when set, says what the operator runs to give a stack with no
@@ -230,11 +219,24 @@ type Opened struct {
 	// A guarded kind's load error is Open's error instead.
 	LoadErr error
 
-	kind targetKind
+	// Provider is where a managed kind's cluster is read (the provider's
+	// API, the credentials' source, the access key masked), set by its
+	// guard; nil for the other kinds.
+	Provider *Provider
+	// State is what the kind's own guard read and decided, for its Read
+	// (each kind its own type; nil for none).
+	State any
+
+	kind Kind
 	opts OpenOptions
-	// kapsule is what the kapsule guard read, for its read.
-	kapsule *kapsuleState
 }
+
+// Kind returns the target kind the stack was opened with.
+func (op *Opened) Kind() Kind { return op.kind }
+
+// Options returns the options the stack was opened with (a kind's guard
+// and read take their environment, runner, timeout and prompt from them).
+func (op *Opened) Options() OpenOptions { return op.opts }
 
 // Scope chooses what Read reads.
 type Scope int
@@ -247,45 +249,20 @@ const (
 	ReadCluster
 )
 
-// targetKind is one target kind's part of the pipeline (see the top of
-// this file for what each method must do).
-type targetKind interface {
-	noTarget(t *topology.Topology, kc Kubeconfig) *NoTarget
-	guarded() bool
-	guard(ctx context.Context, op *Opened) error
-	read(ctx context.Context, op *Opened, scope Scope) (*topology.Observed, topology.ClusterFacts)
-}
-
-// kindOf returns the pipeline part of target kind k.
-func kindOf(k topology.TargetKind) (targetKind, bool) {
-	switch k {
-	case topology.TargetLima:
-		return limaKind{}, true
-	case topology.TargetProd:
-		return prodKind{}, true
-	case topology.TargetKapsule:
-		return kapsuleKind{}, true
-	}
-	return nil, false
-}
-
-// Open runs the pipeline's first four stages for stack t (see the top of
-// this file) and returns the opened target. It returns an error when no
-// report can be made: a kubeconfig rule that fails, a refusal (bench
-// kubeconfig for prod or kapsule, --kubeconfig on lima, *MissingEndpointError and
-// *EndpointMismatchError of the offline check; kapsule: a
-// *ScalewayCredentialsError, a *KapsuleMismatchError), a kubeconfig that does not
-// load (prod), an *UnreachableError from the interactive guard's read (kapsule:
-// *KapsuleUnreadError),
+// Open runs the pipeline's first four stages for stack t, of target kind k
+// (see the top of this file), and returns the opened target. It returns an
+// error when no report can be made: a kubeconfig rule that fails (or the
+// kind's own refusal: --kubeconfig on lima), the bench kubeconfig of
+// another stack (*BenchKubeconfigError), a kubeconfig that does not load
+// (a guarded kind), the guard's refusal (*MissingEndpointError and
+// *EndpointMismatchError of the offline check; a kind's own: kapsule's
+// credentials and identity checks), an *UnreachableError from the
+// interactive guard's read (or the kind's: kapsule's unread cluster),
 // ErrNotConfirmed, or ctx's error (wrapped) when ctx ended during a read.
-// With an error of the guard's read (*UnreachableError, ctx's) the Opened is
-// returned too: what was resolved and loaded, for the caller to name it.
-// No target at all is not an error: Opened.NoTarget says why.
-func Open(ctx context.Context, t *topology.Topology, o OpenOptions) (*Opened, error) {
-	k, ok := kindOf(t.TargetKind)
-	if !ok {
-		return nil, fmt.Errorf("%s: unknown target_kind %q", t.Path, t.TargetKind)
-	}
+// With an error of the guard's read (*UnreachableError, ctx's) the Opened
+// is returned too: what was resolved and loaded, for the caller to name
+// it. No target at all is not an error: Opened.NoTarget says why.
+func Open(ctx context.Context, k Kind, t *topology.Topology, o OpenOptions) (*Opened, error) {
 	op := &Opened{Topology: t, kind: k, opts: o}
 	kc, none, err := resolve(k, t, o)
 	if err != nil {
@@ -296,8 +273,8 @@ func Open(ctx context.Context, t *topology.Topology, o OpenOptions) (*Opened, er
 		op.NoTarget = none
 		return op, nil
 	}
-	if t.TargetKind != topology.TargetLima {
-		if err := refuseBench(kc, o.Benches); err != nil {
+	if kc.Source != SourceBench && o.Benches != nil {
+		if err := refuseBench(kc, o.Benches()); err != nil {
 			return nil, err
 		}
 	}
@@ -309,31 +286,23 @@ func Open(ctx context.Context, t *topology.Topology, o OpenOptions) (*Opened, er
 		})
 	}
 	switch {
-	case err != nil && !k.guarded():
+	case err != nil && !k.Guarded():
 		op.LoadErr = err
 	case err != nil:
 		return nil, err
 	default:
 		op.Target = target
 	}
-	if !k.guarded() {
-		if err := k.guard(ctx, op); err != nil {
-			return nil, err
-		}
-		return op, nil
-	}
-	op.Check = CompareEndpoint(t, target)
-	if !o.Interactive {
-		// The endpoint check needs no network: a refused target is sent
-		// nothing, and an accepted one is read all at once by Read.
-		if err := CheckEndpoint(t, target); err != nil {
-			return nil, err
-		}
-		return op, nil
-	}
-	view, err := op.guardRead(ctx)
+	view, err := k.Guard(ctx, op)
 	if err != nil {
-		return op, err
+		var unreachable *UnreachableError
+		if errors.As(err, &unreachable) || ctx.Err() != nil {
+			return op, err
+		}
+		return nil, err
+	}
+	if view == nil || !o.Interactive {
+		return op, nil
 	}
 	op.Guard = view
 	if o.Confirm == nil {
@@ -349,27 +318,42 @@ func Open(ctx context.Context, t *topology.Topology, o OpenOptions) (*Opened, er
 	return op, nil
 }
 
-// Resolve is the pipeline's first stage alone, for commands that only say
-// which kubeconfig a stack is read through (env): the Kubeconfig, or a
-// *NoTarget (with o.Fix's answer) when there is nothing to read. Errors: as
-// Open's first stage (an unknown target_kind, a kubeconfig rule that fails).
-func Resolve(t *topology.Topology, o OpenOptions) (Kubeconfig, *NoTarget, error) {
-	k, ok := kindOf(t.TargetKind)
-	if !ok {
-		return Kubeconfig{}, nil, fmt.Errorf("%s: unknown target_kind %q", t.Path, t.TargetKind)
+// GuardEndpoint is the guard of a kind whose kubeconfig's server is the
+// target's identity (Kind.Guarded): the endpoint is compared with the
+// topology's endpoint: (op.Check); without a prompt (not Interactive) it
+// must match (CheckEndpoint: no network, so a refused target is sent
+// nothing, and an accepted one is read all at once by Read); with one, the
+// server version and the nodes are read and returned for the operator to
+// confirm. No target (nothing loaded) has nothing to guard. Errors:
+// CheckEndpoint's; the read's (*UnreachableError, ctx's, wrapped).
+func GuardEndpoint(ctx context.Context, op *Opened) (*TargetView, error) {
+	if op.Target == nil {
+		return nil, nil
 	}
+	op.Check = CompareEndpoint(op.Topology, op.Target)
+	if !op.opts.Interactive {
+		return nil, CheckEndpoint(op.Topology, op.Target)
+	}
+	return op.guardRead(ctx)
+}
+
+// Resolve is the pipeline's first stage alone, for commands that only say
+// which kubeconfig a stack of kind k is read through (env): the
+// Kubeconfig, or a *NoTarget (with o.Fix's answer) when there is nothing
+// to read. Errors: as Open's first stage (a kubeconfig rule that fails).
+func Resolve(k Kind, t *topology.Topology, o OpenOptions) (Kubeconfig, *NoTarget, error) {
 	return resolve(k, t, o)
 }
 
-func resolve(k targetKind, t *topology.Topology, o OpenOptions) (Kubeconfig, *NoTarget, error) {
+func resolve(k Kind, t *topology.Topology, o OpenOptions) (Kubeconfig, *NoTarget, error) {
 	if o.Kubeconfig != nil {
 		return *o.Kubeconfig, nil, nil
 	}
-	kc, err := ResolveKubeconfig(ResolveOptions{Flag: o.KubeconfigFlag, Env: o.Env, Home: o.Home, Topology: t})
+	kc, err := k.Resolve(ResolveOptions{Flag: o.KubeconfigFlag, Env: o.Env, Home: o.Home, Topology: t})
 	if err != nil {
 		return kc, nil, err
 	}
-	none := k.noTarget(t, kc)
+	none := k.NoTarget(t, kc)
 	if none != nil && o.Fix != nil {
 		none.Fix = o.Fix(none)
 	}
@@ -408,7 +392,7 @@ func (op *Opened) unreachable(reason string) *UnreachableError {
 		Kubeconfig: strings.Join(op.Target.Kubeconfig.Paths, ":"), Reason: reason}
 }
 
-func (op *Opened) timeout() time.Duration {
+func (op *Opened) Timeout() time.Duration {
 	if op.opts.Timeout > 0 {
 		return op.opts.Timeout
 	}
@@ -425,12 +409,12 @@ func (op *Opened) timeout() time.Duration {
 // kind says (lima: the VMs and "no bench cluster"; prod: every part unknown
 // with the reason).
 func (op *Opened) Read(ctx context.Context, scope Scope) (*topology.Observed, topology.ClusterFacts, error) {
-	obs, facts := op.kind.read(ctx, op, scope)
+	obs, facts := op.kind.Read(ctx, op, scope)
 	obs.DeriveVersions() // the versions part of ACTUAL, from what was read
 	if err := ctx.Err(); err != nil {
 		return nil, facts, fmt.Errorf("reading stack %s: %w", op.Topology.Name, err)
 	}
-	if op.Target != nil && op.kind.guarded() && !obs.ServerVersion.Known && !obs.Nodes.Known {
+	if op.Target != nil && op.kind.Guarded() && !obs.ServerVersion.Known && !obs.Nodes.Known {
 		return nil, facts, op.unreachable(obs.ServerVersion.Reason)
 	}
 	return obs, facts, nil
@@ -467,9 +451,9 @@ func canonicalPath(p string) string {
 	return filepath.Clean(p)
 }
 
-// fileExists reports whether p exists; an error other than "does not
+// FileExists reports whether p exists; an error other than "does not
 // exist" is returned as is.
-func fileExists(p string) (bool, error) {
+func FileExists(p string) (bool, error) {
 	_, err := os.Stat(p)
 	if err == nil {
 		return true, nil
@@ -478,37 +462,6 @@ func fileExists(p string) (bool, error) {
 		return false, nil
 	}
 	return false, err
-}
-
-// prodKind is target_kind prod: an existing cluster read through the
-// kubeconfig the rules resolve, always guarded.
-type prodKind struct{}
-
-func (prodKind) guarded() bool { return true }
-
-// guard: prod is guarded by its endpoint (Open), nothing more.
-func (prodKind) guard(context.Context, *Opened) error { return nil }
-
-func (prodKind) noTarget(t *topology.Topology, kc Kubeconfig) *NoTarget {
-	if kc.None() {
-		return &NoTarget{Kind: NoKubeconfig, Stack: t.Name, File: t.Path}
-	}
-	if kc.Source == SourceTopology && len(kc.Paths) == 1 {
-		if ok, err := fileExists(kc.Paths[0]); err == nil && !ok {
-			return &NoTarget{Kind: KubeconfigMissing, Stack: t.Name, File: t.Path, Path: kc.Paths[0]}
-		}
-	}
-	return nil
-}
-
-func (prodKind) read(ctx context.Context, op *Opened, _ Scope) (*topology.Observed, topology.ClusterFacts) {
-	if op.Target == nil {
-		return NoTargetObservation(op.NoTarget.Error()), topology.ClusterFacts{}
-	}
-	if op.Guard != nil {
-		return ProbeCluster(ctx, op.Target, op.Topology, op.Guard.Version, op.Guard.Nodes)
-	}
-	return ProbeTarget(ctx, op.Target, op.Topology)
 }
 
 // NoTargetObservation is the observation of a stack with nothing to read:
@@ -522,48 +475,4 @@ func NoTargetObservation(reason string) *topology.Observed {
 		Layers:        []topology.LayerState{},
 		Storage:       topology.UnknownFact[topology.StorageState](r),
 	}
-}
-
-// limaKind is target_kind lima: nestor's own bench, its VMs read with
-// limactl and its cluster through its own bench kubeconfig only; it needs
-// no confirmation.
-type limaKind struct{}
-
-func (limaKind) guarded() bool { return false }
-
-// guard: the bench is nestor's own, nothing to confirm.
-func (limaKind) guard(context.Context, *Opened) error { return nil }
-
-func (limaKind) noTarget(t *topology.Topology, kc Kubeconfig) *NoTarget {
-	// A bench kubeconfig that cannot be stat'ed is left to the load, whose
-	// error makes the cluster unknown (LoadErr) with the reason.
-	if ok, err := fileExists(kc.Paths[0]); err == nil && !ok {
-		return &NoTarget{Kind: NoBenchKubeconfig, Stack: t.Name, File: t.Path, Path: kc.Paths[0]}
-	}
-	return nil
-}
-
-func (limaKind) read(ctx context.Context, op *Opened, scope Scope) (*topology.Observed, topology.ClusterFacts) {
-	var obs *topology.Observed
-	var facts topology.ClusterFacts
-	switch {
-	case op.LoadErr != nil:
-		obs = unknownObservation(op.Topology, op.LoadErr.Error())
-	case op.Target == nil:
-		obs = unknownObservation(op.Topology, op.NoTarget.Error())
-		obs.NoBenchCluster = true
-	default:
-		obs, facts = ProbeTarget(ctx, op.Target, op.Topology)
-	}
-	if scope == ReadAll {
-		run := op.opts.Run
-		if run == nil {
-			run = ExecRunner
-		}
-		vctx, cancel := context.WithTimeout(ctx, op.timeout())
-		defer cancel()
-		vms, notVMs := readVMs(vctx, run)
-		obs.VMs, obs.NotVMs = &vms, notVMs
-	}
-	return obs, facts
 }

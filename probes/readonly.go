@@ -48,20 +48,20 @@ func (e *RedirectRefusedError) Error() string {
 	return fmt.Sprintf("the API server %s redirected to %s: nestor does not follow redirects (they would carry its credentials to another server)", e.From, e.To)
 }
 
-// refuseRedirect is the CheckRedirect of every http.Client the probes build
+// RefuseRedirect is the CheckRedirect of every http.Client the probes build
 // (net/http calls it before following a 3xx; its error ends the request).
-func refuseRedirect(req *http.Request, via []*http.Request) error {
+func RefuseRedirect(req *http.Request, via []*http.Request) error {
 	from := ""
 	if len(via) > 0 {
-		from = hostKey(via[len(via)-1].URL)
+		from = HostKey(via[len(via)-1].URL)
 	}
-	return &RedirectRefusedError{From: from, To: hostKey(req.URL)}
+	return &RedirectRefusedError{From: from, To: HostKey(req.URL)}
 }
 
-// hostKey is u's "scheme://host:port", scheme and host lower-cased and the
+// HostKey is u's "scheme://host:port", scheme and host lower-cased and the
 // default port (443 for https, 80 for http) made explicit; user info, path
 // and query are dropped. "" for a nil URL.
-func hostKey(u *url.URL) string {
+func HostKey(u *url.URL) string {
 	if u == nil {
 		return ""
 	}
@@ -97,7 +97,7 @@ func hostKey(u *url.URL) string {
 // endpoint must be the absolute base URL of the target
 // (rest.DefaultServerUrlFor).
 func ReadOnlyTo(endpoint *url.URL) func(http.RoundTripper) http.RoundTripper {
-	pin := hostKey(endpoint)
+	pin := HostKey(endpoint)
 	return func(rt http.RoundTripper) http.RoundTripper {
 		if rt == nil {
 			rt = http.DefaultTransport
@@ -121,9 +121,9 @@ func redirectOf(req *http.Request, resp *http.Response) *RedirectRefusedError {
 	}
 	to := "a Location nestor cannot parse"
 	if u, err := req.URL.Parse(loc); err == nil {
-		to = hostKey(u)
+		to = HostKey(u)
 	}
-	return &RedirectRefusedError{From: hostKey(req.URL), To: to}
+	return &RedirectRefusedError{From: HostKey(req.URL), To: to}
 }
 
 type readOnlyTransport struct {
@@ -138,7 +138,7 @@ func (t *readOnlyTransport) RoundTrip(req *http.Request) (*http.Response, error)
 		if t.pin == "" {
 			return t.next.RoundTrip(req)
 		}
-		if got := hostKey(req.URL); got != t.pin {
+		if got := HostKey(req.URL); got != t.pin {
 			if req.Body != nil {
 				_ = req.Body.Close()
 			}

@@ -131,7 +131,7 @@ func TestRefuseRedirect(t *testing.T) {
 		http.Redirect(w, r, other.URL+"/x", http.StatusFound)
 	}))
 	defer target.Close()
-	client := &http.Client{Transport: pinnedTo(t, target.URL), CheckRedirect: refuseRedirect}
+	client := &http.Client{Transport: pinnedTo(t, target.URL), CheckRedirect: RefuseRedirect}
 	_, err := client.Get(target.URL + "/version")
 	var rr *RedirectRefusedError
 	if !errors.As(err, &rr) || rr.From != target.URL || rr.To != other.URL {
@@ -153,8 +153,8 @@ func TestHostKey(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if got := hostKey(u); got != want {
-			t.Errorf("hostKey(%s) = %q, want %q", in, got, want)
+		if got := HostKey(u); got != want {
+			t.Errorf("HostKey(%s) = %q, want %q", in, got, want)
 		}
 	}
 }

@@ -8,14 +8,14 @@ import (
 	"unicode/utf8"
 )
 
-// sanitize makes text that came from outside nestor (an API server's status
+// Sanitize makes text that came from outside nestor (an API server's status
 // message, limactl's stderr) safe to print on a terminal: every control
 // character (C0, DEL and C1: ESC, BEL, CR, backspace, the 8-bit CSI…) is
 // dropped, except newline and tab, and bytes that are not UTF-8 become
 // U+FFFD. Without it a server could clear the screen or rewrite the lines
 // above ACTUAL with an escape sequence in a reason. Printable text is kept
 // as is.
-func sanitize(s string) string {
+func Sanitize(s string) string {
 	clean := true
 	for _, r := range s {
 		if r == utf8.RuneError || (unicode.IsControl(r) && r != '\n' && r != '\t') {
@@ -37,7 +37,7 @@ func sanitize(s string) string {
 	return b.String()
 }
 
-// sanitizeName makes a name that came from outside nestor (a Lima instance,
+// SanitizeName makes a name that came from outside nestor (a Lima instance,
 // a node, a pool, a version, a status) safe to print while keeping it a
 // name: where sanitize drops a control character, sanitizeName writes it as
 // a Go escape (DEL becomes \x7f, a newline \n), and so are the invisible
@@ -48,7 +48,7 @@ func sanitize(s string) string {
 // is kept as is, so a name that spells an escape (a\x7f) prints as the
 // name holding that character does: printable names, the only ones a
 // declared name can equal, are returned unchanged.
-func sanitizeName(s string) string {
+func SanitizeName(s string) string {
 	if printableASCII(s) {
 		return s
 	}

@@ -13,8 +13,8 @@ func TestSanitize(t *testing.T) {
 		"unicode ok: 日本 → ✓":                   "unicode ok: 日本 → ✓",
 		"":                                     "",
 	} {
-		if got := sanitize(in); got != want {
-			t.Errorf("sanitize(%q) = %q, want %q", in, got, want)
+		if got := Sanitize(in); got != want {
+			t.Errorf("Sanitize(%q) = %q, want %q", in, got, want)
 		}
 	}
 }
@@ -37,27 +37,11 @@ func TestSanitizeName(t *testing.T) {
 		{`C:\lima\x`, `C:\lima\x`},           // a backslash is kept
 		{"", ""},
 	} {
-		if got := sanitizeName(tc.in); got != tc.want {
-			t.Errorf("sanitizeName(%q) = %q, want %q", tc.in, got, tc.want)
+		if got := SanitizeName(tc.in); got != tc.want {
+			t.Errorf("SanitizeName(%q) = %q, want %q", tc.in, got, tc.want)
 		}
 	}
-	if sanitizeName("a\x7f") == sanitizeName("a\x1b") {
+	if SanitizeName("a\x7f") == SanitizeName("a\x1b") {
 		t.Errorf("two names escape to one")
-	}
-}
-
-// TestDecodeLimaListUnprintableTexts: an instance whose name or status is
-// made only of unprintable characters keeps them, escaped: it is neither
-// nameless nor without a status, and nothing unprintable is kept raw.
-func TestDecodeLimaListUnprintableTexts(t *testing.T) {
-	l, err := decodeLimaList([]byte(`{"name":"\u007f"}` + "\n" + `{"name":"\u001b[2J","status":"\u0007","dir":"/l/\u0000"}` + "\n" + `{"name":"vm\u202e","status":"Running"}`))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(l.notVMs) != 1 || l.notVMs[0].Name != `\x7f` {
-		t.Errorf("entries that are not VMs = %+v, want one named \\x7f", l.notVMs)
-	}
-	if len(l.vms) != 2 || l.vms[0].Name != `\x1b[2J` || l.vms[0].Status != `\a` || l.vms[0].Dir != `/l/\x00` || l.vms[1].Name != `vm\u202e` {
-		t.Errorf("VMs = %+v", l.vms)
 	}
 }

@@ -3,7 +3,7 @@ package probes
 import (
 	"context"
 	"errors"
-	"fmt"
+	"nestor.dev/nestor/probes/internal/probetest"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -15,46 +15,12 @@ import (
 	"k8s.io/client-go/tools/clientcmd"
 )
 
-// secretToken is in every test kubeconfig; no error may ever show it.
-const secretToken = "s3cr3t-t0ken-NEVER-PRINT"
+const secretToken = probetest.SecretToken
 
-func writeFile(t *testing.T, path, text string) string {
-	t.Helper()
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(path, []byte(text), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	return path
-}
-
-// kubeconfigText is a kubeconfig with the given clusters (name → server),
-// one user "u-NAME" per cluster, contexts (name → cluster) and
-// current-context.
-func kubeconfigText(current string, clusters map[string]string, contexts map[string][2]string) string {
-	var b strings.Builder
-	b.WriteString("apiVersion: v1\nkind: Config\n")
-	fmt.Fprintf(&b, "current-context: %q\n", current)
-	b.WriteString("clusters:\n")
-	for name, server := range clusters {
-		fmt.Fprintf(&b, "- name: %q\n  cluster:\n    server: %s\n    insecure-skip-tls-verify: true\n", name, server)
-	}
-	b.WriteString("contexts:\n")
-	users := map[string]bool{}
-	for name, cu := range contexts {
-		fmt.Fprintf(&b, "- name: %q\n  context:\n    cluster: %q\n    user: %q\n", name, cu[0], cu[1])
-		users[cu[1]] = true
-	}
-	b.WriteString("users:\n")
-	for u := range users {
-		if strings.HasPrefix(u, "missing") {
-			continue
-		}
-		fmt.Fprintf(&b, "- name: %q\n  user:\n    token: %s\n", u, secretToken)
-	}
-	return b.String()
-}
+var (
+	writeFile      = probetest.WriteFile
+	kubeconfigText = probetest.KubeconfigText
+)
 
 func assertNoSecret(t *testing.T, err error) {
 	t.Helper()

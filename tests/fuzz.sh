@@ -29,11 +29,11 @@ FUZZTIME="${FUZZTIME:-10m}"
 targets=(
   "./topology FuzzParse"
   "./topology FuzzSetKubeconfig"
-  "./probes FuzzDecodeLimaList"
+  "./probes/lima FuzzDecodeLimaList"
   "./probes/ssh FuzzInventory"
   "./topology FuzzNormalizeEndpoint"
   "./topology FuzzParseVersion"
-  "./probes FuzzKapsuleDecode"
+  "./probes/kapsule FuzzKapsuleDecode"
 )
 
 # seconds converts a duration such as 15s, 10m, 1h30m to seconds; it prints

@@ -53,7 +53,7 @@ func BenchmarkBuildPlan(b *testing.B) {
 	b.ReportAllocs()
 	b.ResetTimer()
 	for b.Loop() {
-		p := BuildPlan(t, o, PlanOptions{})
+		p := BuildPlan(t, o, NodeCluster{}, PlanOptions{})
 		if len(p.Steps) == 0 {
 			b.Fatal("empty plan")
 		}
@@ -91,7 +91,7 @@ func BenchmarkEvaluateCatalog(b *testing.B) {
 
 func TestBenchInputsPlan(t *testing.T) {
 	tp, o := benchInputs()
-	p := BuildPlan(tp, o, PlanOptions{})
+	p := BuildPlan(tp, o, NodeCluster{}, PlanOptions{})
 	counts := map[StepKind]int{}
 	for _, s := range p.Steps {
 		counts[s.Kind]++

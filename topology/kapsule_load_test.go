@@ -26,13 +26,6 @@ func TestLoadKapsule(t *testing.T) {
 	if tp.Kubernetes.AutoUpgrade == nil || !*tp.Kubernetes.AutoUpgrade || len(tp.Warnings) != 0 {
 		t.Errorf("kubernetes = %+v, warnings %v", tp.Kubernetes, tp.Warnings)
 	}
-	var phases []string
-	for _, p := range Phases(tp) {
-		phases = append(phases, p.Name)
-	}
-	if got := strings.Join(phases, " "); got != "cluster pools traefik argocd external-secrets" {
-		t.Errorf("phases = %s", got)
-	}
 }
 
 // With auto_upgrade: true the provider moves the patch: pinning x.y.z is a

@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -566,9 +567,9 @@ func (p *parser) topLevel(t *Topology, root *yaml.Node) {
 			n = root
 		}
 		p.add(n, "target_kind", "add target_kind: prod (an existing cluster), target_kind: kapsule (a Scaleway Kapsule cluster) or target_kind: lima (a local bench)", "is required")
-	case t.TargetKind != TargetLima && t.TargetKind != TargetProd && t.TargetKind != TargetKapsule:
-		fix := "use lima, prod or kapsule"
-		if c := closest(string(t.TargetKind), []string{"lima", "prod", "kapsule"}); len(c) > 0 {
+	case !slices.Contains(Kinds(), t.TargetKind):
+		fix := "use " + kindList()
+		if c := closest(string(t.TargetKind), kindNames()); len(c) > 0 {
 			fix = "did you mean " + c[0] + "? " + fix
 		}
 		p.add(resolve(kindNode), "target_kind", fix, "%q is not a target kind", t.TargetKind)
@@ -576,7 +577,7 @@ func (p *parser) topLevel(t *Topology, root *yaml.Node) {
 
 	p.checkKapsule(t, root, limaNode)
 	p.checkNodesForKind(t)
-	if t.TargetKind == TargetProd && limaNode != nil {
+	if nodeClusterGrammar(t.TargetKind) && limaNode != nil {
 		p.add(limaNode, "lima", "remove the lima: section", "lima: is only for target_kind: lima")
 	}
 	if t.TargetKind == TargetLima && kubeconfigNode != nil {
@@ -748,7 +749,7 @@ func (p *parser) checkNodesForKind(t *Topology) {
 		p.add(p.noControlPlane, "nodes", "set role: control-plane on at least one node", "no control-plane node declared")
 		return
 	}
-	if t.TargetKind == TargetProd {
+	if nodeClusterGrammar(t.TargetKind) {
 		w := &Error{File: p.file, Line: p.noControlPlane.Line, Column: p.noControlPlane.Column, Field: "nodes",
 			Msg: "no control-plane node declared: nestor has no node to fetch a kubeconfig from (discover --cp)",
 			Fix: "set role: control-plane on the nodes that run the API server, if they are registered nodes"}

@@ -6,6 +6,11 @@
 // environment or touches the network: every input is passed in.
 package topology
 
+import (
+	"slices"
+	"strings"
+)
+
 // TargetKind says what kind of machines a stack runs on, and so which prober
 // may read it (DESIGN.md: a probe never looks at a target of another kind).
 type TargetKind string
@@ -16,6 +21,39 @@ const (
 	// TargetProd is an existing cluster on machines provisioned upstream.
 	TargetProd TargetKind = "prod"
 )
+
+// builtinKinds are the target kinds whose grammar this package knows
+// (TargetKapsule is in kapsule.go); registered holds the kinds added by
+// RegisterKind.
+var (
+	builtinKinds = []TargetKind{TargetLima, TargetProd, TargetKapsule}
+	registered   []TargetKind
+)
+
+// Kinds returns every target kind a topology may declare, the built-in ones
+// first, then those added by RegisterKind, in order.
+func Kinds() []TargetKind {
+	return append(append([]TargetKind{}, builtinKinds...), registered...)
+}
+
+// RegisterKind adds k to the target kinds a topology may declare, with the
+// grammar of an existing cluster of declared nodes (prod's: nodes:,
+// kubeconfig:, endpoint:, inventory:; no lima:, scaleway: or pools:). It is
+// for a kind whose topology needs no block of its own (a test's kind); a
+// kind with a block of its own has its grammar here. Registering a kind
+// twice, or a built-in one, changes nothing. Not safe for concurrent use
+// with Parse: call it before loading any topology.
+func RegisterKind(k TargetKind) {
+	if !slices.Contains(Kinds(), k) {
+		registered = append(registered, k)
+	}
+}
+
+// nodeClusterGrammar reports whether k's topology has prod's grammar: prod,
+// and every registered kind.
+func nodeClusterGrammar(k TargetKind) bool {
+	return k == TargetProd || slices.Contains(registered, k)
+}
 
 // Topology is one stack as declared in its file. Paths are kept as written;
 // use ResolvePath to expand them.
@@ -98,4 +136,21 @@ type Lima struct {
 	// Kubeconfig is the bench's generated kubeconfig, as written; "" means the
 	// default .work/<stack>/kubeconfig beside the stacks folder.
 	Kubeconfig string `json:"kubeconfig,omitempty"`
+}
+
+func kindNames() []string {
+	var out []string
+	for _, k := range Kinds() {
+		out = append(out, string(k))
+	}
+	return out
+}
+
+// kindList is Kinds in words: "lima, prod or kapsule".
+func kindList() string {
+	names := kindNames()
+	if len(names) == 1 {
+		return names[0]
+	}
+	return strings.Join(names[:len(names)-1], ", ") + " or " + names[len(names)-1]
 }

@@ -65,23 +65,11 @@ func TestNodesHelpers(t *testing.T) {
 
 func TestPhases(t *testing.T) {
 	layers := []LayerRef{{Name: "cilium"}, {Name: "rook-ceph"}}
-	tests := []struct {
-		kind TargetKind
-		want []Phase
-	}{
-		{TargetLima, []Phase{
-			{Name: "up", Kind: "up"}, {Name: "bootstrap", Kind: "bootstrap"}, {Name: "k8s", Kind: "k8s"},
-			{Name: "cilium", Kind: "layer", Layer: "cilium"}, {Name: "rook-ceph", Kind: "layer", Layer: "rook-ceph"},
-		}},
-		{TargetProd, []Phase{
-			{Name: "bootstrap", Kind: "bootstrap"}, {Name: "k8s", Kind: "k8s"},
-			{Name: "cilium", Kind: "layer", Layer: "cilium"}, {Name: "rook-ceph", Kind: "layer", Layer: "rook-ceph"},
-		}},
+	want := []Phase{
+		{Name: "bootstrap", Kind: "bootstrap"}, {Name: "k8s", Kind: "k8s"},
+		{Name: "cilium", Kind: "layer", Layer: "cilium"}, {Name: "rook-ceph", Kind: "layer", Layer: "rook-ceph"},
 	}
-	for _, tc := range tests {
-		got := Phases(&Topology{TargetKind: tc.kind, Layers: layers})
-		if !reflect.DeepEqual(got, tc.want) {
-			t.Errorf("%s: Phases = %+v, want %+v", tc.kind, got, tc.want)
-		}
+	if got := Phases(&Topology{TargetKind: TargetProd, Layers: layers}, NodeCluster{}); !reflect.DeepEqual(got, want) {
+		t.Errorf("Phases = %+v, want %+v", got, want)
 	}
 }

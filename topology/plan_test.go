@@ -298,93 +298,10 @@ func TestBuildPlan(t *testing.T) {
 			unknowns:   []string{"the whole cluster: no target was read (not read)", "layer cnpg: timeout"},
 			unverified: true,
 		},
-		{
-			name: "lima: node2 stopped, no bench kubeconfig",
-			topo: bench,
-			obs: func() *Observed {
-				return &Observed{
-					VMs:           vms("lima-node1", VMRunning, "lima-node2", VMStopped),
-					ServerVersion: UnknownFact[string]("no bench kubeconfig at /s/.work/bench/kubeconfig"),
-					Nodes:         UnknownFact[[]NodeState]("no bench kubeconfig at /s/.work/bench/kubeconfig"),
-					Layers:        []LayerState{{Name: "flannel", Declared: true, Health: Unknown, Reason: "no bench kubeconfig"}, {Name: "local-path", Declared: true, Health: Unknown, Reason: "no bench kubeconfig"}},
-					Storage:       UnknownFact[StorageState]("no bench kubeconfig"),
-				}
-			},
-			steps: []Step{{StepStartVM, "up", "lima-node2", "VM is Stopped"}},
-			unknowns: []string{
-				"server version: no bench kubeconfig at /s/.work/bench/kubeconfig",
-				"nodes: no bench kubeconfig at /s/.work/bench/kubeconfig",
-				"layer flannel: no bench kubeconfig",
-				"layer local-path: no bench kubeconfig",
-				"default StorageClass: no bench kubeconfig",
-			},
-		},
-		{
-			name: "lima: VMs missing, broken, odd status",
-			topo: func() *Topology {
-				b := bench()
-				b.Nodes = append(b.Nodes, Node{Name: "lima-node3", Role: RoleWorker}, Node{Name: "lima-node4", Role: RoleWorker})
-				return b
-			},
-			obs: func() *Observed {
-				o := &Observed{
-					VMs:           vms("lima-node2", VMBroken, "lima-node3", "Starting", "lima-node4", VMRunning),
-					ServerVersion: KnownFact("v1.37.2"),
-					Nodes:         readyNodes("lima-node1", "lima-node2", "lima-node3", "lima-node4"),
-					Storage:       KnownFact(StorageState{Class: "local-path", Provisioner: "rancher.io/local-path"}),
-				}
-				o.Layers = healthyLayers(bench())
-				return o
-			},
-			steps: []Step{
-				{StepCreateVM, "up", "lima-node1", "declared node has no Lima VM"},
-				{StepStartVM, "up", "lima-node2", "VM is Broken (limactl gives no error): stop it with `limactl stop -f lima-node2`, then start it; if it still fails, delete and recreate it"},
-			},
-			unknowns: []string{`VM lima-node3: status "Starting"`},
-		},
-		{
-			name: "lima: limactl missing",
-			topo: bench,
-			obs: func() *Observed {
-				f := UnknownFact[[]VM](`exec: "limactl": executable file not found in $PATH`)
-				o := &Observed{VMs: &f, ServerVersion: KnownFact("v1.37.2"), Nodes: readyNodes("lima-node1", "lima-node2"), Storage: KnownFact(StorageState{Class: "local-path", Provisioner: "rancher.io/local-path"})}
-				o.Layers = healthyLayers(bench())
-				return o
-			},
-			steps:    []Step{},
-			unknowns: []string{`VMs: exec: "limactl": executable file not found in $PATH`},
-		},
-		{
-			name: "lima: VMs not read at all",
-			topo: bench,
-			obs: func() *Observed {
-				o := &Observed{ServerVersion: KnownFact("v1.37.2"), Nodes: readyNodes("lima-node1", "lima-node2"), Storage: KnownFact(StorageState{Class: "local-path", Provisioner: "rancher.io/local-path"})}
-				o.Layers = healthyLayers(bench())
-				return o
-			},
-			steps:    []Step{},
-			unknowns: []string{"VMs: not read"},
-		},
-		{
-			name: "lima: no target, VMs still count",
-			topo: bench,
-			obs: func() *Observed {
-				return &Observed{NoTarget: true, VMs: vms("lima-node1", VMRunning)}
-			},
-			steps: []Step{
-				{StepCreateVM, "up", "lima-node2", "declared node has no Lima VM"},
-				{StepBootstrap, "bootstrap", "bench", "unverified: no target was read, so the plan assumes no cluster yet"},
-				{StepJoinNode, "k8s", "lima-node2", "unverified: assumes an empty cluster"},
-				{StepInstall, "flannel", "flannel", "unverified: assumes an empty cluster"},
-				{StepInstall, "local-path", "local-path", "unverified: assumes an empty cluster"},
-			},
-			unknowns:   []string{"the whole cluster: no target was read (not read)"},
-			unverified: true,
-		},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			got := BuildPlan(tc.topo(), tc.obs(), PlanOptions{})
+			got := BuildPlan(tc.topo(), tc.obs(), NodeCluster{}, PlanOptions{})
 			if !reflect.DeepEqual(got.Steps, tc.steps) {
 				t.Errorf("steps:\n%s\nwant:\n%s", fmtSteps(got.Steps), fmtSteps(tc.steps))
 			}
@@ -448,7 +365,7 @@ func TestPlanInvariants(t *testing.T) {
 				o.Layers = append(o.Layers, LayerState{Name: l.Name, Declared: true, Health: healths[r.Intn(len(healths))]})
 			}
 		}
-		p := BuildPlan(tp, o, PlanOptions{})
+		p := BuildPlan(tp, o, NodeCluster{}, PlanOptions{})
 		seen := map[string]Health{}
 		for _, l := range o.Layers {
 			seen[l.Name] = l.Health
@@ -473,7 +390,7 @@ func TestPlanInvariants(t *testing.T) {
 }
 
 func TestBuildPlanNilObservation(t *testing.T) {
-	p := BuildPlan(dirqual(), nil, PlanOptions{})
+	p := BuildPlan(dirqual(), nil, NodeCluster{}, PlanOptions{})
 	if !p.Unverified || p.Changes() == 0 {
 		t.Errorf("nil observation: %+v", p)
 	}

@@ -150,3 +150,43 @@ func (p Plan) Changes() int {
 	}
 	return n
 }
+
+// Status is the one word nestor says of a stack's plan: what preview's
+// summary line, --detailed-exitcode, fleet's STATUS column and fleet's exit
+// code all say, decided once (Plan.Status).
+type Status string
+
+// The statuses of a plan.
+const (
+	// StatusInSync: every input of the judgement was read, and nothing is
+	// to change or moving.
+	StatusInSync Status = "in sync"
+	// StatusChanges: the plan has steps that would change the cluster.
+	StatusChanges Status = "changes"
+	// StatusWaiting: nothing to change, but the provider is moving objects
+	// of the stack (creating, updating, deleting…).
+	StatusWaiting Status = "waiting"
+	// StatusUnknown: a part of ACTUAL the judgement needs could not be
+	// read.
+	StatusUnknown Status = "unknown"
+	// StatusNoTarget: nothing was read; the plan is unverified.
+	StatusNoTarget Status = "no target"
+)
+
+// Status decides p's status, in this order: no target (the plan is
+// unverified), unknown (any part of ACTUAL not read: a plan built on an
+// unknown is never in sync), changes, waiting (anything the provider is
+// moving is never in sync), in sync. Findings never change it.
+func (p Plan) Status() Status {
+	switch {
+	case p.Unverified:
+		return StatusNoTarget
+	case len(p.Unknowns) > 0:
+		return StatusUnknown
+	case p.Changes() > 0:
+		return StatusChanges
+	case len(p.Waiting) > 0:
+		return StatusWaiting
+	}
+	return StatusInSync
+}

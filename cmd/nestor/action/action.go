@@ -111,6 +111,8 @@ type Selection struct {
 // nestor suggests act on the same stack.
 type Stack struct {
 	*topology.Topology
+	// Kind is the stack's target kind (KindOf), through which it is read.
+	Kind probes.Kind
 	// flags are the command-line words that choose this stack again
 	// ("-f FILE", "--stack NAME --stacks DIR", "" for the active stack).
 	flags string
@@ -126,7 +128,8 @@ func (s *Stack) Suggest(sub string) string {
 }
 
 // LoadStack loads the topology sel chooses. Errors: both -f and --stack;
-// no active stack; the topology's load error (file:line:col and the fix).
+// no active stack; the topology's load error (file:line:col and the fix);
+// a target_kind this build does not implement (KindOf).
 func (c Config) LoadStack(sel Selection) (*Stack, error) {
 	if sel.File != "" && sel.Stack != "" {
 		return nil, fmt.Errorf("use either -f FILE or --stack NAME, not both")
@@ -137,7 +140,11 @@ func (c Config) LoadStack(sel Selection) (*Stack, error) {
 			return nil, err
 		}
 		c.warnTopology(t)
-		return &Stack{Topology: t, flags: "-f " + ShellQuote("sh", sel.File)}, nil
+		k, err := KindOf(t)
+		if err != nil {
+			return nil, err
+		}
+		return &Stack{Topology: t, Kind: k, flags: "-f " + ShellQuote("sh", sel.File)}, nil
 	}
 	name := sel.Stack
 	if name == "" {
@@ -155,7 +162,7 @@ func (c Config) LoadStack(sel Selection) (*Stack, error) {
 		return nil, err
 	}
 	c.warnTopology(t)
-	return c.named(t, sel.Stack != ""), nil
+	return c.named(t, sel.Stack != "")
 }
 
 // warnTopology writes the topology's load warnings on Log.
@@ -168,8 +175,13 @@ func (c Config) warnTopology(t *topology.Topology) {
 	}
 }
 
-// named is t chosen by name (withName) or as the active stack.
-func (c Config) named(t *topology.Topology, withName bool) *Stack {
+// named is t chosen by name (withName) or as the active stack. Errors: as
+// KindOf.
+func (c Config) named(t *topology.Topology, withName bool) (*Stack, error) {
+	k, err := KindOf(t)
+	if err != nil {
+		return nil, err
+	}
 	var words []string
 	if withName {
 		words = append(words, "--stack "+t.Name)
@@ -177,7 +189,7 @@ func (c Config) named(t *topology.Topology, withName bool) *Stack {
 	if c.StacksFlag != "" {
 		words = append(words, "--stacks "+ShellQuote("sh", c.StacksFlag))
 	}
-	return &Stack{Topology: t, flags: strings.Join(words, " ")}
+	return &Stack{Topology: t, Kind: k, flags: strings.Join(words, " ")}, nil
 }
 
 // ShellQuote quotes s for a POSIX shell or fish as a single-quoted word.
@@ -190,12 +202,7 @@ func ShellQuote(shell, s string) string {
 
 // FirstControlPlane names the first declared control-plane node, for the
 // commands nestor suggests ("NODE" when none is declared).
-func FirstControlPlane(t *topology.Topology) string {
-	if cps := t.ControlPlanes(); len(cps) > 0 {
-		return cps[0].Name
-	}
-	return "NODE"
-}
+func FirstControlPlane(t *topology.Topology) string { return probes.FirstControlPlane(t) }
 
 // OpenOptions adjust Config.Open for one call.
 type OpenOptions struct {
@@ -222,15 +229,15 @@ func (c Config) Open(ctx context.Context, s *Stack, o OpenOptions) (*probes.Open
 			c.Progress("", -1)
 		}
 		switch {
-		case v.Kapsule != nil && v.Kapsule.Cluster.Known:
-			shown = "cluster " + v.Kapsule.Cluster.Value.Name + " (" + v.Kapsule.Cluster.Value.URL + ")"
+		case v.Provider != nil && v.Provider.Cluster.Known:
+			shown = "cluster " + v.Provider.Cluster.Value.Name + " (" + v.Provider.Cluster.Value.URL + ")"
 		case v.Target != nil:
 			shown = v.Target.Endpoint
 		}
 		PrintTarget(c.Log, v)
 		return c.Prompter.Confirm(fmt.Sprintf("Is this the stack %s?", s.Name), false)
 	}
-	op, err := probes.Open(ctx, s.Topology, po)
+	op, err := probes.Open(ctx, s.Kind, s.Topology, po)
 	if op != nil {
 		c.warn(op.Kubeconfig)
 	}
@@ -262,7 +269,7 @@ func (c Config) Open(ctx context.Context, s *Stack, o OpenOptions) (*probes.Open
 // it (probes.Resolve with c's settings): the Kubeconfig, or a *NoTarget
 // with the command that gives s a target.
 func (c Config) Resolve(s *Stack) (probes.Kubeconfig, *probes.NoTarget, error) {
-	kc, none, err := probes.Resolve(s.Topology, c.pipelineOptions(s, OpenOptions{}))
+	kc, none, err := probes.Resolve(s.Kind, s.Topology, c.pipelineOptions(s, OpenOptions{}))
 	c.warn(kc)
 	return kc, none, err
 }
@@ -281,7 +288,7 @@ func (c Config) pipelineOptions(s *Stack, o OpenOptions) probes.OpenOptions {
 	return probes.OpenOptions{
 		KubeconfigFlag: c.Kubeconfig, Kubeconfig: o.Kubeconfig, Context: c.Context,
 		Env: c.Env, Home: c.Home, UserAgent: c.UserAgent, Timeout: c.Timeout, Progress: c.Progress,
-		Interactive: c.Interactive, Run: c.Exec, Benches: c.benches(s.Topology),
+		Interactive: c.Interactive, Run: c.Exec, Benches: c.benches,
 		Fix: func(n *probes.NoTarget) string { return noTargetFix(s, n) },
 	}
 }
@@ -325,12 +332,11 @@ func noTargetFix(s *Stack, n *probes.NoTarget) string {
 }
 
 // benches lists the bench kubeconfigs of the lima stacks of the stacks
-// folder (none when it cannot be listed: no bench to mistake then). A
-// Config made by Fleet carries the list, read once for every stack.
-func (c Config) benches(t *topology.Topology) []probes.Bench {
-	if t.TargetKind == topology.TargetLima {
-		return nil
-	}
+// folder (none when it cannot be listed: no bench to mistake then); the
+// pipeline asks for them only when a stack is about to be read through a
+// kubeconfig that is not its own bench. A Config made by Fleet carries the
+// list, read once for every stack.
+func (c Config) benches() []probes.Bench {
 	if c.benchList != nil {
 		return *c.benchList
 	}
@@ -354,8 +360,8 @@ func (c Config) readBenches() []probes.Bench {
 // version and nodes (or why they are unknown); for a kapsule stack, the
 // cluster as the provider describes it (printKapsuleTarget).
 func PrintTarget(w io.Writer, v probes.TargetView) {
-	if v.Kapsule != nil {
-		printKapsuleTarget(w, v)
+	if v.Provider != nil {
+		printProviderTarget(w, v)
 		return
 	}
 	t, target := v.Topology, v.Target

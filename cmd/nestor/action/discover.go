@@ -70,14 +70,14 @@ func (d Discover) Run(ctx context.Context) (*DiscoverReport, *Stack, error) {
 	if err != nil {
 		return nil, s, err
 	}
-	if s.TargetKind == topology.TargetKapsule {
-		r, err := discoverKapsule(ctx, s, op)
+	if op.Provider != nil {
+		r, err := discoverProvider(ctx, s, op)
 		return r, s, err
 	}
 	switch {
 	case op.LoadErr != nil:
 		return nil, s, op.LoadErr
-	case op.NoTarget != nil && s.TargetKind == topology.TargetLima:
+	case op.NoTarget != nil && op.Kubeconfig.Source == probes.SourceBench:
 		return nil, s, fmt.Errorf("stack %s: %v; see `%s`", s.Name, op.NoTarget, s.Suggest("next"))
 	case op.NoTarget != nil:
 		return nil, s, fmt.Errorf("nothing to discover: %v", op.NoTarget)
@@ -290,7 +290,7 @@ func draftTopology(t *topology.Topology, r *DiscoverReport, name, home string) [
 	fmt.Fprintf(&b, "# read (read-only) on %s. Review it, then save it as %s.yaml in the stacks folder.\n", time.Now().UTC().Format("2006-01-02"), name)
 	fmt.Fprintf(&b, "name: %s\n", topology.YAMLScalar(name))
 	fmt.Fprintf(&b, "target_kind: %s\n", t.TargetKind)
-	if t.TargetKind == topology.TargetProd {
+	if r.Target.Source != string(probes.SourceBench) {
 		switch {
 		case t.Kubeconfig != "":
 			fmt.Fprintf(&b, "kubeconfig: %s\n", topology.YAMLScalar(absIfRelative(t, t.Kubeconfig)))
@@ -313,7 +313,7 @@ func draftTopology(t *topology.Topology, r *DiscoverReport, name, home string) [
 		fmt.Fprintf(&b, "inventory: %s\n", topology.YAMLScalar(absIfRelative(t, t.Inventory)))
 	}
 	draftNodes(&b, r.Nodes)
-	if t.TargetKind == topology.TargetLima && t.Lima != nil {
+	if t.Lima != nil {
 		draftLima(&b, t.Lima)
 	}
 	layers := draftLayers(t, r)

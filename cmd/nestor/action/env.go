@@ -3,7 +3,6 @@ package action
 import (
 	"fmt"
 	"io"
-	"strings"
 
 	"nestor.dev/nestor/probes"
 	"nestor.dev/nestor/topology"
@@ -27,10 +26,7 @@ type EnvReport struct {
 }
 
 // EnvVar is one exported variable.
-type EnvVar struct {
-	Name  string `json:"name"`
-	Value string `json:"value"`
-}
+type EnvVar = probes.EnvVar
 
 // Env is `nestor env`: it resolves the stack's kubeconfig (never opening
 // the target) and says what to export.
@@ -52,37 +48,12 @@ func (e Env) Run() (*EnvReport, error) {
 	if err != nil {
 		return nil, err
 	}
-	if s.TargetKind == topology.TargetLima {
-		if none != nil {
-			return nil, fmt.Errorf("stack %s: %v; see `%s`; nothing exported", s.Name, none, s.Suggest("next"))
-		}
-		r.Variables = append(r.Variables, EnvVar{Name: "KUBECONFIG", Value: kc.Paths[0]})
-		r.Notes = append(r.Notes, fmt.Sprintf("stack %s (lima): KUBECONFIG is the bench kubeconfig", s.Name))
-		return r, nil
+	vars, notes, err := s.Kind.Env(s.Topology, kc, none, s.Suggest)
+	if err != nil {
+		return nil, err
 	}
-	r.Notes = append(r.Notes, fmt.Sprintf("stack %s is %s: nestor env exports nothing for it (KUBECONFIG is left as it is).", s.Name, s.TargetKind))
-	if s.TargetKind == topology.TargetKapsule {
-		r.Notes = append(r.Notes, fmt.Sprintf("nestor reads the cluster %s (%s) through the provider's API.", s.Scaleway.ClusterID, s.Scaleway.Region))
-		if kc.None() {
-			r.Notes = append(r.Notes, fmt.Sprintf("no kubeconfig for the layers: `scw k8s kubeconfig install %s region=%s` writes one; declare it as kubeconfig: in %s.", s.Scaleway.ClusterID, s.Scaleway.Region, s.Path))
-		} else {
-			r.Notes = append(r.Notes, fmt.Sprintf("the layers inside the cluster through %s (from %s).", strings.Join(kc.Paths, ":"), probes.SourceText(kc)))
-		}
-		return r, nil
-	}
-	switch {
-	case none != nil && none.Kind == probes.NoKubeconfig:
-		r.Notes = append(r.Notes, fmt.Sprintf("nestor has no kubeconfig for it: add `kubeconfig: ~/.kube/%s.config` to %s, then `%s`.", s.Name, s.Path, s.Suggest("discover --cp "+FirstControlPlane(s.Topology))))
-		return r, nil
-	case none != nil:
-		r.Notes = append(r.Notes, fmt.Sprintf("nestor reads %s (from %s).", strings.Join(kc.Paths, ":"), probes.SourceText(kc)))
-		r.Notes = append(r.Notes, fmt.Sprintf("it does not exist yet: fetch it with `%s`.", s.Suggest("discover --cp "+FirstControlPlane(s.Topology))))
-		return r, nil
-	}
-	r.Notes = append(r.Notes, fmt.Sprintf("nestor reads %s (from %s).", strings.Join(kc.Paths, ":"), probes.SourceText(kc)))
-	if kc.Source == probes.SourceEnv {
-		r.Notes = append(r.Notes, "note: the exported KUBECONFIG beats the topology's kubeconfig:; unset it if it is not this stack's.")
-	}
+	r.Variables = append(r.Variables, vars...)
+	r.Notes = append(r.Notes, notes...)
 	return r, nil
 }
 

@@ -39,13 +39,8 @@ func (f Fetch) Run(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	if s.TargetKind == topology.TargetKapsule {
-		return fmt.Errorf("stack %s is kapsule: --cp copies a kubeconfig from a control-plane node over ssh, and a managed control plane has no ssh access; "+
-			"`scw k8s kubeconfig get %s region=%s` fetches one from the provider (nestor never calls that route: it answers a credential), then declare it as kubeconfig:",
-			s.Name, s.Scaleway.ClusterID, s.Scaleway.Region)
-	}
-	if s.TargetKind != topology.TargetProd {
-		return fmt.Errorf("stack %s is %s: its kubeconfig is the bench's own (%s), never fetched; --cp is for prod stacks", s.Name, s.TargetKind, s.BenchKubeconfig(f.Home))
+	if err := s.Kind.Fetch(s.Topology, f.Home); err != nil {
+		return err
 	}
 	return f.fetchKubeconfig(ctx, s, f.Node, f.Options)
 }

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"encoding/pem"
 	"fmt"
+	"nestor.dev/nestor/probes/prod"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -186,7 +187,7 @@ func TestFetchKubeconfig(t *testing.T) {
 	c, _, errOut := testConfig(t, map[string]string{"HOME": f.home}, false, nil)
 	var args []string
 	c.Exec = sshServing(data, &args)
-	if err := (Fetch{Config: withTimeout(c, 5*time.Second)}).fetchKubeconfig(context.Background(), &Stack{Topology: tp}, "lab1", FetchOptions{}); err != nil {
+	if err := (Fetch{Config: withTimeout(c, 5*time.Second)}).fetchKubeconfig(context.Background(), &Stack{Topology: tp, Kind: prod.Kind{}}, "lab1", FetchOptions{}); err != nil {
 		t.Fatalf("%v\n%s", err, errOut)
 	}
 	wantArgs := "ssh -o BatchMode=yes -i " + filepath.Join(f.dir, "keys/topo") + " -p 2222 -o UserKnownHostsFile=/kh -o ConnectTimeout=10 -- inv-user@127.0.0.1 sudo -n cat -- '/etc/kubernetes/admin.conf'"
@@ -215,7 +216,7 @@ func TestFetchKubeconfig(t *testing.T) {
 	// Again, the same bytes: unchanged.
 	c, _, errOut = testConfig(t, map[string]string{"HOME": f.home}, false, nil)
 	c.Exec = sshServing(data, &args)
-	if err := (Fetch{Config: withTimeout(c, 5*time.Second)}).fetchKubeconfig(context.Background(), &Stack{Topology: tp}, "lab1", FetchOptions{}); err != nil {
+	if err := (Fetch{Config: withTimeout(c, 5*time.Second)}).fetchKubeconfig(context.Background(), &Stack{Topology: tp, Kind: prod.Kind{}}, "lab1", FetchOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	if !strings.Contains(errOut.String(), f.kc+" unchanged") {
@@ -226,7 +227,7 @@ func TestFetchKubeconfig(t *testing.T) {
 	other := kubeconfigFor(t, f.srv, f.srv.URL, "ops")
 	c, _, errOut = testConfig(t, map[string]string{"HOME": f.home}, false, nil)
 	c.Exec = sshServing(other, &args)
-	err = Fetch{Config: withTimeout(c, 5*time.Second)}.fetchKubeconfig(context.Background(), &Stack{Topology: tp}, "lab1", FetchOptions{})
+	err = Fetch{Config: withTimeout(c, 5*time.Second)}.fetchKubeconfig(context.Background(), &Stack{Topology: tp, Kind: prod.Kind{}}, "lab1", FetchOptions{})
 	if err == nil || !strings.Contains(err.Error(), "--no-input never replaces") || !strings.Contains(err.Error(), "user     admin → ops") || strings.Contains(err.Error(), "SECRET") {
 		t.Errorf("different, no input: %v", err)
 	}
@@ -238,7 +239,7 @@ func TestFetchKubeconfig(t *testing.T) {
 	pr := &scriptedPrompter{t: t, answers: []scripted{{contains: "Replace " + f.kc, yes: false}}}
 	c, _, _ = testConfig(t, map[string]string{"HOME": f.home}, true, pr)
 	c.Exec = sshServing(other, &args)
-	if err := (Fetch{Config: withTimeout(c, 5*time.Second)}).fetchKubeconfig(context.Background(), &Stack{Topology: tp}, "lab1", FetchOptions{}); err == nil {
+	if err := (Fetch{Config: withTimeout(c, 5*time.Second)}).fetchKubeconfig(context.Background(), &Stack{Topology: tp, Kind: prod.Kind{}}, "lab1", FetchOptions{}); err == nil {
 		t.Errorf("declined: no error")
 	}
 	if got, _ := os.ReadFile(f.kc); string(got) != string(data) {
@@ -247,7 +248,7 @@ func TestFetchKubeconfig(t *testing.T) {
 	pr = &scriptedPrompter{t: t, answers: []scripted{{contains: "Replace", yes: true}, {contains: "Is this the stack lab?", yes: true}}}
 	c, _, errOut = testConfig(t, map[string]string{"HOME": f.home}, true, pr)
 	c.Exec = sshServing(other, &args)
-	if err := (Fetch{Config: withTimeout(c, 5*time.Second)}).fetchKubeconfig(context.Background(), &Stack{Topology: tp}, "lab1", FetchOptions{}); err != nil {
+	if err := (Fetch{Config: withTimeout(c, 5*time.Second)}).fetchKubeconfig(context.Background(), &Stack{Topology: tp, Kind: prod.Kind{}}, "lab1", FetchOptions{}); err != nil {
 		t.Fatalf("%v\n%s", err, errOut)
 	}
 	if got, _ := os.ReadFile(f.kc); string(got) != string(other) {
@@ -266,7 +267,7 @@ func TestFetchKubeconfigRefusals(t *testing.T) {
 	c, _, _ := testConfig(t, map[string]string{"HOME": f.home}, false, nil)
 	var args []string
 	c.Exec = sshServing(kubeconfigFor(t, f.srv, f.srv.URL, "admin"), &args)
-	err := Fetch{Config: withTimeout(c, 5*time.Second)}.fetchKubeconfig(context.Background(), &Stack{Topology: tp}, "lab1", FetchOptions{})
+	err := Fetch{Config: withTimeout(c, 5*time.Second)}.fetchKubeconfig(context.Background(), &Stack{Topology: tp, Kind: prod.Kind{}}, "lab1", FetchOptions{})
 	if err == nil || !strings.Contains(err.Error(), "nothing written") || !strings.Contains(err.Error(), "declares endpoint: https://10.9.9.9:6443") {
 		t.Errorf("endpoint mismatch: %v", err)
 	}
@@ -281,7 +282,7 @@ func TestFetchKubeconfigRefusals(t *testing.T) {
 		err := cmd.Run()
 		return nil, []byte(se.String()), err
 	}
-	err = Fetch{Config: withTimeout(c, 5*time.Second)}.fetchKubeconfig(context.Background(), &Stack{Topology: tp}, "lab1", FetchOptions{})
+	err = Fetch{Config: withTimeout(c, 5*time.Second)}.fetchKubeconfig(context.Background(), &Stack{Topology: tp, Kind: prod.Kind{}}, "lab1", FetchOptions{})
 	if err == nil || !strings.Contains(err.Error(), "(exit 255):\n  Permission denied (publickey).") || !strings.Contains(err.Error(), "nothing written") {
 		t.Errorf("ssh failure: %v", err)
 	}
@@ -385,7 +386,7 @@ func TestDraftValidatesForCloudNamesAndNoControlPlane(t *testing.T) {
 		}),
 		DefaultStorage: topology.KnownFact(topology.StorageState{}),
 	}
-	draft, err := Draft(&Stack{Topology: tp}, r, "", "")
+	draft, err := Draft(&Stack{Topology: tp, Kind: prod.Kind{}}, r, "", "")
 	if err != nil {
 		t.Fatalf("%v", err)
 	}

@@ -2,6 +2,7 @@ package action
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -20,15 +21,17 @@ import (
 // FleetFormatVersion is the version of fleet's JSON document.
 const FleetFormatVersion = 1
 
-// The fleet statuses: one fixed word (or "N changes") per stack.
+// The fleet's statuses: a report's (topology.Status: in sync, changes,
+// waiting, unknown, no target), or why no report could be made.
 const (
-	StatusInSync      = "in sync"
-	StatusWaiting     = "waiting"
-	StatusUnknown     = "unknown"
-	StatusNoTarget    = "no target"
-	StatusRefused     = "refused"
-	StatusUnreachable = "unreachable"
-	StatusInvalid     = "invalid"
+	StatusInSync      = topology.StatusInSync
+	StatusChanges     = topology.StatusChanges
+	StatusWaiting     = topology.StatusWaiting
+	StatusUnknown     = topology.StatusUnknown
+	StatusNoTarget    = topology.StatusNoTarget
+	StatusRefused     = topology.Status("refused")
+	StatusUnreachable = topology.Status("unreachable")
+	StatusInvalid     = topology.Status("invalid")
 )
 
 // FleetReport is fleet's model: the JSON document and the source of the
@@ -46,8 +49,9 @@ type FleetStack struct {
 	Name       string              `json:"name"`
 	File       string              `json:"file"`
 	TargetKind topology.TargetKind `json:"target_kind,omitempty"`
-	// Status is one of the Status words, or "N changes".
-	Status string `json:"status"`
+	// Status is the stack's status word; "N changes" in the JSON of format
+	// version 1 (statusText).
+	Status topology.Status `json:"-"`
 	// Reason says why a stack could not be judged ("" otherwise).
 	Reason string `json:"reason,omitempty"`
 	// Report is preview's document for this stack (null when none).
@@ -170,14 +174,18 @@ func (c Config) fleetStack(ctx context.Context, e stacks.Entry) FleetStack {
 		fs.Status, fs.Reason = StatusInvalid, e.Err.Error()
 		return fs
 	}
-	s := c.named(e.Topology, true)
-	fs.TargetKind = s.TargetKind
+	fs.TargetKind = e.Topology.TargetKind
+	s, err := c.named(e.Topology, true)
+	if err != nil {
+		fs.Status, fs.Reason = StatusInvalid, err.Error()
+		return fs
+	}
 	op, err := c.Open(ctx, s, OpenOptions{})
 	if err == nil {
 		var obs *topology.Observed
 		if obs, _, err = op.Read(ctx, probes.ReadAll); err == nil {
-			fs.Report = NewReport(op, obs, c.Home, c.AsOf)
-			fs.Status = fleetStatus(fs.Report)
+			fs.Report = NewReport(s.Kind, op, obs, c.AsOf)
+			fs.Status = fs.Report.Status()
 			if fs.Status == StatusNoTarget {
 				fs.Reason = obs.NoTargetReason
 			}
@@ -188,28 +196,12 @@ func (c Config) fleetStack(ctx context.Context, e stacks.Entry) FleetStack {
 	return fs
 }
 
-// fleetStatus is the status of a stack whose report was made.
-func fleetStatus(r *Report) string {
-	switch {
-	case r.Actual.NoTarget:
-		return StatusNoTarget
-	case r.Summary.Unknown > 0 || r.Plan.Unverified:
-		return StatusUnknown
-	case r.Summary.Changes > 0:
-		return fmt.Sprintf("%d changes", r.Summary.Changes)
-	case r.Summary.Waiting > 0:
-		// The provider is moving objects of the stack: never in sync.
-		return StatusWaiting
-	}
-	return StatusInSync
-}
-
 // fleetError is the status of a stack the pipeline could not open or read:
 // refused (the guard's offline check, the bench kubeconfig for prod),
 // unreachable (the target did not answer, or the read ran out of time),
 // invalid (the stack's files cannot be used: a kubeconfig that does not
 // load, a flag that does not apply).
-func fleetError(err error) string {
+func fleetError(err error) topology.Status {
 	var missing *probes.MissingEndpointError
 	var mismatch *probes.EndpointMismatchError
 	var bench *probes.BenchKubeconfigError
@@ -262,18 +254,18 @@ func onceLimactl(run probes.Runner) probes.Runner {
 	}
 }
 
-// ExitCode is fleet's --detailed-exitcode: 1 when any stack could not be
-// judged (invalid, refused, unreachable, unknown parts, no target), else 2
-// when some need changes or are waiting, else 0 (all in sync).
+// ExitCode is fleet's --detailed-exitcode, from each stack's status
+// (DetailedExitCode): 1 when any stack could not be judged (invalid,
+// refused, unreachable, unknown parts, no target), else 2 when some need
+// changes or are waiting, else 0 (all in sync).
 func (r *FleetReport) ExitCode() int {
 	code := ExitOK
 	for _, s := range r.Stacks {
-		switch {
-		case s.Status == StatusInSync:
-		case s.Status == StatusWaiting || strings.HasSuffix(s.Status, " changes"):
-			code = ExitChanges
-		default:
-			return ExitError
+		switch c := DetailedExitCode(s.Status); c {
+		case ExitError:
+			return c
+		case ExitChanges:
+			code = c
 		}
 	}
 	return code
@@ -293,14 +285,14 @@ func (r *FleetReport) FailOn(min topology.Severity) int {
 // summary counts the stacks by status, in one line.
 func (r *FleetReport) summary() string {
 	var inSync, changes, waiting int
-	other := map[string]int{}
+	other := map[topology.Status]int{}
 	for _, s := range r.Stacks {
-		switch {
-		case s.Status == StatusInSync:
+		switch s.Status {
+		case StatusInSync:
 			inSync++
-		case strings.HasSuffix(s.Status, " changes"):
+		case StatusChanges:
 			changes++
-		case s.Status == StatusWaiting:
+		case StatusWaiting:
 			waiting++
 		default:
 			other[s.Status]++
@@ -312,7 +304,7 @@ func (r *FleetReport) summary() string {
 	}
 	line := fmt.Sprintf("%d %s read, %d in sync, %d need changes, %d waiting", len(r.Stacks), stacks, inSync, changes, waiting)
 	var rest []string
-	for _, st := range []string{StatusUnknown, StatusNoTarget, StatusUnreachable, StatusRefused, StatusInvalid} {
+	for _, st := range []topology.Status{StatusUnknown, StatusNoTarget, StatusUnreachable, StatusRefused, StatusInvalid} {
 		if n := other[st]; n > 0 {
 			rest = append(rest, fmt.Sprintf("%d %s", n, st))
 		}
@@ -349,7 +341,7 @@ func (r *FleetReport) WriteText(w io.Writer, detailed bool) error {
 				unknown = fmt.Sprint(s.Report.Summary.Unknown)
 			}
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", s.Name, kind, target, s.Status, version, support, changes, unknown)
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", s.Name, kind, target, s.statusText(), version, support, changes, unknown)
 	}
 	if err := tw.Flush(); err != nil {
 		return err
@@ -387,8 +379,8 @@ func fleetTarget(r *Report) string {
 	switch {
 	case r.Actual.NoTarget:
 		return "-"
-	case r.Stack.TargetKind == topology.TargetLima:
-		if r.Actual.VMs == nil || !r.Actual.VMs.Known {
+	case r.Actual.VMs != nil:
+		if !r.Actual.VMs.Known {
 			return "lima"
 		}
 		// limactl lists every instance of the machine: count this stack's.
@@ -407,4 +399,22 @@ func fleetTarget(r *Report) string {
 		return r.Target.Endpoint
 	}
 	return "-"
+}
+
+// statusText is the stack's status as the table and the JSON of format
+// version 1 write it: the status word, "N changes" for changes.
+func (s FleetStack) statusText() string {
+	if s.Status == StatusChanges && s.Report != nil {
+		return fmt.Sprintf("%d changes", s.Report.Summary.Changes)
+	}
+	return string(s.Status)
+}
+
+// MarshalJSON writes the stack with its status as statusText.
+func (s FleetStack) MarshalJSON() ([]byte, error) {
+	type plain FleetStack
+	return json.Marshal(struct {
+		plain
+		Status string `json:"status"`
+	}{plain(s), s.statusText()})
 }

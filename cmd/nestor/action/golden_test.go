@@ -1,6 +1,7 @@
 package action
 
 import (
+	"nestor.dev/nestor/probes/prod"
 	"bytes"
 	"flag"
 	"os"
@@ -76,7 +77,7 @@ func TestGoldenPreview(t *testing.T) {
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			c.obs.DeriveVersions() // as the pipeline's Read does
-			r := NewReport(&probes.Opened{Topology: goldenTopology()}, c.obs, "/home/op", time.Date(2026, 11, 30, 0, 0, 0, 0, time.UTC))
+			r := NewReport(prod.Kind{}, &probes.Opened{Topology: goldenTopology()}, c.obs, time.Date(2026, 11, 30, 0, 0, 0, 0, time.UTC))
 			if c.target {
 				r.Target = &TargetInfo{Endpoint: "https://10.67.2.11:6443", Context: "admin@dirqual",
 					Kubeconfig: []string{"/home/op/.kube/dirqual.config"}, Source: "topology",

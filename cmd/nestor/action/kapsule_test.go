@@ -1,6 +1,7 @@
 package action
 
 import (
+	"nestor.dev/nestor/probes/kapsule"
 	"bytes"
 	"context"
 	"os"
@@ -39,7 +40,7 @@ func TestKapsuleReport(t *testing.T) {
 		v, ok := map[string]string{"SCW_ACCESS_KEY": "SCWABCDEFGHJKMNPQRST", "SCW_SECRET_KEY": secret}[k]
 		return v, ok
 	}
-	op, err := probes.Open(context.Background(), tp, probes.OpenOptions{Env: env, Home: dir, UserAgent: "nestor/test"})
+	op, err := probes.Open(context.Background(), kapsule.Kind{}, tp, probes.OpenOptions{Env: env, Home: dir, UserAgent: "nestor/test"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -47,7 +48,7 @@ func TestKapsuleReport(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	r := NewReport(op, obs, dir, time.Date(2026, 11, 1, 0, 0, 0, 0, time.UTC))
+	r := NewReport(kapsule.Kind{}, op, obs, time.Date(2026, 11, 1, 0, 0, 0, 0, time.UTC))
 	if r.Summary.Waiting != 1 || r.Summary.InSync || r.Summary.Unknown == 0 {
 		t.Errorf("summary = %+v", r.Summary)
 	}
@@ -79,7 +80,12 @@ func TestKapsuleReport(t *testing.T) {
 	}
 
 	var pt bytes.Buffer
-	PrintTarget(&pt, probes.TargetView{Topology: tp, Kapsule: op.KapsuleView()})
+	var seen probes.TargetView
+	if _, err := probes.Open(context.Background(), kapsule.Kind{}, tp, probes.OpenOptions{Env: env, Home: dir, UserAgent: "nestor/test", Interactive: true,
+		Confirm: func(v probes.TargetView) (bool, error) { seen = v; return true, nil }}); err != nil {
+		t.Fatal(err)
+	}
+	PrintTarget(&pt, seen)
 	for _, want := range []string{"cluster      lyneko-apps (" + scwstub.ClusterID + ")", "cluster_url  https://" + scwstub.ClusterID, "pools        2:", "nodes        4", "credentials  SCW_ACCESS_KEY and SCW_SECRET_KEY in the environment (access key SCWABCD…QRST)", "kubeconfig   none"} {
 		if !strings.Contains(pt.String(), want) {
 			t.Errorf("%q missing in the guard's view:\n%s", want, pt.String())

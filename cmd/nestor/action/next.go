@@ -54,7 +54,7 @@ func (n Next) Run(ctx context.Context) (*NextStep, error) {
 // as command lines for stack s.
 func DecideNext(s *Stack, obs *topology.Observed) *NextStep {
 	t := s.Topology
-	np := topology.Next(t, obs, topology.BuildPlan(t, obs, topology.PlanOptions{}))
+	np := topology.Next(t, obs, topology.BuildPlan(t, obs, s.Kind, topology.PlanOptions{}), s.Kind)
 	n := &NextStep{FormatVersion: NextFormatVersion, Stack: t.Name, Done: np.Done, Unknown: np.Unknown, Why: np.Why}
 	switch {
 	case obs.NoTarget:
@@ -63,7 +63,7 @@ func DecideNext(s *Stack, obs *topology.Observed) *NextStep {
 		n.Run = "make the target readable first (see the reason), then run `" + s.Suggest("next") + "` again; do not install anything on a guess"
 	case !np.Done:
 		n.Phase = np.Phase.Name
-		n.Run = phaseRunbook(t, np.Phase)
+		n.Run = phaseRunbook(s, np.Phase)
 	}
 	return n
 }
@@ -82,33 +82,14 @@ func (n *NextStep) WriteText(w io.Writer) {
 	}
 }
 
-// phaseRunbook says what runs phase p; it mirrors RUNBOOK.md's phase table.
-func phaseRunbook(t *topology.Topology, p topology.Phase) string {
-	switch p.Kind {
-	case topology.PhaseKindCluster:
-		return "RUNBOOK.md § Kapsule: the control plane is the provider's — wait while it is creating or updating; otherwise upgrade it one minor at a time to a version it is offered (`scw k8s cluster upgrade " + t.Scaleway.ClusterID + " version=X region=" + t.Scaleway.Region + "`), then `nestor preview`"
-	case topology.PhaseKindPools:
-		return "RUNBOOK.md § Kapsule: create, update, replace or upgrade the pools as PLAN says (`scw k8s pool create|update|upgrade`), or wait while the provider moves them, then `nestor preview`"
-	case topology.PhaseKindUp:
-		return "RUNBOOK.md § up: `limactl start <node>` for each declared node (template " + limaTemplate(t) + ")"
-	case topology.PhaseKindBootstrap:
-		if t.TargetKind == topology.TargetLima {
-			return "RUNBOOK.md § bootstrap: kubeadm init on the first control-plane VM, then `nestor env` to export the bench kubeconfig"
-		}
-		return "RUNBOOK.md § bootstrap: the upstream provisioning (Ansible bootstrap playbook) on the existing machines, then `nestor discover --cp " + FirstControlPlane(t) + "`"
-	case topology.PhaseKindK8s:
-		return "RUNBOOK.md § k8s: join the missing nodes (kubeadm join), fix NotReady kubelets and node roles, upgrade to kubernetes.version (kubeadm upgrade), then `nestor preview`"
-	default:
-		if def, ok := topology.CatalogLayer(p.Layer); ok {
-			return "RUNBOOK.md § layers: install or repair " + def.Name + " (" + def.Source + "), then `nestor preview`"
-		}
-		return "RUNBOOK.md § layers: install or repair the custom layer " + p.Layer + ", then `nestor preview`"
+// phaseRunbook says what runs phase p of stack s (RUNBOOK.md's phase
+// table): the kind's words for its own phases, the layer's otherwise.
+func phaseRunbook(s *Stack, p topology.Phase) string {
+	if p.Kind != topology.PhaseKindLayer {
+		return s.Kind.Runbook(s.Topology, p, s.Suggest)
 	}
-}
-
-func limaTemplate(t *topology.Topology) string {
-	if t.Lima != nil && t.Lima.Template != "" {
-		return t.Lima.Template
+	if def, ok := topology.CatalogLayer(p.Layer); ok {
+		return "RUNBOOK.md § layers: install or repair " + def.Name + " (" + def.Source + "), then `nestor preview`"
 	}
-	return "of the topology's lima: section"
+	return "RUNBOOK.md § layers: install or repair the custom layer " + p.Layer + ", then `nestor preview`"
 }

@@ -64,7 +64,11 @@ func TestDecideNext(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			n := DecideNext(&Stack{Topology: c.t}, c.obs)
+			k, err := KindOf(c.t)
+			if err != nil {
+				t.Fatal(err)
+			}
+			n := DecideNext(&Stack{Topology: c.t, Kind: k}, c.obs)
 			if n.Phase != c.phase || n.Unknown != c.unknown || n.Done != c.done {
 				t.Fatalf("got %+v", n)
 			}

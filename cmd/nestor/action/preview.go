@@ -32,22 +32,32 @@ func (p Preview) Run(ctx context.Context) (*Report, *Stack, error) {
 	if err != nil {
 		return nil, s, err
 	}
-	return NewReport(op, obs, p.Home, p.AsOf), s, nil
+	return NewReport(s.Kind, op, obs, p.AsOf), s, nil
 }
 
-// ExitCode is preview's code for r with --detailed-exitcode: 1 when any part
-// of ACTUAL is unknown or the plan is unverified (a plan built on an unknown
-// is never "in sync"), 2 when the plan has changes (upgrade and upgrade-node
-// steps included) or managed objects are waiting (DESIGN.md: waiting is not
-// in sync), 0 in sync. Findings never change it (see FailOn).
-func (r *Report) ExitCode() int {
-	switch {
-	case r.Summary.Unknown > 0 || r.Plan.Unverified:
-		return ExitError
-	case r.Summary.Changes > 0 || r.Summary.Waiting > 0:
+// Status is the one word for r's plan (topology.Plan.Status): in sync,
+// changes, waiting, unknown or no target.
+func (r *Report) Status() topology.Status { return r.Plan.Status() }
+
+// ExitCode is preview's code for r with --detailed-exitcode
+// (DetailedExitCode of its Status): 1 when any part of ACTUAL is unknown or
+// nothing was read, 2 changes or waiting, 0 in sync. Findings never change
+// it (see FailOn).
+func (r *Report) ExitCode() int { return DetailedExitCode(r.Status()) }
+
+// DetailedExitCode is the --detailed-exitcode of a status, for preview and
+// fleet alike: 0 in sync; 2 changes, or objects the provider is moving
+// (waiting is not in sync, and not an error); 1 for anything that could
+// not be judged (unknown, no target, and the fleet's refused, unreachable,
+// invalid).
+func DetailedExitCode(s topology.Status) int {
+	switch s {
+	case topology.StatusInSync:
+		return ExitOK
+	case topology.StatusChanges, topology.StatusWaiting:
 		return ExitChanges
 	}
-	return ExitOK
+	return ExitError
 }
 
 // ReportFormatVersion is the version of preview's JSON document; it is
@@ -90,14 +100,8 @@ type TargetInfo struct {
 	Provider *ProviderTarget `json:"provider,omitempty"`
 }
 
-// ProviderTarget is the provider's side of a kapsule target.
-type ProviderTarget struct {
-	ClusterID   string `json:"cluster_id"`
-	Region      string `json:"region"`
-	APIURL      string `json:"api_url"`
-	Credentials string `json:"credentials"`
-	AccessKey   string `json:"access_key"`
-}
+// ProviderTarget is the provider's side of a managed target (probes.Provider).
+type ProviderTarget = probes.Provider
 
 // Desired is the topology's declaration.
 type Desired struct {
@@ -128,8 +132,8 @@ type Summary struct {
 // NewReport builds preview's model from the opened target op and the
 // observation obs: the target line, DESIRED from the topology, ACTUAL as
 // read, the plan (topology.BuildPlan, its calendar judged at asOf) and its
-// summary. home expands the bench kubeconfig's path of a lima stack.
-func NewReport(op *probes.Opened, obs *topology.Observed, home string, asOf time.Time) *Report {
+// summary; k is the stack's target kind (its phases and plan rules).
+func NewReport(k probes.Kind, op *probes.Opened, obs *topology.Observed, asOf time.Time) *Report {
 	t := op.Topology
 	if obs.Layers == nil {
 		obs.Layers = []topology.LayerState{}
@@ -141,16 +145,17 @@ func NewReport(op *probes.Opened, obs *topology.Observed, home string, asOf time
 		Actual:        obs,
 	}
 	switch {
-	case t.TargetKind == topology.TargetLima:
-		r.Target = &TargetInfo{Kubeconfig: []string{t.BenchKubeconfig(home)}, Source: "bench"}
+	case op.Kubeconfig.Source == probes.SourceBench:
+		r.Target = &TargetInfo{Kubeconfig: op.Kubeconfig.Paths, Source: string(probes.SourceBench)}
 	case op.Target != nil:
 		r.Target = NewTargetInfo(t, op.Target, op.Check)
 	}
-	if v := op.KapsuleView(); v != nil {
+	if pv := op.Provider; pv != nil {
 		if r.Target == nil {
 			r.Target = &TargetInfo{Kubeconfig: []string{}, Source: string(op.Kubeconfig.Source), SourceDetail: op.Kubeconfig.Detail, DeclaredEndpoint: t.Endpoint}
 		}
-		r.Target.Provider = &ProviderTarget{ClusterID: t.Scaleway.ClusterID, Region: t.Scaleway.Region, APIURL: v.APIURL, Credentials: v.Credentials, AccessKey: v.AccessKey}
+		p := ProviderTarget(*pv)
+		r.Target.Provider = &p
 	}
 	r.Desired = Desired{TargetKind: t.TargetKind, Kubernetes: t.Kubernetes.Version, Nodes: t.Nodes, Backend: t.Backend, Pools: t.Pools, AutoUpgrade: t.Kubernetes.AutoUpgrade}
 	if r.Desired.Nodes == nil {
@@ -159,14 +164,14 @@ func NewReport(op *probes.Opened, obs *topology.Observed, home string, asOf time
 	if bl, ok := topology.BackendLayer(t.Backend); ok {
 		r.Desired.BackendLayer = bl
 	}
-	for _, p := range topology.Phases(t) {
+	for _, p := range topology.Phases(t, k) {
 		r.Desired.Phases = append(r.Desired.Phases, p.Name)
 	}
 	r.Desired.Layers = []string{}
 	for _, l := range t.Layers {
 		r.Desired.Layers = append(r.Desired.Layers, l.Name)
 	}
-	r.Plan = topology.BuildPlan(t, obs, topology.PlanOptions{AsOf: asOf})
+	r.Plan = topology.BuildPlan(t, obs, k, topology.PlanOptions{AsOf: asOf})
 	if r.Plan.Steps == nil {
 		r.Plan.Steps = []topology.Step{}
 	}
@@ -183,7 +188,7 @@ func NewReport(op *probes.Opened, obs *topology.Observed, home string, asOf time
 	}
 	s.Unknown = len(r.Plan.Unknowns)
 	s.Waiting = len(r.Plan.Waiting)
-	s.InSync = s.Changes == 0 && s.Unknown == 0 && s.Waiting == 0 && !r.Plan.Unverified
+	s.InSync = r.Plan.Status() == topology.StatusInSync
 	r.Summary = s
 	return r
 }

@@ -8,6 +8,7 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"nestor.dev/nestor/probes"
 	"nestor.dev/nestor/topology"
 )
 
@@ -46,10 +47,10 @@ func renderTargetLine(w io.Writer, r *Report, p palette) {
 	switch {
 	case r.Actual.NoTarget:
 		fmt.Fprintf(w, "Target: %s\n", p.red("NONE — nothing was read"))
-	case r.Stack.TargetKind == topology.TargetKapsule:
-		renderKapsuleTarget(w, r, p)
 	case t == nil:
-	case r.Stack.TargetKind == topology.TargetLima:
+	case t.Provider != nil:
+		renderProviderTarget(w, r, p)
+	case t.Source == string(probes.SourceBench):
 		fmt.Fprintf(w, "Target: the Lima bench (limactl) and its kubeconfig %s\n", strings.Join(t.Kubeconfig, ":"))
 	default:
 		src := t.SourceDetail
@@ -82,8 +83,8 @@ func renderDesired(w io.Writer, r *Report, p palette) {
 		}
 		nodes = append(nodes, s)
 	}
-	if d.TargetKind == topology.TargetKapsule {
-		renderKapsuleDesired(tw, d)
+	if len(d.Pools) > 0 {
+		renderPoolsDesired(tw, d)
 	} else {
 		fmt.Fprintf(tw, "  nodes\t%d: %s\n", len(d.Nodes), abbreviate(nodes, 16))
 	}
@@ -110,7 +111,7 @@ func renderActual(w io.Writer, r *Report, p palette, suggest func(string) string
 		fmt.Fprintf(w, "  %s\n", o.NoTargetReason)
 		return
 	}
-	renderKapsuleActual(w, r, p)
+	renderProviderActual(w, r, p)
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
 	renderVMs(tw, o, p)
 	renderServerAndNodes(tw, o, p)
@@ -121,7 +122,7 @@ func renderActual(w io.Writer, r *Report, p palette, suggest func(string) string
 	renderVersions(w, r, p)
 	renderLayers(w, o.Layers, p)
 	renderStorage(w, o.Storage, p)
-	if r.Stack.TargetKind == topology.TargetLima && !o.Nodes.Known {
+	if r.Target != nil && r.Target.Source == string(probes.SourceBench) && !o.Nodes.Known {
 		fmt.Fprintf(w, "  %s\n", p.dim("hint: no bench cluster was read (not bootstrapped yet, or lima.kubeconfig: names another file); `"+suggest("next")+"` says what runs next, `eval \"$("+suggest("env")+")\"` exports the bench kubeconfig once it exists"))
 	}
 }
@@ -423,7 +424,7 @@ func summaryLine(r *Report, p palette) string {
 	if len(parts) > 0 {
 		line += " (" + strings.Join(parts, ", ") + ")"
 	}
-	if r.Stack.TargetKind == topology.TargetKapsule {
+	if r.Actual.Kapsule != nil {
 		line += fmt.Sprintf(", %d waiting", s.Waiting)
 	}
 	line += fmt.Sprintf(", %d undeclared, %d unknown.", s.Undeclared, s.Unknown)

@@ -110,8 +110,11 @@ func (c Config) StackShow(name string) (map[string]any, error) {
 	if t.Kubeconfig != "" {
 		paths["kubeconfig"] = t.ResolvePath(t.Kubeconfig, c.Home)
 	}
-	if t.TargetKind == topology.TargetLima {
-		paths["bench_kubeconfig"] = t.BenchKubeconfig(c.Home)
+	if k, err := KindOf(t); err == nil {
+		// A kind read through a file of its own (lima's bench) says so.
+		if kc, err := k.Resolve(probes.ResolveOptions{Home: c.Home, Topology: t}); err == nil && kc.Source == probes.SourceBench {
+			paths["bench_kubeconfig"] = kc.Paths[0]
+		}
 	}
 	if t.Inventory != "" {
 		paths["inventory"] = t.ResolvePath(t.Inventory, c.Home)
@@ -138,10 +141,13 @@ func (c StackSelect) Run(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	s := c.named(t, true)
+	s, err := c.named(t, true)
+	if err != nil {
+		return err
+	}
 	var op *probes.Opened
 	missing := ""
-	if t.TargetKind == topology.TargetProd {
+	if s.Kind.Guarded() {
 		if op, missing, err = c.checkTarget(ctx, s); err != nil {
 			return err
 		}
@@ -151,12 +157,10 @@ func (c StackSelect) Run(ctx context.Context) error {
 	}
 	s.Topology = t
 	fmt.Fprintf(c.Log, "Active stack: %s (%s) — %s\n", t.Name, t.TargetKind, t.Path)
-	if t.TargetKind == topology.TargetKapsule {
-		fmt.Fprintf(c.Log, "Cluster: %s in %s, read through the provider's API (`%s` confirms it)\n", t.Scaleway.ClusterID, t.Scaleway.Region, s.Suggest("preview"))
-		return nil
-	}
-	if t.TargetKind != topology.TargetProd {
-		fmt.Fprintf(c.Log, "Bench kubeconfig: %s\n", t.BenchKubeconfig(c.Home))
+	if !s.Kind.Guarded() {
+		if note := s.Kind.Selected(t, c.Home, s.Suggest); note != "" {
+			fmt.Fprintln(c.Log, note)
+		}
 		return nil
 	}
 	if missing == "" {

@@ -1,38 +1,39 @@
-package topology
+package kapsule
 
 import (
 	"fmt"
+	"nestor.dev/nestor/topology"
 	"strings"
 	"testing"
 	"time"
 )
 
-func kapsuleTopo(version string, auto *bool, pools ...Pool) *Topology {
+func kapsuleTopo(version string, auto *bool, pools ...topology.Pool) *topology.Topology {
 	if len(pools) == 0 {
-		pools = []Pool{
+		pools = []topology.Pool{
 			{Name: "default", NodeType: "PRO2-XXS", Size: 3, Zone: "fr-par-1"},
-			{Name: "burst", NodeType: "PRO2-S", Autoscaling: &Autoscaling{Min: 0, Max: 5}},
+			{Name: "burst", NodeType: "PRO2-S", Autoscaling: &topology.Autoscaling{Min: 0, Max: 5}},
 		}
 	}
-	return &Topology{Name: "lyneko-apps", TargetKind: TargetKapsule, Kubernetes: Kubernetes{Version: version, AutoUpgrade: auto},
-		Scaleway: &Scaleway{Region: "fr-par", ClusterID: "6a1c2f5e-8d0b-4c3e-9f1a-2b7d4e6f8a90"}, Pools: pools}
+	return &topology.Topology{Name: "lyneko-apps", TargetKind: topology.TargetKapsule, Kubernetes: topology.Kubernetes{Version: version, AutoUpgrade: auto},
+		Scaleway: &topology.Scaleway{Region: "fr-par", ClusterID: "6a1c2f5e-8d0b-4c3e-9f1a-2b7d4e6f8a90"}, Pools: pools}
 }
 
 // healthy is a ready cluster at 1.35.3 whose pools match kapsuleTopo.
-func healthy() *KapsuleObserved {
-	return &KapsuleObserved{
-		Cluster: KnownFact(KapsuleCluster{ID: "6a1c2f5e-8d0b-4c3e-9f1a-2b7d4e6f8a90", Name: "lyneko-apps", Status: "ready", Version: "1.35.3", CNI: "cilium", AutoUpgrade: false, UpgradeAvailable: false}),
-		Pools: KnownFact([]KapsulePool{
+func healthy() *topology.KapsuleObserved {
+	return &topology.KapsuleObserved{
+		Cluster: topology.KnownFact(topology.KapsuleCluster{ID: "6a1c2f5e-8d0b-4c3e-9f1a-2b7d4e6f8a90", Name: "lyneko-apps", Status: "ready", Version: "1.35.3", CNI: "cilium", AutoUpgrade: false, UpgradeAvailable: false}),
+		Pools: topology.KnownFact([]topology.KapsulePool{
 			{ID: "p1", Name: "default", Status: "ready", Version: "1.35.3", NodeType: "pro2_xxs", Zone: "fr-par-1", Size: 3},
 			{ID: "p2", Name: "burst", Status: "ready", Version: "1.35.3", NodeType: "pro2_s", Zone: "fr-par-2", Size: 1, Autoscaling: true, MinSize: 0, MaxSize: 5, Autohealing: true},
 		}),
-		Nodes: KnownFact([]KapsuleNode{
+		Nodes: topology.KnownFact([]topology.KapsuleNode{
 			{Name: "n1", PoolID: "p1", Status: "ready"}, {Name: "n2", PoolID: "p1", Status: "ready"}, {Name: "n3", PoolID: "p1", Status: "ready"},
 			{Name: "b1", PoolID: "p2", Status: "ready"},
 		}),
-		Available: KnownFact([]string{}),
-		Versions:  KnownFact([]KapsuleVersion{}),
-		ACL:       KnownFact([]string{"0.0.0.0/0"}),
+		Available: topology.KnownFact([]string{}),
+		Versions:  topology.KnownFact([]topology.KapsuleVersion{}),
+		ACL:       topology.KnownFact([]string{"0.0.0.0/0"}),
 	}
 }
 
@@ -46,7 +47,7 @@ func steps(j KapsuleJudgement) string {
 	return strings.Join(out, "\n")
 }
 
-func findings(fs []Finding) string {
+func findings(fs []topology.Finding) string {
 	var out []string
 	for _, f := range fs {
 		out = append(out, string(f.Severity)+" "+f.Subject+": "+f.Message)
@@ -57,113 +58,113 @@ func findings(fs []Finding) string {
 func TestJudgeKapsule(t *testing.T) {
 	tests := []struct {
 		name     string
-		topo     *Topology
-		edit     func(k *KapsuleObserved)
+		topo     *topology.Topology
+		edit     func(k *topology.KapsuleObserved)
 		steps    string // the steps, one per line; "" for none
 		waiting  []string
 		unknowns []string
 		findings []string // substrings of findings(), in order
 	}{
 		{name: "healthy is in sync", topo: kapsuleTopo("1.35", nil)},
-		{name: "pool behind the cluster", topo: kapsuleTopo("1.35", nil), edit: func(k *KapsuleObserved) { k.Pools.Value[1].Version = "1.34.6" },
+		{name: "pool behind the cluster", topo: kapsuleTopo("1.35", nil), edit: func(k *topology.KapsuleObserved) { k.Pools.Value[1].Version = "1.34.6" },
 			steps: "upgrade-pool burst: 1.34.6 → 1.35.3 (the cluster's version)"},
-		{name: "pool ahead is unknown", topo: kapsuleTopo("1.35", nil), edit: func(k *KapsuleObserved) { k.Pools.Value[1].Version = "1.36.0" },
+		{name: "pool ahead is unknown", topo: kapsuleTopo("1.35", nil), edit: func(k *topology.KapsuleObserved) { k.Pools.Value[1].Version = "1.36.0" },
 			unknowns: []string{"pool burst: version 1.36.0 is ahead of the cluster's 1.35.3, which the provider never allows"}},
-		{name: "cluster updating: waiting, no step, pools' versions not compared", topo: kapsuleTopo("1.35", nil), edit: func(k *KapsuleObserved) {
+		{name: "cluster updating: waiting, no step, pools' versions not compared", topo: kapsuleTopo("1.35", nil), edit: func(k *topology.KapsuleObserved) {
 			k.Cluster.Value.Status, k.Cluster.Value.Version = "updating", "1.36.2"
 		}, waiting: []string{"cluster lyneko-apps: updating to 1.36.2"}},
-		{name: "409 on the cluster", topo: kapsuleTopo("1.35", nil), edit: func(k *KapsuleObserved) {
-			k.Cluster = UnknownFact[KapsuleCluster]("transient_state")
+		{name: "409 on the cluster", topo: kapsuleTopo("1.35", nil), edit: func(k *topology.KapsuleObserved) {
+			k.Cluster = topology.UnknownFact[topology.KapsuleCluster]("transient_state")
 			k.Transient = map[string]string{"cluster": "updating"}
 		}, waiting: []string{"cluster: the provider's API answered transient_state (current state updating)"}},
-		{name: "pool upgrading with surge nodes: waiting, no size drift, no degraded node", topo: kapsuleTopo("1.35", nil), edit: func(k *KapsuleObserved) {
+		{name: "pool upgrading with surge nodes: waiting, no size drift, no degraded node", topo: kapsuleTopo("1.35", nil), edit: func(k *topology.KapsuleObserved) {
 			k.Pools.Value[0].Status, k.Pools.Value[0].Version = "upgrading", "1.35.3"
-			k.Nodes.Value = append(k.Nodes.Value, KapsuleNode{Name: "n4", PoolID: "p1", Status: "creating"}, KapsuleNode{Name: "n1-old", PoolID: "p1", Status: "not_ready"})
+			k.Nodes.Value = append(k.Nodes.Value, topology.KapsuleNode{Name: "n4", PoolID: "p1", Status: "creating"}, topology.KapsuleNode{Name: "n1-old", PoolID: "p1", Status: "not_ready"})
 		}, waiting: []string{"pool default: upgrading to 1.35.3"}},
-		{name: "a node deleting after an upgrade is waiting, not degraded, and no size drift", topo: kapsuleTopo("1.35", nil), edit: func(k *KapsuleObserved) {
-			k.Nodes.Value = append(k.Nodes.Value, KapsuleNode{Name: "n0", PoolID: "p1", Status: "deleting"})
+		{name: "a node deleting after an upgrade is waiting, not degraded, and no size drift", topo: kapsuleTopo("1.35", nil), edit: func(k *topology.KapsuleObserved) {
+			k.Nodes.Value = append(k.Nodes.Value, topology.KapsuleNode{Name: "n0", PoolID: "p1", Status: "deleting"})
 		}, waiting: []string{"node n0 (pool default): deleting"}},
-		{name: "pool scaling", topo: kapsuleTopo("1.35", nil), edit: func(k *KapsuleObserved) { k.Pools.Value[1].Status = "scaling" },
+		{name: "pool scaling", topo: kapsuleTopo("1.35", nil), edit: func(k *topology.KapsuleObserved) { k.Pools.Value[1].Status = "scaling" },
 			waiting: []string{"pool burst: scaling"}},
-		{name: "409 on pools", topo: kapsuleTopo("1.35", nil), edit: func(k *KapsuleObserved) {
-			k.Pools = UnknownFact[[]KapsulePool]("transient_state")
+		{name: "409 on pools", topo: kapsuleTopo("1.35", nil), edit: func(k *topology.KapsuleObserved) {
+			k.Pools = topology.UnknownFact[[]topology.KapsulePool]("transient_state")
 			k.Transient = map[string]string{"pools": "scaling"}
 		}, waiting: []string{"pools: the provider's API answered transient_state (current state scaling)"}},
-		{name: "501 on nodes is unknown with the reason", topo: kapsuleTopo("1.35", nil), edit: func(k *KapsuleObserved) {
-			k.Nodes = UnknownFact[[]KapsuleNode]("the provider's API answered 501 Not Implemented")
+		{name: "501 on nodes is unknown with the reason", topo: kapsuleTopo("1.35", nil), edit: func(k *topology.KapsuleObserved) {
+			k.Nodes = topology.UnknownFact[[]topology.KapsuleNode]("the provider's API answered 501 Not Implemented")
 		}, unknowns: []string{"nodes: the provider's API answered 501 Not Implemented"}},
-		{name: "pool_required creates each declared pool", topo: kapsuleTopo("1.35", nil), edit: func(k *KapsuleObserved) {
+		{name: "pool_required creates each declared pool", topo: kapsuleTopo("1.35", nil), edit: func(k *topology.KapsuleObserved) {
 			k.Cluster.Value.Status = "pool_required"
-			k.Pools.Value, k.Nodes.Value = []KapsulePool{}, []KapsuleNode{}
+			k.Pools.Value, k.Nodes.Value = []topology.KapsulePool{}, []topology.KapsuleNode{}
 		}, steps: "create-pool default: declared, the cluster has no pool of that name\ncreate-pool burst: declared, the cluster has no pool of that name"},
-		{name: "undeclared pool", topo: kapsuleTopo("1.35", nil, Pool{Name: "default", NodeType: "PRO2-XXS", Size: 3}), edit: func(k *KapsuleObserved) {},
+		{name: "undeclared pool", topo: kapsuleTopo("1.35", nil, topology.Pool{Name: "default", NodeType: "PRO2-XXS", Size: 3}), edit: func(k *topology.KapsuleObserved) {},
 			steps: "undeclared burst: a pool of the cluster not declared in the topology"},
 		{name: "size, autoscaling, min, max", topo: kapsuleTopo("1.35", nil,
-			Pool{Name: "default", NodeType: "PRO2-XXS", Size: 4},
-			Pool{Name: "burst", NodeType: "PRO2-S", Autoscaling: &Autoscaling{Min: 1, Max: 6}}),
+			topology.Pool{Name: "default", NodeType: "PRO2-XXS", Size: 4},
+			topology.Pool{Name: "burst", NodeType: "PRO2-S", Autoscaling: &topology.Autoscaling{Min: 1, Max: 6}}),
 			steps: "update-pool default: size 3 → 4\nupdate-pool burst: min_size 0 → 1, max_size 5 → 6"},
 		{name: "autoscaling switched", topo: kapsuleTopo("1.35", nil,
-			Pool{Name: "default", NodeType: "PRO2-XXS", Autoscaling: &Autoscaling{Min: 1, Max: 3}},
-			Pool{Name: "burst", NodeType: "PRO2-S", Size: 2}),
+			topology.Pool{Name: "default", NodeType: "PRO2-XXS", Autoscaling: &topology.Autoscaling{Min: 1, Max: 3}},
+			topology.Pool{Name: "burst", NodeType: "PRO2-S", Size: 2}),
 			steps: "update-pool default: autoscaling off → on (min 1, max 3)\nupdate-pool burst: autoscaling on → off, size 2"},
 		{name: "node type and zone replace the pool", topo: kapsuleTopo("1.35", nil,
-			Pool{Name: "default", NodeType: "PRO2-M", Size: 3, Zone: "fr-par-2"},
-			Pool{Name: "burst", NodeType: "PRO2-S", Autoscaling: &Autoscaling{Min: 0, Max: 5}}),
+			topology.Pool{Name: "default", NodeType: "PRO2-M", Size: 3, Zone: "fr-par-2"},
+			topology.Pool{Name: "burst", NodeType: "PRO2-S", Autoscaling: &topology.Autoscaling{Min: 0, Max: 5}}),
 			steps: "replace-pool default: node_type pro2_xxs → PRO2-M, zone fr-par-1 → fr-par-2 (cannot change in place: a new pool, then the old one removed)"},
 		{name: "declared pool absent", topo: kapsuleTopo("1.35", nil,
-			Pool{Name: "default", NodeType: "PRO2-XXS", Size: 3}, Pool{Name: "burst", NodeType: "PRO2-S", Autoscaling: &Autoscaling{Min: 0, Max: 5}},
-			Pool{Name: "gpu", NodeType: "L4-1-24G", Size: 1}),
+			topology.Pool{Name: "default", NodeType: "PRO2-XXS", Size: 3}, topology.Pool{Name: "burst", NodeType: "PRO2-S", Autoscaling: &topology.Autoscaling{Min: 0, Max: 5}},
+			topology.Pool{Name: "gpu", NodeType: "L4-1-24G", Size: 1}),
 			steps: "create-pool gpu: declared, the cluster has no pool of that name"},
-		{name: "minor above: one minor at a time, only what is offered", topo: kapsuleTopo("1.37", nil), edit: func(k *KapsuleObserved) {
-			k.Available = KnownFact([]string{"1.35.8", "1.36.1", "1.36.4"})
+		{name: "minor above: one minor at a time, only what is offered", topo: kapsuleTopo("1.37", nil), edit: func(k *topology.KapsuleObserved) {
+			k.Available = topology.KnownFact([]string{"1.35.8", "1.36.1", "1.36.4"})
 			k.Cluster.Value.UpgradeAvailable = true
 		}, steps: "upgrade cluster: 1.35.3 → 1.36.4 (offered by the provider; one minor at a time)",
 			findings: []string{"info cluster: desired 1.37: the provider offers the next minor only once the cluster runs 1.36"}},
-		{name: "declared next patch offered", topo: kapsuleTopo("1.36.1", nil), edit: func(k *KapsuleObserved) {
-			k.Available = KnownFact([]string{"1.35.8", "1.36.1", "1.36.4"})
+		{name: "declared next patch offered", topo: kapsuleTopo("1.36.1", nil), edit: func(k *topology.KapsuleObserved) {
+			k.Available = topology.KnownFact([]string{"1.35.8", "1.36.1", "1.36.4"})
 			k.Cluster.Value.UpgradeAvailable = true
 		}, steps: "upgrade cluster: 1.35.3 → 1.36.1 (offered by the provider; one minor at a time)"},
-		{name: "next minor not offered: unknown, no guessed step", topo: kapsuleTopo("1.36", nil), edit: func(k *KapsuleObserved) {
-			k.Available = KnownFact([]string{"1.35.8"})
+		{name: "next minor not offered: unknown, no guessed step", topo: kapsuleTopo("1.36", nil), edit: func(k *topology.KapsuleObserved) {
+			k.Available = topology.KnownFact([]string{"1.35.8"})
 			k.Cluster.Value.UpgradeAvailable = true
 		}, unknowns: []string{"kubernetes version: desired 1.36, but the provider offers no 1.36 to this cluster (available: 1.35.8)"}},
 		{name: "minor below: no downgrade", topo: kapsuleTopo("1.34", nil), findings: []string{"error cluster: desired kubernetes.version 1.34 is below the cluster's 1.35.3: a cluster is never downgraded"}},
-		{name: "auto-upgrade moved the patch: information, not a downgrade", topo: kapsuleTopo("1.35.3", boolp(true)), edit: func(k *KapsuleObserved) {
+		{name: "auto-upgrade moved the patch: information, not a downgrade", topo: kapsuleTopo("1.35.3", boolp(true)), edit: func(k *topology.KapsuleObserved) {
 			k.Cluster.Value.Version, k.Cluster.Value.AutoUpgrade = "1.35.8", true
 			for i := range k.Pools.Value {
 				k.Pools.Value[i].Version = "1.35.8"
 			}
 		}, findings: []string{"info cluster: the cluster runs 1.35.8 above the declared 1.35.3 (auto-upgrade moved the patch): not a downgrade"}},
-		{name: "patch behind with auto-upgrade: information", topo: kapsuleTopo("1.35.8", boolp(true)), edit: func(k *KapsuleObserved) {
+		{name: "patch behind with auto-upgrade: information", topo: kapsuleTopo("1.35.8", boolp(true)), edit: func(k *topology.KapsuleObserved) {
 			k.Cluster.Value.AutoUpgrade, k.Cluster.Value.UpgradeAvailable = true, true
-			k.Available = KnownFact([]string{"1.35.8"})
+			k.Available = topology.KnownFact([]string{"1.35.8"})
 		}, findings: []string{"info cluster: patch 1.35.3 is behind the declared 1.35.8: auto-upgrade is on"}},
-		{name: "patch behind without auto-upgrade: a step", topo: kapsuleTopo("1.35.8", nil), edit: func(k *KapsuleObserved) {
+		{name: "patch behind without auto-upgrade: a step", topo: kapsuleTopo("1.35.8", nil), edit: func(k *topology.KapsuleObserved) {
 			k.Cluster.Value.UpgradeAvailable = true
-			k.Available = KnownFact([]string{"1.35.8"})
+			k.Available = topology.KnownFact([]string{"1.35.8"})
 		}, steps: "upgrade cluster: 1.35.3 → 1.35.8 (offered by the provider)"},
-		{name: "upgrade_available disagrees with the list", topo: kapsuleTopo("1.35", nil), edit: func(k *KapsuleObserved) {
+		{name: "upgrade_available disagrees with the list", topo: kapsuleTopo("1.35", nil), edit: func(k *topology.KapsuleObserved) {
 			k.Cluster.Value.UpgradeAvailable = true
 		}, findings: []string{"warning cluster: the cluster says upgrade_available=true, its available-versions list offers none"}},
 		{name: "auto_upgrade desired", topo: kapsuleTopo("1.35", boolp(true)), steps: "update-cluster auto_upgrade: auto_upgrade false → true"},
-		{name: "pool warning and not_ready node without autohealing", topo: kapsuleTopo("1.35", nil), edit: func(k *KapsuleObserved) {
+		{name: "pool warning and not_ready node without autohealing", topo: kapsuleTopo("1.35", nil), edit: func(k *topology.KapsuleObserved) {
 			k.Pools.Value[0].Status, k.Pools.Value[0].ErrorMessage = "warning", "1 node not ready"
 			k.Nodes.Value[1].Status, k.Nodes.Value[1].ErrorMessage = "not_ready", "kubelet stopped posting status"
 		}, steps: "replace-node n2: degraded, not_ready: kubelet stopped posting status (pool default has autohealing off)",
 			findings: []string{"warning pool default: degraded: 1 node not ready"}},
-		{name: "creation_error with autohealing: information", topo: kapsuleTopo("1.35", nil), edit: func(k *KapsuleObserved) {
+		{name: "creation_error with autohealing: information", topo: kapsuleTopo("1.35", nil), edit: func(k *topology.KapsuleObserved) {
 			k.Nodes.Value[3].Status, k.Nodes.Value[3].ErrorMessage = "creation_error", "out of stock"
 		}, findings: []string{"info node b1 (pool burst): degraded (creation_error: out of stock): autohealing is on, the provider replaces it"}},
-		{name: "locked cluster", topo: kapsuleTopo("1.35", nil), edit: func(k *KapsuleObserved) { k.Cluster.Value.Status = "locked" },
+		{name: "locked cluster", topo: kapsuleTopo("1.35", nil), edit: func(k *topology.KapsuleObserved) { k.Cluster.Value.Status = "locked" },
 			findings: []string{"error cluster: locked by the provider: contact Scaleway support"}},
-		{name: "a status the SDK does not know", topo: kapsuleTopo("1.35", nil), edit: func(k *KapsuleObserved) {
+		{name: "a status the SDK does not know", topo: kapsuleTopo("1.35", nil), edit: func(k *topology.KapsuleObserved) {
 			k.Cluster.Value.Status = "hibernating"
 			k.Pools.Value[0].Status = "unknown"
 			k.Nodes.Value[3].Status = "teleporting"
 		}, unknowns: []string{`cluster lyneko-apps: status "hibernating", which nestor does not know`, `pool default: status "unknown", which nestor does not know`, `node b1 (pool burst): status "teleporting", which nestor does not know`}},
-		{name: "401 on the cluster: unknown, never absent", topo: kapsuleTopo("1.35", nil), edit: func(k *KapsuleObserved) {
-			k.Cluster = UnknownFact[KapsuleCluster]("unauthorized: the provider refused the credentials (401)")
-			k.Pools = UnknownFact[[]KapsulePool]("unauthorized: the provider refused the credentials (401)")
+		{name: "401 on the cluster: unknown, never absent", topo: kapsuleTopo("1.35", nil), edit: func(k *topology.KapsuleObserved) {
+			k.Cluster = topology.UnknownFact[topology.KapsuleCluster]("unauthorized: the provider refused the credentials (401)")
+			k.Pools = topology.UnknownFact[[]topology.KapsulePool]("unauthorized: the provider refused the credentials (401)")
 		}, unknowns: []string{"cluster: unauthorized: the provider refused the credentials (401)", "pools: unauthorized: the provider refused the credentials (401)"}},
 	}
 	for _, tc := range tests {
@@ -201,16 +202,16 @@ func TestBuildPlanKapsule(t *testing.T) {
 	k := healthy()
 	k.Pools.Value[1].Version = "1.34.6"
 	k.Pools.Value[0].Status = "scaling"
-	obs := &Observed{Kapsule: k, ServerVersion: KnownFact("v1.35.3"), Nodes: KnownFact([]NodeState{}), Storage: KnownFact(StorageState{}), Layers: []LayerState{}}
-	p := BuildPlan(kapsuleTopo("1.35", nil), obs, PlanOptions{})
-	if len(p.Steps) != 1 || p.Steps[0].Kind != StepUpgradePool || p.Steps[0].Phase != PhasePools {
+	obs := &topology.Observed{Kapsule: k, ServerVersion: topology.KnownFact("v1.35.3"), Nodes: topology.KnownFact([]topology.NodeState{}), Storage: topology.KnownFact(topology.StorageState{}), Layers: []topology.LayerState{}}
+	p := topology.BuildPlan(kapsuleTopo("1.35", nil), obs, Rules{}, topology.PlanOptions{})
+	if len(p.Steps) != 1 || p.Steps[0].Kind != topology.StepUpgradePool || p.Steps[0].Phase != topology.PhasePools {
 		t.Errorf("steps = %+v", p.Steps)
 	}
 	if len(p.Waiting) != 1 || len(p.Unknowns) != 0 {
 		t.Errorf("waiting %v, unknowns %v", p.Waiting, p.Unknowns)
 	}
-	n := Next(kapsuleTopo("1.35", nil), obs, p)
-	if n.Done || n.Phase.Name != PhasePools || !strings.Contains(n.Why, "waiting: pool default is scaling") {
+	n := topology.Next(kapsuleTopo("1.35", nil), obs, p, Rules{})
+	if n.Done || n.Phase.Name != topology.PhasePools || !strings.Contains(n.Why, "waiting: pool default is scaling") {
 		t.Errorf("next = %+v", n)
 	}
 }
@@ -228,7 +229,7 @@ func date(s string) *time.Time {
 func TestKapsuleCalendar(t *testing.T) {
 	k := healthy()
 	k.Pools.Value[1].Version = "1.34.6"
-	k.Versions = KnownFact([]KapsuleVersion{
+	k.Versions = topology.KnownFact([]topology.KapsuleVersion{
 		{Name: "1.35.3", ReleasedAt: date("2026-04-01"), DeprecatedAt: date("2027-03-01"), EndOfLifeAt: date("2027-06-01")},
 		{Name: "1.34.6", ReleasedAt: date("2025-12-01"), DeprecatedAt: date("2026-09-01"), EndOfLifeAt: date("2026-12-15")},
 	})
@@ -253,7 +254,7 @@ func TestKapsuleCalendar(t *testing.T) {
 		}
 	}
 
-	k.Versions = KnownFact([]KapsuleVersion{{Name: "1.35.1", DeprecatedAt: date("2027-03-01"), EndOfLifeAt: date("2026-01-01")}})
+	k.Versions = topology.KnownFact([]topology.KapsuleVersion{{Name: "1.35.1", DeprecatedAt: date("2027-03-01"), EndOfLifeAt: date("2026-01-01")}})
 	got := findings(KapsuleCalendar(k, *date("2026-11-01")))
 	want := "info 1.35 (the cluster, pool default): calendar inconsistent: end of life 2026-01-01 is before deprecation 2027-03-01; no countdown\n" +
 		"info 1.34 (pool burst): not listed by the provider: no dates to judge"

@@ -1,4 +1,4 @@
-package probes
+package lima
 
 import (
 	"context"
@@ -16,7 +16,7 @@ import (
 func limaRecording(t *testing.T, name string) []byte {
 	t.Helper()
 	_, file, _, _ := runtime.Caller(0)
-	b, err := os.ReadFile(filepath.Join(filepath.Dir(file), "..", "tests", "testdata", "limactl", name))
+	b, err := os.ReadFile(filepath.Join(filepath.Dir(file), "..", "..", "tests", "testdata", "limactl", name))
 	if err != nil {
 		t.Fatal(err)
 	}

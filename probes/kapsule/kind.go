@@ -1,4 +1,4 @@
-package probes
+package kapsule
 
 import (
 	"context"
@@ -17,46 +17,47 @@ import (
 	"github.com/scaleway/scaleway-sdk-go/logger"
 	"github.com/scaleway/scaleway-sdk-go/scw"
 
+	"nestor.dev/nestor/probes"
 	"nestor.dev/nestor/topology"
 )
 
-// This file is target_kind kapsule: a managed cluster whose identity is
-// the provider's (Scaleway Kapsule, k8s/v1 API), read through the SDK
+// Kind is target_kind kapsule: a managed cluster whose identity is the
+// provider's (Scaleway Kapsule, k8s/v1 API), read through the SDK
 // scaleway-sdk-go with a read-only transport pinned to the API's host, and,
 // when a kubeconfig is resolved and proven to be the cluster's, the same
-// kube read as prod for the layers.
+// kube read as prod for the layers. Its target is the provider's cluster
+// (scaleway.cluster_id in scaleway.region), never "no target"; its guard is
+// its own (Guard), not the kube endpoint guard.
+type Kind struct{ Rules }
 
-// kapsuleKind is target_kind kapsule. Its target is the provider's cluster
-// (scaleway.cluster_id in scaleway.region), never "no target"; its guard
-// is its own (guard), not the kube endpoint guard.
-type kapsuleKind struct{}
+// Name is kapsule.
+func (Kind) Name() topology.TargetKind { return topology.TargetKapsule }
 
-func (kapsuleKind) guarded() bool { return false }
-
-func (kapsuleKind) noTarget(*topology.Topology, Kubeconfig) *NoTarget { return nil }
-
-// KapsuleView is what the interactive guard shows of a kapsule stack: the
-// cluster as the provider's API describes it, its pools and nodes, where
-// the credentials came from (the access key masked) and the API URL.
-type KapsuleView struct {
-	Cluster     topology.Fact[topology.KapsuleCluster] `json:"cluster"`
-	Pools       topology.Fact[[]topology.KapsulePool]  `json:"pools"`
-	Nodes       topology.Fact[[]topology.KapsuleNode]  `json:"nodes"`
-	Credentials string                                 `json:"credentials"`
-	AccessKey   string                                 `json:"access_key"`
-	APIURL      string                                 `json:"api_url"`
-	// Waiting is the cluster's 409 transient_state, when the API gave one.
-	Waiting string `json:"waiting,omitempty"`
+// Resolve applies the kubeconfig rules (probes.ResolveKubeconfig): the
+// kubeconfig, when one is resolved, reads the layers inside the cluster.
+func (Kind) Resolve(o probes.ResolveOptions) (probes.Kubeconfig, error) {
+	return probes.ResolveKubeconfig(o)
 }
 
-// kapsuleState is what the kapsule guard read and decided, for Read.
-type kapsuleState struct {
+// NoTarget: never; the provider's cluster is always the target.
+func (Kind) NoTarget(*topology.Topology, probes.Kubeconfig) *probes.NoTarget { return nil }
+
+// Guarded: no, the cluster's identity is the provider's (Guard).
+func (Kind) Guarded() bool { return false }
+
+// state is what the kapsule guard read and decided, for Read (op.State).
+type state struct {
 	creds *ScalewayCredentials
-	view  *KapsuleView
+	view  *probes.ProviderView
 	obs   *topology.KapsuleObserved
 	// inClusterWhy says why the in-cluster part is not read ("" when the
 	// kubeconfig's server was proven to be the cluster's cluster_url).
 	inClusterWhy string
+}
+
+func stateOf(op *probes.Opened) *state {
+	st, _ := op.State.(*state)
+	return st
 }
 
 // KapsuleMismatchError: the provider's answer proves that what the topology
@@ -84,7 +85,7 @@ func (e *KapsuleUnreadError) Error() string {
 	return fmt.Sprintf("cannot read the cluster %s in %s from %s: %s", e.ClusterID, e.Region, e.APIURL, e.Reason)
 }
 
-// guard is the kapsule guard, before any request to the cluster's
+// Guard is the kapsule guard, before any request to the cluster's
 // Kubernetes API (and the exec credential plugin of a kubeconfig never
 // runs before it has passed):
 //
@@ -97,34 +98,35 @@ func (e *KapsuleUnreadError) Error() string {
 //     when declared) must be the declared ones; endpoint: and the
 //     kubeconfig's server must equal its cluster_url; a mismatch is a
 //     *KapsuleMismatchError naming both sides;
-//  4. interactive: the cluster is shown (KapsuleView) and the operator
-//     confirms; a cluster the API did not give is a *KapsuleUnreadError.
-//     Non-interactive, a cluster the API did not give leaves the whole
-//     report unknown with the reason, and the in-cluster part unread.
-func (kapsuleKind) guard(ctx context.Context, op *Opened) error {
-	t, o := op.Topology, op.opts
+//  4. interactive: the cluster is returned for the operator to confirm
+//     (probes.ProviderView); a cluster the API did not give is a
+//     *KapsuleUnreadError. Non-interactive, a cluster the API did not give
+//     leaves the whole report unknown with the reason, and the in-cluster
+//     part unread.
+func (Kind) Guard(ctx context.Context, op *probes.Opened) (*probes.TargetView, error) {
+	t, o := op.Topology, op.Options()
 	creds, err := ResolveScalewayCredentials(t, o.Env, o.Home)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	if op.Target != nil && t.Endpoint != "" {
 		if same, err := topology.SameEndpoint(op.Target.Endpoint, t.Endpoint); err != nil || !same {
-			return &KapsuleMismatchError{Stack: t.Name, File: t.Path,
+			return nil, &KapsuleMismatchError{Stack: t.Name, File: t.Path,
 				What: fmt.Sprintf("the kubeconfig's server (%s, context %s)", strings.Join(op.Target.Kubeconfig.Paths, ":"), op.Target.Context),
 				Got:  op.Target.Endpoint, Want: "endpoint: " + t.Endpoint + " declared"}
 		}
 	}
-	rctx, cancel := context.WithTimeout(ctx, op.timeout())
+	rctx, cancel := context.WithTimeout(ctx, op.Timeout())
 	defer cancel()
-	obs := readKapsule(rctx, op.timeout(), creds, t, o.UserAgent)
+	obs := readKapsule(rctx, op.Timeout(), creds, t, o.UserAgent)
 	if err := ctx.Err(); err != nil {
-		return fmt.Errorf("reading stack %s from the provider's API: %w", t.Name, err)
+		return nil, fmt.Errorf("reading stack %s from the provider's API: %w", t.Name, err)
 	}
-	st := &kapsuleState{creds: creds, obs: obs, view: &KapsuleView{Cluster: obs.Cluster, Pools: obs.Pools, Nodes: obs.Nodes,
-		Credentials: creds.Source, AccessKey: creds.Masked(), APIURL: creds.APIURL, Waiting: obs.Transient["cluster"]}}
+	op.Provider = &probes.Provider{ClusterID: t.Scaleway.ClusterID, Region: t.Scaleway.Region, APIURL: creds.APIURL, Credentials: creds.Source, AccessKey: creds.Masked()}
+	st := &state{creds: creds, obs: obs, view: &probes.ProviderView{Provider: *op.Provider, Cluster: obs.Cluster, Pools: obs.Pools, Nodes: obs.Nodes, Waiting: obs.Transient["cluster"]}}
 	if obs.Cluster.Known {
 		if err := checkKapsuleIdentity(t, op.Target, obs.Cluster.Value); err != nil {
-			return err
+			return nil, err
 		}
 	} else {
 		st.inClusterWhy = "not read: the provider's API did not give the cluster's cluster_url (" + obs.Cluster.Reason + "), so nothing proves the kubeconfig is this cluster's"
@@ -132,46 +134,25 @@ func (kapsuleKind) guard(ctx context.Context, op *Opened) error {
 			st.inClusterWhy = "not read: the cluster is " + obs.Transient["cluster"] + " (the provider's API answered transient_state), so its cluster_url was not given"
 		}
 	}
-	op.kapsule = st
+	op.State = st
 	if !o.Interactive {
-		return nil
+		return nil, nil
 	}
 	if !obs.Cluster.Known && obs.Transient["cluster"] == "" {
-		return &KapsuleUnreadError{ClusterID: t.Scaleway.ClusterID, Region: t.Scaleway.Region, APIURL: creds.APIURL, Reason: obs.Cluster.Reason}
+		return nil, &KapsuleUnreadError{ClusterID: t.Scaleway.ClusterID, Region: t.Scaleway.Region, APIURL: creds.APIURL, Reason: obs.Cluster.Reason}
 	}
-	if o.Confirm == nil {
-		return errors.New("the target must be confirmed, and no prompt is available")
-	}
-	view := &TargetView{Topology: t, Target: op.Target, Kapsule: st.view}
-	op.Guard = view
-	yes, err := o.Confirm(*view)
-	if err != nil {
-		return err
-	}
-	if !yes {
-		return ErrNotConfirmed
-	}
-	return nil
+	return &probes.TargetView{Topology: t, Target: op.Target, Provider: st.view}, nil
 }
 
-// KapsuleView returns what the kapsule guard read of the stack's cluster
-// (nil for other kinds).
-func (op *Opened) KapsuleView() *KapsuleView {
-	if op.kapsule == nil {
-		return nil
-	}
-	return op.kapsule.view
-}
-
-// KapsuleClusters lists the clusters of the stack's project (the declared
+// Clusters lists the clusters of the stack's project (the declared
 // scaleway.project_id, else the cluster's) in its region, every page, GET
 // only, bounded by the timeout: what discover shows beside the declared
 // cluster. Unknown with the reason when the list fails or the project is
 // not known.
-func (op *Opened) KapsuleClusters(ctx context.Context) topology.Fact[[]topology.KapsuleCluster] {
-	st := op.kapsule
+func (Kind) Clusters(ctx context.Context, op *probes.Opened) topology.Fact[[]topology.KapsuleCluster] {
+	st := stateOf(op)
 	if st == nil {
-		return topology.UnknownFact[[]topology.KapsuleCluster]("not a kapsule stack")
+		return topology.UnknownFact[[]topology.KapsuleCluster]("the provider's API was not read")
 	}
 	project := op.Topology.Scaleway.ProjectID
 	if project == "" && st.obs.Cluster.Known {
@@ -180,15 +161,15 @@ func (op *Opened) KapsuleClusters(ctx context.Context) topology.Fact[[]topology.
 	if project == "" {
 		return topology.UnknownFact[[]topology.KapsuleCluster]("the project is not known: declare scaleway.project_id")
 	}
-	ctx, cancel := context.WithTimeout(ctx, op.timeout())
+	ctx, cancel := context.WithTimeout(ctx, op.Timeout())
 	defer cancel()
-	api, err := kapsuleAPI(st.creds, op.Topology, op.opts.UserAgent)
+	api, err := kapsuleAPI(st.creds, op.Topology, op.Options().UserAgent)
 	if err != nil {
 		return topology.UnknownFact[[]topology.KapsuleCluster](st.creds.redact(err.Error()))
 	}
 	res, err := api.ListClusters(&k8s.ListClustersRequest{Region: scw.Region(op.Topology.Scaleway.Region), ProjectID: &project}, scw.WithContext(ctx), scw.WithAllPages())
 	if err != nil {
-		r, _ := kapsuleReason(ctx, op.timeout(), err, st.creds)
+		r, _ := kapsuleReason(ctx, op.Timeout(), err, st.creds)
 		return topology.UnknownFact[[]topology.KapsuleCluster](r)
 	}
 	out := []topology.KapsuleCluster{}
@@ -203,7 +184,7 @@ func (op *Opened) KapsuleClusters(ctx context.Context) topology.Fact[[]topology.
 
 // checkKapsuleIdentity compares what the provider said of cluster c with
 // the topology and the kubeconfig target (nil: none), see guard.
-func checkKapsuleIdentity(t *topology.Topology, target *Target, c topology.KapsuleCluster) error {
+func checkKapsuleIdentity(t *topology.Topology, target *probes.Target, c topology.KapsuleCluster) error {
 	sc := t.Scaleway
 	mismatch := func(what, got, want string) error {
 		return &KapsuleMismatchError{Stack: t.Name, File: t.Path, What: what, Got: got, Want: want}
@@ -224,26 +205,18 @@ func checkKapsuleIdentity(t *topology.Topology, target *Target, c topology.Kapsu
 	}
 	if target != nil {
 		if same, err := topology.SameEndpoint(target.Endpoint, c.URL); err != nil || !same {
-			return mismatch(fmt.Sprintf("the kubeconfig's server (%s, context %s, from %s)", strings.Join(target.Kubeconfig.Paths, ":"), target.Context, SourceText(target.Kubeconfig)),
+			return mismatch(fmt.Sprintf("the kubeconfig's server (%s, context %s, from %s)", strings.Join(target.Kubeconfig.Paths, ":"), target.Context, probes.SourceText(target.Kubeconfig)),
 				target.Endpoint, "cluster_url "+c.URL+" (another cluster's kubeconfig?)")
 		}
 	}
 	return nil
 }
 
-// SourceText says in words which rule chose the kubeconfig.
-func SourceText(kc Kubeconfig) string {
-	if kc.Detail != "" {
-		return kc.Detail
-	}
-	return string(kc.Source)
-}
-
-// read is the kapsule observation: what the guard read of the provider,
+// Read is the kapsule observation: what the guard read of the provider,
 // and the in-cluster part through the kubeconfig when the guard proved it
-// is the cluster's (ProbeTarget, then the provider's objects listed once).
-func (kapsuleKind) read(ctx context.Context, op *Opened, _ Scope) (*topology.Observed, topology.ClusterFacts) {
-	st := op.kapsule
+// is the cluster's (probes.ProbeTarget, then the provider's objects listed once).
+func (Kind) Read(ctx context.Context, op *probes.Opened, _ probes.Scope) (*topology.Observed, topology.ClusterFacts) {
+	st := stateOf(op)
 	t := op.Topology
 	why := st.inClusterWhy
 	switch {
@@ -253,17 +226,17 @@ func (kapsuleKind) read(ctx context.Context, op *Opened, _ Scope) (*topology.Obs
 	case op.Target == nil:
 		why = "not read: no kubeconfig (declare kubeconfig: — `scw k8s kubeconfig install` writes one — to read the layers inside the cluster)"
 	default:
-		why = execPluginMissing(op.Target, op.opts.Env)
+		why = execPluginMissing(op.Target, op.Options().Env)
 	}
 	if why != "" {
-		obs := unknownObservation(t, why)
+		obs := probes.UnknownObservation(t, why)
 		st.obs.InCluster = why
 		st.obs.Provider = providerParts(st.obs, topology.Fact[[]topology.WorkloadState]{}, topology.ClusterFacts{})
 		obs.Kapsule = st.obs
 		return obs, topology.ClusterFacts{}
 	}
-	obs, facts := ProbeTarget(ctx, op.Target, t)
-	system := readSystemWorkloads(ctx, op.Target)
+	obs, facts := probes.ProbeTarget(ctx, op.Target, t)
+	system := probes.ReadWorkloads(ctx, op.Target, "kube-system", topology.KindDaemonSet, topology.KindDeployment)
 	st.obs.Provider = providerParts(st.obs, system, facts)
 	outside := withoutNamespace(facts, "kube-system")
 	kept := obs.Layers[:0]
@@ -313,7 +286,7 @@ func withoutNamespace(facts topology.ClusterFacts, ns string) topology.ClusterFa
 // (a Kapsule kubeconfig written by `scw k8s kubeconfig install` runs `scw
 // k8s exec-credential`), with the install hint; "" otherwise. PATH is read
 // through env.
-func execPluginMissing(t *Target, env Env) string {
+func execPluginMissing(t *probes.Target, env probes.Env) string {
 	if t.Config == nil || t.Config.ExecProvider == nil {
 		return ""
 	}
@@ -333,7 +306,7 @@ func execPluginMissing(t *Target, env Env) string {
 
 // lookPath reports whether cmd is an executable file: as given when it
 // holds a '/', else in one of PATH's folders (PATH from env).
-func lookPath(cmd string, env Env) bool {
+func lookPath(cmd string, env probes.Env) bool {
 	isExec := func(p string) bool {
 		fi, err := os.Stat(p)
 		return err == nil && !fi.IsDir() && fi.Mode()&0o111 != 0
@@ -388,27 +361,6 @@ func providerParts(k *topology.KapsuleObserved, system topology.Fact[[]topology.
 	return out
 }
 
-// readSystemWorkloads lists the Deployments and DaemonSets of kube-system,
-// bounded by the target's timeout: the provider's components.
-func readSystemWorkloads(ctx context.Context, t *Target) topology.Fact[[]topology.WorkloadState] {
-	c, err := t.clients()
-	if err != nil {
-		return topology.UnknownFact[[]topology.WorkloadState](Classify(err))
-	}
-	ctx, cancel, budget := t.bound(ctx)
-	defer cancel()
-	var out []topology.WorkloadState
-	for _, kind := range []string{topology.KindDaemonSet, topology.KindDeployment} {
-		ws, err := listWorkloadKind(ctx, c, kind, "kube-system")
-		if err != nil {
-			return topology.UnknownFact[[]topology.WorkloadState](failReason(ctx, budget, err))
-		}
-		out = append(out, ws...)
-	}
-	sort.SliceStable(out, func(i, j int) bool { return out[i].Name < out[j].Name })
-	return topology.KnownFact(out)
-}
-
 // quietSDK silences the SDK's logger once: at debug level (SCW_DEBUG) it
 // writes request and response bodies to stderr, which nestor's output must
 // never carry.
@@ -454,10 +406,10 @@ func kapsuleHTTPClient(apiURL string) (*http.Client, error) {
 		return nil, err
 	}
 	base := http.DefaultTransport.(*http.Transport).Clone()
-	base.Proxy = nil // the environment is read through Env only
+	base.Proxy = nil // the environment is read through probes.Env only
 	return &http.Client{
-		Transport:     ReadOnlyTo(u)(noKubeconfigRoute{next: base}),
-		CheckRedirect: refuseRedirect,
+		Transport:     probes.ReadOnlyTo(u)(noKubeconfigRoute{next: base}),
+		CheckRedirect: probes.RefuseRedirect,
 	}, nil
 }
 
@@ -518,7 +470,7 @@ func readKapsule(ctx context.Context, budget time.Duration, creds *ScalewayCrede
 		names := []string{}
 		for _, v := range av.Versions {
 			if v != nil {
-				names = append(names, sanitizeName(v.Name))
+				names = append(names, probes.SanitizeName(v.Name))
 			}
 		}
 		k.Available = topology.KnownFact(names)
@@ -543,7 +495,7 @@ func readKapsule(ctx context.Context, budget time.Duration, creds *ScalewayCrede
 		out := []topology.KapsuleNode{}
 		for _, n := range nodes.Nodes {
 			if n != nil {
-				out = append(out, topology.KapsuleNode{Name: sanitizeName(n.Name), PoolID: n.PoolID, Status: sanitizeName(n.Status.String()), ErrorMessage: sanitize(deref(n.ErrorMessage))})
+				out = append(out, topology.KapsuleNode{Name: probes.SanitizeName(n.Name), PoolID: n.PoolID, Status: probes.SanitizeName(n.Status.String()), ErrorMessage: probes.Sanitize(deref(n.ErrorMessage))})
 			}
 		}
 		sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
@@ -556,7 +508,7 @@ func readKapsule(ctx context.Context, budget time.Duration, creds *ScalewayCrede
 		out := []topology.KapsuleVersion{}
 		for _, v := range vs.Versions {
 			if v != nil {
-				out = append(out, topology.KapsuleVersion{Name: sanitizeName(v.Name), ReleasedAt: v.ReleasedAt, DeprecatedAt: v.DeprecatedAt, EndOfLifeAt: v.EndOfLifeAt})
+				out = append(out, topology.KapsuleVersion{Name: probes.SanitizeName(v.Name), ReleasedAt: v.ReleasedAt, DeprecatedAt: v.DeprecatedAt, EndOfLifeAt: v.EndOfLifeAt})
 			}
 		}
 		k.Versions = topology.KnownFact(out)
@@ -617,9 +569,9 @@ func deref(s *string) string {
 // SameEndpoint compares with the topology's, made printable and trimmed
 // (an escape is not a URL).
 func clusterOf(c *k8s.Cluster) topology.KapsuleCluster {
-	out := topology.KapsuleCluster{ID: c.ID, Name: sanitizeName(c.Name), Region: c.Region.String(), ProjectID: c.ProjectID,
-		Status: sanitizeName(c.Status.String()), Version: sanitizeName(c.Version), Type: sanitizeName(c.Type), CNI: sanitizeName(c.Cni.String()),
-		URL: strings.TrimSpace(sanitize(c.ClusterURL)), UpgradeAvailable: c.UpgradeAvailable}
+	out := topology.KapsuleCluster{ID: c.ID, Name: probes.SanitizeName(c.Name), Region: c.Region.String(), ProjectID: c.ProjectID,
+		Status: probes.SanitizeName(c.Status.String()), Version: probes.SanitizeName(c.Version), Type: probes.SanitizeName(c.Type), CNI: probes.SanitizeName(c.Cni.String()),
+		URL: strings.TrimSpace(probes.Sanitize(c.ClusterURL)), UpgradeAvailable: c.UpgradeAvailable}
 	if c.AutoUpgrade != nil {
 		out.AutoUpgrade = c.AutoUpgrade.Enabled
 	}
@@ -627,9 +579,9 @@ func clusterOf(c *k8s.Cluster) topology.KapsuleCluster {
 }
 
 func poolOf(p *k8s.Pool) topology.KapsulePool {
-	return topology.KapsulePool{ID: p.ID, Name: sanitizeName(p.Name), Status: sanitizeName(p.Status.String()), Version: sanitizeName(p.Version),
-		NodeType: sanitizeName(p.NodeType), Zone: p.Zone.String(), Size: int(p.Size), MinSize: int(p.MinSize), MaxSize: int(p.MaxSize),
-		Autoscaling: p.Autoscaling, Autohealing: p.Autohealing, ErrorMessage: sanitize(deref(p.ErrorMessage))}
+	return topology.KapsulePool{ID: p.ID, Name: probes.SanitizeName(p.Name), Status: probes.SanitizeName(p.Status.String()), Version: probes.SanitizeName(p.Version),
+		NodeType: probes.SanitizeName(p.NodeType), Zone: p.Zone.String(), Size: int(p.Size), MinSize: int(p.MinSize), MaxSize: int(p.MaxSize),
+		Autoscaling: p.Autoscaling, Autohealing: p.Autohealing, ErrorMessage: probes.Sanitize(deref(p.ErrorMessage))}
 }
 
 // kapsuleReason turns the error of one provider read into the reason shown
@@ -652,14 +604,14 @@ func kapsuleReason(ctx context.Context, budget time.Duration, err error, creds *
 		pd     *scw.PermissionsDeniedError
 		da     *scw.DeniedAuthenticationError
 		re     *scw.ResponseError
-		host   *HostRefusedError
-		write  *WriteRefusedError
-		redir  *RedirectRefusedError
+		host   *probes.HostRefusedError
+		write  *probes.WriteRefusedError
+		redir  *probes.RedirectRefusedError
 		kroute *kubeconfigRouteError
 	)
 	switch {
 	case errors.Is(err, context.DeadlineExceeded) || errors.Is(ctx.Err(), context.DeadlineExceeded):
-		reason = (&TimeoutError{After: budget.Round(100 * time.Millisecond)}).Error()
+		reason = (&probes.TimeoutError{After: budget.Round(100 * time.Millisecond)}).Error()
 	case errors.Is(err, context.Canceled):
 		reason = "interrupted"
 	case errors.As(err, &ts):
@@ -667,7 +619,7 @@ func kapsuleReason(ctx context.Context, budget time.Duration, err error, creds *
 		if state == "" {
 			state = "a transient state"
 		}
-		return sanitize("waiting: transient_state (current state " + state + ")"), sanitize(state)
+		return probes.Sanitize("waiting: transient_state (current state " + state + ")"), probes.Sanitize(state)
 	case errors.As(err, &nf):
 		reason = "not found (404 not_found): no such object in the region for these credentials"
 	case errors.As(err, &pd):
@@ -706,5 +658,5 @@ func kapsuleReason(ctx context.Context, budget time.Duration, err error, creds *
 			reason = strings.TrimPrefix(err.Error(), "scaleway-sdk-go: ")
 		}
 	}
-	return sanitize(creds.redact(reason)), ""
+	return probes.Sanitize(creds.redact(reason)), ""
 }

@@ -1,4 +1,4 @@
-package topology
+package kapsule
 
 import (
 	"fmt"
@@ -6,16 +6,18 @@ import (
 	"sort"
 	"strings"
 	"time"
+
+	"nestor.dev/nestor/topology"
 )
 
 // KapsuleJudgement is what JudgeKapsule makes of a kapsule stack: steps
 // (phases cluster and pools), objects waiting on the provider (not in sync,
 // not changes), parts that could not be judged, and findings.
 type KapsuleJudgement struct {
-	Steps    []Step
+	Steps    []topology.Step
 	Waiting  []string
 	Unknowns []string
-	Findings []Finding
+	Findings []topology.Finding
 }
 
 // Status words of the provider's API (scaleway-sdk-go api/k8s/v1:
@@ -25,7 +27,7 @@ var (
 	// Cluster: creating, updating ("updating its own configuration, it can
 	// be a version upgrade too") and deleting are moving.
 	clusterMoving = map[string]bool{"creating": true, "updating": true, "deleting": true, "deleted": true}
-	// Pool: scaling, upgrading and deleting are moving.
+	// topology.Pool: scaling, upgrading and deleting are moving.
 	poolMoving = map[string]bool{"scaling": true, "upgrading": true, "deleting": true, "deleted": true}
 	// Node: creating, starting, registering, rebooting, upgrading and
 	// deleting are moving.
@@ -72,7 +74,7 @@ var (
 //     or creation_error → degraded with the message: replace-node when the
 //     pool's autohealing is off, information when on (the provider
 //     replaces it); locked → error finding; unknown → unknown.
-func JudgeKapsule(t *Topology, k *KapsuleObserved) KapsuleJudgement {
+func JudgeKapsule(t *topology.Topology, k *topology.KapsuleObserved) KapsuleJudgement {
 	var j KapsuleJudgement
 	if k == nil {
 		j.Unknowns = append(j.Unknowns, "the provider's API: not read")
@@ -80,12 +82,12 @@ func JudgeKapsule(t *Topology, k *KapsuleObserved) KapsuleJudgement {
 	}
 	clusterReady := false
 	poolRequired := false
-	var cluster KapsuleCluster
+	var cluster topology.KapsuleCluster
 	switch {
 	case k.Transient["cluster"] != "":
 		j.Waiting = append(j.Waiting, "cluster: the provider's API answered transient_state (current state "+k.Transient["cluster"]+")")
 	case !k.Cluster.Known:
-		j.Unknowns = append(j.Unknowns, "cluster: "+reasonOr(k.Cluster.Reason))
+		j.Unknowns = append(j.Unknowns, "cluster: "+topology.ReasonOr(k.Cluster.Reason))
 	default:
 		cluster = k.Cluster.Value
 		switch st := cluster.Status; {
@@ -98,7 +100,7 @@ func JudgeKapsule(t *Topology, k *KapsuleObserved) KapsuleJudgement {
 		case clusterMoving[st]:
 			j.Waiting = append(j.Waiting, fmt.Sprintf("cluster %s: %s", cluster.Name, st))
 		case st == "locked":
-			j.Findings = append(j.Findings, Finding{Severity: SeverityError, Kind: FindingLocked, Subject: "cluster", Message: "locked by the provider: contact Scaleway support; nestor plans nothing for a locked cluster"})
+			j.Findings = append(j.Findings, topology.Finding{Severity: topology.SeverityError, Kind: topology.FindingLocked, Subject: "cluster", Message: "locked by the provider: contact Scaleway support; nestor plans nothing for a locked cluster"})
 		default:
 			j.Unknowns = append(j.Unknowns, fmt.Sprintf("cluster %s: status \"%s\", which nestor does not know", cluster.Name, st))
 		}
@@ -106,11 +108,11 @@ func JudgeKapsule(t *Topology, k *KapsuleObserved) KapsuleJudgement {
 	if clusterReady || poolRequired {
 		j.judgeVersion(t, k, cluster)
 		if want := t.Kubernetes.AutoUpgrade; want != nil && *want != cluster.AutoUpgrade {
-			j.add(StepUpdateCluster, PhaseCluster, "auto_upgrade", fmt.Sprintf("auto_upgrade %t → %t", cluster.AutoUpgrade, *want))
+			j.add(topology.StepUpdateCluster, topology.PhaseCluster, "auto_upgrade", fmt.Sprintf("auto_upgrade %t → %t", cluster.AutoUpgrade, *want))
 		}
 	}
 	j.judgePools(t, k, cluster, clusterReady)
-	if w, u := k.nodesJudgement(); w != "" {
+	if w, u := nodesJudgement(k); w != "" {
 		j.Waiting = append(j.Waiting, w)
 	} else if u != "" {
 		j.Unknowns = append(j.Unknowns, u)
@@ -118,133 +120,131 @@ func JudgeKapsule(t *Topology, k *KapsuleObserved) KapsuleJudgement {
 	return j
 }
 
-func (j *KapsuleJudgement) add(kind StepKind, phase, target, reason string) {
-	j.Steps = append(j.Steps, Step{Kind: kind, Phase: phase, Target: target, Reason: reason})
+func (j *KapsuleJudgement) add(kind topology.StepKind, phase, target, reason string) {
+	j.Steps = append(j.Steps, topology.Step{Kind: kind, Phase: phase, Target: target, Reason: reason})
 }
 
-func (j *KapsuleJudgement) finding(sev Severity, kind FindingKind, subject, format string, args ...any) {
-	j.Findings = append(j.Findings, Finding{Severity: sev, Kind: kind, Subject: subject, Message: fmt.Sprintf(format, args...)})
+func (j *KapsuleJudgement) finding(sev topology.Severity, kind topology.FindingKind, subject, format string, args ...any) {
+	j.Findings = append(j.Findings, topology.Finding{Severity: sev, Kind: kind, Subject: subject, Message: fmt.Sprintf(format, args...)})
 }
 
 // judgeVersion applies the version rules of JudgeKapsule to a cluster that
 // is ready (or waits for a pool).
-func (j *KapsuleJudgement) judgeVersion(t *Topology, k *KapsuleObserved, c KapsuleCluster) {
-	actual, err := versionNumbers(c.Version)
-	if err != nil || len(actual) < 3 {
+func (j *KapsuleJudgement) judgeVersion(t *topology.Topology, k *topology.KapsuleObserved, c topology.KapsuleCluster) {
+	actual := topology.ParseVersion(c.Version)
+	if !actual.Known || !actual.HasPatch {
 		j.Unknowns = append(j.Unknowns, fmt.Sprintf("cluster version \"%s\": not MAJOR.MINOR.PATCH", c.Version))
 		return
 	}
-	var offered [][]int // the available versions, parsed, ascending
+	var offered []topology.Version // the available versions, parsed, ascending
 	if k.Available.Known {
 		for _, s := range k.Available.Value {
-			if v, err := versionNumbers(s); err == nil && len(v) == 3 {
+			if v := topology.ParseVersion(s); v.Known && v.HasPatch {
 				offered = append(offered, v)
 			}
 		}
-		sort.Slice(offered, func(a, b int) bool { return compareVersions(offered[a], offered[b]) < 0 })
+		sort.Slice(offered, func(a, b int) bool { return topology.CompareVersions(offered[a], offered[b]) < 0 })
 		newer := false
 		for _, v := range offered {
-			if compareVersions(v, actual) > 0 {
+			if topology.CompareVersions(v, actual) > 0 {
 				newer = true
 			}
 		}
 		if newer != c.UpgradeAvailable {
-			j.finding(SeverityWarning, FindingProviderVersions, "cluster", "the cluster says upgrade_available=%t, its available-versions list offers %s", c.UpgradeAvailable, versionList(offered))
+			j.finding(topology.SeverityWarning, topology.FindingProviderVersions, "cluster", "the cluster says upgrade_available=%t, its available-versions list offers %s", c.UpgradeAvailable, versionList(offered))
 		}
 	}
 	desiredText := t.Kubernetes.Version
 	if desiredText == "" {
-		if latest := latestPatch(offered, actual[0], actual[1]); latest != nil && compareVersions(latest, actual) > 0 {
+		if latest, ok := latestPatch(offered, actual.Major, actual.Minor); ok && topology.CompareVersions(latest, actual) > 0 {
 			j.patchAvailable(c, latest)
 		}
 		return
 	}
-	desired, err := versionNumbers(desiredText)
-	if err != nil {
-		j.Unknowns = append(j.Unknowns, fmt.Sprintf("kubernetes.version %q: %v", desiredText, err))
+	desired := topology.ParseVersion(desiredText)
+	if !desired.Known {
+		j.Unknowns = append(j.Unknowns, fmt.Sprintf("kubernetes.version %q: %s", desiredText, desired.Reason))
 		return
 	}
-	if !k.Available.Known && (desired[1] > actual[1] || len(desired) == 3) {
-		j.Unknowns = append(j.Unknowns, "versions offered to the cluster: "+reasonOr(k.Available.Reason))
+	if !k.Available.Known && (desired.Minor > actual.Minor || desired.HasPatch) {
+		j.Unknowns = append(j.Unknowns, "versions offered to the cluster: "+topology.ReasonOr(k.Available.Reason))
 		return
 	}
 	switch {
-	case desired[0] != actual[0]:
+	case desired.Major != actual.Major:
 		j.Unknowns = append(j.Unknowns, fmt.Sprintf("kubernetes.version %s and the cluster's %s differ in major version", desiredText, c.Version))
-	case desired[1] < actual[1]:
-		j.finding(SeverityError, FindingDowngrade, "cluster", "desired kubernetes.version %s is below the cluster's %s: a cluster is never downgraded; declare %d.%d", desiredText, c.Version, actual[0], actual[1])
-	case desired[1] > actual[1]:
-		next := actual[1] + 1
-		var to []int
-		if desired[1] == next && len(desired) == 3 && containsVersion(offered, desired) {
-			to = desired
-		} else {
-			to = latestPatch(offered, actual[0], next)
+	case desired.Minor < actual.Minor:
+		j.finding(topology.SeverityError, topology.FindingDowngrade, "cluster", "desired kubernetes.version %s is below the cluster's %s: a cluster is never downgraded; declare %s", desiredText, c.Version, actual.MinorString())
+	case desired.Minor > actual.Minor:
+		next := actual.Minor + 1
+		to, ok := latestPatch(offered, actual.Major, next)
+		if desired.Minor == next && desired.HasPatch && containsVersion(offered, desired) {
+			to, ok = desired, true
 		}
-		if to == nil {
-			j.Unknowns = append(j.Unknowns, fmt.Sprintf("kubernetes version: desired %s, but the provider offers no %d.%d to this cluster (available: %s)", desiredText, actual[0], next, versionList(offered)))
+		if !ok {
+			j.Unknowns = append(j.Unknowns, fmt.Sprintf("kubernetes version: desired %s, but the provider offers no %d.%d to this cluster (available: %s)", desiredText, actual.Major, next, versionList(offered)))
 			return
 		}
-		j.add(StepUpgrade, PhaseCluster, "cluster", fmt.Sprintf("%s → %s (offered by the provider; one minor at a time)", c.Version, versionText(to)))
-		if desired[1] > next {
-			j.finding(SeverityInfo, FindingProviderVersions, "cluster", "desired %s: the provider offers the next minor only once the cluster runs %d.%d; preview again after this upgrade", desiredText, actual[0], next)
+		j.add(topology.StepUpgrade, topology.PhaseCluster, "cluster", fmt.Sprintf("%s → %s (offered by the provider; one minor at a time)", c.Version, to.Canonical()))
+		if desired.Minor > next {
+			j.finding(topology.SeverityInfo, topology.FindingProviderVersions, "cluster", "desired %s: the provider offers the next minor only once the cluster runs %d.%d; preview again after this upgrade", desiredText, actual.Major, next)
 		}
-	case len(desired) == 3 && desired[2] > actual[2]:
+	case desired.HasPatch && desired.Patch > actual.Patch:
 		switch {
 		case c.AutoUpgrade:
-			j.finding(SeverityInfo, FindingProviderVersions, "cluster", "patch %s is behind the declared %s: auto-upgrade is on, the provider applies patches in its maintenance window", c.Version, desiredText)
+			j.finding(topology.SeverityInfo, topology.FindingProviderVersions, "cluster", "patch %s is behind the declared %s: auto-upgrade is on, the provider applies patches in its maintenance window", c.Version, desiredText)
 		case containsVersion(offered, desired):
-			j.add(StepUpgrade, PhaseCluster, "cluster", fmt.Sprintf("%s → %s (offered by the provider)", c.Version, versionText(desired)))
+			j.add(topology.StepUpgrade, topology.PhaseCluster, "cluster", fmt.Sprintf("%s → %s (offered by the provider)", c.Version, desired.Canonical()))
 		default:
 			j.Unknowns = append(j.Unknowns, fmt.Sprintf("kubernetes version: desired %s is not offered to this cluster (available: %s)", desiredText, versionList(offered)))
 		}
 	default:
-		if len(desired) == 3 && desired[2] < actual[2] {
+		if desired.HasPatch && desired.Patch < actual.Patch {
 			why := "auto-upgrade moved the patch"
 			if !c.AutoUpgrade {
 				why = "the cluster runs a later patch"
 			}
-			j.finding(SeverityInfo, FindingProviderVersions, "cluster", "the cluster runs %s above the declared %s (%s): not a downgrade; declare the minor %d.%d to follow the provider", c.Version, desiredText, why, actual[0], actual[1])
+			j.finding(topology.SeverityInfo, topology.FindingProviderVersions, "cluster", "the cluster runs %s above the declared %s (%s): not a downgrade; declare the minor %s to follow the provider", c.Version, desiredText, why, actual.MinorString())
 		}
-		if latest := latestPatch(offered, actual[0], actual[1]); latest != nil && compareVersions(latest, actual) > 0 {
+		if latest, ok := latestPatch(offered, actual.Major, actual.Minor); ok && topology.CompareVersions(latest, actual) > 0 {
 			j.patchAvailable(c, latest)
 		}
 	}
 }
 
-func (j *KapsuleJudgement) patchAvailable(c KapsuleCluster, latest []int) {
+func (j *KapsuleJudgement) patchAvailable(c topology.KapsuleCluster, latest topology.Version) {
 	if c.AutoUpgrade {
-		j.finding(SeverityInfo, FindingProviderVersions, "cluster", "patch %s is available: auto-upgrade is on, the provider applies it in its maintenance window", versionText(latest))
+		j.finding(topology.SeverityInfo, topology.FindingProviderVersions, "cluster", "patch %s is available: auto-upgrade is on, the provider applies it in its maintenance window", latest.Canonical())
 		return
 	}
-	j.finding(SeverityInfo, FindingProviderVersions, "cluster", "patch %s is available (auto-upgrade is off)", versionText(latest))
+	j.finding(topology.SeverityInfo, topology.FindingProviderVersions, "cluster", "patch %s is available (auto-upgrade is off)", latest.Canonical())
 }
 
 // judgePools applies the pool and node rules of JudgeKapsule.
-func (j *KapsuleJudgement) judgePools(t *Topology, k *KapsuleObserved, c KapsuleCluster, clusterReady bool) {
+func (j *KapsuleJudgement) judgePools(t *topology.Topology, k *topology.KapsuleObserved, c topology.KapsuleCluster, clusterReady bool) {
 	switch {
 	case k.Transient["pools"] != "":
 		j.Waiting = append(j.Waiting, "pools: the provider's API answered transient_state (current state "+k.Transient["pools"]+")")
 		return
 	case !k.Pools.Known:
-		j.Unknowns = append(j.Unknowns, "pools: "+reasonOr(k.Pools.Reason))
+		j.Unknowns = append(j.Unknowns, "pools: "+topology.ReasonOr(k.Pools.Reason))
 		return
 	}
-	observed := map[string]KapsulePool{}
+	observed := map[string]topology.KapsulePool{}
 	for _, p := range k.Pools.Value {
 		observed[p.Name] = p
 	}
-	nodesOf := map[string][]KapsuleNode{}
+	nodesOf := map[string][]topology.KapsuleNode{}
 	if k.Nodes.Known {
 		for _, n := range k.Nodes.Value {
 			nodesOf[n.PoolID] = append(nodesOf[n.PoolID], n)
 		}
 	}
-	clusterVersion, cvErr := versionNumbers(c.Version)
+	clusterVersion := topology.ParseVersion(c.Version)
 	for _, want := range t.Pools {
 		p, ok := observed[want.Name]
 		if !ok {
-			j.add(StepCreatePool, PhasePools, want.Name, "declared, the cluster has no pool of that name")
+			j.add(topology.StepCreatePool, topology.PhasePools, want.Name, "declared, the cluster has no pool of that name")
 			continue
 		}
 		subject := "pool " + p.Name
@@ -256,23 +256,23 @@ func (j *KapsuleJudgement) judgePools(t *Topology, k *KapsuleObserved, c Kapsule
 			j.Waiting = append(j.Waiting, fmt.Sprintf("%s: %s", subject, st))
 			continue
 		case st == "locked":
-			j.finding(SeverityError, FindingLocked, subject, "locked by the provider: contact Scaleway support")
+			j.finding(topology.SeverityError, topology.FindingLocked, subject, "locked by the provider: contact Scaleway support")
 			continue
 		case st == "warning":
-			j.finding(SeverityWarning, FindingDegraded, subject, "degraded: %s", orText(p.ErrorMessage, "the provider reports a warning without a message"))
+			j.finding(topology.SeverityWarning, topology.FindingDegraded, subject, "degraded: %s", orText(p.ErrorMessage, "the provider reports a warning without a message"))
 		case st != "ready":
 			j.Unknowns = append(j.Unknowns, fmt.Sprintf("%s: status \"%s\", which nestor does not know", subject, st))
 			continue
 		}
 		j.judgePoolFields(want, p)
-		if clusterReady && cvErr == nil {
-			pv, err := versionNumbers(p.Version)
+		if clusterReady && clusterVersion.Known {
+			pv := topology.ParseVersion(p.Version)
 			switch {
-			case err != nil || len(pv) < 3 || len(clusterVersion) < 3:
+			case !pv.Known || !pv.HasPatch || !clusterVersion.HasPatch:
 				j.Unknowns = append(j.Unknowns, fmt.Sprintf("%s: version \"%s\" cannot be compared with the cluster's %s", subject, p.Version, c.Version))
-			case compareVersions(pv, clusterVersion) < 0:
-				j.add(StepUpgradePool, PhasePools, p.Name, fmt.Sprintf("%s → %s (the cluster's version)", p.Version, c.Version))
-			case compareVersions(pv, clusterVersion) > 0:
+			case topology.CompareVersions(pv, clusterVersion) < 0:
+				j.add(topology.StepUpgradePool, topology.PhasePools, p.Name, fmt.Sprintf("%s → %s (the cluster's version)", p.Version, c.Version))
+			case topology.CompareVersions(pv, clusterVersion) > 0:
 				j.Unknowns = append(j.Unknowns, fmt.Sprintf("%s: version %s is ahead of the cluster's %s, which the provider never allows", subject, p.Version, c.Version))
 			}
 		}
@@ -290,13 +290,13 @@ func (j *KapsuleJudgement) judgePools(t *Topology, k *KapsuleObserved, c Kapsule
 	}
 	sort.Strings(extra)
 	for _, name := range extra {
-		j.add(StepUndeclared, PhasePools, name, "a pool of the cluster not declared in the topology")
+		j.add(topology.StepUndeclared, topology.PhasePools, name, "a pool of the cluster not declared in the topology")
 	}
 }
 
 // judgePoolFields compares what a pool declares with the pool: update-pool
 // for size and autoscaling (in place), replace-pool for node_type and zone.
-func (j *KapsuleJudgement) judgePoolFields(want Pool, p KapsulePool) {
+func (j *KapsuleJudgement) judgePoolFields(want topology.Pool, p topology.KapsulePool) {
 	var replace []string
 	if NodeTypeKey(want.NodeType) != NodeTypeKey(p.NodeType) {
 		replace = append(replace, fmt.Sprintf("node_type %s → %s", p.NodeType, want.NodeType))
@@ -305,7 +305,7 @@ func (j *KapsuleJudgement) judgePoolFields(want Pool, p KapsulePool) {
 		replace = append(replace, fmt.Sprintf("zone %s → %s", p.Zone, want.Zone))
 	}
 	if len(replace) > 0 {
-		j.add(StepReplacePool, PhasePools, p.Name, strings.Join(replace, ", ")+" (cannot change in place: a new pool, then the old one removed)")
+		j.add(topology.StepReplacePool, topology.PhasePools, p.Name, strings.Join(replace, ", ")+" (cannot change in place: a new pool, then the old one removed)")
 	}
 	var update []string
 	switch a := want.Autoscaling; {
@@ -324,7 +324,7 @@ func (j *KapsuleJudgement) judgePoolFields(want Pool, p KapsulePool) {
 		}
 	}
 	if len(update) > 0 {
-		j.add(StepUpdatePool, PhasePools, p.Name, strings.Join(update, ", "))
+		j.add(topology.StepUpdatePool, topology.PhasePools, p.Name, strings.Join(update, ", "))
 	}
 }
 
@@ -336,7 +336,7 @@ func NodeTypeKey(s string) string {
 }
 
 // judgeNodes applies the node rules of JudgeKapsule to the nodes of pool p.
-func (j *KapsuleJudgement) judgeNodes(p KapsulePool, nodes []KapsuleNode, k *KapsuleObserved) {
+func (j *KapsuleJudgement) judgeNodes(p topology.KapsulePool, nodes []topology.KapsuleNode, k *topology.KapsuleObserved) {
 	if k.Transient["nodes"] != "" {
 		return // said once for the whole list (nodesJudgement)
 	}
@@ -350,12 +350,12 @@ func (j *KapsuleJudgement) judgeNodes(p KapsulePool, nodes []KapsuleNode, k *Kap
 		case st == "not_ready" || st == "creation_error":
 			msg := orText(n.ErrorMessage, "no message from the provider")
 			if p.Autohealing {
-				j.finding(SeverityInfo, FindingDegraded, subject, "degraded (%s: %s): autohealing is on, the provider replaces it", st, msg)
+				j.finding(topology.SeverityInfo, topology.FindingDegraded, subject, "degraded (%s: %s): autohealing is on, the provider replaces it", st, msg)
 			} else {
-				j.add(StepReplaceNode, PhasePools, n.Name, fmt.Sprintf("degraded, %s: %s (pool %s has autohealing off)", st, msg, p.Name))
+				j.add(topology.StepReplaceNode, topology.PhasePools, n.Name, fmt.Sprintf("degraded, %s: %s (pool %s has autohealing off)", st, msg, p.Name))
 			}
 		case st == "locked":
-			j.finding(SeverityError, FindingLocked, subject, "locked by the provider: contact Scaleway support")
+			j.finding(topology.SeverityError, topology.FindingLocked, subject, "locked by the provider: contact Scaleway support")
 		default:
 			j.Unknowns = append(j.Unknowns, fmt.Sprintf("%s: status \"%s\", which nestor does not know", subject, st))
 		}
@@ -364,12 +364,12 @@ func (j *KapsuleJudgement) judgeNodes(p KapsulePool, nodes []KapsuleNode, k *Kap
 
 // nodesJudgement says what the node list adds to a judgement: a 409 is
 // waiting, another failure unknown, a read list nothing.
-func (k *KapsuleObserved) nodesJudgement() (waiting, unknown string) {
+func nodesJudgement(k *topology.KapsuleObserved) (waiting, unknown string) {
 	switch {
 	case k.Transient["nodes"] != "":
 		return "nodes: the provider's API answered transient_state (current state " + k.Transient["nodes"] + ")", ""
 	case !k.Nodes.Known:
-		return "", "nodes: " + reasonOr(k.Nodes.Reason)
+		return "", "nodes: " + topology.ReasonOr(k.Nodes.Reason)
 	}
 	return "", ""
 }
@@ -390,23 +390,23 @@ const KapsuleCalendarWarnDays = 60
 // carry → "not listed by the provider" (information, never
 // "unsupported"). The entry of the exact version in use is taken, else the
 // latest patch of the minor. It is pure; asOf is the preview's date.
-func KapsuleCalendar(k *KapsuleObserved, asOf time.Time) []Finding {
+func KapsuleCalendar(k *topology.KapsuleObserved, asOf time.Time) []topology.Finding {
 	if k == nil || !k.Versions.Known {
 		return nil
 	}
 	type use struct {
 		minor   string
-		version []int
+		version topology.Version
 		users   []string
 	}
 	var uses []*use
 	byMinor := map[string]*use{}
 	add := func(v, who string) {
-		pv, err := versionNumbers(v)
-		if err != nil || len(pv) < 2 {
+		pv := topology.ParseVersion(v)
+		if !pv.Known {
 			return
 		}
-		m := fmt.Sprintf("%d.%d", pv[0], pv[1])
+		m := pv.MinorString()
 		u, ok := byMinor[m]
 		if !ok {
 			u = &use{minor: m, version: pv}
@@ -423,21 +423,21 @@ func KapsuleCalendar(k *KapsuleObserved, asOf time.Time) []Finding {
 			add(p.Version, "pool "+p.Name)
 		}
 	}
-	var out []Finding
+	var out []topology.Finding
 	for _, u := range uses {
 		subject := u.minor + " (" + strings.Join(u.users, ", ") + ")"
 		entry, ok := calendarEntry(k.Versions.Value, u.version)
 		if !ok {
-			out = append(out, Finding{Severity: SeverityInfo, Kind: FindingProviderCalendar, Subject: subject, Message: "not listed by the provider: no dates to judge"})
+			out = append(out, topology.Finding{Severity: topology.SeverityInfo, Kind: topology.FindingProviderCalendar, Subject: subject, Message: "not listed by the provider: no dates to judge"})
 			continue
 		}
 		dep, eol := entry.DeprecatedAt, entry.EndOfLifeAt
 		if dep != nil && eol != nil && eol.Before(*dep) {
-			out = append(out, Finding{Severity: SeverityInfo, Kind: FindingProviderCalendar, Subject: subject, Message: fmt.Sprintf("calendar inconsistent: end of life %s is before deprecation %s; no countdown", dayText(*eol), dayText(*dep))})
+			out = append(out, topology.Finding{Severity: topology.SeverityInfo, Kind: topology.FindingProviderCalendar, Subject: subject, Message: fmt.Sprintf("calendar inconsistent: end of life %s is before deprecation %s; no countdown", dayText(*eol), dayText(*dep))})
 			continue
 		}
 		if dep != nil && !asOf.Before(*dep) && (eol == nil || asOf.Before(*eol)) {
-			out = append(out, Finding{Severity: SeverityWarning, Kind: FindingProviderCalendar, Subject: subject, Message: "deprecated by the provider since " + dayText(*dep)})
+			out = append(out, topology.Finding{Severity: topology.SeverityWarning, Kind: topology.FindingProviderCalendar, Subject: subject, Message: "deprecated by the provider since " + dayText(*dep)})
 		}
 		if eol == nil {
 			continue
@@ -445,9 +445,9 @@ func KapsuleCalendar(k *KapsuleObserved, asOf time.Time) []Finding {
 		left := int(math.Ceil(eol.Sub(asOf).Hours() / 24))
 		switch {
 		case !asOf.Before(*eol):
-			out = append(out, Finding{Severity: SeverityError, Kind: FindingProviderCalendar, Subject: subject, Message: fmt.Sprintf("past its end of life (%s): the provider upgrades the cluster to the next minor's latest patch", dayText(*eol))})
+			out = append(out, topology.Finding{Severity: topology.SeverityError, Kind: topology.FindingProviderCalendar, Subject: subject, Message: fmt.Sprintf("past its end of life (%s): the provider upgrades the cluster to the next minor's latest patch", dayText(*eol))})
 		case left <= KapsuleCalendarWarnDays:
-			out = append(out, Finding{Severity: SeverityWarning, Kind: FindingProviderCalendar, Subject: subject, Message: fmt.Sprintf("end of life in %d days (%s): the provider then upgrades the cluster to the next minor's latest patch", left, dayText(*eol))})
+			out = append(out, topology.Finding{Severity: topology.SeverityWarning, Kind: topology.FindingProviderCalendar, Subject: subject, Message: fmt.Sprintf("end of life in %d days (%s): the provider then upgrades the cluster to the next minor's latest patch", left, dayText(*eol))})
 		}
 	}
 	return out
@@ -455,94 +455,55 @@ func KapsuleCalendar(k *KapsuleObserved, asOf time.Time) []Finding {
 
 // calendarEntry returns the version list's entry for v: the exact version,
 // else the latest patch of v's minor.
-func calendarEntry(list []KapsuleVersion, v []int) (KapsuleVersion, bool) {
-	var best KapsuleVersion
-	var bestV []int
+func calendarEntry(list []topology.KapsuleVersion, v topology.Version) (topology.KapsuleVersion, bool) {
+	var best topology.KapsuleVersion
+	var bestV topology.Version
 	for _, e := range list {
-		ev, err := versionNumbers(e.Name)
-		if err != nil || ev[0] != v[0] || ev[1] != v[1] {
+		ev := topology.ParseVersion(e.Name)
+		if !ev.Known || topology.CompareMinor(ev, v) != 0 {
 			continue
 		}
-		if len(v) == 3 && len(ev) == 3 && ev[2] == v[2] {
+		if v.HasPatch && ev.HasPatch && ev.Patch == v.Patch {
 			return e, true
 		}
-		if bestV == nil || compareVersions(ev, bestV) > 0 {
+		if !bestV.Known || topology.CompareVersions(ev, bestV) > 0 {
 			best, bestV = e, ev
 		}
 	}
-	return best, bestV != nil
+	return best, bestV.Known
 }
 
 func dayText(t time.Time) string { return t.UTC().Format(time.DateOnly) }
 
-// versionNumbers is ParseVersion's major, minor and (when written) patch,
-// for the kapsule rules' arithmetic on the provider's version strings.
-func versionNumbers(s string) ([]int, error) {
-	v := ParseVersion(s)
-	if !v.Known {
-		return nil, fmt.Errorf("%s", v.Reason)
-	}
-	if v.HasPatch {
-		return []int{v.Major, v.Minor, v.Patch}, nil
-	}
-	return []int{v.Major, v.Minor}, nil
-}
-
-// compareVersions compares two parsed versions (missing parts count as 0).
-func compareVersions(a, b []int) int {
-	for i := 0; i < 3; i++ {
-		var x, y int
-		if i < len(a) {
-			x = a[i]
-		}
-		if i < len(b) {
-			y = b[i]
-		}
-		if x != y {
-			if x < y {
-				return -1
-			}
-			return 1
-		}
-	}
-	return 0
-}
-
-func containsVersion(list [][]int, v []int) bool {
+// containsVersion reports whether list holds v (compared by number).
+func containsVersion(list []topology.Version, v topology.Version) bool {
 	for _, x := range list {
-		if compareVersions(x, v) == 0 {
+		if topology.CompareVersions(x, v) == 0 {
 			return true
 		}
 	}
 	return false
 }
 
-// latestPatch is the highest version of list in major.minor, or nil.
-func latestPatch(list [][]int, major, minor int) []int {
-	var best []int
+// latestPatch is the highest version of list in major.minor.
+func latestPatch(list []topology.Version, major, minor int) (topology.Version, bool) {
+	var best topology.Version
 	for _, v := range list {
-		if v[0] == major && v[1] == minor && (best == nil || compareVersions(v, best) > 0) {
+		if v.Major == major && v.Minor == minor && (!best.Known || topology.CompareVersions(v, best) > 0) {
 			best = v
 		}
 	}
-	return best
+	return best, best.Known
 }
 
-func versionText(v []int) string {
-	parts := make([]string, len(v))
-	for i, n := range v {
-		parts[i] = fmt.Sprint(n)
-	}
-	return strings.Join(parts, ".")
-}
-
-func versionList(list [][]int) string {
+// versionList writes list for a message ("none" when empty).
+func versionList(list []topology.Version) string {
 	if len(list) == 0 {
 		return "none"
 	}
 	parts := make([]string, len(list))
 	for i, v := range list {
-		parts[i] = versionText(v)
+		parts[i] = v.Canonical()
 	}
 	return strings.Join(parts, ", ")
 }
@@ -554,8 +515,20 @@ func orText(s, def string) string {
 	return s
 }
 
-// planKapsule adds JudgeKapsule's judgement of obs.Kapsule to the plan.
-func (p *Plan) planKapsule(t *Topology, obs *Observed, o PlanOptions) {
+// Rules are the kapsule kind's own phases and plan: cluster then pools,
+// judged by JudgeKapsule from the provider's API, and the provider's
+// calendar (KapsuleCalendar) when the plan's date is set.
+type Rules struct{}
+
+// OwnPhases are cluster and pools: the provider runs the control plane and
+// the nodes, the unit declared is a pool.
+func (Rules) OwnPhases(*topology.Topology) []topology.Phase {
+	return []topology.Phase{{Name: topology.PhaseCluster, Kind: topology.PhaseKindCluster}, {Name: topology.PhasePools, Kind: topology.PhaseKindPools}}
+}
+
+// PlanOwn adds JudgeKapsule's judgement of obs.Kapsule to p and, when
+// o.AsOf is set, the provider's calendar judged at that day.
+func (Rules) PlanOwn(t *topology.Topology, obs *topology.Observed, o topology.PlanOptions, p *topology.Plan) {
 	j := JudgeKapsule(t, obs.Kapsule)
 	p.Steps = append(p.Steps, j.Steps...)
 	p.Waiting = append(p.Waiting, j.Waiting...)
@@ -566,16 +539,20 @@ func (p *Plan) planKapsule(t *Topology, obs *Observed, o PlanOptions) {
 	}
 }
 
-// kapsulePhaseDone judges the cluster and pools phases for Next: the
-// cluster phase is done when the cluster is ready (or waits for its first
-// pool), the pools phase when every pool is neither moving nor unknown
-// (the plan's steps then say what is left). Moving is not done ("waiting"),
-// an unread part is unknown.
-func kapsulePhaseDone(k *KapsuleObserved, p Phase) (done, unknown bool, why string) {
+// AllDone: the cluster, its pools and the layers match.
+func (Rules) AllDone() string { return "the cluster, its pools and the layers match the topology" }
+
+// PhaseDone judges the cluster and pools phases for Next: the cluster
+// phase is done when the cluster is ready (or waits for its first pool),
+// the pools phase when every pool is neither moving nor unknown (the
+// plan's steps then say what is left). Moving is not done ("waiting"), an
+// unread part is unknown.
+func (Rules) PhaseDone(_ *topology.Topology, obs *topology.Observed, ph topology.Phase) (done, unknown bool, why string) {
+	k := obs.Kapsule
 	if k == nil {
 		return false, true, "the provider's API was not read"
 	}
-	if p.Kind == PhaseKindCluster {
+	if ph.Kind == topology.PhaseKindCluster {
 		switch {
 		case k.Transient["cluster"] != "":
 			return false, false, "waiting: the cluster is " + k.Transient["cluster"]

@@ -1,4 +1,4 @@
-package probes
+package kapsule
 
 import (
 	"errors"
@@ -14,6 +14,7 @@ import (
 	"github.com/scaleway/scaleway-sdk-go/validation"
 	"gopkg.in/yaml.v3"
 
+	"nestor.dev/nestor/probes"
 	"nestor.dev/nestor/topology"
 )
 
@@ -122,7 +123,7 @@ func credErr(format string, args ...any) error {
 // anywhere; an access key that is not one (SCW and 17 characters) or a
 // secret key that is not a UUID (saying when they look swapped or carry a
 // carriage return or spaces); an undeclared API URL.
-func ResolveScalewayCredentials(t *topology.Topology, env Env, home string) (*ScalewayCredentials, error) {
+func ResolveScalewayCredentials(t *topology.Topology, env probes.Env, home string) (*ScalewayCredentials, error) {
 	get := func(k string) string {
 		if env == nil {
 			return ""
@@ -173,7 +174,7 @@ func ResolveScalewayCredentials(t *topology.Topology, env Env, home string) (*Sc
 		} else {
 			p, ok := cfg.Profiles[name]
 			if !ok || p == nil {
-				return nil, credErr("profile %q (%s) is not in %s (profiles: %s)", name, how, path, KeyList(cfg.Profiles))
+				return nil, credErr("profile %q (%s) is not in %s (profiles: %s)", name, how, path, probes.KeyList(cfg.Profiles))
 			}
 			profile = scw.MergeProfiles(&cfg.Profile, p)
 		}
@@ -255,13 +256,13 @@ func (c *ScalewayCredentials) chooseAPIURL(t *topology.Topology, sc *topology.Sc
 }
 
 // apiURLKey is the form API URLs are compared in: scheme://host:port
-// (hostKey), after topology.CheckAPIURL.
+// (probes.HostKey), after topology.CheckAPIURL.
 func apiURLKey(s string) (string, error) {
 	if err := topology.CheckAPIURL(s); err != nil {
 		return "", err
 	}
 	u, _ := url.Parse(s)
-	return hostKey(u), nil
+	return probes.HostKey(u), nil
 }
 
 // loadScwConfig reads the scw config file (see ResolveScalewayCredentials

@@ -1,4 +1,4 @@
-package probes
+package lima
 
 // The fuzz target of the limactl listing reader. Run it with
 //
@@ -29,7 +29,7 @@ var limaPositionRE = regexp.MustCompile(`instance \d+ .*byte \d+|byte \d+`)
 // is either an error or exactly the instances before the cut — never fewer
 // instances passed off as the whole list.
 func FuzzDecodeLimaList(f *testing.F) {
-	for _, s := range seeds.Files(f, "../tests/testdata/limactl/*.json*", "testdata/seeds/lima/*") {
+	for _, s := range seeds.Files(f, "../../tests/testdata/limactl/*.json*", "testdata/seeds/lima/*") {
 		f.Add(s)
 	}
 	for _, s := range []string{limaJSONLines, limaJSONPretty, limaJSONArray, "", "[]", " [ ] ", "[{}]", `{"name":"a"}{"name":"b"}`, "null", `{"name":"a","cpus":1e3}`} {

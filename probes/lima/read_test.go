@@ -1,9 +1,10 @@
-package probes
+package lima
 
 import (
 	"context"
 	"errors"
 	"fmt"
+	"nestor.dev/nestor/probes/internal/probetest"
 	"net"
 	"os/exec"
 	"path/filepath"
@@ -12,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"nestor.dev/nestor/probes"
 	"nestor.dev/nestor/topology"
 )
 
@@ -144,12 +146,12 @@ func TestReadVMs(t *testing.T) {
 }
 
 func TestReadVMsRealProcess(t *testing.T) {
-	// ExecRunner with a program that is not on PATH gives exec.ErrNotFound.
-	_, _, err := ExecRunner(context.Background(), "limactl-does-not-exist-"+fmt.Sprint(t.Name()))
+	// probes.ExecRunner with a program that is not on PATH gives exec.ErrNotFound.
+	_, _, err := probes.ExecRunner(context.Background(), "limactl-does-not-exist-"+fmt.Sprint(t.Name()))
 	if !errors.Is(err, exec.ErrNotFound) {
 		t.Fatalf("err = %v, want exec.ErrNotFound", err)
 	}
-	out, _, err := ExecRunner(context.Background(), "sh", "-c", "printf '%s' \"$0\"", limaJSONLines)
+	out, _, err := probes.ExecRunner(context.Background(), "sh", "-c", "printf '%s' \"$0\"", limaJSONLines)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -164,7 +166,7 @@ func TestProbeLimaWithoutBenchKubeconfig(t *testing.T) {
 		Nodes:  []topology.Node{{Name: "lima-node1", Role: topology.RoleControlPlane}, {Name: "lima-node2", Role: topology.RoleWorker}},
 		Layers: []topology.LayerRef{{Name: "flannel"}, {Name: "local-path"}}}
 	f := &fakeLimactl{stdout: limaJSONLines}
-	obs := readLimaStack(t, f.run, topo, "/home/op", LoadOptions{UserAgent: "nestor/test"})
+	obs := readLimaStack(t, f.run, topo, "/home/op", probes.LoadOptions{UserAgent: "nestor/test"})
 
 	want := "no bench kubeconfig at " + filepath.Join(root, ".work", "bench", "kubeconfig") + " (the bench cluster has not been bootstrapped, or lima.kubeconfig: names another file)"
 	if obs.VMs == nil || !obs.VMs.Known || len(obs.VMs.Value) != 2 {
@@ -190,9 +192,9 @@ func TestProbeLimaBrokenBenchKubeconfig(t *testing.T) {
 	root := t.TempDir()
 	topo := &topology.Topology{Path: filepath.Join(root, "stacks", "bench.yaml"), Name: "bench", TargetKind: topology.TargetLima,
 		Layers: []topology.LayerRef{{Name: "local-path"}}}
-	writeFile(t, topo.BenchKubeconfig(""), "apiVersion: v1\nkind: Config\n")
+	probetest.WriteFile(t, topo.BenchKubeconfig(""), "apiVersion: v1\nkind: Config\n")
 	f := &fakeLimactl{err: &exec.Error{Name: "limactl", Err: exec.ErrNotFound}}
-	obs := readLimaStack(t, f.run, topo, "", LoadOptions{UserAgent: "nestor/test"})
+	obs := readLimaStack(t, f.run, topo, "", probes.LoadOptions{UserAgent: "nestor/test"})
 	if obs.VMs == nil || obs.VMs.Known {
 		t.Errorf("VMs = %+v, want unknown", obs.VMs)
 	}
@@ -220,13 +222,13 @@ func TestProbeLimaWithOptions(t *testing.T) {
 	root := t.TempDir()
 	topo := &topology.Topology{Path: filepath.Join(root, "stacks", "bench.yaml"), Name: "bench", TargetKind: topology.TargetLima,
 		Layers: []topology.LayerRef{{Name: "local-path"}}}
-	writeFile(t, topo.BenchKubeconfig(""), kubeconfigText("hang",
+	probetest.WriteFile(t, topo.BenchKubeconfig(""), probetest.KubeconfigText("hang",
 		map[string]string{"hole": "https://" + blackhole.Addr().String(), "gone": "https://" + closedAddr},
 		map[string][2]string{"hang": {"hole", "u"}, "refused": {"gone", "u"}}))
 	f := &fakeLimactl{stdout: limaJSONLines}
 
 	start := time.Now()
-	obs := readLimaStack(t, f.run, topo, "", LoadOptions{UserAgent: "nestor/test", Kube: KubeOptions{Timeout: 700 * time.Millisecond}})
+	obs := readLimaStack(t, f.run, topo, "", probes.LoadOptions{UserAgent: "nestor/test", Kube: probes.KubeOptions{Timeout: 700 * time.Millisecond}})
 	if d := time.Since(start); d > 4*time.Second {
 		t.Errorf("a 700ms timeout took %v", d)
 	}
@@ -237,11 +239,11 @@ func TestProbeLimaWithOptions(t *testing.T) {
 		t.Errorf("VMs = %+v", obs.VMs)
 	}
 
-	obs = readLimaStack(t, f.run, topo, "", LoadOptions{UserAgent: "nestor/test", Context: "refused"})
+	obs = readLimaStack(t, f.run, topo, "", probes.LoadOptions{UserAgent: "nestor/test", Context: "refused"})
 	if want := "unreachable: dial tcp " + closedAddr + ": connect: connection refused"; obs.Nodes.Known || obs.Nodes.Reason != want {
 		t.Errorf("--context refused: nodes = %+v, want unknown %q", obs.Nodes, want)
 	}
-	obs = readLimaStack(t, f.run, topo, "", LoadOptions{Context: "nope"})
+	obs = readLimaStack(t, f.run, topo, "", probes.LoadOptions{Context: "nope"})
 	if obs.Nodes.Known || !strings.Contains(obs.Nodes.Reason, `context "nope" (--context) is not defined`) {
 		t.Errorf("unknown context: nodes = %+v", obs.Nodes)
 	}
@@ -257,16 +259,71 @@ func TestReadVMsSanitizesStderr(t *testing.T) {
 
 // readLimaStack opens a lima stack through the target pipeline and reads
 // everything (VMs and the bench cluster), as preview does.
-func readLimaStack(t *testing.T, run Runner, topo *topology.Topology, home string, lo LoadOptions) *topology.Observed {
+func readLimaStack(t *testing.T, run probes.Runner, topo *topology.Topology, home string, lo probes.LoadOptions) *topology.Observed {
 	t.Helper()
 	ctx := context.Background()
-	op, err := Open(ctx, topo, OpenOptions{Home: home, Run: run, UserAgent: lo.UserAgent, Context: lo.Context, Timeout: lo.Kube.Timeout})
+	op, err := probes.Open(ctx, Kind{}, topo, probes.OpenOptions{Home: home, Run: run, UserAgent: lo.UserAgent, Context: lo.Context, Timeout: lo.Kube.Timeout})
 	if err != nil {
 		t.Fatalf("Open: %v", err)
 	}
-	obs, _, err := op.Read(ctx, ReadAll)
+	obs, _, err := op.Read(ctx, probes.ReadAll)
 	if err != nil {
 		t.Fatalf("Read: %v", err)
 	}
 	return obs
+}
+
+// TestDecodeLimaListUnprintableTexts: an instance whose name or status is
+// made only of unprintable characters keeps them, escaped: it is neither
+// nameless nor without a status, and nothing unprintable is kept raw.
+func TestDecodeLimaListUnprintableTexts(t *testing.T) {
+	l, err := decodeLimaList([]byte(`{"name":"\u007f"}` + "\n" + `{"name":"\u001b[2J","status":"\u0007","dir":"/l/\u0000"}` + "\n" + `{"name":"vm\u202e","status":"Running"}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(l.notVMs) != 1 || l.notVMs[0].Name != `\x7f` {
+		t.Errorf("entries that are not VMs = %+v, want one named \\x7f", l.notVMs)
+	}
+	if len(l.vms) != 2 || l.vms[0].Name != `\x1b[2J` || l.vms[0].Status != `\a` || l.vms[0].Dir != `/l/\x00` || l.vms[1].Name != `vm\u202e` {
+		t.Errorf("VMs = %+v", l.vms)
+	}
+}
+
+// The bench kubeconfig is a lima stack's only one: KUBECONFIG is ignored,
+// lima.kubeconfig is its path when set, --kubeconfig is refused.
+func TestResolveLima(t *testing.T) {
+	home := "/home/op"
+	bench := &topology.Topology{Path: "/srv/stacks/bench.yaml", Name: "bench", TargetKind: topology.TargetLima,
+		Kubeconfig: "/should/never/be/used"}
+	env := probetest.EnvOf(map[string]string{"KUBECONFIG": "/prod/admin.conf"})
+
+	got, err := Kind{}.Resolve(probes.ResolveOptions{Env: env, Home: home, Topology: bench})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := probes.Kubeconfig{Paths: []string{"/srv/.work/bench/kubeconfig"}, Source: probes.SourceBench, Detail: "the bench kubeconfig (default for stack bench)"}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("lima, KUBECONFIG set: got %+v, want %+v (KUBECONFIG must be ignored)", got, want)
+	}
+
+	explicit := &topology.Topology{Path: "/srv/stacks/bench.yaml", Name: "bench", TargetKind: topology.TargetLima,
+		Lima: &topology.Lima{Kubeconfig: "~/bench.kubeconfig"}}
+	got, err = Kind{}.Resolve(probes.ResolveOptions{Env: env, Home: home, Topology: explicit})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(got.Paths, []string{"/home/op/bench.kubeconfig"}) || got.Source != probes.SourceBench ||
+		got.Detail != "lima.kubeconfig in /srv/stacks/bench.yaml" {
+		t.Errorf("lima.kubeconfig: got %+v", got)
+	}
+
+	_, err = Kind{}.Resolve(probes.ResolveOptions{Flag: "/prod/admin.conf", Env: env, Home: home, Topology: bench})
+	if err == nil {
+		t.Fatal("--kubeconfig on a lima stack: no error")
+	}
+	for _, w := range []string{"--kubeconfig", "lima stack bench", "/srv/.work/bench/kubeconfig"} {
+		if !strings.Contains(err.Error(), w) {
+			t.Errorf("error %q does not mention %q", err, w)
+		}
+	}
 }

@@ -10,10 +10,10 @@ import (
 	"nestor.dev/nestor/topology"
 )
 
-// renderKapsuleTarget is the target line of a kapsule stack: the cluster,
+// renderProviderTarget is the target line of a managed stack: the cluster,
 // the provider's API and the credentials' source (the access key masked),
 // then the kubeconfig the layers are read through.
-func renderKapsuleTarget(w io.Writer, r *Report, p palette) {
+func renderProviderTarget(w io.Writer, r *Report, p palette) {
 	t := r.Target
 	if t == nil || t.Provider == nil {
 		return
@@ -32,8 +32,8 @@ func orText(s, def string) string {
 	return s
 }
 
-// renderKapsuleDesired adds the pools and auto-upgrade to DESIRED.
-func renderKapsuleDesired(tw io.Writer, d Desired) {
+// renderPoolsDesired adds the pools and auto-upgrade to DESIRED.
+func renderPoolsDesired(tw io.Writer, d Desired) {
 	if d.AutoUpgrade != nil {
 		fmt.Fprintf(tw, "  auto-upgrade\t%t\n", *d.AutoUpgrade)
 	}
@@ -57,9 +57,9 @@ func poolShape(pl topology.Pool) string {
 	return s
 }
 
-// renderKapsuleActual is the provider's part of ACTUAL: the cluster block,
+// renderProviderActual is the provider's part of ACTUAL: the cluster block,
 // the pools, the provider's objects (once) and the calendar lines.
-func renderKapsuleActual(w io.Writer, r *Report, p palette) {
+func renderProviderActual(w io.Writer, r *Report, p palette) {
 	k := r.Actual.Kapsule
 	if k == nil {
 		return
@@ -210,12 +210,12 @@ func renderWaiting(w io.Writer, r *Report, p palette) {
 	}
 }
 
-// printKapsuleTarget shows what the kapsule guard read before it asks "Is
+// printProviderTarget shows what a managed kind's guard read before it asks "Is
 // this the stack NAME?": the cluster as the provider's API describes it,
 // its pools and node count, cluster_url, the credentials' source and the
 // kubeconfig the layers would be read through.
-func printKapsuleTarget(w io.Writer, v probes.TargetView) {
-	t, k := v.Topology, v.Kapsule
+func printProviderTarget(w io.Writer, v probes.TargetView) {
+	t, k := v.Topology, v.Provider
 	fmt.Fprintf(w, "Target of stack %s (%s):\n", t.Name, t.TargetKind)
 	if c := k.Cluster; c.Known {
 		cl := c.Value

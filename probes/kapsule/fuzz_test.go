@@ -1,4 +1,4 @@
-package probes
+package kapsule
 
 import (
 	"encoding/json"
@@ -50,7 +50,7 @@ func FuzzKapsuleDecode(f *testing.F) {
 			Versions:  topology.KnownFact([]topology.KapsuleVersion{}),
 			ACL:       topology.KnownFact([]string{}),
 		}
-		j := topology.JudgeKapsule(t0, obs)
+		j := JudgeKapsule(t0, obs)
 		if cluster.Status != "ready" && cluster.Status != "pool_required" &&
 			len(j.Unknowns)+len(j.Waiting)+len(j.Findings)+len(j.Steps) == 0 {
 			t.Fatalf("cluster status %q judged as nothing to say (in sync): %+v", cluster.Status, j)

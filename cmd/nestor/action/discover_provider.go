@@ -23,24 +23,29 @@ type KapsuleDiscovery struct {
 	Observed *topology.KapsuleObserved `json:"observed"`
 }
 
-// discoverKapsule is discover on a kapsule stack opened as op: the
-// provider's view (guard's read), the project's clusters, and the
+// discoverProvider is discover on a managed stack opened as op (its guard
+// read the provider: op.Provider): the provider's view, the project's
+// clusters when the kind lists them (probes.ClusterLister), and the
 // in-cluster part when the guard proved the kubeconfig is the cluster's.
-func discoverKapsule(ctx context.Context, s *Stack, op *probes.Opened) (*DiscoverReport, error) {
+func discoverProvider(ctx context.Context, s *Stack, op *probes.Opened) (*DiscoverReport, error) {
 	obs, facts, err := op.Read(ctx, probes.ReadCluster)
 	if err != nil {
 		return nil, err
 	}
-	v := op.KapsuleView()
+	provider := *op.Provider
+	clusters := topology.UnknownFact[[]topology.KapsuleCluster]("the provider's clusters are not listed for this kind")
+	if l, ok := s.Kind.(probes.ClusterLister); ok {
+		clusters = l.Clusters(ctx, op)
+	}
 	r := &DiscoverReport{
 		FormatVersion: DiscoverFormatVersion,
 		Stack:         StackInfo{Name: s.Name, File: s.Path, TargetKind: s.TargetKind},
 		Target: &TargetInfo{Kubeconfig: op.Kubeconfig.Paths, Source: string(op.Kubeconfig.Source), SourceDetail: op.Kubeconfig.Detail,
-			Provider: &ProviderTarget{ClusterID: s.Scaleway.ClusterID, Region: s.Scaleway.Region, APIURL: v.APIURL, Credentials: v.Credentials, AccessKey: v.AccessKey}},
+			Provider: &provider},
 		ServerVersion: obs.ServerVersion, Nodes: obs.Nodes, Namespaces: facts.Namespaces, StorageClasses: facts.StorageClasses,
 		DefaultStorage: obs.Storage, CRDGroups: facts.CRDGroups, Layers: []topology.LayerState{}, NotFound: []topology.LayerState{},
 		BlindSpots: undeclaredBlindSpots(s.Topology),
-		Kapsule:    &KapsuleDiscovery{Clusters: op.KapsuleClusters(ctx), Declared: s.Scaleway.ClusterID, Observed: obs.Kapsule},
+		Kapsule:    &KapsuleDiscovery{Clusters: clusters, Declared: provider.ClusterID, Observed: obs.Kapsule},
 	}
 	if op.Target != nil {
 		r.Target.Endpoint, r.Target.Context = op.Target.Endpoint, op.Target.Context

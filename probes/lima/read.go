@@ -1,4 +1,4 @@
-package probes
+package lima
 
 import (
 	"bytes"
@@ -11,24 +11,9 @@ import (
 	"strings"
 	"unicode"
 
+	"nestor.dev/nestor/probes"
 	"nestor.dev/nestor/topology"
 )
-
-// Runner runs a program and returns what it printed. Production code uses
-// ExecRunner; tests pass a fake. err is the run's error (an *exec.ExitError
-// when it exited non-zero, exec.ErrNotFound wrapped when it is not on PATH).
-type Runner func(ctx context.Context, name string, args ...string) (stdout, stderr []byte, err error)
-
-// ExecRunner runs name from PATH with exec.CommandContext (killed when ctx
-// ends), no stdin, and returns its stdout and stderr.
-func ExecRunner(ctx context.Context, name string, args ...string) ([]byte, []byte, error) {
-	cmd := exec.CommandContext(ctx, name, args...)
-	var out, errOut bytes.Buffer
-	cmd.Stdout = &out
-	cmd.Stderr = &errOut
-	err := cmd.Run()
-	return out.Bytes(), errOut.Bytes(), err
-}
 
 // limaInstance is the part of lima's store.Instance that `limactl list
 // --json` prints and nestor uses (lima-vm/lima pkg/store/instance.go:
@@ -57,15 +42,15 @@ func limaErrors(raw []json.RawMessage) []string {
 	for _, r := range raw {
 		var s string
 		if err := json.Unmarshal(r, &s); err == nil {
-			out = append(out, sanitize(s))
+			out = append(out, probes.Sanitize(s))
 			continue
 		}
 		var pathErr struct{ Op, Path string }
 		if err := json.Unmarshal(r, &pathErr); err == nil && pathErr.Op != "" && pathErr.Path != "" {
-			out = append(out, sanitize(pathErr.Op+" "+pathErr.Path+": failed (limactl gave no error text)"))
+			out = append(out, probes.Sanitize(pathErr.Op+" "+pathErr.Path+": failed (limactl gave no error text)"))
 			continue
 		}
-		out = append(out, "an error without text (limactl printed "+sanitize(tail(r, 60))+")")
+		out = append(out, "an error without text (limactl printed "+probes.Sanitize(tail(r, 60))+")")
 	}
 	return out
 }
@@ -115,10 +100,10 @@ func decodeLimaList(out []byte) (limaList, error) {
 		// unprintable characters are escaped, never dropped (sanitizeName),
 		// so a text that was there never reads as absent.
 		if in.Status == "" && in.Dir == "" {
-			l.notVMs = append(l.notVMs, topology.NotVM{Name: sanitizeName(in.Name), Errors: errs})
+			l.notVMs = append(l.notVMs, topology.NotVM{Name: probes.SanitizeName(in.Name), Errors: errs})
 			return nil
 		}
-		l.vms = append(l.vms, topology.VM{Name: sanitizeName(in.Name), Status: sanitizeName(in.Status), Dir: sanitizeName(in.Dir), VMType: sanitizeName(in.VMType),
+		l.vms = append(l.vms, topology.VM{Name: probes.SanitizeName(in.Name), Status: probes.SanitizeName(in.Status), Dir: probes.SanitizeName(in.Dir), VMType: probes.SanitizeName(in.VMType),
 			CPUs: in.CPUs, Memory: in.Memory, Disk: in.Disk, Errors: errs})
 		return nil
 	}
@@ -186,7 +171,7 @@ func limaListError(err error, n int, start, size int64) error {
 // something that is not its JSON — and the listed entries that are not VMs
 // (decodeLimaList; none when the VMs are unknown). limactl's warnings on
 // stderr of a successful run are not read: the JSON carries the same errors.
-func readVMs(ctx context.Context, run Runner) (topology.VMsObserved, []topology.NotVM) {
+func readVMs(ctx context.Context, run probes.Runner) (topology.VMsObserved, []topology.NotVM) {
 	stdout, stderr, err := run(ctx, "limactl", "list", "--json")
 	if err != nil {
 		if errors.Is(err, exec.ErrNotFound) {
@@ -195,7 +180,7 @@ func readVMs(ctx context.Context, run Runner) (topology.VMsObserved, []topology.
 		if ctx.Err() != nil {
 			return topology.UnknownFact[[]topology.VM]("limactl list --json did not finish: " + ctx.Err().Error()), nil
 		}
-		msg := sanitize(tail(stderr, 300))
+		msg := probes.Sanitize(tail(stderr, 300))
 		if msg == "" {
 			msg = err.Error()
 		} else {
@@ -205,7 +190,7 @@ func readVMs(ctx context.Context, run Runner) (topology.VMsObserved, []topology.
 	}
 	l, err := decodeLimaList(stdout)
 	if err != nil {
-		return topology.UnknownFact[[]topology.VM]("limactl list --json printed something nestor cannot read: " + sanitize(err.Error())), nil
+		return topology.UnknownFact[[]topology.VM]("limactl list --json printed something nestor cannot read: " + probes.Sanitize(err.Error())), nil
 	}
 	return topology.KnownFact(l.vms), l.notVMs
 }
@@ -218,21 +203,4 @@ func tail(b []byte, n int) string {
 		s = "…" + s[len(s)-n:]
 	}
 	return strings.Join(strings.Fields(s), " ")
-}
-
-// unknownObservation is an observation where nothing of the cluster could be
-// read: every part unknown with reason, every declared layer unknown.
-func unknownObservation(topo *topology.Topology, reason string) *topology.Observed {
-	obs := &topology.Observed{
-		ServerVersion: topology.UnknownFact[string](reason),
-		Nodes:         topology.UnknownFact[[]topology.NodeState](reason),
-		Layers:        []topology.LayerState{},
-		Storage:       topology.UnknownFact[topology.StorageState](reason),
-	}
-	if topo != nil {
-		for _, ref := range topo.Layers {
-			obs.Layers = append(obs.Layers, topology.LayerState{Name: ref.Name, Declared: true, Health: topology.Unknown, Reason: reason})
-		}
-	}
-	return obs
 }

@@ -1,9 +1,10 @@
-package probes
+package kapsule
 
 import (
 	"context"
 	"errors"
 	"io"
+	"nestor.dev/nestor/probes/internal/probetest"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -11,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"nestor.dev/nestor/probes"
 	"nestor.dev/nestor/tests/scwstub"
 	"nestor.dev/nestor/topology"
 
@@ -41,12 +43,12 @@ func kapsuleStack(t *testing.T, apiURL, extra string) *topology.Topology {
 	return tp
 }
 
-func kvEnv(kv ...string) Env {
+func kvEnv(kv ...string) probes.Env {
 	m := map[string]string{}
 	for i := 0; i+1 < len(kv); i += 2 {
 		m[kv[i]] = kv[i+1]
 	}
-	return envOf(m)
+	return probetest.EnvOf(m)
 }
 
 func startStub(t *testing.T) *scwstub.Stub {
@@ -56,13 +58,13 @@ func startStub(t *testing.T) *scwstub.Stub {
 	return s
 }
 
-func openKapsule(t *testing.T, tp *topology.Topology, env Env, timeout time.Duration) (*topology.Observed, error) {
+func openKapsule(t *testing.T, tp *topology.Topology, env probes.Env, timeout time.Duration) (*topology.Observed, error) {
 	t.Helper()
-	op, err := Open(context.Background(), tp, OpenOptions{Env: env, Home: t.TempDir(), UserAgent: "nestor/test", Timeout: timeout})
+	op, err := probes.Open(context.Background(), Kind{}, tp, probes.OpenOptions{Env: env, Home: t.TempDir(), UserAgent: "nestor/test", Timeout: timeout})
 	if err != nil {
 		return nil, err
 	}
-	obs, _, err := op.Read(context.Background(), ReadAll)
+	obs, _, err := op.Read(context.Background(), probes.ReadAll)
 	return obs, err
 }
 
@@ -105,7 +107,7 @@ func TestKapsuleReadHealthy(t *testing.T) {
 	if s.Reads("metadata") == 0 {
 		t.Errorf("the SDK's /metadata was not asked: the stand-in does not see what the SDK sends")
 	}
-	p := topology.BuildPlan(kapsuleStack(t, s.URL, ""), obs, topology.PlanOptions{})
+	p := topology.BuildPlan(kapsuleStack(t, s.URL, ""), obs, Rules{}, topology.PlanOptions{})
 	if p.Changes() != 0 || len(p.Waiting) != 0 {
 		t.Errorf("plan = %+v", p)
 	}
@@ -136,7 +138,7 @@ func TestKapsuleReadErrors(t *testing.T) {
 	if k.ACL.Known || !strings.Contains(k.ACL.Reason, "forbidden") {
 		t.Errorf("acl = %+v", k.ACL)
 	}
-	p := topology.BuildPlan(kapsuleStack(t, s.URL, ""), obs, topology.PlanOptions{})
+	p := topology.BuildPlan(kapsuleStack(t, s.URL, ""), obs, Rules{}, topology.PlanOptions{})
 	if len(p.Waiting) != 1 || !strings.Contains(strings.Join(p.Unknowns, "\n"), "nodes: the provider's API answered 501") {
 		t.Errorf("plan waiting %v unknowns %v", p.Waiting, p.Unknowns)
 	}
@@ -166,7 +168,7 @@ func TestKapsuleCredentialRefusals(t *testing.T) {
 	tp := kapsuleStack(t, s.URL, "")
 	cases := []struct {
 		name string
-		env  Env
+		env  probes.Env
 		want string
 	}{
 		{"secret with a trailing CR", kvEnv("SCW_ACCESS_KEY", testAccessKey, "SCW_SECRET_KEY", testSecretKey+"\r"), "carriage return"},
@@ -245,7 +247,7 @@ func TestKapsuleConfigFile(t *testing.T) {
 	stdout := os.Stdout
 	os.Stdout = w
 	tp := kapsuleStack(t, s.URL, "  profile: lyneko\n")
-	op, err := Open(context.Background(), tp, OpenOptions{Env: kvEnv(), Home: home, UserAgent: "nestor/test"})
+	op, err := probes.Open(context.Background(), Kind{}, tp, probes.OpenOptions{Env: kvEnv(), Home: home, UserAgent: "nestor/test"})
 	os.Stdout = stdout
 	w.Close()
 	printed, _ := io.ReadAll(r)
@@ -255,8 +257,8 @@ func TestKapsuleConfigFile(t *testing.T) {
 	if len(printed) != 0 {
 		t.Errorf("printed on stdout: %q", printed)
 	}
-	if !op.kapsule.obs.Cluster.Known || !strings.Contains(op.kapsule.view.Credentials, "profile lyneko (scaleway.profile in") || op.kapsule.view.AccessKey != "SCWABCD…QRST" {
-		t.Errorf("view = %+v", op.kapsule.view)
+	if !stateOf(op).obs.Cluster.Known || !strings.Contains(stateOf(op).view.Credentials, "profile lyneko (scaleway.profile in") || stateOf(op).view.AccessKey != "SCWABCD…QRST" {
+		t.Errorf("view = %+v", stateOf(op).view)
 	}
 
 	// SCW_PROFILE wins over scaleway.profile: "other" merges over the
@@ -276,10 +278,10 @@ func TestKapsuleInteractiveGuard(t *testing.T) {
 	s := startStub(t)
 	tp := kapsuleStack(t, s.URL, "")
 	env := kvEnv("SCW_ACCESS_KEY", testAccessKey, "SCW_SECRET_KEY", testSecretKey)
-	var seen *KapsuleView
-	_, err := Open(context.Background(), tp, OpenOptions{Env: env, Home: t.TempDir(), Interactive: true,
-		Confirm: func(v TargetView) (bool, error) { seen = v.Kapsule; return false, nil }})
-	if !errors.Is(err, ErrNotConfirmed) {
+	var seen *probes.ProviderView
+	_, err := probes.Open(context.Background(), Kind{}, tp, probes.OpenOptions{Env: env, Home: t.TempDir(), Interactive: true,
+		Confirm: func(v probes.TargetView) (bool, error) { seen = v.Provider; return false, nil }})
+	if !errors.Is(err, probes.ErrNotConfirmed) {
 		t.Fatalf("err = %v, want ErrNotConfirmed", err)
 	}
 	if seen == nil || !seen.Cluster.Known || seen.Cluster.Value.Name != "lyneko-apps" || !seen.Pools.Known || len(seen.Nodes.Value) != 4 || seen.AccessKey != "SCWABCD…QRST" {
@@ -287,8 +289,11 @@ func TestKapsuleInteractiveGuard(t *testing.T) {
 	}
 
 	s.Script("cluster", scwstub.PermissionsDenied())
-	_, err = Open(context.Background(), tp, OpenOptions{Env: env, Home: t.TempDir(), Interactive: true,
-		Confirm: func(TargetView) (bool, error) { t.Fatal("asked about a cluster that was not read"); return false, nil }})
+	_, err = probes.Open(context.Background(), Kind{}, tp, probes.OpenOptions{Env: env, Home: t.TempDir(), Interactive: true,
+		Confirm: func(probes.TargetView) (bool, error) {
+			t.Fatal("asked about a cluster that was not read")
+			return false, nil
+		}})
 	var unread *KapsuleUnreadError
 	if !errors.As(err, &unread) || !strings.Contains(err.Error(), "forbidden") {
 		t.Errorf("err = %v, want a *KapsuleUnreadError", err)
@@ -331,8 +336,8 @@ func TestKapsuleHTTPClientRefusals(t *testing.T) {
 	}{
 		{"GET", kc, &kubeconfigRouteError{}},
 		{"GET", kc + "/", &kubeconfigRouteError{}},
-		{"POST", s.URL + "/k8s/v1/regions/fr-par/clusters/" + scwstub.ClusterID + "/upgrade", &WriteRefusedError{}},
-		{"GET", "http://127.0.0.2:9/metadata", &HostRefusedError{}},
+		{"POST", s.URL + "/k8s/v1/regions/fr-par/clusters/" + scwstub.ClusterID + "/upgrade", &probes.WriteRefusedError{}},
+		{"GET", "http://127.0.0.2:9/metadata", &probes.HostRefusedError{}},
 	} {
 		req, _ := http.NewRequest(tc.method, tc.url, nil)
 		_, err := hc.Do(req)
@@ -346,13 +351,13 @@ func TestKapsuleHTTPClientRefusals(t *testing.T) {
 			if !errors.As(err, &e) {
 				t.Errorf("%s %s: %v", tc.method, tc.url, err)
 			}
-		case *WriteRefusedError:
-			var e *WriteRefusedError
+		case *probes.WriteRefusedError:
+			var e *probes.WriteRefusedError
 			if !errors.As(err, &e) {
 				t.Errorf("%s %s: %v", tc.method, tc.url, err)
 			}
-		case *HostRefusedError:
-			var e *HostRefusedError
+		case *probes.HostRefusedError:
+			var e *probes.HostRefusedError
 			if !errors.As(err, &e) {
 				t.Errorf("%s %s: %v", tc.method, tc.url, err)
 			}

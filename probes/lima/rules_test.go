@@ -1,0 +1,229 @@
+package lima
+
+import (
+	"fmt"
+	"reflect"
+	"strings"
+	"testing"
+
+	"nestor.dev/nestor/topology"
+)
+
+func bench() *topology.Topology {
+	return &topology.Topology{
+		Path: "/s/stacks/bench.yaml", Name: "bench", TargetKind: topology.TargetLima,
+		Nodes:   []topology.Node{{Name: "lima-node1", Role: topology.RoleControlPlane}, {Name: "lima-node2", Role: topology.RoleWorker}},
+		Backend: "local-path",
+		Layers:  []topology.LayerRef{{Name: "flannel"}, {Name: "local-path"}},
+		Lima:    &topology.Lima{},
+	}
+}
+
+func readyNodes(names ...string) topology.Fact[[]topology.NodeState] {
+	var ns []topology.NodeState
+	for _, n := range names {
+		st := topology.NodeState{Name: n, Ready: true, KubeletVersion: "v1.36.2"}
+		if strings.HasSuffix(n, "1") { // lima-node1 is the control plane
+			st.Roles = []string{topology.RoleControlPlane}
+		}
+		ns = append(ns, st)
+	}
+	return topology.KnownFact(ns)
+}
+
+func healthyLayers(t *topology.Topology) []topology.LayerState {
+	var out []topology.LayerState
+	for _, l := range t.Layers {
+		out = append(out, topology.LayerState{Name: l.Name, Declared: true, Health: topology.Healthy})
+	}
+	return out
+}
+
+func vms(pairs ...string) *topology.VMsObserved {
+	var v []topology.VM
+	for i := 0; i+1 < len(pairs); i += 2 {
+		v = append(v, topology.VM{Name: pairs[i], Status: pairs[i+1]})
+	}
+	f := topology.KnownFact(v)
+	return &f
+}
+
+func fmtSteps(steps []topology.Step) string {
+	var b strings.Builder
+	for _, s := range steps {
+		fmt.Fprintf(&b, "  %s [%s] %s: %s\n", s.Kind, s.Phase, s.Target, s.Reason)
+	}
+	return b.String()
+}
+
+// The lima plan: the up phase from limactl's VMs, before the node
+// cluster's phases and the layers.
+func TestBuildPlanLima(t *testing.T) {
+	tests := []struct {
+		name       string
+		topo       func() *topology.Topology
+		obs        func() *topology.Observed
+		steps      []topology.Step
+		unknowns   []string
+		unverified bool
+	}{
+		{
+			name: "lima: node2 stopped, no bench kubeconfig",
+			topo: bench,
+			obs: func() *topology.Observed {
+				return &topology.Observed{
+					VMs:           vms("lima-node1", topology.VMRunning, "lima-node2", topology.VMStopped),
+					ServerVersion: topology.UnknownFact[string]("no bench kubeconfig at /s/.work/bench/kubeconfig"),
+					Nodes:         topology.UnknownFact[[]topology.NodeState]("no bench kubeconfig at /s/.work/bench/kubeconfig"),
+					Layers:        []topology.LayerState{{Name: "flannel", Declared: true, Health: topology.Unknown, Reason: "no bench kubeconfig"}, {Name: "local-path", Declared: true, Health: topology.Unknown, Reason: "no bench kubeconfig"}},
+					Storage:       topology.UnknownFact[topology.StorageState]("no bench kubeconfig"),
+				}
+			},
+			steps: []topology.Step{{Kind: topology.StepStartVM, Phase: "up", Target: "lima-node2", Reason: "VM is Stopped"}},
+			unknowns: []string{
+				"server version: no bench kubeconfig at /s/.work/bench/kubeconfig",
+				"nodes: no bench kubeconfig at /s/.work/bench/kubeconfig",
+				"layer flannel: no bench kubeconfig",
+				"layer local-path: no bench kubeconfig",
+				"default StorageClass: no bench kubeconfig",
+			},
+		},
+		{
+			name: "lima: VMs missing, broken, odd status",
+			topo: func() *topology.Topology {
+				b := bench()
+				b.Nodes = append(b.Nodes, topology.Node{Name: "lima-node3", Role: topology.RoleWorker}, topology.Node{Name: "lima-node4", Role: topology.RoleWorker})
+				return b
+			},
+			obs: func() *topology.Observed {
+				o := &topology.Observed{
+					VMs:           vms("lima-node2", topology.VMBroken, "lima-node3", "Starting", "lima-node4", topology.VMRunning),
+					ServerVersion: topology.KnownFact("v1.37.2"),
+					Nodes:         readyNodes("lima-node1", "lima-node2", "lima-node3", "lima-node4"),
+					Storage:       topology.KnownFact(topology.StorageState{Class: "local-path", Provisioner: "rancher.io/local-path"}),
+				}
+				o.Layers = healthyLayers(bench())
+				return o
+			},
+			steps: []topology.Step{
+				{Kind: topology.StepCreateVM, Phase: "up", Target: "lima-node1", Reason: "declared node has no Lima VM"},
+				{Kind: topology.StepStartVM, Phase: "up", Target: "lima-node2", Reason: "VM is Broken (limactl gives no error): stop it with `limactl stop -f lima-node2`, then start it; if it still fails, delete and recreate it"},
+			},
+			unknowns: []string{`VM lima-node3: status "Starting"`},
+		},
+		{
+			name: "lima: limactl missing",
+			topo: bench,
+			obs: func() *topology.Observed {
+				f := topology.UnknownFact[[]topology.VM](`exec: "limactl": executable file not found in $PATH`)
+				o := &topology.Observed{VMs: &f, ServerVersion: topology.KnownFact("v1.37.2"), Nodes: readyNodes("lima-node1", "lima-node2"), Storage: topology.KnownFact(topology.StorageState{Class: "local-path", Provisioner: "rancher.io/local-path"})}
+				o.Layers = healthyLayers(bench())
+				return o
+			},
+			steps:    []topology.Step{},
+			unknowns: []string{`VMs: exec: "limactl": executable file not found in $PATH`},
+		},
+		{
+			name: "lima: VMs not read at all",
+			topo: bench,
+			obs: func() *topology.Observed {
+				o := &topology.Observed{ServerVersion: topology.KnownFact("v1.37.2"), Nodes: readyNodes("lima-node1", "lima-node2"), Storage: topology.KnownFact(topology.StorageState{Class: "local-path", Provisioner: "rancher.io/local-path"})}
+				o.Layers = healthyLayers(bench())
+				return o
+			},
+			steps:    []topology.Step{},
+			unknowns: []string{"VMs: not read"},
+		},
+		{
+			name: "lima: no target, VMs still count",
+			topo: bench,
+			obs: func() *topology.Observed {
+				return &topology.Observed{NoTarget: true, VMs: vms("lima-node1", topology.VMRunning)}
+			},
+			steps: []topology.Step{
+				{Kind: topology.StepCreateVM, Phase: "up", Target: "lima-node2", Reason: "declared node has no Lima VM"},
+				{Kind: topology.StepBootstrap, Phase: "bootstrap", Target: "bench", Reason: "unverified: no target was read, so the plan assumes no cluster yet"},
+				{Kind: topology.StepJoinNode, Phase: "k8s", Target: "lima-node2", Reason: "unverified: assumes an empty cluster"},
+				{Kind: topology.StepInstall, Phase: "flannel", Target: "flannel", Reason: "unverified: assumes an empty cluster"},
+				{Kind: topology.StepInstall, Phase: "local-path", Target: "local-path", Reason: "unverified: assumes an empty cluster"},
+			},
+			unknowns:   []string{"the whole cluster: no target was read (not read)"},
+			unverified: true,
+		},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			got := topology.BuildPlan(tc.topo(), tc.obs(), Rules{}, topology.PlanOptions{})
+			if !reflect.DeepEqual(got.Steps, tc.steps) {
+				t.Errorf("steps:\n%s\nwant:\n%s", fmtSteps(got.Steps), fmtSteps(tc.steps))
+			}
+			want := tc.unknowns
+			if want == nil {
+				want = []string{}
+			}
+			if !reflect.DeepEqual(got.Unknowns, want) {
+				t.Errorf("unknowns = %q, want %q", got.Unknowns, want)
+			}
+			if got.Unverified != tc.unverified {
+				t.Errorf("unverified = %v", got.Unverified)
+			}
+		})
+	}
+}
+
+// The phases of a lima stack: up first, then the node cluster's, then the
+// layers.
+func TestPhases(t *testing.T) {
+	layers := []topology.LayerRef{{Name: "cilium"}, {Name: "rook-ceph"}}
+	want := []topology.Phase{
+		{Name: "up", Kind: "up"}, {Name: "bootstrap", Kind: "bootstrap"}, {Name: "k8s", Kind: "k8s"},
+		{Name: "cilium", Kind: "layer", Layer: "cilium"}, {Name: "rook-ceph", Kind: "layer", Layer: "rook-ceph"},
+	}
+	if got := topology.Phases(&topology.Topology{TargetKind: topology.TargetLima, Layers: layers}, Rules{}); !reflect.DeepEqual(got, want) {
+		t.Errorf("Phases = %+v, want %+v", got, want)
+	}
+}
+
+func TestPlanVMsWithLimaErrors(t *testing.T) {
+	topo := func() *topology.Topology {
+		b := bench()
+		b.Nodes = append(b.Nodes, topology.Node{Name: "lima-node3", Role: topology.RoleWorker}, topology.Node{Name: "lima-node4", Role: topology.RoleWorker})
+		return b
+	}
+	vmsOf := func(v ...topology.VM) *topology.VMsObserved { f := topology.KnownFact(v); return &f }
+	obs := &topology.Observed{
+		VMs: vmsOf(
+			topology.VM{Name: "lima-node1", Status: topology.VMRunning, Dir: "/h/.lima/lima-node1"},
+			topology.VM{Name: "lima-node2", Status: topology.VMBroken, Dir: "/h/.lima/lima-node2", Errors: []string{
+				`failed to connect to "/h/.lima/lima-node2/ha.sock": stat /h/.lima/lima-node2/ha.sock: no such file or directory`}},
+			topology.VM{Name: "lima-node3", Status: "", Dir: "/h/.lima/lima-node3", Errors: []string{"cannot read lima.yaml"}},
+		),
+		NotVMs: []topology.NotVM{
+			{Name: "docker.yaml", Errors: []string{"open /h/.lima/docker.yaml/lima.yaml: not a directory"}},
+			{Name: "lima-node4", Errors: []string{"open /h/.lima/lima-node4/lima.yaml: not a directory"}},
+		},
+		ServerVersion: topology.KnownFact("v1.37.2"),
+		Nodes:         readyNodes("lima-node1", "lima-node2", "lima-node3", "lima-node4"),
+		Storage:       topology.KnownFact(topology.StorageState{Class: "local-path", Provisioner: "rancher.io/local-path"}),
+		Layers:        healthyLayers(bench()),
+	}
+	p := topology.BuildPlan(topo(), obs, Rules{}, topology.PlanOptions{})
+	want := []topology.Step{
+		{Kind: topology.StepStartVM, Phase: topology.PhaseUp, Target: "lima-node2", Reason: "VM is Broken (limactl: failed to connect to \"/h/.lima/lima-node2/ha.sock\": stat /h/.lima/lima-node2/ha.sock: no such file or directory): stop it with `limactl stop -f lima-node2`, then start it; if it still fails, delete and recreate it"},
+		{Kind: topology.StepCreateVM, Phase: topology.PhaseUp, Target: "lima-node4", Reason: "declared node has no Lima VM; limactl lists an entry of that name that is not a VM (limactl: open /h/.lima/lima-node4/lima.yaml: not a directory): move it out of the Lima folder first"},
+	}
+	if !reflect.DeepEqual(p.Steps, want) {
+		t.Errorf("steps:\n%s\nwant:\n%s", fmtSteps(p.Steps), fmtSteps(want))
+	}
+	wantUnknowns := []string{"VM lima-node3: limactl gives no status (limactl: cannot read lima.yaml)"}
+	if !reflect.DeepEqual(p.Unknowns, wantUnknowns) {
+		t.Errorf("unknowns = %q, want %q", p.Unknowns, wantUnknowns)
+	}
+	// A stray file never counts as a VM: docker.yaml is nowhere in the plan,
+	// and a prod plan ignores all of it.
+	for _, s := range p.Steps {
+		if s.Target == "docker.yaml" {
+			t.Errorf("a stray file in the plan: %+v", s)
+		}
+	}
+}

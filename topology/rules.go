@@ -1,0 +1,181 @@
+package topology
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+)
+
+// Rules is the pure part of a target kind: the phases it runs before the
+// layers, the plan of those phases, and when each of them is done. Each
+// target kind implements it in its own package (probes/prod, probes/lima,
+// probes/kapsule); BuildPlan, Phases and Next call it for the part that
+// depends on the kind and judge the layers themselves. Implementations
+// are pure: no I/O, no clock (PlanOptions.AsOf is the date).
+type Rules interface {
+	// OwnPhases are the kind's phases before the layers, in order (prod:
+	// bootstrap, k8s; lima: up, bootstrap, k8s; kapsule: cluster, pools).
+	// They never depend on what was read.
+	OwnPhases(t *Topology) []Phase
+	// PlanOwn adds to p the steps (each in one of OwnPhases), waiting
+	// objects, unknowns and findings of the kind's own phases, judged from
+	// obs (obs.NoTarget included: then the plan assumes an empty cluster)
+	// at o.AsOf (zero: the calendar is not judged).
+	PlanOwn(t *Topology, obs *Observed, o PlanOptions, p *Plan)
+	// PhaseDone judges one of OwnPhases for Next: done, or unknown (the
+	// evidence could not be read, why says what), or not done (why says
+	// what is left). Waiting objects are not done, never unknown.
+	PhaseDone(t *Topology, obs *Observed, ph Phase) (done, unknown bool, why string)
+	// AllDone says what "every phase is done" means for the kind ("nodes
+	// and layers match the topology").
+	AllDone() string
+}
+
+// NodeCluster is the Rules of a kind whose machines are the nodes the
+// topology declares (nodes:) and whose cluster is read through a
+// kubeconfig: phases bootstrap then k8s. Kinds with more phases embed it
+// (lima adds up before them).
+type NodeCluster struct{}
+
+// OwnPhases are bootstrap and k8s.
+func (NodeCluster) OwnPhases(*Topology) []Phase {
+	return []Phase{{Name: PhaseBootstrap, Kind: PhaseKindBootstrap}, {Name: PhaseK8s, Kind: PhaseKindK8s}}
+}
+
+// PlanOwn plans the bootstrap and k8s phases:
+//
+//   - obs.NoTarget (nothing could be read): a bootstrap step (which
+//     registers the first control plane) and join-node for every other
+//     declared node, all unverified;
+//   - otherwise the versions (judgeVersions, on DeriveVersions of
+//     obs.ServerVersion and obs.Nodes): when kubernetes.version is declared,
+//     upgrade steps one minor at a time for the API server, then
+//     upgrade-node steps for each node whose kubelet is behind it; findings
+//     for a downgrade asked for, kubelet skew and, when o.AsOf is set, the
+//     upstream support calendar; server version unknown → Unknowns. Then,
+//     when Nodes is known, join-node for a declared node not registered,
+//     repair-node for one registered but not Ready (the reason carries the
+//     Ready condition's status, reason and message: NodeState.ReadyText) or
+//     whose control-plane role (HasControlPlaneRole) differs from the
+//     declared role; unknown → Unknowns; a cordoned node is no step; an
+//     undeclared step (information) for each registered node the topology
+//     does not declare.
+func (NodeCluster) PlanOwn(t *Topology, obs *Observed, o PlanOptions, p *Plan) {
+	if obs.NoTarget {
+		p.add(StepBootstrap, PhaseBootstrap, t.Name, "unverified: no target was read, so the plan assumes no cluster yet")
+		first := ""
+		if cps := t.ControlPlanes(); len(cps) > 0 {
+			first = cps[0].Name // bootstrap registers it
+		}
+		for _, n := range t.Nodes {
+			if n.Name != first {
+				p.add(StepJoinNode, PhaseK8s, n.Name, "unverified: assumes an empty cluster")
+			}
+		}
+		return
+	}
+	j := judgeVersions(t.Kubernetes.Version, DeriveVersions(obs.ServerVersion, obs.Nodes), UpstreamCalendar(), o.AsOf)
+	p.Steps = append(p.Steps, j.cpSteps...)
+	p.Steps = append(p.Steps, j.nodeSteps...)
+	p.Findings = append(p.Findings, j.findings...)
+	p.Unknowns = append(p.Unknowns, j.unknowns...)
+	planNodes(t, obs, p)
+}
+
+// PhaseDone judges bootstrap by a readable API server (a lima bench
+// without its kubeconfig is not bootstrapped, not unknown) and k8s by every
+// declared node registered and Ready.
+func (NodeCluster) PhaseDone(t *Topology, obs *Observed, ph Phase) (done, unknown bool, why string) {
+	switch ph.Kind {
+	case PhaseKindBootstrap:
+		if obs.ServerVersion.Known {
+			return true, false, ""
+		}
+		if obs.NoBenchCluster {
+			return false, false, "no bench cluster was read: " + obs.Nodes.Reason
+		}
+		return false, true, obs.ServerVersion.Reason
+	case PhaseKindK8s:
+		if !obs.Nodes.Known {
+			return false, true, obs.Nodes.Reason
+		}
+		ready := map[string]bool{}
+		for _, n := range obs.Nodes.Value {
+			ready[n.Name] = n.Ready
+		}
+		var missing []string
+		for _, node := range t.Nodes {
+			r, ok := ready[node.Name]
+			switch {
+			case !ok:
+				missing = append(missing, node.Name+" not registered")
+			case !r:
+				missing = append(missing, node.Name+" NotReady")
+			}
+		}
+		if len(missing) > 0 {
+			return false, false, strings.Join(missing, ", ")
+		}
+		return true, false, ""
+	}
+	return false, true, "phase " + ph.Name + " is not one of this kind's"
+}
+
+// AllDone: the nodes and the layers match.
+func (NodeCluster) AllDone() string { return "nodes and layers match the topology" }
+
+func planNodes(t *Topology, obs *Observed, p *Plan) {
+	if !obs.Nodes.Known {
+		p.Unknowns = append(p.Unknowns, "nodes: "+reasonOr(obs.Nodes.Reason))
+		return
+	}
+	nodes := make(map[string]NodeState, len(obs.Nodes.Value))
+	for _, n := range obs.Nodes.Value {
+		nodes[n.Name] = n
+	}
+	for _, n := range t.Nodes {
+		st, ok := nodes[n.Name]
+		switch {
+		case !ok:
+			p.add(StepJoinNode, PhaseK8s, n.Name, "declared, not registered in the cluster")
+		case !st.Ready:
+			p.add(StepRepairNode, PhaseK8s, n.Name, "registered but "+st.ReadyText())
+		case (n.Role == RoleControlPlane) != HasControlPlaneRole(st.Roles):
+			roles := strings.Join(st.Roles, ",")
+			if roles == "" {
+				roles = "<none>"
+			}
+			p.add(StepRepairNode, PhaseK8s, n.Name, fmt.Sprintf("declared role %s, the cluster's roles: %s", n.Role, roles))
+		}
+	}
+	declared := make(map[string]bool, len(t.Nodes))
+	for _, n := range t.Nodes {
+		declared[n.Name] = true
+	}
+	var extra []string
+	for _, n := range obs.Nodes.Value {
+		if !declared[n.Name] {
+			extra = append(extra, n.Name)
+		}
+	}
+	sort.Strings(extra)
+	for _, name := range extra {
+		p.add(StepUndeclared, PhaseK8s, name, "registered in the cluster but not declared in the topology")
+	}
+}
+
+// Add appends a step of kind in phase to p, acting on target, with its
+// reason: the one way a kind's rules add a step.
+func (p *Plan) Add(kind StepKind, phase, target, reason string) {
+	p.add(kind, phase, target, reason)
+}
+
+// Finding appends a finding to p, its message formatted from format and
+// args.
+func (p *Plan) Finding(sev Severity, kind FindingKind, subject, format string, args ...any) {
+	p.Findings = append(p.Findings, Finding{Severity: sev, Kind: kind, Subject: subject, Message: fmt.Sprintf(format, args...)})
+}
+
+// ReasonOr is r, or "not read" when r is empty: the words of an unknown
+// whose probe gave no reason.
+func ReasonOr(r string) string { return reasonOr(r) }
