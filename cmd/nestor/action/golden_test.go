@@ -1,9 +1,9 @@
 package action
 
 import (
-	"nestor.dev/nestor/probes/prod"
 	"bytes"
 	"flag"
+	"nestor.dev/nestor/probes/prod"
 	"os"
 	"path/filepath"
 	"testing"

@@ -1,9 +1,9 @@
 package action
 
 import (
-	"nestor.dev/nestor/probes/kapsule"
 	"bytes"
 	"context"
+	"nestor.dev/nestor/probes/kapsule"
 	"os"
 	"path/filepath"
 	"strings"
