@@ -36,7 +36,7 @@ func (e *TimeoutError) Unwrap() error { return e.Err }
 var forbiddenRE = regexp.MustCompile(`User "([^"]*)" cannot (\S+) resource "([^"]*)"(?: in API group "([^"]*)")?(?: in the namespace "([^"]*)")?`)
 
 // Classify turns the error of one probe into the short reason shown after
-// "unknown" in ACTUAL (DESIGN.md: a forbidden or timed-out probe is unknown
+// "unknown" in ACTUAL (ARCHITECTURE.md "Truth": a forbidden or timed-out probe is unknown
 // with its reason, never absent). Shapes:
 //
 //	forbidden (user X cannot list nodes)

@@ -8,7 +8,7 @@ import (
 )
 
 // MissingEndpointError: a prod stack without `endpoint:` cannot be used
-// without a confirmation (DESIGN.md "The target and its confirmation":
+// without a confirmation (ARCHITECTURE.md "The target and its confirmation":
 // --no-input needs it). Line is the line to add to the topology file.
 type MissingEndpointError struct {
 	Stack, File string
@@ -39,7 +39,7 @@ func (e *EndpointMismatchError) Error() string {
 		e.Stack, e.Actual, e.Context, strings.Join(e.Kubeconfig.Paths, ":"), e.Kubeconfig.Detail, e.Declared, e.File)
 }
 
-// CheckEndpoint is the non-interactive target check of DESIGN.md "The
+// CheckEndpoint is the non-interactive target check of ARCHITECTURE.md "The
 // target and its confirmation": the target's endpoint must equal the
 // topology's `endpoint:` after NormalizeEndpoint (scheme and host name case,
 // default port, trailing slash; an IP host compared as an address, so every

@@ -1,17 +1,18 @@
-// Package probes reads the actual state of a stack, and nothing else.
+// Package probes reads the actual state of a stack, and nothing else: the
+// target pipeline and the kit every target kind reads with.
 //
 // Every command opens a stack's target through one pipeline (pipeline.go):
-// Open resolves what the stack is read through (ResolveKubeconfig, DESIGN.md
-// "Kubeconfig resolution"), refuses what must never be read (the bench
-// kubeconfig for prod, --kubeconfig for the bench), loads the target
+// Open resolves what the stack is read through (Kind.Resolve: the rules of
+// ResolveKubeconfig, ARCHITECTURE.md "Kubeconfig resolution"), refuses what
+// must never be read (another stack's bench kubeconfig), loads the target
 // (LoadTargetWith: explicit files, a transport that refuses every method but
 // GET/HEAD/OPTIONS, every host but the target's and every redirect), guards
-// it (an interactive confirmation, or CheckEndpoint offline, DESIGN.md "The
-// target and its confirmation"), and Opened.Read reads it with the prober of
-// its kind: the kube prober (ReadNodes, ProbeCluster, ProbeTarget: server-side
-// Tables and JSON) and, for lima, `limactl list --json`. Each target kind is
-// one implementation of the small targetKind interface; the top of
-// pipeline.go says exactly what a new kind implements.
+// it (Kind.Guard: an interactive confirmation, or CheckEndpoint offline,
+// ARCHITECTURE.md "The target and its confirmation"), and Opened.Read reads
+// it with the kind's prober (Kind.Read), made of this package's kube reader
+// (ReadNodes, ProbeCluster, ProbeTarget: server-side Tables and JSON). Each
+// target kind is a package of its own implementing Kind (kind.go):
+// probes/prod, probes/lima, probes/kapsule; this package names none of them.
 //
 // The package never prints, never reads the environment or the home folder by
 // itself (the caller passes an Env and the home path), never falls back to
@@ -36,7 +37,7 @@ import (
 // ok is false when the variable is not set at all.
 type Env func(key string) (value string, ok bool)
 
-// Source says which rule of DESIGN.md "Kubeconfig resolution" chose the
+// Source says which rule of ARCHITECTURE.md "Kubeconfig resolution" chose the
 // kubeconfig nestor reads.
 type Source string
 
@@ -93,7 +94,7 @@ type ResolveOptions struct {
 }
 
 // ResolveKubeconfig decides which kubeconfig file(s) a command reads, by the
-// rules of DESIGN.md "Kubeconfig resolution":
+// rules of ARCHITECTURE.md "Kubeconfig resolution":
 //
 // prod (or no topology), first rule that is set wins:
 //  1. o.Flag (--kubeconfig PATH), Source SourceFlag;

@@ -163,7 +163,7 @@ func (e *UnreachableError) Error() string {
 
 // BenchKubeconfigError: a prod stack's resolved kubeconfig is the bench
 // kubeconfig of a lima stack (typically a KUBECONFIG left exported by
-// `eval "$(nestor env)"`); DESIGN.md: the bench is never used for prod.
+// `eval "$(nestor env)"`); ARCHITECTURE.md "Kubeconfig resolution": the bench is never used for another stack.
 type BenchKubeconfigError struct {
 	Path, Source, BenchStack string
 }

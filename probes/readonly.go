@@ -84,7 +84,7 @@ func HostKey(u *url.URL) string {
 
 // ReadOnlyTo returns a client-go transport.WrapperFunc that lets only GET,
 // HEAD and OPTIONS requests reach the network — any other method gets a
-// *WriteRefusedError and is never sent (its body is closed): DESIGN.md "What
+// *WriteRefusedError and is never sent (its body is closed): ARCHITECTURE.md "What
 // never writes means" — and, in addition, pins the target:
 //   - a request whose scheme and host (compared as hostKey:
 //     case-insensitive, default port explicit) are not endpoint's gets a

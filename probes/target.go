@@ -40,7 +40,7 @@ type KubeOptions struct {
 	Progress func(resource string, items int)
 }
 
-// Target is the cluster a kubeconfig names: DESIGN.md "The target and its
+// Target is the cluster a kubeconfig names: ARCHITECTURE.md "The target and its
 // confirmation". It holds no credential in any printable field.
 type Target struct {
 	// Kubeconfig is what was loaded and the rule that chose it.

@@ -1,6 +1,6 @@
 // Package stacks is nestor's stack store: a folder of topology files
 // (NAME.yaml), and the active stack, a symlink `.active` → `NAME.yaml` in the
-// same folder (DESIGN.md, "Other commands"). It never prints and never reads
+// same folder (README.md "Commands"). It never prints and never reads
 // the environment: callers pass the folder.
 package stacks
 

@@ -231,7 +231,7 @@ var catalog = []LayerDef{
 }
 
 // backendAliases maps the names a topology may use for `backend:` to the
-// catalog layer (DESIGN.md's example writes `backend: ceph`).
+// catalog layer (the example stacks write `backend: ceph`).
 var backendAliases = map[string]string{
 	"ceph":                   "rook-ceph",
 	"rook":                   "rook-ceph",

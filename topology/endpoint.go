@@ -14,7 +14,7 @@ import (
 // (package probes) compares a kubeconfig's server with it.
 
 // NormalizeEndpoint returns the canonical form of an API server URL, for
-// comparing a kubeconfig's server with a topology's `endpoint:` (DESIGN.md
+// comparing a kubeconfig's server with a topology's `endpoint:` (ARCHITECTURE.md
 // "The target and its confirmation"): scheme and host name lower-cased, the
 // port made explicit (443 for https, 80 for http) and written as a plain
 // number (no leading zeros), the path kept without its trailing slash.

@@ -13,10 +13,10 @@ import (
 
 // TargetKapsule is a managed cluster (Scaleway Kapsule): the control plane,
 // the CNI, the CSI and CoreDNS are the provider's, the unit declared is a
-// pool, and the cluster is read through the provider's API (DESIGN.md).
+// pool, and the cluster is read through the provider's API (ARCHITECTURE.md "Phases").
 const TargetKapsule TargetKind = "kapsule"
 
-// Kapsule phases (DESIGN.md "Phases": cluster → pools → layers).
+// Kapsule phases (ARCHITECTURE.md "Phases": cluster → pools → layers).
 const (
 	PhaseCluster = "cluster"
 	PhasePools   = "pools"

@@ -17,7 +17,7 @@ import (
 	"gopkg.in/yaml.v3"
 )
 
-// Keys allowed at each level of a format-version-1 topology (DESIGN.md,
+// Keys allowed at each level of a format-version-1 topology (ARCHITECTURE.md,
 // "Topology file").
 var (
 	topKeys        = []string{"name", "target_kind", "kubeconfig", "endpoint", "kubernetes", "inventory", "nodes", "backend", "layers", "lima", "scaleway", "pools"}
@@ -57,12 +57,12 @@ func unwrapPathError(err error) string {
 }
 
 // Parse validates data, the content of the topology file at path, strictly
-// against format version 1 (DESIGN.md "Topology file") and returns the
+// against format version 1 (ARCHITECTURE.md "Topology file") and returns the
 // topology with Path made absolute. Every problem found is returned at once
 // as Errors, sorted by position, each naming file:line:column, the field and
 // the fix: unknown keys (with the allowed keys and a did-you-mean), wrong
-// types, a name that is not the file's base name, a target_kind other than
-// lima|prod, an endpoint that is not an https URL, a malformed
+// types, a name that is not the file's base name, a target_kind that is not
+// one of Kinds(), an endpoint that is not an https URL, a malformed
 // kubernetes.version, node names (required, DNS-1123, unique), roles
 // (control-plane|worker, worker when omitted; at least one control-plane when
 // nodes are declared), ports (1..65535), layers (catalog names or custom
@@ -559,7 +559,7 @@ func (p *parser) topLevel(t *Topology, root *yaml.Node) {
 		p.add(resolve(nameNode), "name", "rename the file to "+t.Name+".yaml or set name: "+base, "%q must equal the file's base name %q", t.Name, base)
 	}
 
-	// target_kind: required, lima | prod.
+	// target_kind: required, one of Kinds().
 	switch {
 	case kindNode == nil || t.TargetKind == "":
 		n := kindNode

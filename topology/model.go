@@ -1,5 +1,5 @@
 // Package topology is nestor's model of a stack: the topology file (format
-// version 1, see DESIGN.md "Topology file"), its strict validation, the phase
+// version 1, see ARCHITECTURE.md "Topology file"), its strict validation, the phase
 // sequence of each target kind, the layer catalog, and the plan that closes
 // the gap between what a topology declares (desired) and what the probes read
 // (observed). It imports nothing of nestor's and never prints, reads the
@@ -12,7 +12,7 @@ import (
 )
 
 // TargetKind says what kind of machines a stack runs on, and so which prober
-// may read it (DESIGN.md: a probe never looks at a target of another kind).
+// may read it (ARCHITECTURE.md "The target pipeline": a probe never looks at a target of another kind).
 type TargetKind string
 
 const (

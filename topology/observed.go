@@ -3,7 +3,7 @@ package topology
 // Observed is what the probes read of a stack's actual state, read now and
 // never stored. Every part carries its own Known flag: a part whose probe
 // failed (forbidden, timeout, limactl missing…) is Known=false with a Reason,
-// and is never taken for "absent" (DESIGN.md, preview).
+// and is never taken for "absent" (ARCHITECTURE.md "Truth").
 type Observed struct {
 	// NoTarget is true when nothing could be resolved to read (a prod stack
 	// with no kubeconfig from any rule): the plan is then unverified and

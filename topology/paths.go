@@ -7,7 +7,7 @@ import (
 )
 
 // CheckName returns an error when name is not a stack name: the topology
-// name rule of DESIGN.md, [a-z0-9-] starting with a letter or a digit, which
+// name rule of ARCHITECTURE.md "Topology file", [a-z0-9-] starting with a letter or a digit, which
 // is also the base name of NAME.yaml in the stacks folder (so a stack name is
 // never a path).
 func CheckName(name string) error {
@@ -76,7 +76,7 @@ func (t *Topology) ResolvePath(p, home string) string {
 // BenchKubeconfig returns the path of a lima bench's generated kubeconfig:
 // lima.kubeconfig resolved with ResolvePath when it is set, else the default
 // <parent of the topology's folder>/.work/<name>/kubeconfig — ".work beside
-// the stacks folder" (DESIGN.md "Topology file"). It is meaningful for lima
+// the stacks folder" (ARCHITECTURE.md "Topology file"). It is meaningful for lima
 // stacks only: a prod stack never uses the bench kubeconfig.
 func (t *Topology) BenchKubeconfig(home string) string {
 	if t.Lima != nil && t.Lima.Kubeconfig != "" {

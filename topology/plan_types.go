@@ -2,7 +2,7 @@ package topology
 
 import "fmt"
 
-// StepKind is the kind of one plan step (DESIGN.md "preview", PLAN).
+// StepKind is the kind of one plan step (README.md "Reading a preview", PLAN).
 type StepKind string
 
 // Step kinds. Undeclared steps are information and never count as changes.
@@ -49,7 +49,7 @@ type Plan struct {
 	Waiting []string `json:"waiting,omitempty"`
 	// Findings are judgements that are not steps (a downgrade asked for,
 	// kubelet skew, end of support); never null. They never change the exit
-	// codes by themselves (DESIGN.md: --fail-on does).
+	// codes by themselves (README.md "Exit codes": --fail-on does).
 	Findings []Finding `json:"findings"`
 }
 

@@ -11,7 +11,7 @@ import (
 // is StackName + ".yaml".
 const StackName = "bigprod"
 
-// TopologyYAML renders the prod topology of f (DESIGN.md "Topology file"):
+// TopologyYAML renders the prod topology of f (ARCHITECTURE.md "Topology file"):
 // kubeconfig and endpoint as given, Kubernetes 1.37, backend ceph, every
 // layer of f in install order, and the nodes — all of them when allNodes,
 // else only the control planes (with their addresses in both cases).

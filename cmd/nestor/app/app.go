@@ -172,7 +172,7 @@ Exit codes: 0 success, 1 error or refused, 2 changes (preview and fleet with
 // complete turns the global flags, the environment and the terminal into
 // the one action.Config every command uses (kubectl's Complete): the
 // stacks folder, $HOME, and whether nestor may prompt — not --no-input, not
-// NESTOR_NO_INPUT, and both stdin and stderr are terminals (DESIGN.md: with
+// NESTOR_NO_INPUT, and both stdin and stderr are terminals (ARCHITECTURE.md "The target and its confirmation": with
 // no TTY on stdin nestor behaves as --no-input and never waits). A command
 // that may not prompt gets a Prompter that refuses every question.
 func (a *App) complete(g *globals) action.Config {
