@@ -41,11 +41,16 @@ func Kinds() []TargetKind {
 // kubeconfig:, endpoint:, inventory:; no lima:, scaleway: or pools:). It is
 // for a kind whose topology needs no block of its own (a test's kind); a
 // kind with a block of its own has its grammar here. Registering a kind
-// twice, or a built-in one, changes nothing. Not safe for concurrent use
-// with Parse: call it before loading any topology.
-func RegisterKind(k TargetKind) {
-	if !slices.Contains(Kinds(), k) {
-		registered = append(registered, k)
+// twice, or a built-in one, changes nothing. It returns the function that
+// takes k out again (a test's cleanup). Not safe for concurrent use with
+// Parse: call it before loading any topology.
+func RegisterKind(k TargetKind) (unregister func()) {
+	if slices.Contains(Kinds(), k) {
+		return func() {}
+	}
+	registered = append(registered, k)
+	return func() {
+		registered = slices.DeleteFunc(registered, func(r TargetKind) bool { return r == k })
 	}
 }
 
