@@ -1,0 +1,110 @@
+package app
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"nestor.dev/nestor/tests/scwstub"
+)
+
+const (
+	goldenAccessKey = "SCWK7QH2M9XWD4RTNB5P"
+	goldenSecretKey = "5f3e9a71-c2d8-4b6e-a0f4-8d17b3c6e925"
+)
+
+// viewsWorld is the golden world plus a kapsule stack read through a
+// stand-in of the provider's API (no kubeconfig: the provider alone), so
+// the managed views and a mixed fleet can be drawn.
+func viewsWorld(t *testing.T) (*goldenWorld, *scwstub.Stub) {
+	t.Helper()
+	w := newGoldenWorld(t)
+	s := scwstub.Start(scwstub.Options{Region: "fr-par", ClusterID: scwstub.ClusterID, SecretKey: goldenSecretKey})
+	t.Cleanup(s.Close)
+	data := scwstub.Typical("fr-par", "https://"+scwstub.ClusterID+".api.k8s.fr-par.scw.cloud:6443")
+	data.Pools[1].Status = "scaling"
+	data.Available = []string{"1.35.4", "1.36.1"}
+	s.Serve(data)
+	w.write(t, filepath.Join(w.stacks, "lyneko-apps.yaml"), "# Lyneko's apps cluster on Kapsule, read through the provider's API alone.\nname: lyneko-apps\ntarget_kind: kapsule\nscaleway:\n  region: fr-par\n  cluster_id: "+scwstub.ClusterID+
+		"\n  project_id: "+scwstub.ProjectID+"\n  api_url: "+s.URL+"\nkubernetes:\n  version: \"1.36\"\npools:\n  - {name: default, node_type: PRO2-XXS, size: 3, zone: fr-par-1}\n  - {name: burst, node_type: PRO2-S, autoscaling: {min: 0, max: 5}}\nlayers: []\n")
+	return w, s
+}
+
+// TestGoldenViews draws, through the real entry point, the views the
+// TestGolden cases do not reach: a kapsule preview (the provider block, its
+// pools and calendar, a pool moving, an upgrade offered) in text and JSON,
+// and a fleet of every kind and fate (lima, prod without a target, prod
+// refused, kapsule waiting and changing, an invalid topology), text and
+// JSON. The stand-in's random port is written $SCW, the world's root $ROOT.
+func TestGoldenViews(t *testing.T) {
+	cases := []struct {
+		command, name string
+		args          []string
+		limactl       string
+		json          bool
+	}{
+		{command: "preview", name: "kapsule-provider-only", args: []string{"preview", "--stack", "lyneko-apps", "--as-of", "2026-11-30"}},
+		{command: "preview", name: "kapsule-provider-only-json", args: []string{"preview", "--stack", "lyneko-apps", "--as-of", "2026-11-30", "-o", "json"}, json: true},
+		{command: "fleet", name: "mixed", args: []string{"fleet", "--as-of", "2026-11-30"}, limactl: "bench-node2-stopped.jsonl"},
+		{command: "fleet", name: "mixed-detailed", args: []string{"fleet", "--as-of", "2026-11-30", "--detailed"}, limactl: "bench-node2-stopped.jsonl"},
+		{command: "fleet", name: "mixed-json", args: []string{"fleet", "--as-of", "2026-11-30", "-o", "json"}, limactl: "bench-node2-stopped.jsonl", json: true},
+	}
+	for _, c := range cases {
+		t.Run(c.command+"/"+c.name, func(t *testing.T) {
+			w, s := viewsWorld(t)
+			env := map[string]string{"HOME": w.home, "NESTOR_STACKS": w.stacks, "SCW_ACCESS_KEY": goldenAccessKey, "SCW_SECRET_KEY": goldenSecretKey}
+			a, out, errOut := testApp(t, env, false, nil)
+			a.Run = limactl(c.limactl)
+			code := Run(a, c.args)
+			norm := func(s0 string) string {
+				s0 = strings.ReplaceAll(s0, w.root, "$ROOT")
+				s0 = strings.ReplaceAll(s0, s.URL, "$SCW")
+				return strings.ReplaceAll(s0, w.closedURL, "$CLOSED")
+			}
+			stdout := norm(out.String())
+			if c.json {
+				var doc any
+				if err := json.Unmarshal([]byte(stdout), &doc); err != nil {
+					t.Fatalf("stdout is not JSON: %v\n%s", err, stdout)
+				}
+			}
+			if strings.Contains(out.String()+errOut.String(), goldenSecretKey) {
+				t.Fatal("the secret key reached the output")
+			}
+			compareGolden(t, filepath.Join(goldenRoot, c.command, c.name), map[string]string{
+				"stdout": stdout, "stderr": norm(errOut.String()), "code": fmt.Sprintf("%d\n", code)})
+		})
+	}
+}
+
+// compareGolden compares each of got (file base name → text) with
+// dir/NAME.golden, rewriting them first with -update.
+func compareGolden(t *testing.T, dir string, got map[string]string) {
+	t.Helper()
+	for f, text := range got {
+		path := filepath.Join(dir, f+".golden")
+		if *update {
+			if err := os.MkdirAll(dir, 0o755); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+		want, err := os.ReadFile(path)
+		if errors.Is(err, os.ErrNotExist) {
+			t.Fatalf("%s is missing: run go test ./cmd/nestor/app -run Golden -update, then review it", path)
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.Equal([]byte(text), want) {
+			t.Errorf("%s differs; got:\n%s", path, text)
+		}
+	}
+}
