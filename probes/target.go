@@ -144,6 +144,46 @@ func LoadTargetWith(kc Kubeconfig, o LoadOptions) (*Target, error) {
 	if kc.None() {
 		return nil, errors.New("no kubeconfig to load: " + kc.Detail)
 	}
+	merged, err := mergeKubeconfigs(kc)
+	if err != nil {
+		return nil, err
+	}
+	sel, err := selectContext(merged, kc, o.Context)
+	if err != nil {
+		return nil, err
+	}
+	// From here the endpoint is known: every error names it, so the
+	// operator sees which cluster the kubeconfig is about.
+	if redacted, ok := serverUserInfo(sel.cluster.Server); ok {
+		return nil, fmt.Errorf("kubeconfig %s: cluster %q: server %s carries a user name or password: remove it from the URL (credentials belong in the user entry)", sel.cluster.LocationOfOrigin, sel.kctx.Cluster, redacted)
+	}
+	if hint := topology.IPv6BracketHint(sel.cluster.Server); hint != "" {
+		return nil, sel.fail("cluster %q: server is not a valid URL: %s (in %s)", sel.kctx.Cluster, hint, sel.cluster.LocationOfOrigin)
+	}
+	if err := prepareUser(merged, sel, o.Interactive); err != nil {
+		return nil, err
+	}
+	rc, err := restConfig(merged, sel, o, time.Now)
+	if err != nil {
+		return nil, err
+	}
+	return &Target{
+		Kubeconfig: kc,
+		Context:    sel.name,
+		Cluster:    sel.kctx.Cluster,
+		AuthInfo:   sel.kctx.AuthInfo,
+		Endpoint:   sel.cluster.Server,
+		Options:    o.Kube,
+		Config:     rc,
+		cache:      &clientCache{},
+	}, nil
+}
+
+// mergeKubeconfigs loads the files of kc explicitly (clientcmd.LoadFromFile,
+// then ResolveLocalPaths) and merges them the way client-go merges a
+// KUBECONFIG list: clusters, users and contexts, the first file that
+// defines a name wins; current-context, the first non-empty one.
+func mergeKubeconfigs(kc Kubeconfig) (*clientcmdapi.Config, error) {
 	merged := clientcmdapi.NewConfig()
 	for _, p := range kc.Paths {
 		cfg, err := clientcmd.LoadFromFile(p)
@@ -172,69 +212,98 @@ func LoadTargetWith(kc Kubeconfig, o LoadOptions) (*Target, error) {
 			merged.CurrentContext = cfg.CurrentContext
 		}
 	}
-	files := strings.Join(kc.Paths, ", ")
+	return merged, nil
+}
 
-	ctxName := o.Context
-	if ctxName == "" {
-		ctxName = merged.CurrentContext
+// selected is the context LoadTargetWith reads through: its name, the
+// context and the cluster it names, and where it was defined.
+type selected struct {
+	name    string
+	kctx    *clientcmdapi.Context
+	cluster *clientcmdapi.Cluster
+	// where is the file that defined the context.
+	where string
+}
+
+// fail is an error of the selected context's target, naming the file, the
+// context and the endpoint.
+func (s selected) fail(format string, args ...any) error {
+	return fmt.Errorf("kubeconfig %s, context %q, endpoint %s: %w", s.where, s.name, s.cluster.Server, fmt.Errorf(format, args...))
+}
+
+// selectContext picks the context (--context, else the current-context)
+// and the cluster it names. Errors: no context chosen; a context, or the
+// cluster it names, that no file defines; a cluster without server.
+func selectContext(merged *clientcmdapi.Config, kc Kubeconfig, contextFlag string) (selected, error) {
+	files := strings.Join(kc.Paths, ", ")
+	name := contextFlag
+	if name == "" {
+		name = merged.CurrentContext
 	}
-	if ctxName == "" {
-		return nil, fmt.Errorf("kubeconfig %s has no current-context: pass --context NAME (contexts defined: %s)", files, KeyList(merged.Contexts))
+	if name == "" {
+		return selected{}, fmt.Errorf("kubeconfig %s has no current-context: pass --context NAME (contexts defined: %s)", files, KeyList(merged.Contexts))
 	}
-	kctx, ok := merged.Contexts[ctxName]
+	kctx, ok := merged.Contexts[name]
 	if !ok {
 		how := "current-context"
-		if o.Context != "" {
+		if contextFlag != "" {
 			how = "--context"
 		}
-		return nil, fmt.Errorf("kubeconfig %s: context %q (%s) is not defined (contexts defined: %s)", files, ctxName, how, KeyList(merged.Contexts))
+		return selected{}, fmt.Errorf("kubeconfig %s: context %q (%s) is not defined (contexts defined: %s)", files, name, how, KeyList(merged.Contexts))
 	}
-	where := kctx.LocationOfOrigin
 	cluster, ok := merged.Clusters[kctx.Cluster]
 	if !ok {
-		return nil, fmt.Errorf("kubeconfig %s: context %q names cluster %q, which no kubeconfig file defines (clusters defined: %s)", where, ctxName, kctx.Cluster, KeyList(merged.Clusters))
+		return selected{}, fmt.Errorf("kubeconfig %s: context %q names cluster %q, which no kubeconfig file defines (clusters defined: %s)", kctx.LocationOfOrigin, name, kctx.Cluster, KeyList(merged.Clusters))
 	}
 	if cluster.Server == "" {
-		return nil, fmt.Errorf("kubeconfig %s: cluster %q has no server URL", cluster.LocationOfOrigin, kctx.Cluster)
+		return selected{}, fmt.Errorf("kubeconfig %s: cluster %q has no server URL", cluster.LocationOfOrigin, kctx.Cluster)
 	}
+	return selected{name: name, kctx: kctx, cluster: cluster, where: kctx.LocationOfOrigin}, nil
+}
 
-	// From here the endpoint is known: every error names it, so the
-	// operator sees which cluster the kubeconfig is about.
-	shown := cluster.Server
-	if redacted, ok := serverUserInfo(cluster.Server); ok {
-		return nil, fmt.Errorf("kubeconfig %s: cluster %q: server %s carries a user name or password: remove it from the URL (credentials belong in the user entry)", cluster.LocationOfOrigin, kctx.Cluster, redacted)
+// prepareUser checks the context's user before anything is built or run:
+// it must be defined, its auth-provider one Kubernetes clients still have
+// (checkAuthProvider); an exec plugin is told whether a terminal is there
+// (stdin unavailable unless interactive), on a copy of the user.
+func prepareUser(merged *clientcmdapi.Config, sel selected, interactive bool) error {
+	u := sel.kctx.AuthInfo
+	if u == "" {
+		return nil
 	}
-	fail := func(format string, args ...any) error {
-		return fmt.Errorf("kubeconfig %s, context %q, endpoint %s: %w", where, ctxName, shown, fmt.Errorf(format, args...))
+	user, ok := merged.AuthInfos[u]
+	if !ok {
+		return sel.fail("context names user %q, which no kubeconfig file defines (users defined: %s)", u, KeyList(merged.AuthInfos))
 	}
-	if hint := topology.IPv6BracketHint(cluster.Server); hint != "" {
-		return nil, fail("cluster %q: server is not a valid URL: %s (in %s)", kctx.Cluster, hint, cluster.LocationOfOrigin)
+	if err := checkAuthProvider(u, user.AuthProvider); err != nil {
+		return sel.fail("%w", err)
 	}
-	var user *clientcmdapi.AuthInfo
-	if u := kctx.AuthInfo; u != "" {
-		if user, ok = merged.AuthInfos[u]; !ok {
-			return nil, fail("context names user %q, which no kubeconfig file defines (users defined: %s)", u, KeyList(merged.AuthInfos))
+	if exec := user.Exec; exec != nil {
+		// A copy, so the loaded objects stay as read.
+		e := *exec
+		e.StdinUnavailable = !interactive
+		if !interactive {
+			e.StdinUnavailableMessage = "nestor runs without a terminal (--no-input or no TTY)"
 		}
-		if err := checkAuthProvider(u, user.AuthProvider); err != nil {
-			return nil, fail("%w", err)
-		}
-		if exec := user.Exec; exec != nil {
-			// A copy, so the loaded objects stay as read.
-			e := *exec
-			e.StdinUnavailable = !o.Interactive
-			if !o.Interactive {
-				e.StdinUnavailableMessage = "nestor runs without a terminal (--no-input or no TTY)"
-			}
-			a := *user
-			a.Exec = &e
-			merged.AuthInfos[u] = &a
-		}
+		a := *user
+		a.Exec = &e
+		merged.AuthInfos[u] = &a
 	}
+	return nil
+}
 
-	cc := clientcmd.NewNonInteractiveClientConfig(*merged, ctxName, &clientcmd.ConfigOverrides{}, nil)
+// restConfig builds the client configuration of the selected context with
+// clientcmd.NewNonInteractiveClientConfig and no ConfigAccess (nothing is
+// ever written back), nestor's user agent, no client-side rate limiter,
+// protobuf where the API server offers it, and the read-only transport
+// pinned to the server; then it builds the transport once, on a copy, to
+// learn now what the first request would fail on (files read and parsed,
+// the auth-provider set up; nothing is run, nothing sent), and checks the
+// client certificate's validity at now() (checkClientCertificate).
+func restConfig(merged *clientcmdapi.Config, sel selected, o LoadOptions, now func() time.Time) (*rest.Config, error) {
+	cc := clientcmd.NewNonInteractiveClientConfig(*merged, sel.name, &clientcmd.ConfigOverrides{}, nil)
 	rc, err := cc.ClientConfig()
 	if err != nil {
-		return nil, fail("%w", configError(err))
+		return nil, sel.fail("%w", configError(err))
 	}
 	rc.UserAgent = o.UserAgent
 	// No client-side rate limiter: the prober bounds its own concurrency,
@@ -245,38 +314,22 @@ func LoadTargetWith(kc Kubeconfig, o LoadOptions) (*Target, error) {
 	rc.AcceptContentTypes = "application/vnd.kubernetes.protobuf,application/json"
 	base, _, err := rest.DefaultServerUrlFor(rc)
 	if err != nil {
-		return nil, fail("cluster %q: server %s: %v", kctx.Cluster, cluster.Server, err)
+		return nil, sel.fail("cluster %q: server %s: %v", sel.kctx.Cluster, sel.cluster.Server, err)
 	}
 	rc.Wrap(ReadOnlyTo(base))
-
-	// Build the transport once, on a copy, only to learn now what the first
-	// request would fail on: files read and parsed, the auth-provider set
-	// up. Nothing is run (an exec plugin runs on a request) and nothing is
-	// sent. The reads build their own client from rc later (Target.clients).
 	if _, err := rest.TransportFor(rest.CopyConfig(rc)); err != nil {
-		if kctx.AuthInfo == "" {
-			return nil, fail("cannot use the TLS settings of cluster %q: %v", kctx.Cluster, err)
+		if sel.kctx.AuthInfo == "" {
+			return nil, sel.fail("cannot use the TLS settings of cluster %q: %v", sel.kctx.Cluster, err)
 		}
-		return nil, fail("cannot use the TLS settings or credentials of cluster %q and user %q: %v", kctx.Cluster, kctx.AuthInfo, err)
+		return nil, sel.fail("cannot use the TLS settings or credentials of cluster %q and user %q: %v", sel.kctx.Cluster, sel.kctx.AuthInfo, err)
 	}
-	now := time.Now
 	if o.Now != nil {
 		now = o.Now
 	}
-	if err := checkClientCertificate(rc, kctx.AuthInfo, now()); err != nil {
-		return nil, fail("%w", err)
+	if err := checkClientCertificate(rc, sel.kctx.AuthInfo, now()); err != nil {
+		return nil, sel.fail("%w", err)
 	}
-
-	return &Target{
-		Kubeconfig: kc,
-		Context:    ctxName,
-		Cluster:    kctx.Cluster,
-		AuthInfo:   kctx.AuthInfo,
-		Endpoint:   cluster.Server,
-		Options:    o.Kube,
-		Config:     rc,
-		cache:      &clientCache{},
-	}, nil
+	return rc, nil
 }
 
 // removedAuthProviders are the auth-provider plugins Kubernetes clients

@@ -221,78 +221,12 @@ type ansibleGroup struct {
 // ancestors by depth and name (ansible-inventory does not print
 // priorities). Errors name the inventory: not that JSON.
 func parseAnsibleList(path string, data []byte) (*Inventory, error) {
-	var top map[string]json.RawMessage
-	if err := json.Unmarshal(data, &top); err != nil {
-		return nil, fmt.Errorf("inventory %s: ansible-inventory --list did not print its JSON: %v", path, err)
+	groups, hostvars, err := decodeAnsibleList(path, data)
+	if err != nil {
+		return nil, err
 	}
-	var meta struct {
-		Hostvars map[string]map[string]any `json:"hostvars"`
-	}
-	if raw, ok := top["_meta"]; ok {
-		dec := json.NewDecoder(bytes.NewReader(raw))
-		dec.UseNumber()
-		if err := dec.Decode(&meta); err != nil {
-			return nil, fmt.Errorf("inventory %s: ansible-inventory --list: _meta: %v", path, err)
-		}
-	}
-	groups := map[string]ansibleGroup{}
-	for name, raw := range top {
-		if name == "_meta" {
-			continue
-		}
-		var g ansibleGroup
-		if err := json.Unmarshal(raw, &g); err != nil {
-			return nil, fmt.Errorf("inventory %s: ansible-inventory --list: group %s: %v", path, name, err)
-		}
-		groups[name] = g
-	}
-	parents := map[string][]string{}
-	for name, g := range groups {
-		for _, c := range g.Children {
-			parents[c] = append(parents[c], name)
-		}
-	}
-	depth := map[string]int{}
-	var visit func(name string, d int, seen map[string]bool)
-	visit = func(name string, d int, seen map[string]bool) {
-		if seen[name] {
-			return
-		}
-		if d > depth[name] {
-			depth[name] = d
-		}
-		seen[name] = true
-		for _, c := range groups[name].Children {
-			visit(c, d+1, seen)
-		}
-		delete(seen, name)
-	}
-	visit("all", 0, map[string]bool{})
-
-	hostGroups := map[string]map[string]bool{}
-	for name, g := range groups {
-		for _, h := range g.Hosts {
-			if hostGroups[h] == nil {
-				hostGroups[h] = map[string]bool{}
-			}
-			var up func(string)
-			up = func(n string) {
-				if hostGroups[h][n] {
-					return
-				}
-				hostGroups[h][n] = true
-				for _, p := range parents[n] {
-					up(p)
-				}
-			}
-			up(name)
-		}
-	}
-	for h := range meta.Hostvars {
-		if hostGroups[h] == nil {
-			hostGroups[h] = map[string]bool{}
-		}
-	}
+	depth := groupDepths(groups)
+	hostGroups := hostMemberships(groups, hostvars)
 	var hosts []string
 	for h := range hostGroups {
 		hosts = append(hosts, h)
@@ -318,12 +252,102 @@ func parseAnsibleList(path string, data []byte) (*Inventory, error) {
 			return gs[i] < gs[j]
 		})
 		m := mergedHost{name: name, vars: invVars{}, groups: append([]string{"all"}, gs...)}
-		for k, v := range meta.Hostvars[name] {
+		for k, v := range hostvars[name] {
 			m.vars[k] = invValue{node: toYAMLNode(v), file: path}
 		}
 		return m, nil
 	}
 	return inv, nil
+}
+
+// decodeAnsibleList decodes `ansible-inventory --list`'s JSON: every group
+// by name, and _meta.hostvars (numbers kept as json.Number). Errors name
+// the part that is not what ansible-inventory prints.
+func decodeAnsibleList(path string, data []byte) (map[string]ansibleGroup, map[string]map[string]any, error) {
+	var top map[string]json.RawMessage
+	if err := json.Unmarshal(data, &top); err != nil {
+		return nil, nil, fmt.Errorf("inventory %s: ansible-inventory --list did not print its JSON: %v", path, err)
+	}
+	var meta struct {
+		Hostvars map[string]map[string]any `json:"hostvars"`
+	}
+	if raw, ok := top["_meta"]; ok {
+		dec := json.NewDecoder(bytes.NewReader(raw))
+		dec.UseNumber()
+		if err := dec.Decode(&meta); err != nil {
+			return nil, nil, fmt.Errorf("inventory %s: ansible-inventory --list: _meta: %v", path, err)
+		}
+	}
+	groups := map[string]ansibleGroup{}
+	for name, raw := range top {
+		if name == "_meta" {
+			continue
+		}
+		var g ansibleGroup
+		if err := json.Unmarshal(raw, &g); err != nil {
+			return nil, nil, fmt.Errorf("inventory %s: ansible-inventory --list: group %s: %v", path, name, err)
+		}
+		groups[name] = g
+	}
+	return groups, meta.Hostvars, nil
+}
+
+// groupDepths is each group's depth below all: the longest path of
+// children from all (Ansible orders a host's group variables by depth).
+func groupDepths(groups map[string]ansibleGroup) map[string]int {
+	depth := map[string]int{}
+	var visit func(name string, d int, seen map[string]bool)
+	visit = func(name string, d int, seen map[string]bool) {
+		if seen[name] {
+			return
+		}
+		if d > depth[name] {
+			depth[name] = d
+		}
+		seen[name] = true
+		for _, c := range groups[name].Children {
+			visit(c, d+1, seen)
+		}
+		delete(seen, name)
+	}
+	visit("all", 0, map[string]bool{})
+	return depth
+}
+
+// hostMemberships is every host's groups: those listing it and all their
+// ancestors; a host with variables and no group belongs to none.
+func hostMemberships(groups map[string]ansibleGroup, hostvars map[string]map[string]any) map[string]map[string]bool {
+	parents := map[string][]string{}
+	for name, g := range groups {
+		for _, c := range g.Children {
+			parents[c] = append(parents[c], name)
+		}
+	}
+	hostGroups := map[string]map[string]bool{}
+	for name, g := range groups {
+		for _, h := range g.Hosts {
+			if hostGroups[h] == nil {
+				hostGroups[h] = map[string]bool{}
+			}
+			var up func(string)
+			up = func(n string) {
+				if hostGroups[h][n] {
+					return
+				}
+				hostGroups[h][n] = true
+				for _, p := range parents[n] {
+					up(p)
+				}
+			}
+			up(name)
+		}
+	}
+	for h := range hostvars {
+		if hostGroups[h] == nil {
+			hostGroups[h] = map[string]bool{}
+		}
+	}
+	return hostGroups
 }
 
 // toYAMLNode turns a JSON value of ansible-inventory's output into the YAML

@@ -42,148 +42,215 @@ var (
 // in Ansible. Errors name the file and line, and what nestor's reader does
 // not read (then the conversion command).
 func parseINIInventory(path string, data []byte) (*inventory, error) {
-	inv := newInventory(path)
-	inv.group("all")
-	inv.group("ungrouped")
-	declared := map[string]bool{"all": true, "ungrouped": true}
-	type use struct {
-		line  int
-		title string
-	}
-	pending := map[string]use{} // groups named but not declared (yet)
-
-	group, state := "ungrouped", "hosts"
+	p := &iniParser{path: path, inv: newInventory(path), declared: map[string]bool{"all": true, "ungrouped": true},
+		pending: map[string]iniUse{}, group: "ungrouped", state: "hosts"}
+	p.inv.group("all")
+	p.inv.group("ungrouped")
 	sc := bufio.NewScanner(bytes.NewReader(data))
 	sc.Buffer(make([]byte, 64*1024), 1024*1024)
-	lineno := 0
-	errAt := func(col int, format string, args ...any) error {
-		where := fmt.Sprintf("%s:%d", path, lineno)
-		if col > 0 {
-			where += fmt.Sprintf(":%d", col)
-		}
-		return fmt.Errorf("inventory %s: %s", where, fmt.Sprintf(format, args...))
-	}
-	scalar := func(v string, col int) *yaml.Node {
-		tag, val := iniValue(v)
-		return &yaml.Node{Kind: yaml.ScalarNode, Tag: tag, Value: val, Line: lineno, Column: col}
-	}
 	for sc.Scan() {
-		lineno++
+		p.lineno++
 		raw := sc.Text()
-		if lineno == 1 {
+		if p.lineno == 1 {
 			raw = strings.TrimPrefix(raw, "\ufeff")
 		}
-		line := strings.TrimSpace(raw)
-		indent := strings.Index(raw, line) // columns are 1-based in raw
-		if line == "" || line[0] == '#' || line[0] == ';' {
-			continue
-		}
-		if m := iniSection.FindStringSubmatch(line); m != nil {
-			group, state = m[1], m[2]
-			if state == "" {
-				state = "hosts"
-			}
-			if state != "hosts" && state != "children" && state != "vars" {
-				return nil, errAt(0, "section [%s:%s] has an unknown type %q: a section is [GROUP], [GROUP:children] or [GROUP:vars]", m[1], m[2], m[2])
-			}
-			inv.group(group)
-			if state != "vars" {
-				declared[group] = true
-				delete(pending, group)
-			} else if !declared[group] {
-				if _, ok := pending[group]; !ok {
-					pending[group] = use{lineno, "[" + group + ":vars]"}
-				}
-			}
-			continue
-		}
-		if strings.HasPrefix(line, "[") && strings.HasSuffix(line, "]") {
-			return nil, errAt(0, "invalid section %s: a section is [GROUP], [GROUP:children] or [GROUP:vars], without spaces", line)
-		}
-		g := inv.groups[group]
-		switch state {
-		case "hosts":
-			words, err := splitWords(line, true)
-			if err != nil {
-				return nil, errAt(0, "host line: %v", err)
-			}
-			if len(words) == 0 {
-				continue
-			}
-			pattern, port := splitHostPort(words[0])
-			if strings.HasSuffix(words[0], ":") && port == "" {
-				return nil, errAt(indent+1, "host %q ends with ':', which is reserved for a port (name:PORT)", words[0])
-			}
-			names, err := expandHostPattern(pattern)
-			if err != nil {
-				return nil, errAt(indent+1, "%v", err)
-			}
-			vars := &yaml.Node{Kind: yaml.MappingNode}
-			if port != "" {
-				vars.Content = append(vars.Content, &yaml.Node{Kind: yaml.ScalarNode, Value: "ansible_port"},
-					&yaml.Node{Kind: yaml.ScalarNode, Tag: "!!int", Value: port, Line: lineno, Column: indent + 1})
-			}
-			for _, w := range words[1:] {
-				k, v, ok := strings.Cut(w, "=")
-				if !ok {
-					return nil, errAt(0, "expected key=value after the host name, got %q", w)
-				}
-				col := 0
-				if i := strings.Index(raw, k+"="); i >= 0 {
-					col = i + len(k) + 2
-				}
-				vars.Content = append(vars.Content, &yaml.Node{Kind: yaml.ScalarNode, Value: k}, scalar(v, col))
-			}
-			for _, hn := range names {
-				if err := inv.addHost(g, hn, vars); err != nil {
-					return nil, err
-				}
-			}
-		case "vars":
-			k, v, ok := strings.Cut(line, "=")
-			if !ok {
-				return nil, errAt(indent+1, "expected key=value in [%s:vars], got %q", group, line)
-			}
-			col := indent + len(k) + 2
-			v = strings.TrimSpace(v)
-			if v != "" {
-				col = strings.Index(raw, v) + 1
-			}
-			m := &yaml.Node{Kind: yaml.MappingNode, Content: []*yaml.Node{{Kind: yaml.ScalarNode, Value: strings.TrimSpace(k)}, scalar(v, col)}}
-			if err := inv.readVars(g.vars, m, path); err != nil {
-				return nil, err
-			}
-		case "children":
-			m := iniGroupName.FindStringSubmatch(line)
-			if m == nil {
-				return nil, errAt(indent+1, "expected a group name in [%s:children], got %q", group, line)
-			}
-			child := m[1]
-			if child == "all" {
-				return nil, errAt(indent+1, "group all cannot be a child of %s", group)
-			}
-			inv.link(group, child)
-			if !declared[child] {
-				if _, ok := pending[child]; !ok {
-					pending[child] = use{lineno, "[" + group + ":children]"}
-				}
-			}
+		if err := p.line(raw); err != nil {
+			return nil, err
 		}
 	}
 	if err := sc.Err(); err != nil {
 		return nil, fmt.Errorf("inventory %s: cannot read it: %v", path, err)
 	}
-	if len(pending) > 0 {
-		var names []string
-		for n := range pending {
-			names = append(names, n)
-		}
-		sort.Slice(names, func(i, j int) bool { return pending[names[i]].line < pending[names[j]].line })
-		u := pending[names[0]]
-		return nil, fmt.Errorf("inventory %s:%d: %s names group %s, which no [%s] or [%s:children] section declares (Ansible refuses it too)", path, u.line, u.title, names[0], names[0], names[0])
+	if err := p.undeclared(); err != nil {
+		return nil, err
 	}
-	// Groups without a parent are children of all (Ansible's
-	// InventoryData.reconcile_inventory).
+	if err := reconcile(p.inv, path); err != nil {
+		return nil, err
+	}
+	return p.inv, nil
+}
+
+// iniParser is the state of parseINIInventory: the inventory read so far,
+// the section being read (group and state: hosts, children or vars), the
+// groups declared by a section, and those named before any declares them.
+type iniParser struct {
+	path     string
+	inv      *inventory
+	declared map[string]bool
+	pending  map[string]iniUse
+	group    string
+	state    string
+	lineno   int
+}
+
+// iniUse is where a group was first named without being declared.
+type iniUse struct {
+	line  int
+	title string
+}
+
+// errAt is an error at the current line (and column col, when > 0).
+func (p *iniParser) errAt(col int, format string, args ...any) error {
+	where := fmt.Sprintf("%s:%d", p.path, p.lineno)
+	if col > 0 {
+		where += fmt.Sprintf(":%d", col)
+	}
+	return fmt.Errorf("inventory %s: %s", where, fmt.Sprintf(format, args...))
+}
+
+// scalar is the YAML node of an INI value at column col of the line.
+func (p *iniParser) scalar(v string, col int) *yaml.Node {
+	tag, val := iniValue(v)
+	return &yaml.Node{Kind: yaml.ScalarNode, Tag: tag, Value: val, Line: p.lineno, Column: col}
+}
+
+// line reads one line: a comment, a section header, or a line of the
+// current section.
+func (p *iniParser) line(raw string) error {
+	line := strings.TrimSpace(raw)
+	indent := strings.Index(raw, line) // columns are 1-based in raw
+	if line == "" || line[0] == '#' || line[0] == ';' {
+		return nil
+	}
+	if m := iniSection.FindStringSubmatch(line); m != nil {
+		return p.section(m[1], m[2])
+	}
+	if strings.HasPrefix(line, "[") && strings.HasSuffix(line, "]") {
+		return p.errAt(0, "invalid section %s: a section is [GROUP], [GROUP:children] or [GROUP:vars], without spaces", line)
+	}
+	switch p.state {
+	case "hosts":
+		return p.hostLine(raw, line, indent)
+	case "vars":
+		return p.varsLine(raw, line, indent)
+	case "children":
+		return p.childLine(line, indent)
+	}
+	return nil
+}
+
+// section starts section [group:state] (state "" is hosts).
+func (p *iniParser) section(group, state string) error {
+	p.group, p.state = group, state
+	if p.state == "" {
+		p.state = "hosts"
+	}
+	if p.state != "hosts" && p.state != "children" && p.state != "vars" {
+		return p.errAt(0, "section [%s:%s] has an unknown type %q: a section is [GROUP], [GROUP:children] or [GROUP:vars]", group, state, state)
+	}
+	p.inv.group(group)
+	if p.state != "vars" {
+		p.declared[group] = true
+		delete(p.pending, group)
+	} else if !p.declared[group] {
+		p.named(group, "["+group+":vars]")
+	}
+	return nil
+}
+
+// named records that group was named by title before any section
+// declared it.
+func (p *iniParser) named(group, title string) {
+	if _, ok := p.pending[group]; !ok {
+		p.pending[group] = iniUse{p.lineno, title}
+	}
+}
+
+// hostLine reads a host line: a name or pattern, an optional :PORT, then
+// key=value variables.
+func (p *iniParser) hostLine(raw, line string, indent int) error {
+	words, err := splitWords(line, true)
+	if err != nil {
+		return p.errAt(0, "host line: %v", err)
+	}
+	if len(words) == 0 {
+		return nil
+	}
+	pattern, port := splitHostPort(words[0])
+	if strings.HasSuffix(words[0], ":") && port == "" {
+		return p.errAt(indent+1, "host %q ends with ':', which is reserved for a port (name:PORT)", words[0])
+	}
+	names, err := expandHostPattern(pattern)
+	if err != nil {
+		return p.errAt(indent+1, "%v", err)
+	}
+	vars := &yaml.Node{Kind: yaml.MappingNode}
+	if port != "" {
+		vars.Content = append(vars.Content, &yaml.Node{Kind: yaml.ScalarNode, Value: "ansible_port"},
+			&yaml.Node{Kind: yaml.ScalarNode, Tag: "!!int", Value: port, Line: p.lineno, Column: indent + 1})
+	}
+	for _, w := range words[1:] {
+		k, v, ok := strings.Cut(w, "=")
+		if !ok {
+			return p.errAt(0, "expected key=value after the host name, got %q", w)
+		}
+		col := 0
+		if i := strings.Index(raw, k+"="); i >= 0 {
+			col = i + len(k) + 2
+		}
+		vars.Content = append(vars.Content, &yaml.Node{Kind: yaml.ScalarNode, Value: k}, p.scalar(v, col))
+	}
+	g := p.inv.groups[p.group]
+	for _, hn := range names {
+		if err := p.inv.addHost(g, hn, vars); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// varsLine reads a key=value line of a [GROUP:vars] section.
+func (p *iniParser) varsLine(raw, line string, indent int) error {
+	k, v, ok := strings.Cut(line, "=")
+	if !ok {
+		return p.errAt(indent+1, "expected key=value in [%s:vars], got %q", p.group, line)
+	}
+	col := indent + len(k) + 2
+	v = strings.TrimSpace(v)
+	if v != "" {
+		col = strings.Index(raw, v) + 1
+	}
+	m := &yaml.Node{Kind: yaml.MappingNode, Content: []*yaml.Node{{Kind: yaml.ScalarNode, Value: strings.TrimSpace(k)}, p.scalar(v, col)}}
+	return p.inv.readVars(p.inv.groups[p.group].vars, m, p.path)
+}
+
+// childLine reads a group name of a [GROUP:children] section.
+func (p *iniParser) childLine(line string, indent int) error {
+	m := iniGroupName.FindStringSubmatch(line)
+	if m == nil {
+		return p.errAt(indent+1, "expected a group name in [%s:children], got %q", p.group, line)
+	}
+	child := m[1]
+	if child == "all" {
+		return p.errAt(indent+1, "group all cannot be a child of %s", p.group)
+	}
+	p.inv.link(p.group, child)
+	if !p.declared[child] {
+		p.named(child, "["+p.group+":children]")
+	}
+	return nil
+}
+
+// undeclared refuses a group named (as a child, or by its :vars) that no
+// section declares, the first by line: Ansible refuses it too.
+func (p *iniParser) undeclared() error {
+	if len(p.pending) == 0 {
+		return nil
+	}
+	var names []string
+	for n := range p.pending {
+		names = append(names, n)
+	}
+	sort.Slice(names, func(i, j int) bool { return p.pending[names[i]].line < p.pending[names[j]].line })
+	u := p.pending[names[0]]
+	return fmt.Errorf("inventory %s:%d: %s names group %s, which no [%s] or [%s:children] section declares (Ansible refuses it too)", p.path, u.line, u.title, names[0], names[0], names[0])
+}
+
+// reconcile makes every group without a parent a child of all (Ansible's
+// InventoryData.reconcile_inventory), sets the groups' priorities and
+// depths, and refuses groups whose ancestors form a cycle (no path from
+// all reaches them).
+func reconcile(inv *inventory, path string) error {
 	var names []string
 	for n := range inv.groups {
 		names = append(names, n)
@@ -192,16 +259,15 @@ func parseINIInventory(path string, data []byte) (*inventory, error) {
 	for _, n := range names {
 		g := inv.groups[n]
 		if err := inv.setPriority(g); err != nil {
-			return nil, err
+			return err
 		}
 		if n != "all" && len(g.parents) == 0 {
 			inv.link("all", n)
 		}
 	}
 	if err := inv.computeDepths(); err != nil {
-		return nil, err
+		return err
 	}
-	// A group still without a path from all has ancestors that form a cycle.
 	reached := map[string]bool{}
 	var reach func(string)
 	reach = func(n string) {
@@ -216,10 +282,10 @@ func parseINIInventory(path string, data []byte) (*inventory, error) {
 	reach("all")
 	for _, n := range names {
 		if !reached[n] {
-			return nil, fmt.Errorf("inventory %s: :children sections form a cycle: %s", path, cycleFrom(inv, n))
+			return fmt.Errorf("inventory %s: :children sections form a cycle: %s", path, cycleFrom(inv, n))
 		}
 	}
-	return inv, nil
+	return nil
 }
 
 // cycleFrom returns a cycle of child groups reached from group start, as
