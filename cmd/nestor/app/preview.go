@@ -81,8 +81,10 @@ func newNextCmd(a *App, g *globals) *cobra.Command {
 		Short: "Say which phase comes next for the stack, why, and what runs it (read-only)",
 		Long: `next reads the stack's actual state (as preview does, read-only) and names the
 first phase of its sequence that is not done, why, and what runs it (RUNBOOK.md's
-phase table). Phases: lima: up → bootstrap → k8s → layers; prod: bootstrap → k8s →
-layers (a prod stack never gets "up": its machines pre-exist).
+phase table). Phases: prod: bootstrap → k8s → layers (a prod stack never gets
+"up": its machines pre-exist); lima: up → bootstrap → k8s → layers; kapsule:
+cluster → pools → layers (the provider runs the control plane and the nodes; a
+phase it is still moving is waiting, not done).
 
 When a phase cannot be judged because ACTUAL is unknown, next says so and that
 the next step is to make the target readable, not to install anything.`,
