@@ -5,6 +5,8 @@ go 1.26.0
 require (
 	github.com/AlecAivazis/survey/v2 v2.3.7
 	github.com/creack/pty v1.1.24
+	github.com/prometheus/client_model v0.6.2
+	github.com/prometheus/common v0.70.0
 	github.com/scaleway/scaleway-sdk-go v1.39.0
 	github.com/spf13/cobra v1.10.2
 	golang.org/x/mod v0.41.0
