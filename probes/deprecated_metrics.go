@@ -114,9 +114,9 @@ func ParseDeprecatedAPIMetrics(r io.Reader, limit int64) (DeprecatedAPIMetrics, 
 	if err != nil {
 		var pe expfmt.ParseError
 		if errors.As(err, &pe) && pe.Line >= 1 && pe.Line <= len(lines) {
-			return res, fmt.Errorf("metrics line %d: %s", lines[pe.Line-1], sanitize(pe.Msg))
+			return res, fmt.Errorf("metrics line %d: %s", lines[pe.Line-1], Sanitize(pe.Msg))
 		}
-		return res, fmt.Errorf("metrics: %s", sanitize(err.Error()))
+		return res, fmt.Errorf("metrics: %s", Sanitize(err.Error()))
 	}
 	if mf := fams[metricDeprecatedAPIs]; mf != nil {
 		reqs, err := deprecatedRequests(mf)
@@ -304,8 +304,8 @@ func deprecatedRequests(mf *dto.MetricFamily) ([]DeprecatedAPIRequest, error) {
 				raw.RemovedRelease = lp.GetValue()
 			}
 		}
-		rec := DeprecatedAPIRequest{Group: sanitizeName(raw.Group), Version: sanitizeName(raw.Version),
-			Resource: sanitizeName(raw.Resource), Subresource: sanitizeName(raw.Subresource), RemovedRelease: sanitizeName(raw.RemovedRelease)}
+		rec := DeprecatedAPIRequest{Group: SanitizeName(raw.Group), Version: SanitizeName(raw.Version),
+			Resource: SanitizeName(raw.Resource), Subresource: SanitizeName(raw.Subresource), RemovedRelease: SanitizeName(raw.RemovedRelease)}
 		if seen[raw] {
 			return nil, fmt.Errorf("metrics: %s lists %s twice", metricDeprecatedAPIs, rec.labels())
 		}
