@@ -51,20 +51,26 @@ func (e *EndpointMismatchError) Error() string {
 // written); a normalisation error (naming which side, and for an IPv6
 // literal without brackets the URL to write) when either is not a valid URL.
 func CheckEndpoint(topo *topology.Topology, t *Target) error {
+	return checkEndpoint(topo, t.Endpoint, t.Context, t.Kubeconfig)
+}
+
+// checkEndpoint is CheckEndpoint of a server URL endpoint, read from
+// context ctx of kubeconfig kc.
+func checkEndpoint(topo *topology.Topology, endpoint, ctx string, kc Kubeconfig) error {
 	if topo.Endpoint == "" {
-		return &MissingEndpointError{Stack: topo.Name, File: topo.Path, Actual: t.Endpoint, Line: "endpoint: " + t.Endpoint}
+		return &MissingEndpointError{Stack: topo.Name, File: topo.Path, Actual: endpoint, Line: "endpoint: " + endpoint}
 	}
 	declared, err := topology.NormalizeEndpoint(topo.Endpoint)
 	if err != nil {
 		return fmt.Errorf("%s: %w", topo.Path, err)
 	}
-	actual, err := topology.NormalizeEndpoint(t.Endpoint)
+	actual, err := topology.NormalizeEndpoint(endpoint)
 	if err != nil {
-		return fmt.Errorf("kubeconfig %s, context %q: %w", strings.Join(t.Kubeconfig.Paths, ":"), t.Context, err)
+		return fmt.Errorf("kubeconfig %s, context %q: %w", strings.Join(kc.Paths, ":"), ctx, err)
 	}
 	if declared != actual {
-		return &EndpointMismatchError{Stack: topo.Name, File: topo.Path, Declared: topo.Endpoint, Actual: t.Endpoint,
-			Context: t.Context, Kubeconfig: t.Kubeconfig}
+		return &EndpointMismatchError{Stack: topo.Name, File: topo.Path, Declared: topo.Endpoint, Actual: endpoint,
+			Context: ctx, Kubeconfig: kc}
 	}
 	return nil
 }

@@ -285,7 +285,18 @@ func Open(ctx context.Context, k Kind, t *topology.Topology, o OpenOptions) (*Op
 			Kube: KubeOptions{Timeout: o.Timeout, Progress: o.Progress},
 		})
 	}
+	var le *TargetLoadError
 	switch {
+	case err != nil && errors.As(err, &le) && k.Guarded():
+		// The identity first: a kubeconfig of another cluster is refused
+		// as such, whatever else is wrong with it.
+		if cerr := checkEndpoint(t, le.Endpoint, le.Context, kc); cerr != nil {
+			var missing *MissingEndpointError
+			if !errors.As(cerr, &missing) || !o.Interactive {
+				return nil, cerr
+			}
+		}
+		return nil, err
 	case err != nil && !k.Guarded():
 		op.LoadErr = err
 	case err != nil:
@@ -475,4 +486,18 @@ func NoTargetObservation(reason string) *topology.Observed {
 		Layers:        []topology.LayerState{},
 		Storage:       topology.UnknownFact[topology.StorageState](r),
 	}
+}
+
+// Server is the server URL and context of the kubeconfig the stack is read
+// through — loaded (Target) or not (a *TargetLoadError in LoadErr, whose
+// server is still known) — and false when there is none to tell.
+func (op *Opened) Server() (endpoint, context string, ok bool) {
+	if op.Target != nil {
+		return op.Target.Endpoint, op.Target.Context, true
+	}
+	var le *TargetLoadError
+	if errors.As(op.LoadErr, &le) {
+		return le.Endpoint, le.Context, true
+	}
+	return "", "", false
 }

@@ -226,10 +226,28 @@ type selected struct {
 }
 
 // fail is an error of the selected context's target, naming the file, the
-// context and the endpoint.
+// context and the endpoint: a *TargetLoadError, so the identity check can
+// still compare that endpoint with the stack's.
 func (s selected) fail(format string, args ...any) error {
-	return fmt.Errorf("kubeconfig %s, context %q, endpoint %s: %w", s.where, s.name, s.cluster.Server, fmt.Errorf(format, args...))
+	return &TargetLoadError{Endpoint: s.cluster.Server, Context: s.name,
+		Err: fmt.Errorf("kubeconfig %s, context %q, endpoint %s: %w", s.where, s.name, s.cluster.Server, fmt.Errorf(format, args...))}
 }
+
+// TargetLoadError is LoadTargetWith's error once the context's server is
+// known: whatever else is wrong with the kubeconfig (a CA or certificate
+// that does not parse, an auth-provider removed from Kubernetes clients),
+// the server it names is the target's identity, which the guard compares
+// with the stack's before it reports the rest (ARCHITECTURE.md "The target
+// and its confirmation").
+type TargetLoadError struct {
+	// Endpoint is the server URL of the context's cluster, as written;
+	// Context the context's name.
+	Endpoint, Context string
+	Err               error
+}
+
+func (e *TargetLoadError) Error() string { return e.Err.Error() }
+func (e *TargetLoadError) Unwrap() error { return e.Err }
 
 // selectContext picks the context (--context, else the current-context)
 // and the cluster it names. Errors: no context chosen; a context, or the

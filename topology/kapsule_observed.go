@@ -1,6 +1,10 @@
 package topology
 
-import "time"
+import (
+	"slices"
+	"strings"
+	"time"
+)
 
 // KapsuleObserved is what the provider's API (Scaleway k8s/v1) said of a
 // kapsule stack's cluster, read now. Each part is a Fact: a part the API
@@ -27,7 +31,8 @@ type KapsuleObserved struct {
 	// (kube-system workloads, the CSI's StorageClasses, the CNI), shown
 	// once as "provider's" and never planned.
 	Provider []string `json:"provider"`
-	// InCluster says why the in-cluster part (layers, StorageClasses,
+	// InCluster is Observed.InClusterUnread, kept here as well (the
+	// document's kapsule part carried it first). It says why the in-cluster part (layers, StorageClasses,
 	// kubelets) was not read ("" when it was).
 	InCluster string `json:"in_cluster_unread,omitempty"`
 }
@@ -112,3 +117,93 @@ const (
 	// (deprecated, end of life, not listed, inconsistent).
 	FindingProviderCalendar FindingKind = "provider-calendar"
 )
+
+// UpdatingText says what an updating cluster is doing, as the provider's
+// objects show it: "updating to X (pools at Y)" when the control plane's
+// version is ahead of a pool's — the provider moved the version first, the
+// pools follow —, else "updating" (most updates change settings — ACLs, a
+// type, autoscaler options — and leave the version as it is; the cluster
+// object carries no "from" version to tell otherwise).
+func (k *KapsuleObserved) UpdatingText() string {
+	if k == nil || !k.Cluster.Known {
+		return "updating"
+	}
+	c := ParseVersion(k.Cluster.Value.Version)
+	if !c.Known || !k.Pools.Known {
+		return "updating"
+	}
+	var behind []string
+	for _, p := range k.Pools.Value {
+		if pv := ParseVersion(p.Version); pv.Known && CompareVersions(pv, c) < 0 && !slices.Contains(behind, p.Version) {
+			behind = append(behind, p.Version)
+		}
+	}
+	if len(behind) == 0 {
+		return "updating"
+	}
+	return "updating to " + k.Cluster.Value.Version + " (pools at " + strings.Join(behind, ", ") + ")"
+}
+
+
+// VersionEntry returns the provider's version-list entry for v (k.Versions
+// must be known): the entry of the exact version, else the latest patch of
+// v's minor; false when the list carries no version of that minor.
+func (k *KapsuleObserved) VersionEntry(v Version) (KapsuleVersion, bool) {
+	if k == nil || !k.Versions.Known {
+		return KapsuleVersion{}, false
+	}
+	var best KapsuleVersion
+	var bestV Version
+	for _, e := range k.Versions.Value {
+		ev := ParseVersion(e.Name)
+		if !ev.Known || CompareMinor(ev, v) != 0 {
+			continue
+		}
+		if v.HasPatch && ev.HasPatch && ev.Patch == v.Patch {
+			return e, true
+		}
+		if !bestV.Known || CompareVersions(ev, bestV) > 0 {
+			best, bestV = e, ev
+		}
+	}
+	return best, bestV.Known
+}
+
+// MinorsInUse are the minors the cluster and its pools run, in that order
+// (the cluster's first), each with who runs it ("the cluster", "pool
+// default"); versions that do not parse are left out.
+func (k *KapsuleObserved) MinorsInUse() []MinorUse {
+	if k == nil {
+		return nil
+	}
+	var out []MinorUse
+	add := func(raw, who string) {
+		v := ParseVersion(raw)
+		if !v.Known {
+			return
+		}
+		for i := range out {
+			if CompareMinor(out[i].Version, v) == 0 {
+				out[i].Users = append(out[i].Users, who)
+				return
+			}
+		}
+		out = append(out, MinorUse{Version: v, Users: []string{who}})
+	}
+	if k.Cluster.Known {
+		add(k.Cluster.Value.Version, "the cluster")
+	}
+	if k.Pools.Known {
+		for _, p := range k.Pools.Value {
+			add(p.Version, "pool "+p.Name)
+		}
+	}
+	return out
+}
+
+// MinorUse is one minor in use on a managed cluster: the first version of
+// it seen (the cluster's when it runs it) and who runs it.
+type MinorUse struct {
+	Version Version
+	Users   []string
+}

@@ -36,6 +36,14 @@ type Observed struct {
 	Versions Fact[VersionsState] `json:"versions"`
 	// Kapsule is what the provider's API said (kapsule stacks only).
 	Kapsule *KapsuleObserved `json:"kapsule,omitempty"`
+	// InClusterUnread says why the cluster's own API (its nodes, layers
+	// and StorageClasses) was not read while the stack itself was: a
+	// managed cluster read through its provider's API alone (no
+	// kubeconfig, or one that could not be proven the cluster's). "" when
+	// it was read, or when nothing at all was (NoTarget). An unread part
+	// is then unknown only where something declared depends on it (a
+	// layer, backend:).
+	InClusterUnread string `json:"in_cluster_unread,omitempty"`
 }
 
 // Fact is one probed value: Known with Value, or unknown with the Reason

@@ -34,6 +34,9 @@ type PlanOptions struct {
 //   - undeclared (information, not a change): each obs.Layers entry with
 //     Declared=false.
 //
+// A kind's rules may hold the plan (Plan.Held: a managed cluster being
+// deleted): then nothing beyond their own judgement is planned.
+//
 // obs.NoTarget (nothing could be read): Unverified=true, the whole cluster
 // is an unknown, and the plan assumes an empty cluster — what the kind's
 // rules plan for it, then install for every layer. Whatever the case, a
@@ -49,6 +52,9 @@ func BuildPlan(t *Topology, obs *Observed, rules Rules, o PlanOptions) Plan {
 	p := Plan{Steps: []Step{}, Unknowns: []string{}, Findings: []Finding{}, Unverified: obs.NoTarget}
 	rules.PlanOwn(t, obs, o, &p)
 	p.Steps = inPhases(p.Steps, rules.OwnPhases(t))
+	if p.Held != "" {
+		return p
+	}
 	if obs.NoTarget {
 		p.Unknowns = append(p.Unknowns, "the whole cluster: no target was read ("+reasonOr(obs.NoTargetReason)+")")
 	}
@@ -100,9 +106,12 @@ func BuildPlan(t *Topology, obs *Observed, rules Rules, o PlanOptions) Plan {
 		p.add(StepUndeclared, l.Name, l.Name, reason)
 	}
 
-	if !obs.NoTarget && !obs.Storage.Known && backendLayer == "" {
+	if !obs.NoTarget && !obs.Storage.Known && backendLayer == "" && obs.InClusterUnread == "" {
 		// Not needed by any step, but still a part of ACTUAL that was not
-		// read: a plan beside it is never "in sync".
+		// read: a plan beside it is never "in sync" — unless the whole
+		// in-cluster part was left unread on purpose (a managed cluster
+		// read through its provider alone) and nothing declared lives
+		// there: ACTUAL says so once, and the provider's judgement stands.
 		p.Unknowns = append(p.Unknowns, "default StorageClass: "+reasonOr(obs.Storage.Reason))
 	}
 	return p

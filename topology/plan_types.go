@@ -47,6 +47,10 @@ type Plan struct {
 	// updating, upgrading, scaling…): not in sync, not changes, no step
 	// (kapsule).
 	Waiting []string `json:"waiting,omitempty"`
+	// Held says why nothing beyond the kind's own judgement is planned:
+	// the provider is removing the whole cluster (a managed cluster
+	// deleting), so its layers are not judged. "" otherwise.
+	Held string `json:"held,omitempty"`
 	// Findings are judgements that are not steps (a downgrade asked for,
 	// kubelet skew, end of support); never null. They never change the exit
 	// codes by themselves (README.md "Exit codes": --fail-on does).

@@ -288,6 +288,11 @@ func loadScwConfig(get func(string) string, home string) (*scw.Config, string, e
 	}
 	for _, p := range paths {
 		data, err := os.ReadFile(p)
+		if errors.Is(err, fs.ErrNotExist) && get(envSCWConfigPath) != "" {
+			// SCW_CONFIG_PATH names the file to read, and nestor reads
+			// that one only: `scw init` would write another.
+			return nil, "", credErr("SCW_CONFIG_PATH names %s, which does not exist: point SCW_CONFIG_PATH at the scw config file, unset it, or export SCW_ACCESS_KEY and SCW_SECRET_KEY", p)
+		}
 		if errors.Is(err, fs.ErrNotExist) {
 			continue
 		}

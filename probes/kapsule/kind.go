@@ -109,11 +109,14 @@ func (Kind) Guard(ctx context.Context, op *probes.Opened) (*probes.TargetView, e
 	if err != nil {
 		return nil, err
 	}
-	if op.Target != nil && t.Endpoint != "" {
-		if same, err := topology.SameEndpoint(op.Target.Endpoint, t.Endpoint); err != nil || !same {
+	// The kubeconfig's server is compared even when the kubeconfig does not
+	// load (a CA that does not parse): it names the cluster it is for.
+	server, svContext, hasServer := op.Server()
+	if hasServer && t.Endpoint != "" {
+		if same, err := topology.SameEndpoint(server, t.Endpoint); err != nil || !same {
 			return nil, &KapsuleMismatchError{Stack: t.Name, File: t.Path,
-				What: fmt.Sprintf("the kubeconfig's server (%s, context %s)", strings.Join(op.Target.Kubeconfig.Paths, ":"), op.Target.Context),
-				Got:  op.Target.Endpoint, Want: "endpoint: " + t.Endpoint + " declared"}
+				What: fmt.Sprintf("the kubeconfig's server (%s, context %s)", strings.Join(op.Kubeconfig.Paths, ":"), svContext),
+				Got:  server, Want: "endpoint: " + t.Endpoint + " declared"}
 		}
 	}
 	rctx, cancel := context.WithTimeout(ctx, op.Timeout())
@@ -125,7 +128,7 @@ func (Kind) Guard(ctx context.Context, op *probes.Opened) (*probes.TargetView, e
 	op.Provider = &probes.Provider{ClusterID: t.Scaleway.ClusterID, Region: t.Scaleway.Region, APIURL: creds.APIURL, Credentials: creds.Source, AccessKey: creds.Masked()}
 	st := &state{creds: creds, obs: obs, view: &probes.ProviderView{Provider: *op.Provider, Cluster: obs.Cluster, Pools: obs.Pools, Nodes: obs.Nodes, Waiting: obs.Transient["cluster"]}}
 	if obs.Cluster.Known {
-		if err := checkKapsuleIdentity(t, op.Target, obs.Cluster.Value); err != nil {
+		if err := checkKapsuleIdentity(t, op, obs.Cluster.Value); err != nil {
 			return nil, err
 		}
 	} else {
@@ -183,8 +186,9 @@ func (Kind) Clusters(ctx context.Context, op *probes.Opened) topology.Fact[[]top
 }
 
 // checkKapsuleIdentity compares what the provider said of cluster c with
-// the topology and the kubeconfig target (nil: none), see guard.
-func checkKapsuleIdentity(t *topology.Topology, target *probes.Target, c topology.KapsuleCluster) error {
+// the topology and the server of the kubeconfig op is read through (loaded
+// or not; none when there is no kubeconfig), see Guard.
+func checkKapsuleIdentity(t *topology.Topology, op *probes.Opened, c topology.KapsuleCluster) error {
 	sc := t.Scaleway
 	mismatch := func(what, got, want string) error {
 		return &KapsuleMismatchError{Stack: t.Name, File: t.Path, What: what, Got: got, Want: want}
@@ -203,10 +207,10 @@ func checkKapsuleIdentity(t *topology.Topology, target *probes.Target, c topolog
 			return mismatch("endpoint: "+t.Endpoint+" declared", t.Endpoint, "cluster_url "+c.URL)
 		}
 	}
-	if target != nil {
-		if same, err := topology.SameEndpoint(target.Endpoint, c.URL); err != nil || !same {
-			return mismatch(fmt.Sprintf("the kubeconfig's server (%s, context %s, from %s)", strings.Join(target.Kubeconfig.Paths, ":"), target.Context, probes.SourceText(target.Kubeconfig)),
-				target.Endpoint, "cluster_url "+c.URL+" (another cluster's kubeconfig?)")
+	if server, svContext, ok := op.Server(); ok {
+		if same, err := topology.SameEndpoint(server, c.URL); err != nil || !same {
+			return mismatch(fmt.Sprintf("the kubeconfig's server (%s, context %s, from %s)", strings.Join(op.Kubeconfig.Paths, ":"), svContext, probes.SourceText(op.Kubeconfig)),
+				server, "cluster_url "+c.URL+" (another cluster's kubeconfig?)")
 		}
 	}
 	return nil
@@ -219,18 +223,26 @@ func (Kind) Read(ctx context.Context, op *probes.Opened, _ probes.Scope) (*topol
 	st := stateOf(op)
 	t := op.Topology
 	why := st.inClusterWhy
+	noKubeconfig := op.Target == nil && op.LoadErr == nil
 	switch {
+	case noKubeconfig:
+		why = "not read: no kubeconfig is declared; `scw k8s kubeconfig install` writes one, declare it as kubeconfig: to read the layers inside the cluster"
 	case why != "":
 	case op.LoadErr != nil:
 		why = "not read: " + op.LoadErr.Error()
-	case op.Target == nil:
-		why = "not read: no kubeconfig (declare kubeconfig: — `scw k8s kubeconfig install` writes one — to read the layers inside the cluster)"
 	default:
 		why = execPluginMissing(op.Target, op.Options().Env)
 	}
 	if why != "" {
 		obs := probes.UnknownObservation(t, why)
 		st.obs.InCluster = why
+		if noKubeconfig {
+			// Nothing was declared to read the cluster through: what
+			// lives inside it is unknown only where something declared
+			// depends on it. A kubeconfig that is there but cannot be
+			// used leaves the in-cluster part unknown.
+			obs.InClusterUnread = why
+		}
 		st.obs.Provider = providerParts(st.obs, topology.Fact[[]topology.WorkloadState]{}, topology.ClusterFacts{})
 		obs.Kapsule = st.obs
 		return obs, topology.ClusterFacts{}
@@ -294,13 +306,19 @@ func execPluginMissing(t *probes.Target, env probes.Env) string {
 	if lookPath(cmd, env) {
 		return ""
 	}
-	hint := t.Config.ExecProvider.InstallHint
-	if filepath.Base(cmd) == "scw" {
-		hint = "install the Scaleway CLI (scw), which the kubeconfig runs as `scw k8s exec-credential`"
+	// The kubeconfig's own installHint is its author's word: kept, and
+	// nestor's added after it.
+	var hints []string
+	if h := strings.TrimSpace(t.Config.ExecProvider.InstallHint); h != "" {
+		hints = append(hints, h)
 	}
-	if hint == "" {
-		hint = "install it, or use a kubeconfig with a token"
+	switch {
+	case filepath.Base(cmd) == "scw":
+		hints = append(hints, "install the Scaleway CLI (scw), which the kubeconfig runs as `scw k8s exec-credential`")
+	case len(hints) == 0:
+		hints = append(hints, "install it, or use a kubeconfig with a token")
 	}
+	hint := strings.Join(hints, "; ")
 	return fmt.Sprintf("not read: the kubeconfig's credential plugin %q is not installed: %s", cmd, strings.TrimSpace(hint))
 }
 

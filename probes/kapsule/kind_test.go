@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"io"
+	"k8s.io/client-go/rest"
+	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
 	"nestor.dev/nestor/probes/internal/probetest"
 	"net/http"
 	"os"
@@ -179,6 +181,7 @@ func TestKapsuleCredentialRefusals(t *testing.T) {
 		{"legacy token", kvEnv("SCW_TOKEN", testSecretKey), "export SCW_SECRET_KEY instead"},
 		{"undeclared SCW_API_URL", kvEnv("SCW_ACCESS_KEY", testAccessKey, "SCW_SECRET_KEY", testSecretKey, "SCW_API_URL", "http://127.0.0.1:1"), "refusing: the API URL http://127.0.0.1:1 (from SCW_API_URL in the environment)"},
 		{"no credentials", kvEnv(), "no scw config file"},
+		{"SCW_CONFIG_PATH names a missing file", kvEnv("SCW_CONFIG_PATH", "/nonexistent/scw.yaml"), "SCW_CONFIG_PATH names /nonexistent/scw.yaml, which does not exist"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -192,6 +195,9 @@ func TestKapsuleCredentialRefusals(t *testing.T) {
 				t.Errorf("%T is not a *ScalewayCredentialsError", err)
 			}
 			assertNoSecretPart(t, err.Error(), testSecretKey)
+			if strings.Contains(c.name, "SCW_CONFIG_PATH") && strings.Contains(err.Error(), "scw init") {
+				t.Errorf("advises `scw init`, which writes a file nestor would then not read: %v", err)
+			}
 			if n := len(s.Log()); n != 0 {
 				t.Errorf("%d requests sent before the refusal", n)
 			}
@@ -380,5 +386,24 @@ func TestClusterOfURL(t *testing.T) {
 		if c.Name != `apps\a` {
 			t.Errorf("name = %q, want apps\\a", c.Name)
 		}
+	}
+}
+
+// A credential plugin that is not installed: the kubeconfig's own install
+// hint is kept, nestor's words added after it; without a hint, nestor's.
+func TestExecPluginMissingKeepsTheHint(t *testing.T) {
+	mk := func(cmd, hint string) *probes.Target {
+		return &probes.Target{Config: &rest.Config{ExecProvider: &clientcmdapi.ExecConfig{Command: cmd, InstallHint: hint}}}
+	}
+	env := kvEnv("PATH", t.TempDir())
+	got := execPluginMissing(mk("scw", "Get it at https://cli.scaleway.example/install\n"), env)
+	if !strings.Contains(got, "Get it at https://cli.scaleway.example/install; install the Scaleway CLI (scw)") {
+		t.Errorf("scw with a hint: %s", got)
+	}
+	if got := execPluginMissing(mk("kubelogin", ""), env); !strings.Contains(got, `"kubelogin" is not installed: install it, or use a kubeconfig with a token`) {
+		t.Errorf("no hint: %s", got)
+	}
+	if got := execPluginMissing(mk("other-plugin", "brew install other-plugin"), env); !strings.HasSuffix(got, ": brew install other-plugin") {
+		t.Errorf("another plugin's hint: %s", got)
 	}
 }

@@ -18,6 +18,9 @@ type KapsuleJudgement struct {
 	Waiting  []string
 	Unknowns []string
 	Findings []topology.Finding
+	// Held says why nothing else is planned for the stack (the cluster is
+	// being deleted); "" otherwise.
+	Held string
 }
 
 // Status words of the provider's API (scaleway-sdk-go api/k8s/v1:
@@ -40,12 +43,14 @@ var (
 // dates). The rules, each from the provider's API reference (Scaleway
 // Kubernetes API v1, scaleway-sdk-go api/k8s/v1):
 //
-//   - cluster status ready: judged; creating, updating, deleting (or a 409
-//     transient_state answer): waiting, no step for the cluster (while
-//     updating, Version is already the target: "updating to X", and the
-//     pools' versions are not compared with it); pool_required: no pool,
-//     each declared pool is created; locked: an error finding ("locked by
-//     the provider"); unknown or a status the SDK does not know: unknown.
+//   - cluster status ready: judged; creating, updating (or a 409
+//     transient_state answer): waiting, no step for the cluster and none
+//     for its pools until it can take one ("updating to X" only when the
+//     version moves: KapsuleObserved.UpdatingText); deleting: waiting, and
+//     the whole plan is held (Held); pool_required: no pool, each declared
+//     pool is created; locked: an error finding ("locked by the provider"),
+//     nothing planned; unknown or a status the SDK does not know: unknown,
+//     no pool step.
 //   - kubernetes.version (cluster ready): a minor above the cluster's gives
 //     one upgrade step to the next minor, to the version the cluster's
 //     available-versions list offers (the declared patch when offered,
@@ -60,8 +65,9 @@ var (
 //     when they disagree, a warning shows both.
 //   - kubernetes.auto_upgrade declared and different: update-cluster.
 //   - pools, by name: declared and absent → create-pool; present and not
-//     declared → undeclared (information); status scaling, upgrading or
-//     deleting (or 409) → waiting ("upgrading to X"), no step; warning →
+//     declared → undeclared (information), and waiting when the provider
+//     moves it or its nodes; status scaling, upgrading or deleting (or 409)
+//     → waiting ("upgrading to X"), no step; warning →
 //     degraded with its error message (a warning finding); locked → error
 //     finding; unknown → unknown. Size, autoscaling, min or max different →
 //     update-pool naming the field; node_type or zone different →
@@ -73,15 +79,16 @@ var (
 //     never make a pool's size drift: size is the pool's field); not_ready
 //     or creation_error → degraded with the message: replace-node when the
 //     pool's autohealing is off, information when on (the provider
-//     replaces it); locked → error finding; unknown → unknown.
+//     replaces it); locked → error finding; unknown → unknown. A moving
+//     node of a pool the list does not hold is waiting too: anything the
+//     provider is moving, declared or not, is never in sync.
 func JudgeKapsule(t *topology.Topology, k *topology.KapsuleObserved) KapsuleJudgement {
 	var j KapsuleJudgement
 	if k == nil {
 		j.Unknowns = append(j.Unknowns, "the provider's API: not read")
 		return j
 	}
-	clusterReady := false
-	poolRequired := false
+	clusterReady, poolRequired := false, false
 	var cluster topology.KapsuleCluster
 	switch {
 	case k.Transient["cluster"] != "":
@@ -95,8 +102,12 @@ func JudgeKapsule(t *topology.Topology, k *topology.KapsuleObserved) KapsuleJudg
 			clusterReady = true
 		case st == "pool_required":
 			poolRequired = true
+		case st == "deleting" || st == "deleted":
+			j.Waiting = append(j.Waiting, fmt.Sprintf("cluster %s: %s", cluster.Name, st))
+			j.Held = fmt.Sprintf("the cluster %s is %s: nothing is planned while the provider deletes it", cluster.Name, st)
+			return j
 		case st == "updating":
-			j.Waiting = append(j.Waiting, fmt.Sprintf("cluster %s: updating to %s", cluster.Name, cluster.Version))
+			j.Waiting = append(j.Waiting, fmt.Sprintf("cluster %s: %s", cluster.Name, k.UpdatingText()))
 		case clusterMoving[st]:
 			j.Waiting = append(j.Waiting, fmt.Sprintf("cluster %s: %s", cluster.Name, st))
 		case st == "locked":
@@ -111,7 +122,10 @@ func JudgeKapsule(t *topology.Topology, k *topology.KapsuleObserved) KapsuleJudg
 			j.add(topology.StepUpdateCluster, topology.PhaseCluster, "auto_upgrade", fmt.Sprintf("auto_upgrade %t → %t", cluster.AutoUpgrade, *want))
 		}
 	}
-	j.judgePools(t, k, cluster, clusterReady)
+	// A pool step is planned only on a cluster that can take one (ready,
+	// or waiting for its first pool); while the cluster is moving, locked
+	// or unknown, what its pools need waits with it.
+	j.judgePools(t, k, cluster, clusterReady, clusterReady || poolRequired)
 	if w, u := nodesJudgement(k); w != "" {
 		j.Waiting = append(j.Waiting, w)
 	} else if u != "" {
@@ -159,6 +173,7 @@ func (j *KapsuleJudgement) judgeVersion(t *topology.Topology, k *topology.Kapsul
 		if latest, ok := latestPatch(offered, actual.Major, actual.Minor); ok && topology.CompareVersions(latest, actual) > 0 {
 			j.patchAvailable(c, latest)
 		}
+		j.minorOffered(offered, actual)
 		return
 	}
 	desired := topology.ParseVersion(desiredText)
@@ -209,6 +224,15 @@ func (j *KapsuleJudgement) judgeVersion(t *topology.Topology, k *topology.Kapsul
 		if latest, ok := latestPatch(offered, actual.Major, actual.Minor); ok && topology.CompareVersions(latest, actual) > 0 {
 			j.patchAvailable(c, latest)
 		}
+		j.minorOffered(offered, actual)
+	}
+}
+
+// minorOffered says, as information, that the provider offers the cluster
+// the next minor (its latest patch) when no upgrade to it is planned.
+func (j *KapsuleJudgement) minorOffered(offered []topology.Version, actual topology.Version) {
+	if next, ok := latestPatch(offered, actual.Major, actual.Minor+1); ok {
+		j.finding(topology.SeverityInfo, topology.FindingProviderVersions, "cluster", "the next minor is offered to this cluster: %s (declare kubernetes.version %s to plan the upgrade)", next.Canonical(), next.MinorString())
 	}
 }
 
@@ -221,7 +245,7 @@ func (j *KapsuleJudgement) patchAvailable(c topology.KapsuleCluster, latest topo
 }
 
 // judgePools applies the pool and node rules of JudgeKapsule.
-func (j *KapsuleJudgement) judgePools(t *topology.Topology, k *topology.KapsuleObserved, c topology.KapsuleCluster, clusterReady bool) {
+func (j *KapsuleJudgement) judgePools(t *topology.Topology, k *topology.KapsuleObserved, c topology.KapsuleCluster, clusterReady, canPlan bool) {
 	switch {
 	case k.Transient["pools"] != "":
 		j.Waiting = append(j.Waiting, "pools: the provider's API answered transient_state (current state "+k.Transient["pools"]+")")
@@ -231,8 +255,10 @@ func (j *KapsuleJudgement) judgePools(t *topology.Topology, k *topology.KapsuleO
 		return
 	}
 	observed := map[string]topology.KapsulePool{}
+	poolIDs := map[string]bool{}
 	for _, p := range k.Pools.Value {
 		observed[p.Name] = p
+		poolIDs[p.ID] = true
 	}
 	nodesOf := map[string][]topology.KapsuleNode{}
 	if k.Nodes.Known {
@@ -240,57 +266,106 @@ func (j *KapsuleJudgement) judgePools(t *topology.Topology, k *topology.KapsuleO
 			nodesOf[n.PoolID] = append(nodesOf[n.PoolID], n)
 		}
 	}
-	clusterVersion := topology.ParseVersion(c.Version)
+	declared := map[string]bool{}
 	for _, want := range t.Pools {
+		declared[want.Name] = true
 		p, ok := observed[want.Name]
-		if !ok {
+		switch {
+		case !ok && canPlan:
 			j.add(topology.StepCreatePool, topology.PhasePools, want.Name, "declared, the cluster has no pool of that name")
 			continue
-		}
-		subject := "pool " + p.Name
-		switch st := p.Status; {
-		case st == "upgrading":
-			j.Waiting = append(j.Waiting, fmt.Sprintf("%s: upgrading to %s", subject, p.Version))
-			continue
-		case poolMoving[st]:
-			j.Waiting = append(j.Waiting, fmt.Sprintf("%s: %s", subject, st))
-			continue
-		case st == "locked":
-			j.finding(topology.SeverityError, topology.FindingLocked, subject, "locked by the provider: contact Scaleway support")
-			continue
-		case st == "warning":
-			j.finding(topology.SeverityWarning, topology.FindingDegraded, subject, "degraded: %s", orText(p.ErrorMessage, "the provider reports a warning without a message"))
-		case st != "ready":
-			j.Unknowns = append(j.Unknowns, fmt.Sprintf("%s: status \"%s\", which nestor does not know", subject, st))
+		case !ok:
+			continue // the cluster cannot take a pool yet: said in the cluster's waiting line
+		case j.poolMoving(p):
 			continue
 		}
-		j.judgePoolFields(want, p)
-		if clusterReady && clusterVersion.Known {
-			pv := topology.ParseVersion(p.Version)
-			switch {
-			case !pv.Known || !pv.HasPatch || !clusterVersion.HasPatch:
-				j.Unknowns = append(j.Unknowns, fmt.Sprintf("%s: version \"%s\" cannot be compared with the cluster's %s", subject, p.Version, c.Version))
-			case topology.CompareVersions(pv, clusterVersion) < 0:
-				j.add(topology.StepUpgradePool, topology.PhasePools, p.Name, fmt.Sprintf("%s → %s (the cluster's version)", p.Version, c.Version))
-			case topology.CompareVersions(pv, clusterVersion) > 0:
-				j.Unknowns = append(j.Unknowns, fmt.Sprintf("%s: version %s is ahead of the cluster's %s, which the provider never allows", subject, p.Version, c.Version))
-			}
+		if !j.poolStatus(p) {
+			continue
 		}
-		j.judgeNodes(p, nodesOf[p.ID], k)
+		if canPlan {
+			j.judgePoolFields(want, p)
+		}
+		if clusterReady {
+			j.judgePoolVersion(p, c)
+		}
+		j.judgeNodes(p, nodesOf[p.ID], k, canPlan)
 	}
-	var extra []string
-	declared := map[string]bool{}
-	for _, p := range t.Pools {
-		declared[p.Name] = true
-	}
+	var extra []topology.KapsulePool
 	for _, p := range k.Pools.Value {
 		if !declared[p.Name] {
-			extra = append(extra, p.Name)
+			extra = append(extra, p)
 		}
 	}
-	sort.Strings(extra)
-	for _, name := range extra {
-		j.add(topology.StepUndeclared, topology.PhasePools, name, "a pool of the cluster not declared in the topology")
+	sort.Slice(extra, func(a, b int) bool { return extra[a].Name < extra[b].Name })
+	for _, p := range extra {
+		j.add(topology.StepUndeclared, topology.PhasePools, p.Name, "a pool of the cluster not declared in the topology")
+		// Not declared, but the provider moving it (or its nodes) is
+		// still a change under way: waiting, never in sync.
+		if !j.poolMoving(p) {
+			j.judgeNodes(p, nodesOf[p.ID], k, false)
+		}
+	}
+	// Nodes of no pool the list holds (a pool deleted since, a page
+	// missed): moving is waiting there too.
+	for id, nodes := range nodesOf {
+		if poolIDs[id] || k.Transient["nodes"] != "" {
+			continue
+		}
+		for _, n := range nodes {
+			if nodeMoving[n.Status] {
+				j.Waiting = append(j.Waiting, fmt.Sprintf("node %s (pool %s, not listed): %s", n.Name, id, n.Status))
+			}
+		}
+	}
+}
+
+// poolMoving reports whether the provider is moving pool p (scaling,
+// upgrading, deleting), and adds it to the waiting objects when it is.
+func (j *KapsuleJudgement) poolMoving(p topology.KapsulePool) bool {
+	switch {
+	case p.Status == "upgrading":
+		j.Waiting = append(j.Waiting, fmt.Sprintf("pool %s: upgrading to %s", p.Name, p.Version))
+	case poolMoving[p.Status]:
+		j.Waiting = append(j.Waiting, fmt.Sprintf("pool %s: %s", p.Name, p.Status))
+	default:
+		return false
+	}
+	return true
+}
+
+// poolStatus judges the status of a declared pool that is not moving: ready
+// or warning (degraded, a warning finding) can be judged further; locked is
+// an error finding and unknown statuses are unknowns, and nothing more is
+// judged of them.
+func (j *KapsuleJudgement) poolStatus(p topology.KapsulePool) bool {
+	subject := "pool " + p.Name
+	switch st := p.Status; {
+	case st == "locked":
+		j.finding(topology.SeverityError, topology.FindingLocked, subject, "locked by the provider: contact Scaleway support")
+		return false
+	case st == "warning":
+		j.finding(topology.SeverityWarning, topology.FindingDegraded, subject, "degraded: %s", orText(p.ErrorMessage, "the provider reports a warning without a message"))
+	case st != "ready":
+		j.Unknowns = append(j.Unknowns, fmt.Sprintf("%s: status \"%s\", which nestor does not know", subject, st))
+		return false
+	}
+	return true
+}
+
+// judgePoolVersion compares a pool's version with its ready cluster's:
+// behind is upgrade-pool; ahead is unknown (a pool can never be ahead of
+// its control plane); a version that does not parse is unknown.
+func (j *KapsuleJudgement) judgePoolVersion(p topology.KapsulePool, c topology.KapsuleCluster) {
+	subject := "pool " + p.Name
+	cv, pv := topology.ParseVersion(c.Version), topology.ParseVersion(p.Version)
+	switch {
+	case !cv.Known:
+	case !pv.Known || !pv.HasPatch || !cv.HasPatch:
+		j.Unknowns = append(j.Unknowns, fmt.Sprintf("%s: version \"%s\" cannot be compared with the cluster's %s", subject, p.Version, c.Version))
+	case topology.CompareVersions(pv, cv) < 0:
+		j.add(topology.StepUpgradePool, topology.PhasePools, p.Name, fmt.Sprintf("%s → %s (the cluster's version)", p.Version, c.Version))
+	case topology.CompareVersions(pv, cv) > 0:
+		j.Unknowns = append(j.Unknowns, fmt.Sprintf("%s: version %s is ahead of the cluster's %s, which the provider never allows", subject, p.Version, c.Version))
 	}
 }
 
@@ -335,8 +410,10 @@ func NodeTypeKey(s string) string {
 	return strings.ReplaceAll(strings.ToLower(strings.TrimSpace(s)), "-", "_")
 }
 
-// judgeNodes applies the node rules of JudgeKapsule to the nodes of pool p.
-func (j *KapsuleJudgement) judgeNodes(p topology.KapsulePool, nodes []topology.KapsuleNode, k *topology.KapsuleObserved) {
+// judgeNodes applies the node rules of JudgeKapsule to the nodes of pool
+// p; with canPlan false (an undeclared pool, or a cluster that cannot take
+// a step) a degraded node is a finding, never a step.
+func (j *KapsuleJudgement) judgeNodes(p topology.KapsulePool, nodes []topology.KapsuleNode, k *topology.KapsuleObserved, canPlan bool) {
 	if k.Transient["nodes"] != "" {
 		return // said once for the whole list (nodesJudgement)
 	}
@@ -349,9 +426,12 @@ func (j *KapsuleJudgement) judgeNodes(p topology.KapsulePool, nodes []topology.K
 			j.Waiting = append(j.Waiting, subject+": "+st)
 		case st == "not_ready" || st == "creation_error":
 			msg := orText(n.ErrorMessage, "no message from the provider")
-			if p.Autohealing {
+			switch {
+			case p.Autohealing:
 				j.finding(topology.SeverityInfo, topology.FindingDegraded, subject, "degraded (%s: %s): autohealing is on, the provider replaces it", st, msg)
-			} else {
+			case !canPlan:
+				j.finding(topology.SeverityWarning, topology.FindingDegraded, subject, "degraded (%s: %s), autohealing off", st, msg)
+			default:
 				j.add(topology.StepReplaceNode, topology.PhasePools, n.Name, fmt.Sprintf("degraded, %s: %s (pool %s has autohealing off)", st, msg, p.Name))
 			}
 		case st == "locked":
@@ -394,39 +474,10 @@ func KapsuleCalendar(k *topology.KapsuleObserved, asOf time.Time) []topology.Fin
 	if k == nil || !k.Versions.Known {
 		return nil
 	}
-	type use struct {
-		minor   string
-		version topology.Version
-		users   []string
-	}
-	var uses []*use
-	byMinor := map[string]*use{}
-	add := func(v, who string) {
-		pv := topology.ParseVersion(v)
-		if !pv.Known {
-			return
-		}
-		m := pv.MinorString()
-		u, ok := byMinor[m]
-		if !ok {
-			u = &use{minor: m, version: pv}
-			byMinor[m] = u
-			uses = append(uses, u)
-		}
-		u.users = append(u.users, who)
-	}
-	if k.Cluster.Known {
-		add(k.Cluster.Value.Version, "the cluster")
-	}
-	if k.Pools.Known {
-		for _, p := range k.Pools.Value {
-			add(p.Version, "pool "+p.Name)
-		}
-	}
 	var out []topology.Finding
-	for _, u := range uses {
-		subject := u.minor + " (" + strings.Join(u.users, ", ") + ")"
-		entry, ok := calendarEntry(k.Versions.Value, u.version)
+	for _, u := range k.MinorsInUse() {
+		subject := u.Version.MinorString() + " (" + strings.Join(u.Users, ", ") + ")"
+		entry, ok := k.VersionEntry(u.Version)
 		if !ok {
 			out = append(out, topology.Finding{Severity: topology.SeverityInfo, Kind: topology.FindingProviderCalendar, Subject: subject, Message: "not listed by the provider: no dates to judge"})
 			continue
@@ -451,26 +502,6 @@ func KapsuleCalendar(k *topology.KapsuleObserved, asOf time.Time) []topology.Fin
 		}
 	}
 	return out
-}
-
-// calendarEntry returns the version list's entry for v: the exact version,
-// else the latest patch of v's minor.
-func calendarEntry(list []topology.KapsuleVersion, v topology.Version) (topology.KapsuleVersion, bool) {
-	var best topology.KapsuleVersion
-	var bestV topology.Version
-	for _, e := range list {
-		ev := topology.ParseVersion(e.Name)
-		if !ev.Known || topology.CompareMinor(ev, v) != 0 {
-			continue
-		}
-		if v.HasPatch && ev.HasPatch && ev.Patch == v.Patch {
-			return e, true
-		}
-		if !bestV.Known || topology.CompareVersions(ev, bestV) > 0 {
-			best, bestV = e, ev
-		}
-	}
-	return best, bestV.Known
 }
 
 func dayText(t time.Time) string { return t.UTC().Format(time.DateOnly) }
@@ -534,9 +565,27 @@ func (Rules) PlanOwn(t *topology.Topology, obs *topology.Observed, o topology.Pl
 	p.Waiting = append(p.Waiting, j.Waiting...)
 	p.Unknowns = append(p.Unknowns, j.Unknowns...)
 	p.Findings = append(p.Findings, j.Findings...)
+	p.Held = j.Held
 	if !o.AsOf.IsZero() {
 		p.Findings = append(p.Findings, KapsuleCalendar(obs.Kapsule, o.AsOf)...)
+		p.Findings = append(p.Findings, upstreamCalendar(obs.Kapsule, o.AsOf)...)
 	}
+}
+
+// upstreamCalendar judges the minors the cluster and its pools run (as the
+// provider reports them) against the upstream support calendar
+// (topology.Calendar.JudgeSupport), as a prod stack's server version is:
+// the provider's end of support and upstream's end of life are two dates,
+// both said.
+func upstreamCalendar(k *topology.KapsuleObserved, asOf time.Time) []topology.Finding {
+	cal := topology.UpstreamCalendar()
+	var out []topology.Finding
+	for _, u := range k.MinorsInUse() {
+		if f, ok := cal.JudgeSupport(u.Version, strings.Join(u.Users, ", "), asOf); ok {
+			out = append(out, f)
+		}
+	}
+	return out
 }
 
 // AllDone: the cluster, its pools and the layers match.
@@ -564,7 +613,7 @@ func (Rules) PhaseDone(_ *topology.Topology, obs *topology.Observed, ph topology
 		case c.Status == "ready" || c.Status == "pool_required":
 			return true, false, ""
 		case c.Status == "updating":
-			return false, false, "waiting: the cluster is updating to " + c.Version
+			return false, false, "waiting: the cluster is " + k.UpdatingText()
 		case clusterMoving[c.Status]:
 			return false, false, "waiting: the cluster is " + c.Status
 		case c.Status == "locked":

@@ -72,7 +72,7 @@ func TestJudgeKapsule(t *testing.T) {
 			unknowns: []string{"pool burst: version 1.36.0 is ahead of the cluster's 1.35.3, which the provider never allows"}},
 		{name: "cluster updating: waiting, no step, pools' versions not compared", topo: kapsuleTopo("1.35", nil), edit: func(k *topology.KapsuleObserved) {
 			k.Cluster.Value.Status, k.Cluster.Value.Version = "updating", "1.36.2"
-		}, waiting: []string{"cluster lyneko-apps: updating to 1.36.2"}},
+		}, waiting: []string{"cluster lyneko-apps: updating to 1.36.2 (pools at 1.35.3)"}},
 		{name: "409 on the cluster", topo: kapsuleTopo("1.35", nil), edit: func(k *topology.KapsuleObserved) {
 			k.Cluster = topology.UnknownFact[topology.KapsuleCluster]("transient_state")
 			k.Transient = map[string]string{"cluster": "updating"}
@@ -97,6 +97,52 @@ func TestJudgeKapsule(t *testing.T) {
 			k.Cluster.Value.Status = "pool_required"
 			k.Pools.Value, k.Nodes.Value = []topology.KapsulePool{}, []topology.KapsuleNode{}
 		}, steps: "create-pool default: declared, the cluster has no pool of that name\ncreate-pool burst: declared, the cluster has no pool of that name"},
+		{name: "the next minor offered is said, with no step, when none is declared", topo: kapsuleTopo("", nil), edit: func(k *topology.KapsuleObserved) {
+			k.Available = topology.KnownFact([]string{"1.35.4", "1.36.1", "1.36.0"})
+			k.Cluster.Value.UpgradeAvailable = true
+		}, findings: []string{"info cluster: patch 1.35.4 is available (auto-upgrade is off)", "info cluster: the next minor is offered to this cluster: 1.36.1 (declare kubernetes.version 1.36 to plan the upgrade)"}},
+		{name: "the next minor offered is said when the declared minor runs", topo: kapsuleTopo("1.35", nil), edit: func(k *topology.KapsuleObserved) {
+			k.Available = topology.KnownFact([]string{"1.36.1"})
+			k.Cluster.Value.UpgradeAvailable = true
+		}, findings: []string{"info cluster: the next minor is offered to this cluster: 1.36.1"}},
+		{name: "cluster updating settings, version unchanged: updating, never to its own version", topo: kapsuleTopo("1.35", nil), edit: func(k *topology.KapsuleObserved) {
+			k.Cluster.Value.Status = "updating"
+		}, waiting: []string{"cluster lyneko-apps: updating"}},
+		{name: "an undeclared pool deleting, and its nodes, are waiting", topo: kapsuleTopo("1.35", nil, topology.Pool{Name: "default", NodeType: "PRO2-XXS", Size: 3, Zone: "fr-par-1"}), edit: func(k *topology.KapsuleObserved) {
+			k.Pools.Value[1].Status = "deleting"
+			k.Nodes.Value[3].Status = "deleting"
+		}, steps: "undeclared burst: a pool of the cluster not declared in the topology", waiting: []string{"pool burst: deleting"}},
+		{name: "a ready undeclared pool with a node deleting is waiting", topo: kapsuleTopo("1.35", nil, topology.Pool{Name: "default", NodeType: "PRO2-XXS", Size: 3, Zone: "fr-par-1"}), edit: func(k *topology.KapsuleObserved) {
+			k.Nodes.Value[3].Status = "deleting"
+		}, steps: "undeclared burst: a pool of the cluster not declared in the topology", waiting: []string{"node b1 (pool burst): deleting"}},
+		{name: "an undeclared pool's node not ready is a finding, never a step", topo: kapsuleTopo("1.35", nil, topology.Pool{Name: "default", NodeType: "PRO2-XXS", Size: 3, Zone: "fr-par-1"}), edit: func(k *topology.KapsuleObserved) {
+			k.Pools.Value[1].Autohealing = false
+			k.Nodes.Value[3].Status, k.Nodes.Value[3].ErrorMessage = "not_ready", "kubelet down"
+		}, steps: "undeclared burst: a pool of the cluster not declared in the topology", findings: []string{"warning node b1 (pool burst): degraded (not_ready: kubelet down), autohealing off"}},
+		{name: "a moving node of a pool the list does not hold is waiting", topo: kapsuleTopo("1.35", nil), edit: func(k *topology.KapsuleObserved) {
+			k.Nodes.Value = append(k.Nodes.Value, topology.KapsuleNode{Name: "gone-1", PoolID: "p-gone", Status: "deleting"})
+		}, waiting: []string{"node gone-1 (pool p-gone, not listed): deleting"}},
+		{name: "cluster creating with its declared pools absent: waiting, no create-pool", topo: kapsuleTopo("1.35", nil), edit: func(k *topology.KapsuleObserved) {
+			k.Cluster.Value.Status = "creating"
+			k.Pools.Value, k.Nodes.Value = []topology.KapsulePool{}, []topology.KapsuleNode{}
+		}, waiting: []string{"cluster lyneko-apps: creating"}},
+		{name: "cluster updating with a pool absent and one drifting: no pool step", topo: kapsuleTopo("1.35", nil,
+			topology.Pool{Name: "default", NodeType: "PRO2-XXS", Size: 5, Zone: "fr-par-1"}, topology.Pool{Name: "new", NodeType: "PRO2-S", Size: 1}), edit: func(k *topology.KapsuleObserved) {
+			k.Cluster.Value.Status = "updating"
+		}, steps: "undeclared burst: a pool of the cluster not declared in the topology", waiting: []string{"cluster lyneko-apps: updating"}},
+		{name: "cluster deleting: everything waits, nothing planned", topo: kapsuleTopo("1.36", nil, topology.Pool{Name: "new", NodeType: "PRO2-S", Size: 1}), edit: func(k *topology.KapsuleObserved) {
+			k.Cluster.Value.Status = "deleting"
+			k.Pools.Value[0].Status = "deleting"
+		}, waiting: []string{"cluster lyneko-apps: deleting"}},
+		{name: "a 409 on the cluster: no pool step either", topo: kapsuleTopo("1.35", nil, topology.Pool{Name: "new", NodeType: "PRO2-S", Size: 1}), edit: func(k *topology.KapsuleObserved) {
+			k.Cluster = topology.UnknownFact[topology.KapsuleCluster]("transient_state")
+			k.Transient = map[string]string{"cluster": "creating"}
+		}, steps: "undeclared burst: a pool of the cluster not declared in the topology\nundeclared default: a pool of the cluster not declared in the topology",
+			waiting: []string{"cluster: the provider's API answered transient_state (current state creating)"}},
+		{name: "locked cluster: no create-pool", topo: kapsuleTopo("1.35", nil, topology.Pool{Name: "new", NodeType: "PRO2-S", Size: 1}), edit: func(k *topology.KapsuleObserved) {
+			k.Cluster.Value.Status = "locked"
+		}, steps: "undeclared burst: a pool of the cluster not declared in the topology\nundeclared default: a pool of the cluster not declared in the topology",
+			findings: []string{"error cluster: locked by the provider"}},
 		{name: "undeclared pool", topo: kapsuleTopo("1.35", nil, topology.Pool{Name: "default", NodeType: "PRO2-XXS", Size: 3}), edit: func(k *topology.KapsuleObserved) {},
 			steps: "undeclared burst: a pool of the cluster not declared in the topology"},
 		{name: "size, autoscaling, min, max", topo: kapsuleTopo("1.35", nil,
@@ -265,5 +311,20 @@ func TestKapsuleCalendar(t *testing.T) {
 		if strings.Contains(got, bad) {
 			t.Errorf("%q in %s", bad, got)
 		}
+	}
+}
+
+// A cluster the provider is deleting holds the whole plan: its layers are
+// not judged (no install for an absent one), and the stack is waiting.
+func TestBuildPlanClusterDeleting(t *testing.T) {
+	k := healthy()
+	k.Cluster.Value.Status = "deleting"
+	tp := kapsuleTopo("1.35", nil)
+	tp.Layers = []topology.LayerRef{{Name: "argocd"}}
+	obs := &topology.Observed{Kapsule: k, Layers: []topology.LayerState{{Name: "argocd", Declared: true, Health: topology.Absent, Reason: "not found"}},
+		Storage: topology.UnknownFact[topology.StorageState]("not read")}
+	p := topology.BuildPlan(tp, obs, Rules{}, topology.PlanOptions{})
+	if len(p.Steps) != 0 || len(p.Unknowns) != 0 || p.Held == "" || p.Status() != topology.StatusWaiting {
+		t.Errorf("plan = %+v, status %s", p, p.Status())
 	}
 }

@@ -112,16 +112,23 @@ func renderActual(w io.Writer, r *Report, p palette, suggest func(string) string
 		return
 	}
 	renderProviderActual(w, r, p)
-	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
-	renderVMs(tw, o, p)
-	renderServerAndNodes(tw, o, p)
-	tw.Flush()
-	if o.Nodes.Known && len(o.Nodes.Value) > 0 {
-		renderNodes(w, o.Nodes.Value, p)
+	if o.InClusterUnread == "" {
+		// The cluster's own API was read (or tried): its parts, each
+		// known or unknown with its reason. Left unread on purpose, it is
+		// said once in the provider's block instead.
+		tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+		renderVMs(tw, o, p)
+		renderServerAndNodes(tw, o, p)
+		tw.Flush()
+		if o.Nodes.Known && len(o.Nodes.Value) > 0 {
+			renderNodes(w, o.Nodes.Value, p)
+		}
+		renderVersions(w, r, p)
 	}
-	renderVersions(w, r, p)
 	renderLayers(w, o.Layers, p)
-	renderStorage(w, o.Storage, p)
+	if o.InClusterUnread == "" {
+		renderStorage(w, o.Storage, p)
+	}
 	if r.Target != nil && r.Target.Source == string(probes.SourceBench) && !o.Nodes.Known {
 		fmt.Fprintf(w, "  %s\n", p.dim("hint: no bench cluster was read (not bootstrapped yet, or lima.kubeconfig: names another file); `"+suggest("next")+"` says what runs next, `eval \"$("+suggest("env")+")\"` exports the bench kubeconfig once it exists"))
 	}
@@ -309,6 +316,9 @@ func renderPlan(w io.Writer, r *Report, p palette) {
 		fmt.Fprintf(w, "  ?  %s\n", unknownText(p, u))
 	}
 	renderWaiting(w, r, p)
+	if r.Plan.Held != "" {
+		fmt.Fprintf(w, "  …  %s %s\n", p.yellow("held:"), r.Plan.Held)
+	}
 	renderFindings(w, r, p)
 	fmt.Fprintln(w)
 	fmt.Fprintln(w, summaryLine(r, p))

@@ -3,6 +3,7 @@ package action
 import (
 	"fmt"
 	"io"
+	"time"
 	"strings"
 	"text/tabwriter"
 
@@ -83,7 +84,10 @@ func renderProviderActual(w io.Writer, r *Report, p palette) {
 		fmt.Fprintf(w, "  provider's  %s\n", strings.Join(k.Provider, ", "))
 	}
 	renderKapsuleCalendar(w, r, k, p)
-	if k.InCluster != "" {
+	switch {
+	case r.Actual.InClusterUnread != "":
+		fmt.Fprintf(w, "  in-cluster  %s: %s\n", p.yellow("not read"), strings.TrimPrefix(r.Actual.InClusterUnread, "not read: "))
+	case k.InCluster != "":
 		fmt.Fprintf(w, "  in-cluster  %s\n", unknownText(p, strings.TrimPrefix(k.InCluster, "not read: ")))
 	}
 }
@@ -101,7 +105,7 @@ func renderKapsuleCluster(w io.Writer, k *topology.KapsuleObserved, p palette) {
 		v := c.Value
 		version := v.Version
 		if v.Status == "updating" {
-			version = "updating to " + v.Version
+			version = k.UpdatingText()
 		}
 		auto := "off"
 		if v.AutoUpgrade {
@@ -140,26 +144,50 @@ func renderKapsulePools(w io.Writer, k *topology.KapsuleObserved, p palette) {
 	tw.Flush()
 }
 
-// renderKapsuleCalendar draws the provider's calendar findings (the other
-// findings follow the plan).
+// renderKapsuleCalendar draws, for each minor the cluster and its pools
+// run, the provider's dates (its version list) and where the minor stands
+// upstream (SupportText), then the provider's calendar findings; the other
+// findings follow the plan.
 func renderKapsuleCalendar(w io.Writer, r *Report, k *topology.KapsuleObserved, p palette) {
-	var cal []topology.Finding
+	asOf, _ := time.Parse(time.DateOnly, r.AsOf)
+	minors := k.MinorsInUse()
+	if len(minors) > 0 {
+		fmt.Fprintf(w, "  calendar    (judged as of %s)\n", r.AsOf)
+	}
+	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	for _, u := range minors {
+		provider := "provider: " + unknownText(p, topology.ReasonOr(k.Versions.Reason))
+		if k.Versions.Known {
+			provider = "provider: not in its version list"
+			if e, ok := k.VersionEntry(u.Version); ok {
+				provider = "provider: " + providerDates(e)
+			}
+		}
+		fmt.Fprintf(tw, "    %s\t%s\t%s; upstream: %s\n", u.Version.MinorString(), strings.Join(u.Users, ", "), provider, SupportText(u.Version, asOf, false))
+	}
+	tw.Flush()
 	for _, f := range r.Plan.Findings {
 		if isCalendar(f) {
-			cal = append(cal, f)
-		}
-	}
-	switch {
-	case !k.Versions.Known:
-		fmt.Fprintf(w, "  calendar    %s\n", unknownText(p, k.Versions.Reason))
-	case len(cal) == 0:
-		fmt.Fprintf(w, "  calendar    the provider's dates raise nothing for the versions in use\n")
-	default:
-		fmt.Fprintln(w, "  calendar")
-		for _, f := range cal {
 			fmt.Fprintf(w, "    %s %s: %s\n", severityText(p, f.Severity), f.Subject, f.Message)
 		}
 	}
+}
+
+// providerDates writes a version-list entry's end of life and deprecation
+// dates ("end of life 2027-07-01, deprecated 2027-04-01"), or says it
+// gives none.
+func providerDates(e topology.KapsuleVersion) string {
+	var parts []string
+	if e.EndOfLifeAt != nil {
+		parts = append(parts, "end of life "+e.EndOfLifeAt.UTC().Format(time.DateOnly))
+	}
+	if e.DeprecatedAt != nil {
+		parts = append(parts, "deprecated "+e.DeprecatedAt.UTC().Format(time.DateOnly))
+	}
+	if len(parts) == 0 {
+		return "no dates"
+	}
+	return strings.Join(parts, ", ")
 }
 
 // isCalendar tells the calendar's findings (their subject is a minor) from
