@@ -19,6 +19,10 @@ type MissingEndpointError struct {
 	Line string
 }
 
+// Refusal marks the error as a refusal: the target is not the stack's, or
+// may not be read for it; nothing was sent.
+func (e *MissingEndpointError) Refusal() {}
+
 func (e *MissingEndpointError) Error() string {
 	return fmt.Sprintf("stack %s has no endpoint:, so nothing proves which cluster would be read without a confirmation (--no-input); check the target and add this line to %s:\n  %s", e.Stack, e.File, e.Line)
 }
@@ -33,6 +37,10 @@ type EndpointMismatchError struct {
 	Context    string
 	Kubeconfig Kubeconfig
 }
+
+// Refusal marks the error as a refusal: the target is not the stack's, or
+// may not be read for it; nothing was sent.
+func (e *EndpointMismatchError) Refusal() {}
 
 func (e *EndpointMismatchError) Error() string {
 	return fmt.Sprintf("the target is not the stack %s: endpoint %s (context %q, kubeconfig %s, from %s) differs from endpoint: %s in %s",

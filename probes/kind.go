@@ -122,3 +122,12 @@ func FirstControlPlane(t *topology.Topology) string {
 	}
 	return "NODE"
 }
+
+// Refusal is implemented by the errors that refuse a target before
+// anything is sent to it (an endpoint that is not the stack's, a stack with
+// no endpoint to check, another stack's bench kubeconfig, a managed
+// cluster whose identity is another's): fleet says "refused" for them.
+type Refusal interface {
+	error
+	Refusal()
+}

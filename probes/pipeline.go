@@ -168,6 +168,10 @@ type BenchKubeconfigError struct {
 	Path, Source, BenchStack string
 }
 
+// Refusal marks the error as a refusal: the target is not the stack's, or
+// may not be read for it; nothing was sent.
+func (e *BenchKubeconfigError) Refusal() {}
+
 func (e *BenchKubeconfigError) Error() string {
 	return fmt.Sprintf("refusing: the kubeconfig %s (from %s) is the bench kubeconfig of lima stack %s; a prod stack is never read through the bench.\n"+
 		"Unset KUBECONFIG (it was probably exported by `nestor env`), or pass --kubeconfig with the prod cluster's kubeconfig",

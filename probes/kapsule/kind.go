@@ -70,6 +70,10 @@ type KapsuleMismatchError struct {
 	What, Got, Want string
 }
 
+// Refusal marks the error as a refusal: the target is not the stack's, or
+// may not be read for it; nothing was sent.
+func (e *KapsuleMismatchError) Refusal() {}
+
 func (e *KapsuleMismatchError) Error() string {
 	return fmt.Sprintf("refusing: %s is %s, but the cluster of stack %s (scaleway.cluster_id in %s) has %s; nothing was sent to its Kubernetes API",
 		e.What, e.Got, e.Stack, e.File, e.Want)

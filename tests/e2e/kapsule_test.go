@@ -163,8 +163,10 @@ func TestKapsulePoolBehind(t *testing.T) {
 	wantLine(t, "plan", r.stdout, quote("~ upgrade-pool burst  (1.34.6 → 1.35.3 (the cluster's version))"))
 }
 
-// (3) The cluster updating to its target: waiting, no upgrade step; a
-// later run sees it ready and in sync. A pool upgrading → scaling → ready.
+// (3) The cluster updating its settings (the version unchanged, as most
+// recorded updates are): waiting, "updating" and never "updating to" its own
+// version, no upgrade step; a later run sees it ready and in sync. A pool
+// upgrading → scaling → ready.
 func TestKapsuleUpdatingTimeline(t *testing.T) {
 	kw := newKapsuleWorld(t)
 	kw.stack("1.35", "~/.kube/lyneko-apps.config", "")
@@ -176,8 +178,8 @@ func TestKapsuleUpdatingTimeline(t *testing.T) {
 	for i := 0; i < 2; i++ {
 		r := kw.run(creds(), args...)
 		wantCode(t, r, 2)
-		wantContains(t, "preview while updating", r.stdout, "updating to 1.35.3", "waiting: cluster lyneko-apps: updating to 1.35.3", "1 waiting", "Not in sync: the provider is still moving objects")
-		wantNotContains(t, "preview while updating", r.stdout, "~ upgrade", "upgrade-pool")
+		wantContains(t, "preview while updating", r.stdout, "waiting: cluster lyneko-apps: updating\n", "1 waiting", "Not in sync: the provider is still moving objects")
+		wantNotContains(t, "preview while updating", r.stdout, "~ upgrade", "upgrade-pool", "updating to")
 	}
 	r := kw.run(creds(), args...)
 	wantCode(t, r, 0)
@@ -230,17 +232,18 @@ func TestKapsuleCalendarInconsistent(t *testing.T) {
 	r := kw.run(creds(), "preview", "--stack", "lyneko-apps", "--stacks", kw.Stacks, "--no-input", "--detailed-exitcode")
 	wantCode(t, r, 0) // findings never change the exit code
 	wantContains(t, "calendar", r.stdout, "info 1.35 (the cluster, pool burst, pool default): calendar inconsistent: end of life 2026-01-01 is before deprecation 2027-04-01; no countdown")
-	// The provider's calendar block (ACTUAL's "calendar", before the
-	// in-cluster part) has no countdown; the upstream calendar's lines of
-	// the versions block are another judgement.
-	block := r.stdout
-	if i := strings.Index(block, "  calendar\n"); i >= 0 {
-		block = block[i:]
-		if j := strings.Index(block, "  server "); j >= 0 {
-			block = block[:j]
+	// The provider's dates (each calendar line's "provider:" part, and the
+	// provider's calendar findings) have no countdown; the upstream part of
+	// the line is another judgement.
+	for _, line := range strings.Split(r.stdout, "\n") {
+		if i := strings.Index(line, "provider: "); i >= 0 {
+			part := line[i:]
+			if j := strings.Index(part, "; upstream:"); j >= 0 {
+				part = part[:j]
+			}
+			wantNotContains(t, "provider's calendar", part, "days", "past its end of life", "unsupported")
 		}
 	}
-	wantNotContains(t, "provider's calendar", block, "days", "past its end of life", "unsupported")
 }
 
 // (5) The provider's calendar at --as-of dates: before deprecation nothing,
@@ -481,5 +484,124 @@ func TestKapsuleInterrupted(t *testing.T) {
 	}
 	if len(r.audit[0]) != 0 {
 		t.Errorf("Kubernetes requests: %v", auditPaths(r.audit[0]))
+	}
+}
+
+// A stack read through the provider alone (no kubeconfig, nothing declared
+// inside the cluster) is judged by the provider: in sync (0) when the
+// provider says so, changes (2) when it does not — never unknown for the
+// in-cluster part it was not asked to read, which ACTUAL says once.
+func TestKapsuleProviderAloneCanBeInSync(t *testing.T) {
+	kw := newKapsuleWorld(t)
+	kw.stack("1.35", "", "layers: []\n")
+	args := []string{"preview", "--stack", "lyneko-apps", "--stacks", kw.Stacks, "--no-input", "--detailed-exitcode"}
+	r := kw.run(creds(), args...)
+	wantCode(t, r, 0)
+	wantContains(t, "provider alone", r.stdout, "in-cluster  not read: no kubeconfig is declared", "0 unknown.", "In sync.")
+	if n := strings.Count(r.stdout, "no kubeconfig is declared"); n != 1 {
+		t.Errorf("the in-cluster reason is said %d times, want once:\n%s", n, r)
+	}
+	kw.data.Pools[0].NodeType, kw.data.Pools[0].Size = "pro2_s", 2
+	kw.stub.Serve(kw.data)
+	r = kw.run(creds(), args...)
+	wantCode(t, r, 2)
+	wantContains(t, "provider alone, drifted", r.stdout, "± replace-pool default", "~ update-pool default", "0 unknown.")
+	// A layer declared inside the cluster depends on the unread part: unknown.
+	kw.stack("1.35", "", "layers: [argocd]\n")
+	kw.stub.Serve(scwstub.Typical("fr-par", kw.cluster.URL))
+	r = kw.run(creds(), args...)
+	wantCode(t, r, 1)
+	wantContains(t, "a declared layer", r.stdout, "layer argocd: not read: no kubeconfig is declared")
+}
+
+// A pool deleted (undeclared now) while the others are ready: the pool and
+// its nodes deleting are waiting, never "In sync."; once gone, in sync.
+func TestKapsulePoolDeletedWhileOthersReady(t *testing.T) {
+	kw := newKapsuleWorld(t)
+	kw.stack("1.35", "", "layers: []\n")
+	old := scwstub.Pool{ID: "9c8b7a6d-0000-4000-8000-00000000c0de", ClusterID: scwstub.ClusterID, Name: "old", Status: "deleting", Version: "1.35.3", NodeType: "pro2_m", Zone: "fr-par-2", Region: "fr-par", Size: 1, Min: 1, Max: 1}
+	deleting := kw.data
+	deleting.Pools = append(append([]scwstub.Pool(nil), kw.data.Pools...), old)
+	deleting.Nodes = append(append([]scwstub.Node(nil), kw.data.Nodes...), scwstub.Node{ID: "nd-old", PoolID: old.ID, ClusterID: scwstub.ClusterID, Name: "scw-lyneko-apps-old-z1", Status: "deleting", Region: "fr-par"})
+	args := []string{"preview", "--stack", "lyneko-apps", "--stacks", kw.Stacks, "--no-input", "--detailed-exitcode"}
+	for _, step := range []struct {
+		name   string
+		pools  []scwstub.Pool
+		nodes  []scwstub.Node
+		code   int
+		waits  string
+		inSync bool
+	}{
+		{"pool and node deleting", deleting.Pools, deleting.Nodes, 2, "waiting: pool old: deleting", false},
+		{"pool gone, its node still deleting", kw.data.Pools, deleting.Nodes, 2, "waiting: node scw-lyneko-apps-old-z1 (pool " + old.ID + ", not listed): deleting", false},
+		{"all gone", kw.data.Pools, kw.data.Nodes, 0, "", true},
+	} {
+		kw.stub.Script("pools", scwstub.OK(scwstub.Items(step.pools...)))
+		kw.stub.Script("nodes", scwstub.OK(scwstub.Items(step.nodes...)))
+		r := kw.run(creds(), args...)
+		wantCode(t, r, step.code)
+		if step.inSync {
+			wantContains(t, step.name, r.stdout, "In sync.")
+			continue
+		}
+		wantContains(t, step.name, r.stdout, step.waits, "Not in sync: the provider is still moving objects")
+		wantNotContains(t, step.name, r.stdout, "In sync.")
+	}
+	f := kw.run(creds(), "fleet", "--stacks", kw.Stacks, "-o", "json")
+	wantContains(t, "fleet once gone", f.stdout, `"status": "in sync"`)
+}
+
+// A cluster creating with its declared pools not there yet: waiting, no
+// create-pool (the cluster cannot take one); pool_required: each declared
+// pool is a create-pool step; ready with the pools: in sync.
+func TestKapsuleClusterCreatingWithDeclaredPools(t *testing.T) {
+	kw := newKapsuleWorld(t)
+	kw.stack("1.35", "", "layers: []\n")
+	creating, required := kw.data.Cluster, kw.data.Cluster
+	creating.Status, required.Status = "creating", "pool_required"
+	kw.stub.Script("cluster", scwstub.OK(creating.JSON()), scwstub.OK(required.JSON()), scwstub.OK(kw.data.Cluster.JSON()))
+	kw.stub.Script("pools", scwstub.OK(scwstub.Items[scwstub.Pool]()), scwstub.OK(scwstub.Items[scwstub.Pool]()), scwstub.OK(scwstub.Items(kw.data.Pools...)))
+	kw.stub.Script("nodes", scwstub.OK(scwstub.Items[scwstub.Node]()), scwstub.OK(scwstub.Items[scwstub.Node]()), scwstub.OK(scwstub.Items(kw.data.Nodes...)))
+	args := []string{"preview", "--stack", "lyneko-apps", "--stacks", kw.Stacks, "--no-input", "--detailed-exitcode"}
+	r := kw.run(creds(), args...)
+	wantCode(t, r, 2)
+	wantContains(t, "creating", r.stdout, "waiting: cluster lyneko-apps: creating", "(no steps)")
+	wantNotContains(t, "creating", r.stdout, "create-pool")
+	r = kw.run(creds(), args...)
+	wantCode(t, r, 2)
+	wantContains(t, "pool_required", r.stdout, "+ create-pool default", "+ create-pool burst")
+	r = kw.run(creds(), args...)
+	wantCode(t, r, 0)
+}
+
+// A kubeconfig of another cluster whose CA does not parse: its server still
+// names that other cluster, so the stack is refused as not its own — for
+// kapsule by the provider's cluster_url, for prod by endpoint: — and
+// nothing is sent to any Kubernetes API.
+func TestGuardBrokenCAOfAnotherCluster(t *testing.T) {
+	kw := newKapsuleWorld(t)
+	broken := "apiVersion: v1\nkind: Config\ncurrent-context: other\nclusters:\n- name: other\n  cluster:\n    server: https://198.51.100.7:6443\n" +
+		"    certificate-authority-data: bm90IGEgY2VydGlmaWNhdGU=\ncontexts:\n- name: other\n  context: {cluster: other, user: u}\nusers:\n- name: u\n  user: {token: not-a-real-token}\n"
+	kc := filepath.Join(kw.Home, ".kube", "other.config")
+	kw.writeFile(kc, []byte(broken))
+	kw.stack("1.35", kc, "layers: []\n")
+	r := kw.run(creds(), "preview", "--stack", "lyneko-apps", "--stacks", kw.Stacks, "--no-input")
+	wantCode(t, r, 1)
+	wantContains(t, "kapsule", r.stderr, "refusing: the kubeconfig's server", "https://198.51.100.7:6443", "cluster_url "+kw.cluster.URL)
+	wantNotContains(t, "kapsule", r.stdout+r.stderr, "not-a-real-token")
+	if len(r.audit[0]) != 0 {
+		t.Errorf("kapsule: %d requests reached the cluster's API server", len(r.audit[0]))
+	}
+
+	kw.stackFile("edge", "name: edge\ntarget_kind: prod\nkubeconfig: "+kc+"\nendpoint: "+kw.cluster.URL+"\nnodes:\n  - {name: e1, role: control-plane}\nlayers: []\n")
+	r = kw.run(nil, "preview", "--stack", "edge", "--stacks", kw.Stacks, "--no-input")
+	wantCode(t, r, 1)
+	wantContains(t, "prod", r.stderr, "refusing: the target is not stack edge", "target endpoint:   https://198.51.100.7:6443", "Nothing was sent to the target")
+	if len(r.audit[0]) != 0 {
+		t.Errorf("prod: %d requests reached the cluster's API server", len(r.audit[0]))
+	}
+	f := kw.run(creds(), "fleet", "--stacks", kw.Stacks, "-o", "json")
+	if n := strings.Count(f.stdout, `"status": "refused"`); n != 2 {
+		t.Errorf("fleet: %d stacks refused, want both:\n%s", n, f.stdout)
 	}
 }

@@ -2,7 +2,6 @@ package action
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -18,8 +17,10 @@ import (
 	"nestor.dev/nestor/topology"
 )
 
-// FleetFormatVersion is the version of fleet's JSON document.
-const FleetFormatVersion = 1
+// FleetFormatVersion is the version of fleet's JSON document: 2 since a
+// stack's status is one word of a fixed vocabulary ("changes", not "N
+// changes") with the counts in fields of their own.
+const FleetFormatVersion = 2
 
 // The fleet's statuses: a report's (topology.Status: in sync, changes,
 // waiting, unknown, no target), or why no report could be made.
@@ -43,17 +44,33 @@ type FleetReport struct {
 	Stacks []FleetStack `json:"stacks"`
 }
 
-// FleetStack is one stack's line: its status and, when a report could be
-// made, exactly preview's JSON document for it.
+// FleetStack is one stack's line: its status, why (every status but in
+// sync), where it was read, its version and counts, and, when a report
+// could be made, exactly preview's JSON document for it.
 type FleetStack struct {
 	Name       string              `json:"name"`
 	File       string              `json:"file"`
 	TargetKind topology.TargetKind `json:"target_kind,omitempty"`
-	// Status is the stack's status word; "N changes" in the JSON of format
-	// version 1 (statusText).
-	Status topology.Status `json:"-"`
-	// Reason says why a stack could not be judged ("" otherwise).
+	// Status is one word: in sync, changes, waiting, unknown, no target
+	// (the report's, topology.Plan.Status), refused, unreachable, invalid
+	// (no report could be made).
+	Status topology.Status `json:"status"`
+	// Reason says why the stack is not in sync: the changes by kind, what
+	// the provider is moving, the parts not read, why nothing was read or
+	// why no report could be made ("" in sync).
 	Reason string `json:"reason,omitempty"`
+	// Target says where the stack was read ("" when nothing was): the API
+	// server's endpoint, "lima (N VMs)", or a managed cluster's name,
+	// region and id.
+	Target string `json:"target,omitempty"`
+	// Version is the cluster's Kubernetes version as read: the API
+	// server's, else the provider's ("" when unknown).
+	Version string `json:"version,omitempty"`
+	// Changes, Waiting and Unknown count the report's plan (null when no
+	// report was made).
+	Changes *int `json:"changes"`
+	Waiting *int `json:"waiting"`
+	Unknown *int `json:"unknown"`
 	// Report is preview's document for this stack (null when none).
 	Report *Report `json:"report"`
 }
@@ -82,6 +99,7 @@ func (f Fleet) Run(ctx context.Context) (*FleetReport, error) {
 		return nil, err
 	}
 	c := f.Config.NoPrompt("nestor fleet never prompts: each stack's endpoint is checked against its endpoint:")
+	c = c.ownKubeconfigs()
 	c.Exec = onceLimactl(c.Exec)
 	if c.Log != nil {
 		c.Log = &onceLines{w: c.Log, seen: map[string]bool{}}
@@ -122,6 +140,36 @@ func (f Fleet) Run(ctx context.Context) (*FleetReport, error) {
 		return nil, fmt.Errorf("fleet: %w", err)
 	}
 	return &FleetReport{FormatVersion: FleetFormatVersion, AsOf: f.AsOf.Format(time.DateOnly), Stacks: out}, nil
+}
+
+// ownKubeconfigs is c for a fleet: each stack is read through its own
+// kubeconfig (the topology's kubeconfig:, or its kind's own file), never
+// through an exported KUBECONFIG or --kubeconfig — one cluster's, which
+// every other stack's endpoint check would refuse. It says so once on Log
+// when either is set.
+func (c Config) ownKubeconfigs() Config {
+	var ignored []string
+	if c.Kubeconfig != "" {
+		ignored = append(ignored, "--kubeconfig")
+	}
+	if v, ok := c.Env("KUBECONFIG"); ok && strings.Trim(v, string(filepath.ListSeparator)) != "" {
+		ignored = append(ignored, "the exported KUBECONFIG")
+	}
+	if len(ignored) == 0 {
+		return c
+	}
+	if c.Log != nil {
+		fmt.Fprintf(c.Log, "Note: fleet reads each stack through its own kubeconfig: (or its kind's own); %s is not used.\n", strings.Join(ignored, " and "))
+	}
+	env := c.Env
+	c.Kubeconfig = ""
+	c.Env = func(k string) (string, bool) {
+		if k == "KUBECONFIG" {
+			return "", false
+		}
+		return env(k)
+	}
+	return c
 }
 
 // entries lists the stacks to read, sorted by name.
@@ -185,10 +233,7 @@ func (c Config) fleetStack(ctx context.Context, e stacks.Entry) FleetStack {
 		var obs *topology.Observed
 		if obs, _, err = op.Read(ctx, probes.ReadAll); err == nil {
 			fs.Report = NewReport(s.Kind, op, obs, c.AsOf)
-			fs.Status = fs.Report.Status()
-			if fs.Status == StatusNoTarget {
-				fs.Reason = obs.NoTargetReason
-			}
+			fs.fromReport()
 			return fs
 		}
 	}
@@ -202,12 +247,10 @@ func (c Config) fleetStack(ctx context.Context, e stacks.Entry) FleetStack {
 // invalid (the stack's files cannot be used: a kubeconfig that does not
 // load, a flag that does not apply).
 func fleetError(err error) topology.Status {
-	var missing *probes.MissingEndpointError
-	var mismatch *probes.EndpointMismatchError
-	var bench *probes.BenchKubeconfigError
+	var refusal probes.Refusal
 	var unreachable *probes.UnreachableError
 	switch {
-	case errors.As(err, &missing), errors.As(err, &mismatch), errors.As(err, &bench):
+	case errors.As(err, &refusal):
 		return StatusRefused
 	case errors.As(err, &unreachable), errors.Is(err, context.DeadlineExceeded):
 		return StatusUnreachable
@@ -320,28 +363,31 @@ func (r *FleetReport) summary() string {
 func (r *FleetReport) WriteText(w io.Writer, detailed bool) error {
 	var table strings.Builder
 	tw := tabwriter.NewWriter(&table, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "STACK\tKIND\tTARGET\tSTATUS\tVERSION\tSUPPORT\tCHANGES\tUNKNOWN")
+	fmt.Fprintln(tw, "STACK\tKIND\tTARGET\tSTATUS\tVERSION\tSUPPORT\tCHANGES\tWAITING\tUNKNOWN")
 	asOf, _ := time.Parse(time.DateOnly, r.AsOf)
 	estimated := false
-	for _, s := range r.Stacks {
-		kind := string(s.TargetKind)
-		if kind == "" {
-			kind = "-"
+	dash := func(s string) string {
+		if s == "" {
+			return "-"
 		}
-		target, version, support, changes, unknown := "-", "-", "-", "-", "-"
+		return s
+	}
+	count := func(n *int) string {
+		if n == nil {
+			return "-"
+		}
+		return fmt.Sprint(*n)
+	}
+	for _, s := range r.Stacks {
+		support := "-"
 		if s.Report != nil {
-			target = fleetTarget(s.Report)
-			if v := s.Report.Actual.Versions; v.Known {
-				version = v.Value.APIServer.Canonical()
-				support = SupportText(v.Value.APIServer, asOf, true)
+			if v, ok := reportVersion(s.Report); ok {
+				support = SupportText(v, asOf, true)
 				estimated = estimated || strings.HasSuffix(support, "*")
 			}
-			if !s.Report.Actual.NoTarget {
-				changes = fmt.Sprint(s.Report.Summary.Changes)
-				unknown = fmt.Sprint(s.Report.Summary.Unknown)
-			}
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", s.Name, kind, target, s.statusText(), version, support, changes, unknown)
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", s.Name, dash(string(s.TargetKind)), dash(s.Target), s.Status,
+			dash(s.Version), support, count(s.Changes), count(s.Waiting), count(s.Unknown))
 	}
 	if err := tw.Flush(); err != nil {
 		return err
@@ -354,7 +400,9 @@ func (r *FleetReport) WriteText(w io.Writer, detailed bool) error {
 			continue
 		}
 		if s.Report == nil {
-			fmt.Fprintf(w, "    %s\n", s.Reason)
+			for _, line := range strings.Split(s.Reason, "\n") {
+				fmt.Fprintf(w, "    %s\n", line)
+			}
 			continue
 		}
 		var b strings.Builder
@@ -378,7 +426,7 @@ func (r *FleetReport) WriteText(w io.Writer, detailed bool) error {
 func fleetTarget(r *Report) string {
 	switch {
 	case r.Actual.NoTarget:
-		return "-"
+		return ""
 	case r.Actual.VMs != nil:
 		if !r.Actual.VMs.Known {
 			return "lima"
@@ -395,26 +443,89 @@ func fleetTarget(r *Report) string {
 			}
 		}
 		return fmt.Sprintf("lima (%d VMs)", n)
+	case r.Target != nil && r.Target.Provider != nil:
+		p := r.Target.Provider
+		if k := r.Actual.Kapsule; k != nil && k.Cluster.Known {
+			return fmt.Sprintf("%s (%s, %s)", k.Cluster.Value.Name, p.Region, p.ClusterID)
+		}
+		return p.Region + ", " + p.ClusterID
 	case r.Target != nil && r.Target.Endpoint != "":
 		return r.Target.Endpoint
 	}
-	return "-"
+	return ""
 }
 
-// statusText is the stack's status as the table and the JSON of format
-// version 1 write it: the status word, "N changes" for changes.
-func (s FleetStack) statusText() string {
-	if s.Status == StatusChanges && s.Report != nil {
-		return fmt.Sprintf("%d changes", s.Report.Summary.Changes)
+
+// fromReport fills the stack's line from its report: the status, its
+// reason, where it was read, the version and the counts.
+func (s *FleetStack) fromReport() {
+	r := s.Report
+	s.Status = r.Status()
+	s.Reason = statusReason(r)
+	s.Target = fleetTarget(r)
+	if v, ok := reportVersion(r); ok {
+		s.Version = v.Canonical()
 	}
-	return string(s.Status)
+	if r.Actual.NoTarget {
+		return // nothing was read: the plan's counts are not a judgement
+	}
+	changes, waiting, unknown := r.Summary.Changes, r.Summary.Waiting, r.Summary.Unknown
+	s.Changes, s.Waiting, s.Unknown = &changes, &waiting, &unknown
 }
 
-// MarshalJSON writes the stack with its status as statusText.
-func (s FleetStack) MarshalJSON() ([]byte, error) {
-	type plain FleetStack
-	return json.Marshal(struct {
-		plain
-		Status string `json:"status"`
-	}{plain(s), s.statusText()})
+// statusReason says why a report is not in sync, for its status: the
+// changes by step kind (and what waits beside them), what the provider is
+// moving, the parts of ACTUAL not read, or why nothing was; "" in sync.
+func statusReason(r *Report) string {
+	join := func(items []string) string {
+		const max = 3
+		if len(items) > max {
+			return strings.Join(items[:max], "; ") + fmt.Sprintf("; … and %d more", len(items)-max)
+		}
+		return strings.Join(items, "; ")
+	}
+	switch r.Status() {
+	case StatusNoTarget:
+		return r.Actual.NoTargetReason
+	case StatusUnknown:
+		return "not read: " + join(groupUnknowns(r.Plan.Unknowns))
+	case StatusChanges:
+		reason := byKindText(r.Summary.ByKind)
+		if len(r.Plan.Waiting) > 0 {
+			reason += "; waiting: " + join(r.Plan.Waiting)
+		}
+		return reason
+	case StatusWaiting:
+		return "waiting: " + join(r.Plan.Waiting)
+	}
+	return ""
+}
+
+// byKindText is the changes by step kind, sorted ("1 install, 2 repair").
+func byKindText(byKind map[string]int) string {
+	kinds := make([]string, 0, len(byKind))
+	for k := range byKind {
+		kinds = append(kinds, k)
+	}
+	sort.Strings(kinds)
+	parts := make([]string, 0, len(kinds))
+	for _, k := range kinds {
+		parts = append(parts, fmt.Sprintf("%d %s", byKind[k], k))
+	}
+	return strings.Join(parts, ", ")
+}
+
+// reportVersion is the cluster's version a report read: the API server's
+// when it was read, else the provider's (a managed cluster read through its
+// provider alone).
+func reportVersion(r *Report) (topology.Version, bool) {
+	if v := r.Actual.Versions; v.Known {
+		return v.Value.APIServer, true
+	}
+	if k := r.Actual.Kapsule; k != nil && k.Cluster.Known {
+		if v := topology.ParseVersion(k.Cluster.Value.Version); v.Known {
+			return v, true
+		}
+	}
+	return topology.Version{}, false
 }

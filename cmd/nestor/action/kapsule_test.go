@@ -49,8 +49,10 @@ func TestKapsuleReport(t *testing.T) {
 		t.Fatal(err)
 	}
 	r := NewReport(kapsule.Kind{}, op, obs, time.Date(2026, 11, 1, 0, 0, 0, 0, time.UTC))
-	if r.Summary.Waiting != 1 || r.Summary.InSync || r.Summary.Unknown == 0 {
-		t.Errorf("summary = %+v", r.Summary)
+	// Read through the provider alone with nothing declared inside the
+	// cluster: the in-cluster part unread is no unknown, the stack waits.
+	if r.Summary.Waiting != 1 || r.Summary.InSync || r.Summary.Unknown != 0 || r.Status() != topology.StatusWaiting {
+		t.Errorf("summary = %+v, status %s", r.Summary, r.Status())
 	}
 	var b bytes.Buffer
 	r.WriteText(&b, false, func(s string) string { return "nestor " + s })
@@ -62,7 +64,7 @@ func TestKapsuleReport(t *testing.T) {
 		"warning 1.34 (pool burst): deprecated by the provider since 2026-09-01",
 		"warning 1.34 (pool burst): end of life in 44 days (2026-12-15)",
 		"…  waiting: pool burst: scaling",
-		"in-cluster  unknown (no kubeconfig",
+		"in-cluster  not read: no kubeconfig is declared",
 		"1 waiting",
 	} {
 		if !strings.Contains(out, want) {

@@ -312,7 +312,7 @@ func renderPlan(w io.Writer, r *Report, p palette) {
 	if n == 0 {
 		fmt.Fprintln(w, "  (no steps)")
 	}
-	for _, u := range r.Plan.Unknowns {
+	for _, u := range groupUnknowns(r.Plan.Unknowns) {
 		fmt.Fprintf(w, "  ?  %s\n", unknownText(p, u))
 	}
 	renderWaiting(w, r, p)
@@ -456,4 +456,43 @@ func summaryLine(r *Report, p palette) string {
 // subcommand into the command line for this stack (Stack.Suggest).
 func (r *Report) WriteText(w io.Writer, color bool, suggest func(string) string) {
 	renderPreview(w, r, newPalette(color), suggest)
+}
+
+// groupUnknowns says each reason once: the plan's unknowns ("PART:
+// REASON") that share a reason become one line naming every part, in the
+// order they came ("server version, nodes and layer flannel: no bench
+// kubeconfig at …"); an unknown whose reason no other shares is kept as it
+// is. The JSON keeps every unknown apart.
+func groupUnknowns(unknowns []string) []string {
+	type group struct {
+		parts  []string
+		reason string
+		whole  string
+	}
+	var order []*group
+	byReason := map[string]*group{}
+	for _, u := range unknowns {
+		part, reason, ok := strings.Cut(u, ": ")
+		if !ok {
+			order = append(order, &group{whole: u})
+			continue
+		}
+		if g, seen := byReason[reason]; seen {
+			g.parts = append(g.parts, part)
+			continue
+		}
+		g := &group{parts: []string{part}, reason: reason, whole: u}
+		byReason[reason] = g
+		order = append(order, g)
+	}
+	out := make([]string, 0, len(order))
+	for _, g := range order {
+		switch len(g.parts) {
+		case 0, 1:
+			out = append(out, g.whole)
+		default:
+			out = append(out, strings.Join(g.parts[:len(g.parts)-1], ", ")+" and "+g.parts[len(g.parts)-1]+": "+g.reason)
+		}
+	}
+	return out
 }

@@ -19,18 +19,25 @@ func newFleetCmd(a *App, g *globals) *cobra.Command {
 		Short: "Preview every stack at once, one line each (never prompts)",
 		Long: `fleet previews every stack of the stacks folder (or the STACKs named) in
 parallel, through the same pipeline as preview, and prints one line per stack:
-its kind, where it was read, its status, its server version, and how many
-changes and unknown parts its plan has. It never prompts: each stack's target
+its kind, where it was read, its status, its version, and how many changes,
+waiting objects and unknown parts its plan has. It never prompts: each stack's target
 is checked against its endpoint: as with --no-input, so a stack without
 endpoint: is "refused" on its line. One stack's failure never stops the others.
 
-STATUS is one of: in sync, N changes, waiting, unknown (parts of ACTUAL could
-not be read), no target, refused (the offline endpoint check or the bench
-kubeconfig refusal), unreachable (the target did not answer within --timeout),
-invalid (the topology or its kubeconfig cannot be used).
+STATUS is one word: in sync, changes, waiting (the provider is moving objects),
+unknown (parts of ACTUAL could not be read), no target, refused (the offline
+endpoint check, the bench kubeconfig refusal, another cluster's identity),
+unreachable (the target did not answer within --timeout), invalid (the topology
+or its kubeconfig cannot be used); CHANGES, WAITING and UNKNOWN count the plan.
+--detailed prints each stack's plan, or why it has none, under its line.
 
--o json prints {format_version, as_of, stacks: [{name, file, target_kind,
-status, reason, report}]}, where report is exactly preview -o json's document.
+Each stack is read through its own kubeconfig: (or its kind's own file): an
+exported KUBECONFIG or --kubeconfig names one cluster, so fleet does not use
+them, and says so once on stderr.
+
+-o json prints {format_version: 2, as_of, stacks: [{name, file, target_kind,
+status, reason, target, version, changes, waiting, unknown, report}]}, where
+report is exactly preview -o json's document (null when none could be made).
 
 SUPPORT is where the API server's minor stands in the upstream support calendar
 (judged today, or at --as-of; * marks an estimated date).
@@ -47,6 +54,9 @@ changes or are waiting and none failed, 1 any stack could not be judged.
 			c, err := judge.apply(g.cfg)
 			if err != nil {
 				return err
+			}
+			if parallel < 1 {
+				return fmt.Errorf("--parallel must be at least 1 (got %d)", parallel)
 			}
 			f := action.Fleet{Config: c, Names: args, Parallel: parallel}
 			progress := a.newProgress(out.machine())

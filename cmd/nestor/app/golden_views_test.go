@@ -32,6 +32,12 @@ func viewsWorld(t *testing.T) (*goldenWorld, *scwstub.Stub) {
 	s.Serve(data)
 	w.write(t, filepath.Join(w.stacks, "lyneko-apps.yaml"), "# Lyneko's apps cluster on Kapsule, read through the provider's API alone.\nname: lyneko-apps\ntarget_kind: kapsule\nscaleway:\n  region: fr-par\n  cluster_id: "+scwstub.ClusterID+
 		"\n  project_id: "+scwstub.ProjectID+"\n  api_url: "+s.URL+"\nkubernetes:\n  version: \"1.36\"\npools:\n  - {name: default, node_type: PRO2-XXS, size: 3, zone: fr-par-1}\n  - {name: burst, node_type: PRO2-S, autoscaling: {min: 0, max: 5}}\nlayers: []\n")
+	// A kapsule stack of the same cluster that only waits (its declared
+	// version is the cluster's), and a prod stack whose endpoint is a port
+	// nothing answers on (unreachable, not refused).
+	w.write(t, filepath.Join(w.stacks, "apps-waiting.yaml"), "name: apps-waiting\ntarget_kind: kapsule\nscaleway:\n  region: fr-par\n  cluster_id: "+scwstub.ClusterID+
+		"\n  api_url: "+s.URL+"\nkubernetes:\n  version: \"1.35\"\npools:\n  - {name: default, node_type: PRO2-XXS, size: 3, zone: fr-par-1}\n  - {name: burst, node_type: PRO2-S, autoscaling: {min: 0, max: 5}}\nlayers: []\n")
+	w.write(t, filepath.Join(w.stacks, "edge.yaml"), "name: edge\ntarget_kind: prod\nkubeconfig: ~/.kube/lab.config\nendpoint: "+w.closedURL+"\nnodes:\n  - {name: edge1, role: control-plane}\nlayers: []\n")
 	return w, s
 }
 
@@ -60,11 +66,12 @@ func TestGoldenViews(t *testing.T) {
 			env := map[string]string{"HOME": w.home, "NESTOR_STACKS": w.stacks, "SCW_ACCESS_KEY": goldenAccessKey, "SCW_SECRET_KEY": goldenSecretKey}
 			a, out, errOut := testApp(t, env, false, nil)
 			a.Run = limactl(c.limactl)
-			code := Run(a, c.args)
+			code := Run(a, append(c.args, "--timeout", "2s"))
 			norm := func(s0 string) string {
 				s0 = strings.ReplaceAll(s0, w.root, "$ROOT")
 				s0 = strings.ReplaceAll(s0, s.URL, "$SCW")
-				return strings.ReplaceAll(s0, w.closedURL, "$CLOSED")
+				s0 = strings.ReplaceAll(s0, w.closedURL, "$CLOSED")
+				return strings.ReplaceAll(s0, strings.TrimPrefix(w.closedURL, "https://"), "$CLOSEDADDR")
 			}
 			stdout := norm(out.String())
 			if c.json {
