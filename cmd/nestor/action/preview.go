@@ -66,6 +66,10 @@ type Report struct {
 	Actual  *topology.Observed `json:"actual"`
 	Plan    topology.Plan      `json:"plan"`
 	Summary Summary            `json:"summary"`
+
+	// topology is the stack's topology, for the positions of its keys in
+	// the machine formats (nil for a report not built by NewReport).
+	topology *topology.Topology
 }
 
 // StackInfo names the stack and its file.
@@ -139,6 +143,7 @@ func NewReport(op *probes.Opened, obs *topology.Observed, home string, asOf time
 		AsOf:          asOf.Format(time.DateOnly),
 		Stack:         StackInfo{Name: t.Name, File: t.Path, TargetKind: t.TargetKind},
 		Actual:        obs,
+		topology:      t,
 	}
 	switch {
 	case t.TargetKind == topology.TargetLima:
