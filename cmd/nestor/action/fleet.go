@@ -52,6 +52,10 @@ type FleetStack struct {
 	Reason string `json:"reason,omitempty"`
 	// Report is preview's document for this stack (null when none).
 	Report *Report `json:"report"`
+	// err is why there is no report, and topo the stack's topology when
+	// it loaded (the machine formats locate the error in it).
+	err  error
+	topo *topology.Topology
 }
 
 // Fleet is `nestor fleet`: every stack of the stacks folder (or those
@@ -167,11 +171,11 @@ func (c Config) fleetStack(ctx context.Context, e stacks.Entry) FleetStack {
 		fs.File = abs
 	}
 	if e.Err != nil {
-		fs.Status, fs.Reason = StatusInvalid, e.Err.Error()
+		fs.Status, fs.Reason, fs.err = StatusInvalid, e.Err.Error(), e.Err
 		return fs
 	}
 	s := c.named(e.Topology, true)
-	fs.TargetKind = s.TargetKind
+	fs.TargetKind, fs.topo = s.TargetKind, e.Topology
 	op, err := c.Open(ctx, s, OpenOptions{})
 	if err == nil {
 		var obs *topology.Observed
@@ -184,7 +188,7 @@ func (c Config) fleetStack(ctx context.Context, e stacks.Entry) FleetStack {
 			return fs
 		}
 	}
-	fs.Status, fs.Reason = fleetError(err), err.Error()
+	fs.Status, fs.Reason, fs.err = fleetError(err), err.Error(), err
 	return fs
 }
 

@@ -245,8 +245,12 @@ func (r *Report) kapsulePoolOf(node string) string {
 // is; and false when the topology has no positions (a report not built from
 // a parsed file).
 func (r *Report) Position(key string) (topology.Position, string, bool) {
+	return positionIn(r.topology, key)
+}
+
+func positionIn(t *topology.Topology, key string) (topology.Position, string, bool) {
 	for _, k := range keyChain(key) {
-		if p, ok := r.topology.PositionOf(k); ok {
+		if p, ok := t.PositionOf(k); ok {
 			return p, k, true
 		}
 	}
