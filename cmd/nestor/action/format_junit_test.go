@@ -75,7 +75,9 @@ func TestJUnitFleet(t *testing.T) {
 		return c.Failure != nil && strings.Contains(c.Failure.Message, "(and 3 more)") && strings.Count(c.Failure.Text, "\n") == 3
 	}, "a failure listing its four steps")
 	check("dirqual.nodes/dirqual1", func(c junitCase) bool { return c.Failure == nil && c.Skipped == nil && c.Error == nil }, "a pass")
-	check("dirqual.layers/rook-ceph", func(c junitCase) bool { return c.Failure != nil && strings.HasPrefix(c.Failure.Message, "repair rook-ceph") }, "the repair")
+	check("dirqual.layers/rook-ceph", func(c junitCase) bool {
+		return c.Failure != nil && strings.HasPrefix(c.Failure.Message, "repair rook-ceph")
+	}, "the repair")
 	check("dirqual.layers/cnpg", func(c junitCase) bool { return c.Skipped != nil && strings.Contains(c.Skipped.Message, "forbidden") }, "skipped, forbidden")
 	check("dirqual.settings/kubernetes.version", func(c junitCase) bool {
 		return c.Failure != nil && strings.Contains(c.Failure.Message, "kubelet-skew") && strings.Contains(c.SystemOut, "end-of-life")
@@ -83,7 +85,9 @@ func TestJUnitFleet(t *testing.T) {
 	check("dirqual.stack/dirqual", func(c junitCase) bool {
 		return c.Failure == nil && strings.Contains(c.SystemOut, "undeclared dirqual9") && strings.Contains(c.SystemOut, "undeclared cert-manager")
 	}, "the undeclared things as information")
-	check("apps.pools/burst", func(c junitCase) bool { return c.Skipped != nil && strings.Contains(c.Skipped.Message, "waiting: pool burst: scaling") }, "skipped, waiting")
+	check("apps.pools/burst", func(c junitCase) bool {
+		return c.Skipped != nil && strings.Contains(c.Skipped.Message, "waiting: pool burst: scaling")
+	}, "skipped, waiting")
 	check("apps.pools/default", func(c junitCase) bool { return c.Failure != nil && strings.Contains(c.Failure.Message, "replace-node") }, "the replace-node")
 	check("edge.stack/edge", func(c junitCase) bool {
 		return c.Error != nil && c.Error.Type == "refused" && strings.Contains(c.Error.Text, "10.9.0.2")
