@@ -3,6 +3,7 @@ package action
 import (
 	"context"
 	"errors"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -142,4 +143,28 @@ func GitRoot(path string) string {
 		}
 		dir = parent
 	}
+}
+
+// Document is a model the machine formats of preview and fleet write:
+// *Report, *FleetReport and *Failure.
+type Document interface {
+	WriteSARIF(io.Writer, SARIFOptions) error
+	WriteJUnit(io.Writer, JUnitOptions) error
+	WritePrometheus(io.Writer, PrometheusOptions) error
+	WriteMarkdown(io.Writer) error
+}
+
+var (
+	_ Document = (*Report)(nil)
+	_ Document = (*FleetReport)(nil)
+	_ Document = (*Failure)(nil)
+)
+
+// WriteFile writes data to path atomically: a temporary file in the same
+// folder (named .NAME.tmp-*, which node_exporter's textfile collector, reading
+// *.prom only, never reads), fsynced, renamed over path; an existing file
+// keeps its mode (0644 for a new one). A reader sees the old file or the
+// new one, never half of it.
+func WriteFile(path string, data []byte) error {
+	return writeFileAtomic(path, data, 0)
 }
