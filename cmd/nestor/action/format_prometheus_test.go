@@ -169,3 +169,17 @@ func TestPrometheusPromtool(t *testing.T) {
 		t.Error("promtool accepts a counter without _total: the check is not live")
 	}
 }
+
+// TestPrometheusMetricsInREADME: every metric nestor writes is listed in
+// README.md's table, by its name.
+func TestPrometheusMetricsInREADME(t *testing.T) {
+	readme, err := os.ReadFile("../../../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name := range metricHelp {
+		if !bytes.Contains(readme, []byte("`"+name+"`")) {
+			t.Errorf("README.md does not list %s", name)
+		}
+	}
+}
