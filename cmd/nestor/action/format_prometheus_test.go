@@ -151,7 +151,8 @@ func TestPrometheusParsesBack(t *testing.T) {
 
 // TestPrometheusPromtool runs `promtool check metrics` (Debian's
 // prometheus package) on the exposition: the metrics' names, help and
-// types pass Prometheus' own linter. Skipped when promtool is not installed.
+// types pass Prometheus' own linter; and `promtool check rules` on the alert
+// rules README.md gives. Skipped when promtool is not installed.
 func TestPrometheusPromtool(t *testing.T) {
 	promtool, err := exec.LookPath("promtool")
 	if err != nil {
@@ -162,6 +163,23 @@ func TestPrometheusPromtool(t *testing.T) {
 	cmd.Stdin = bytes.NewReader(data)
 	if out, err := cmd.CombinedOutput(); err != nil || len(strings.TrimSpace(string(out))) > 0 {
 		t.Errorf("promtool check metrics: %v\n%s", err, out)
+	}
+	// The alert rules README.md gives for these metrics.
+	readme, err := os.ReadFile("../../../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, rest, ok := strings.Cut(string(readme), "```yaml\ngroups:\n")
+	rules, _, ok2 := strings.Cut(rest, "```")
+	if !ok || !ok2 {
+		t.Fatal("README.md has no alert rules block (```yaml groups:)")
+	}
+	path := filepath.Join(t.TempDir(), "rules.yaml")
+	if err := os.WriteFile(path, []byte("groups:\n"+rules), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if out, err := exec.Command(promtool, "check", "rules", path).CombinedOutput(); err != nil || !strings.Contains(string(out), "SUCCESS: 3 rules found") {
+		t.Errorf("promtool check rules on README's alert rules: %v\n%s", err, out)
 	}
 	cmd = exec.Command(promtool, "check", "metrics")
 	cmd.Stdin = strings.NewReader("# TYPE nestor_bad counter\nnestor_bad 1\n")
