@@ -23,6 +23,9 @@ type MissingEndpointError struct {
 // may not be read for it; nothing was sent.
 func (e *MissingEndpointError) Refusal() {}
 
+// TopologyKey is the topology key the refusal concerns (endpoint:).
+func (e *MissingEndpointError) TopologyKey() string { return topology.KeyEndpoint }
+
 func (e *MissingEndpointError) Error() string {
 	return fmt.Sprintf("stack %s has no endpoint:, so nothing proves which cluster would be read without a confirmation (--no-input); check the target and add this line to %s:\n  %s", e.Stack, e.File, e.Line)
 }
@@ -41,6 +44,9 @@ type EndpointMismatchError struct {
 // Refusal marks the error as a refusal: the target is not the stack's, or
 // may not be read for it; nothing was sent.
 func (e *EndpointMismatchError) Refusal() {}
+
+// TopologyKey is the topology key the refusal concerns (endpoint:).
+func (e *EndpointMismatchError) TopologyKey() string { return topology.KeyEndpoint }
 
 func (e *EndpointMismatchError) Error() string {
 	return fmt.Sprintf("the target is not the stack %s: endpoint %s (context %q, kubeconfig %s, from %s) differs from endpoint: %s in %s",

@@ -172,6 +172,9 @@ type BenchKubeconfigError struct {
 // may not be read for it; nothing was sent.
 func (e *BenchKubeconfigError) Refusal() {}
 
+// TopologyKey is the topology key the refusal concerns (the kubeconfig).
+func (e *BenchKubeconfigError) TopologyKey() string { return topology.KeyKubeconfig }
+
 func (e *BenchKubeconfigError) Error() string {
 	return fmt.Sprintf("refusing: the kubeconfig %s (from %s) is the bench kubeconfig of lima stack %s; a prod stack is never read through the bench.\n"+
 		"Unset KUBECONFIG (it was probably exported by `nestor env`), or pass --kubeconfig with the prod cluster's kubeconfig",

@@ -291,6 +291,7 @@ func (p *parser) pools(t *Topology, v *yaml.Node) {
 				p.add(nameNode, field+".name", "remove one of them or rename it", "duplicate pool %q (first declared at line %d)", pool.Name, line)
 			} else {
 				first[pool.Name] = nameNode.Line
+				t.setPosition(PoolKey(pool.Name), nameNode)
 			}
 		}
 		if pool.NodeType == "" {

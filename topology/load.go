@@ -105,6 +105,7 @@ func Parse(path string, data []byte) (*Topology, error) {
 	}
 
 	p.topLevel(t, root)
+	t.measurePositions(data)
 	if len(p.errs) > 0 {
 		p.errs.sort()
 		return nil, p.errs
@@ -498,6 +499,7 @@ func (p *parser) topLevel(t *Topology, root *yaml.Node) {
 	var nameNode, kindNode, kubeconfigNode, backendNode, limaNode *yaml.Node
 	for _, kv := range p.pairs(root, "") {
 		k, v := kv.key, kv.value
+		t.setPosition(k.Value, k)
 		switch k.Value {
 		case "name":
 			nameNode = v
@@ -611,6 +613,7 @@ func (p *parser) kubernetes(t *Topology, v *yaml.Node) {
 	for _, kv := range p.pairs(m, "kubernetes") {
 		switch kv.key.Value {
 		case "auto_upgrade":
+			t.setPosition(KeyAutoUpgrade, kv.key)
 			p.kapsule.autoUpgrade = kv.key
 			if n := resolve(kv.value); n.Kind != yaml.ScalarNode || n.Tag != "!!bool" {
 				p.add(n, "kubernetes.auto_upgrade", "write true or false", "must be a boolean, found %s", kindName(n))
@@ -619,6 +622,7 @@ func (p *parser) kubernetes(t *Topology, v *yaml.Node) {
 				t.Kubernetes.AutoUpgrade = &b
 			}
 		case "version":
+			t.setPosition(KeyVersion, kv.key)
 			p.kapsule.version = resolve(kv.value)
 			s, ok := p.str(kv.value, "kubernetes.version")
 			if !ok {
@@ -697,11 +701,13 @@ func (p *parser) nodes(t *Topology, v *yaml.Node) {
 			p.add(nameNode, field+".name", "use lowercase letters, digits, '-' and '.' (a DNS-1123 subdomain, as Kubernetes names nodes)", "%q is not a valid node name", n.Name)
 		case strings.Contains(n.Name, "."):
 			p.dottedNodes = append(p.dottedNodes, nameNode)
+			t.setPosition(NodeKey(n.Name), nameNode)
 		default:
 			if first, dup := firstLine[n.Name]; dup {
 				p.add(nameNode, field+".name", "remove one of them or rename it", "duplicate node %q (first declared at line %d)", n.Name, first)
 			} else {
 				firstLine[n.Name] = nameNode.Line
+				t.setPosition(NodeKey(n.Name), nameNode)
 			}
 		}
 		switch n.Role {
@@ -825,6 +831,7 @@ func (p *parser) layers(t *Topology, v *yaml.Node) {
 			continue
 		}
 		firstLine[ref.Name] = at.Line
+		t.setPosition(LayerKey(ref.Name), at)
 		if p.kapsule.layerAt == nil {
 			p.kapsule.layerAt = map[string]*yaml.Node{}
 		}

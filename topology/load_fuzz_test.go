@@ -102,6 +102,7 @@ func FuzzParse(f *testing.F) {
 		if !reflect.DeepEqual(tp, tp2) {
 			t.Fatalf("Parse is not deterministic:\n%+v\nthen:\n%+v", tp, tp2)
 		}
+		checkPositions(t, data, tp)
 		again := renderTopology(t, tp)
 		tp3, err := Parse(fuzzPath, again)
 		if err != nil {
@@ -184,7 +185,7 @@ var warningPosition = regexp.MustCompile(`^[^:]*:\d+:\d+: `)
 // position (the same topology written another way warns at other lines).
 func warningsAnywhere(tp *Topology) *Topology {
 	c := *tp
-	c.Warnings = nil
+	c.Warnings, c.Positions = nil, nil // the keys move too (checkPositions checks them)
 	for _, w := range tp.Warnings {
 		c.Warnings = append(c.Warnings, warningPosition.ReplaceAllString(w, ""))
 	}

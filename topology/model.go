@@ -85,6 +85,9 @@ type Topology struct {
 	// Warnings are load warnings ("FILE:LINE:COL: FIELD: MSG (FIX)"): the
 	// file is valid, but something in it is likely not what was meant.
 	Warnings []string `json:"warnings,omitempty"`
+	// Positions are where the keys a plan item can concern were written
+	// (see PositionOf); nil for a topology not parsed from a file.
+	Positions map[string]Position `json:"-"`
 }
 
 // Kubernetes holds the desired Kubernetes version.

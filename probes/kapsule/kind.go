@@ -74,6 +74,9 @@ type KapsuleMismatchError struct {
 // may not be read for it; nothing was sent.
 func (e *KapsuleMismatchError) Refusal() {}
 
+// TopologyKey is the topology key the refusal concerns (the scaleway: section).
+func (e *KapsuleMismatchError) TopologyKey() string { return topology.KeyScaleway }
+
 func (e *KapsuleMismatchError) Error() string {
 	return fmt.Sprintf("refusing: %s is %s, but the cluster of stack %s (scaleway.cluster_id in %s) has %s; nothing was sent to its Kubernetes API",
 		e.What, e.Got, e.Stack, e.File, e.Want)

@@ -73,6 +73,10 @@ type FleetStack struct {
 	Unknown *int `json:"unknown"`
 	// Report is preview's document for this stack (null when none).
 	Report *Report `json:"report"`
+	// err is why there is no report, and topo the stack's topology when
+	// it loaded (the machine formats locate the error in it).
+	err  error
+	topo *topology.Topology
 }
 
 // Fleet is `nestor fleet`: every stack of the stacks folder (or those
@@ -219,13 +223,13 @@ func (c Config) fleetStack(ctx context.Context, e stacks.Entry) FleetStack {
 		fs.File = abs
 	}
 	if e.Err != nil {
-		fs.Status, fs.Reason = StatusInvalid, e.Err.Error()
+		fs.Status, fs.Reason, fs.err = StatusInvalid, e.Err.Error(), e.Err
 		return fs
 	}
-	fs.TargetKind = e.Topology.TargetKind
+	fs.TargetKind, fs.topo = e.Topology.TargetKind, e.Topology
 	s, err := c.named(e.Topology, true)
 	if err != nil {
-		fs.Status, fs.Reason = StatusInvalid, err.Error()
+		fs.Status, fs.Reason, fs.err = StatusInvalid, err.Error(), err
 		return fs
 	}
 	op, err := c.Open(ctx, s, OpenOptions{})
@@ -237,7 +241,7 @@ func (c Config) fleetStack(ctx context.Context, e stacks.Entry) FleetStack {
 			return fs
 		}
 	}
-	fs.Status, fs.Reason = fleetError(err), err.Error()
+	fs.Status, fs.Reason, fs.err = fleetError(err), err.Error(), err
 	return fs
 }
 

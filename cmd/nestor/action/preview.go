@@ -76,6 +76,10 @@ type Report struct {
 	Actual  *topology.Observed `json:"actual"`
 	Plan    topology.Plan      `json:"plan"`
 	Summary Summary            `json:"summary"`
+
+	// topology is the stack's topology, for the positions of its keys in
+	// the machine formats (nil for a report not built by NewReport).
+	topology *topology.Topology
 }
 
 // StackInfo names the stack and its file.
@@ -143,6 +147,7 @@ func NewReport(k probes.Kind, op *probes.Opened, obs *topology.Observed, asOf ti
 		AsOf:          asOf.Format(time.DateOnly),
 		Stack:         StackInfo{Name: t.Name, File: t.Path, TargetKind: t.TargetKind},
 		Actual:        obs,
+		topology:      t,
 	}
 	switch {
 	case op.Kubeconfig.Source == probes.SourceBench:

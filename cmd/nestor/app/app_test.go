@@ -179,7 +179,7 @@ func TestPreviewBadOutputFlag(t *testing.T) {
 	if code := Run(a, []string{"preview", "-o", "yaml"}); code != ExitError {
 		t.Fatalf("exit %d", code)
 	}
-	if !strings.Contains(errOut.String(), `unknown format "yaml" (one of: text, json)`) {
+	if !strings.Contains(errOut.String(), `unknown format "yaml" (one of: text, json, sarif, junit, prometheus, markdown)`) {
 		t.Fatalf("stderr: %s", errOut)
 	}
 }

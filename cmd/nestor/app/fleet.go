@@ -1,6 +1,7 @@
 package app
 
 import (
+	"errors"
 	"fmt"
 	"io"
 
@@ -10,7 +11,7 @@ import (
 )
 
 func newFleetCmd(a *App, g *globals) *cobra.Command {
-	out := newOutputFlag("text", "text", "json")
+	out := newOutputFlag("text", append([]string{"text", "json"}, documentFormats...)...)
 	var detailed, detailedExit bool
 	var parallel int
 	var judge *judgeFlags
@@ -51,6 +52,9 @@ changes or are waiting and none failed, 1 any stack could not be judged.
   nestor fleet -o json --detailed-exitcode`,
 		ValidArgsFunction: completeStacks(a),
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if err := out.checkFile(); err != nil {
+				return err
+			}
 			c, err := judge.apply(g.cfg)
 			if err != nil {
 				return err
@@ -66,9 +70,9 @@ changes or are waiting and none failed, 1 any stack could not be judged.
 			r, err := f.Run(cmd.Context())
 			progress.done()
 			if err != nil {
-				return err
+				return errors.Join(err, out.emitFailure(a, action.NewFailure(nil, err)))
 			}
-			if err := write(a.Out, out.value, r, func(w io.Writer) error { return r.WriteText(w, detailed) }); err != nil {
+			if err := out.emit(a, r, func(w io.Writer) error { return r.WriteText(w, detailed) }); err != nil {
 				return err
 			}
 			if code := r.ExitCode(); detailedExit && code != action.ExitOK {
@@ -81,6 +85,7 @@ changes or are waiting and none failed, 1 any stack could not be judged.
 		},
 	}
 	out.register(cmd)
+	out.registerFile(cmd)
 	cmd.Flags().BoolVar(&detailed, "detailed", false, "print each stack's plan (or why it has none) under its line")
 	cmd.Flags().BoolVar(&detailedExit, "detailed-exitcode", false, "exit 0 all in sync, 2 changes or waiting, 1 any stack not judged")
 	cmd.Flags().IntVar(&parallel, "parallel", 8, "how many stacks are read at once")

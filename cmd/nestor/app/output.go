@@ -5,9 +5,12 @@ import (
 	"fmt"
 	"io"
 	"strings"
+	"time"
 
 	"github.com/spf13/cobra"
 	"gopkg.in/yaml.v3"
+
+	"nestor.dev/nestor/cmd/nestor/action"
 )
 
 // outputFlag is -o/--output (or another format flag), rejected at parse time
@@ -17,6 +20,8 @@ type outputFlag struct {
 	value   string
 	// typ names the value in --help ("format" when empty).
 	typ string
+	// file is --output-file (registerFile), "" for stdout.
+	file string
 }
 
 func newOutputFlag(def string, allowed ...string) *outputFlag {
@@ -41,9 +46,12 @@ func (f *outputFlag) Set(v string) error {
 	return fmt.Errorf("unknown %s %q (one of: %s)", f.Type(), v, strings.Join(f.allowed, ", "))
 }
 
-// machine reports whether the format is for programs (json, yaml): such a
-// run never prompts (Terraform: JSON output implies no prompts).
-func (f *outputFlag) machine() bool { return f.value == "json" || f.value == "yaml" }
+// machine reports whether the format is for programs (json, yaml, or a
+// document format: sarif, junit, prometheus, markdown): such a run never
+// prompts (Terraform: JSON output implies no prompts).
+func (f *outputFlag) machine() bool {
+	return f.value == "json" || f.value == "yaml" || document(f.value)
+}
 
 func (f *outputFlag) register(cmd *cobra.Command) {
 	cmd.Flags().VarP(f, "output", "o", "output format: "+strings.Join(f.allowed, "|"))
@@ -54,8 +62,12 @@ func (f *outputFlag) register(cmd *cobra.Command) {
 
 // write is the one output writer of every command that reports: the model v
 // as indented JSON, as YAML (through its JSON form, so both carry the same
-// field names), or its human view text.
+// field names), as a document format when v is an action.Document (see
+// writeDocument), or its human view text.
 func write(w io.Writer, format string, v any, text func(io.Writer) error) error {
+	if d, ok := v.(action.Document); ok && document(format) {
+		return writeDocument(w, format, d, time.Now())
+	}
 	switch format {
 	case "json":
 		enc := json.NewEncoder(w)

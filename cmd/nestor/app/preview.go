@@ -1,6 +1,7 @@
 package app
 
 import (
+	"errors"
 	"io"
 
 	"github.com/spf13/cobra"
@@ -10,7 +11,7 @@ import (
 
 func newPreviewCmd(a *App, g *globals) *cobra.Command {
 	var sel action.Selection
-	out := newOutputFlag("text", "text", "json")
+	out := newOutputFlag("text", append([]string{"text", "json"}, documentFormats...)...)
 	var detailed bool
 	var judge *judgeFlags
 	cmd := &cobra.Command{
@@ -41,6 +42,9 @@ exits 3 when a finding of that severity or worse exists (after the report;
   nestor preview -f stacks/examples/dirqual.yaml --no-input --detailed-exitcode`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			if err := out.checkFile(); err != nil {
+				return err
+			}
 			c, err := judge.apply(config(g, out))
 			if err != nil {
 				return err
@@ -49,9 +53,9 @@ exits 3 when a finding of that severity or worse exists (after the report;
 			r, s, err := action.Preview{Config: c, Selection: sel}.Run(cmd.Context())
 			progress.done()
 			if err != nil {
-				return err
+				return errors.Join(err, out.emitFailure(a, action.NewFailure(s, err)))
 			}
-			if err := write(a.Out, out.value, r, func(w io.Writer) error {
+			if err := out.emit(a, r, func(w io.Writer) error {
 				r.WriteText(w, a.color(), s.Suggest)
 				return nil
 			}); err != nil {
@@ -68,6 +72,7 @@ exits 3 when a finding of that severity or worse exists (after the report;
 	}
 	addStackFlags(a, cmd, &sel)
 	out.register(cmd)
+	out.registerFile(cmd)
 	cmd.Flags().BoolVar(&detailed, "detailed-exitcode", false, "exit 0 in sync, 2 changes, 1 error or unknown")
 	judge = addJudgeFlags(cmd)
 	return cmd

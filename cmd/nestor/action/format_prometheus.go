@@ -1,0 +1,220 @@
+package action
+
+import (
+	"io"
+	"sort"
+	"strings"
+	"time"
+
+	dto "github.com/prometheus/client_model/go"
+	"github.com/prometheus/common/expfmt"
+	"google.golang.org/protobuf/proto"
+
+	"nestor.dev/nestor/topology"
+)
+
+// PrometheusOptions are what the exposition says beside the reports.
+type PrometheusOptions struct {
+	// ReadAt is when the read finished (nestor_read_timestamp_seconds).
+	ReadAt time.Time
+}
+
+// The metric names of -o prometheus, stable: README.md ("-o prometheus")
+// lists them with their labels and alert rules. Every series has the label
+// stack; a stack without a report has nestor_read_success 0 and
+// nestor_read_timestamp_seconds only.
+const (
+	metricReadSuccess   = "nestor_read_success"
+	metricReadTimestamp = "nestor_read_timestamp_seconds"
+	metricInSync        = "nestor_in_sync"
+	metricChanges       = "nestor_plan_changes"
+	metricUndeclared    = "nestor_plan_undeclared"
+	metricWaiting       = "nestor_plan_waiting"
+	metricUnknown       = "nestor_plan_unknown"
+	metricFindings      = "nestor_findings"
+	metricLayers        = "nestor_layers"
+	metricNodesDeclared = "nestor_nodes_declared"
+	metricNodesRegister = "nestor_nodes_registered"
+	metricNodesReady    = "nestor_nodes_ready"
+	metricPoolsDeclared = "nestor_pools_declared"
+	metricServerInfo    = "nestor_server_version_info"
+	metricEndOfSupport  = "nestor_end_of_support_timestamp_seconds"
+)
+
+var metricHelp = map[string]string{
+	metricReadSuccess:   "1 when nestor read the stack and made its report (parts may still be unknown: nestor_plan_unknown), 0 when it could not (invalid, refused, unreachable).",
+	metricReadTimestamp: "When the read finished, in Unix seconds.",
+	metricInSync:        "1 when the stack is in sync with its topology: no change, nothing unknown, nothing waiting, a verified plan.",
+	metricChanges:       "Plan steps that would change the cluster, by step kind.",
+	metricUndeclared:    "Nodes, pools and layers found on the cluster but not declared (information, not changes).",
+	metricWaiting:       "Objects the provider is moving (creating, updating, upgrading, scaling): not in sync, not changes.",
+	metricUnknown:       "Parts of the actual state that could not be read.",
+	metricFindings:      "Findings (versions, support calendars, the provider's objects), by severity.",
+	metricLayers:        "Declared layers by state as read now (healthy, degraded, absent, unknown).",
+	metricNodesDeclared: "Nodes the topology declares.",
+	metricNodesRegister: "Nodes registered in the cluster (absent when the nodes could not be read).",
+	metricNodesReady:    "Registered nodes whose Ready condition is True (absent when the nodes could not be read).",
+	metricPoolsDeclared: "Node pools the topology declares (kapsule).",
+	metricServerInfo:    "1, with the API server's version (kapsule: the cluster's) as labels; absent when not read.",
+	metricEndOfSupport:  "End of support of the minor the API server (kapsule: the cluster) runs, in Unix seconds: source=upstream from nestor's embedded Kubernetes calendar, source=provider from the provider's API; estimated=true when upstream has published no date.",
+}
+
+// WritePrometheus writes r in the Prometheus text exposition format
+// (version 0.0.4), as node_exporter's textfile collector reads it: a gauge
+// per metric of README.md's list, drawn from the report (see
+// writePrometheus).
+func (r *Report) WritePrometheus(w io.Writer, o PrometheusOptions) error {
+	return writePrometheus(w, r.docs(), o)
+}
+
+// WritePrometheus writes every stack of the fleet as one exposition.
+func (f *FleetReport) WritePrometheus(w io.Writer, o PrometheusOptions) error {
+	return writePrometheus(w, f.docs(), o)
+}
+
+// WritePrometheus writes the failure: nestor_read_success 0.
+func (f *Failure) WritePrometheus(w io.Writer, o PrometheusOptions) error {
+	return writePrometheus(w, f.docs(), o)
+}
+
+// families collects gauges by metric name.
+type families map[string]*dto.MetricFamily
+
+// gauge adds a sample of metric name with the label pairs (name, value,
+// name, value…).
+func (fs families) gauge(name string, v float64, labels ...string) {
+	mf, ok := fs[name]
+	if !ok {
+		mf = &dto.MetricFamily{Name: proto.String(name), Help: proto.String(metricHelp[name]), Type: dto.MetricType_GAUGE.Enum()}
+		fs[name] = mf
+	}
+	m := &dto.Metric{Gauge: &dto.Gauge{Value: proto.Float64(v)}}
+	for i := 0; i+1 < len(labels); i += 2 {
+		m.Label = append(m.Label, &dto.LabelPair{Name: proto.String(labels[i]), Value: proto.String(labels[i+1])})
+	}
+	sort.Slice(m.Label, func(i, j int) bool { return m.Label[i].GetName() < m.Label[j].GetName() })
+	mf.Metric = append(mf.Metric, m)
+}
+
+// writePrometheus encodes the gauges of docs with expfmt, families sorted
+// by name. No sample carries a timestamp (the textfile collector refuses
+// them); the read's time is the gauge nestor_read_timestamp_seconds.
+func writePrometheus(w io.Writer, docs []stackDoc, o PrometheusOptions) error {
+	fs := families{}
+	for _, d := range docs {
+		stack := []string{"stack", d.Name}
+		fs.gauge(metricReadTimestamp, float64(o.ReadAt.UnixMilli())/1000, stack...)
+		if d.failed() {
+			fs.gauge(metricReadSuccess, 0, "stack", d.Name, "status", string(d.Status))
+			continue
+		}
+		fs.gauge(metricReadSuccess, 1, "stack", d.Name, "status", "read")
+		d.Report.gauges(fs)
+	}
+	names := make([]string, 0, len(fs))
+	for n := range fs {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	for _, n := range names {
+		if _, err := expfmt.MetricFamilyToText(w, fs[n]); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// changeKinds are the step kinds that change a cluster, each always
+// written (0 when the plan has none), so an alert's series never vanish.
+func changeKinds() []string {
+	var out []string
+	for _, ri := range Rules() {
+		if k, ok := strings.CutPrefix(ri.ID, "step/"); ok && k != string(topology.StepUndeclared) {
+			out = append(out, k)
+		}
+	}
+	return out
+}
+
+// gauges adds r's gauges to fs.
+func (r *Report) gauges(fs families) {
+	stack := r.Stack.Name
+	s := r.Summary
+	fs.gauge(metricInSync, boolGauge(s.InSync), "stack", stack)
+	for _, k := range changeKinds() {
+		fs.gauge(metricChanges, float64(s.ByKind[k]), "stack", stack, "kind", k)
+	}
+	fs.gauge(metricUndeclared, float64(s.Undeclared), "stack", stack)
+	fs.gauge(metricWaiting, float64(s.Waiting), "stack", stack)
+	fs.gauge(metricUnknown, float64(s.Unknown), "stack", stack)
+	bySeverity := map[topology.Severity]int{}
+	for _, f := range r.Plan.Findings {
+		bySeverity[f.Severity]++
+	}
+	for _, sev := range []topology.Severity{topology.SeverityInfo, topology.SeverityWarning, topology.SeverityError} {
+		fs.gauge(metricFindings, float64(bySeverity[sev]), "stack", stack, "severity", string(sev))
+	}
+	byHealth := map[topology.Health]int{}
+	for _, l := range r.Actual.Layers {
+		if l.Declared {
+			byHealth[l.Health]++
+		}
+	}
+	for _, h := range []topology.Health{topology.Healthy, topology.Degraded, topology.Absent, topology.Unknown} {
+		fs.gauge(metricLayers, float64(byHealth[h]), "stack", stack, "state", string(h))
+	}
+	if r.Stack.TargetKind == topology.TargetKapsule {
+		fs.gauge(metricPoolsDeclared, float64(len(r.Desired.Pools)), "stack", stack)
+	} else {
+		fs.gauge(metricNodesDeclared, float64(len(r.Desired.Nodes)), "stack", stack)
+	}
+	if n := r.Actual.Nodes; n.Known && !r.Actual.NoTarget {
+		ready := 0
+		for _, st := range n.Value {
+			if st.Ready {
+				ready++
+			}
+		}
+		fs.gauge(metricNodesRegister, float64(len(n.Value)), "stack", stack)
+		fs.gauge(metricNodesReady, float64(ready), "stack", stack)
+	}
+	if server, ok := reportVersion(r); ok {
+		fs.gauge(metricServerInfo, 1, "stack", stack, "version", server.Raw, "minor", server.MinorString())
+		asOf, _ := time.Parse(time.DateOnly, r.AsOf)
+		if st, e, _ := topology.UpstreamCalendar().Standing(server, asOf); st != topology.StandingNewer && st != topology.StandingNoDate && st != topology.StandingOlder {
+			fs.gauge(metricEndOfSupport, float64(e.EndOfLife.Unix()), "stack", stack, "source", "upstream", "minor", e.Minor, "estimated", boolLabel(e.Estimated))
+		}
+		if eol, ok := r.providerEndOfLife(); ok {
+			fs.gauge(metricEndOfSupport, float64(eol.Unix()), "stack", stack, "source", "provider", "minor", server.MinorString(), "estimated", "false")
+		}
+	}
+}
+
+// providerEndOfLife is the provider's end of life of the cluster's version
+// (a managed cluster): its entry in the provider's version list
+// (KapsuleObserved.VersionEntry).
+func (r *Report) providerEndOfLife() (time.Time, bool) {
+	k := r.Actual.Kapsule
+	if k == nil || !k.Cluster.Known {
+		return time.Time{}, false
+	}
+	e, ok := k.VersionEntry(topology.ParseVersion(k.Cluster.Value.Version))
+	if !ok || e.EndOfLifeAt == nil {
+		return time.Time{}, false
+	}
+	return *e.EndOfLifeAt, true
+}
+
+func boolGauge(b bool) float64 {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+func boolLabel(b bool) string {
+	if b {
+		return "true"
+	}
+	return "false"
+}

@@ -1,0 +1,78 @@
+package action
+
+import "strings"
+
+// The rule ids that are neither a step kind nor a finding kind.
+const (
+	RuleUnknown = "unknown"
+	RuleWaiting = "waiting"
+)
+
+// RuleInfo describes one rule of the machine formats (a SARIF
+// reportingDescriptor): its id (PlanItem.Rule), a short and a full
+// description, and its anchor in RUNBOOK.md §9, where the same rule is
+// written for operators.
+type RuleInfo struct {
+	ID    string
+	Short string
+	Full  string
+	// Anchor is the id of the rule's line in RUNBOOK.md ("step-install").
+	Anchor string
+}
+
+// Rules returns every rule, in a fixed order: the step kinds, the finding
+// kinds, then unknown and waiting. The texts say what README.md and
+// RUNBOOK.md (§2, Kapsule, §8) say of each kind.
+func Rules() []RuleInfo {
+	out := make([]RuleInfo, len(rules))
+	copy(out, rules)
+	return out
+}
+
+// rule returns the rule id, and whether it is one of Rules.
+func rule(id string) (RuleInfo, int, bool) {
+	for i, r := range rules {
+		if r.ID == id {
+			return r, i, true
+		}
+	}
+	return RuleInfo{}, -1, false
+}
+
+func newRule(id, short, full string) RuleInfo {
+	return RuleInfo{ID: id, Short: short, Full: full, Anchor: strings.ReplaceAll(id, "/", "-")}
+}
+
+var rules = []RuleInfo{
+	newRule("step/create-vm", "A declared node has no VM (lima)", "The lima bench has no VM for a declared node: `limactl start NODE` creates it with the topology's lima: settings."),
+	newRule("step/start-vm", "A node's VM is stopped or broken (lima)", "The VM of a declared node is Stopped (start it) or Broken (stop it with `limactl stop -f`, start it; delete and recreate it if it still fails)."),
+	newRule("step/bootstrap", "The cluster is not bootstrapped", "No cluster was read: the first control plane is to be bootstrapped (lima: kubeadm init on the first control-plane VM; prod: the upstream provisioning, then `nestor discover --cp NODE`). On a plan marked unverified this assumes an empty cluster."),
+	newRule("step/join-node", "A declared node is not registered", "A node the topology declares is not registered in the cluster: join it (kubeadm join), then preview again."),
+	newRule("step/repair-node", "A node is not Ready or has the wrong role", "A registered node is not Ready (its kubelet does not post Ready=True), or its roles are not the declared role: fix its kubelet or its control-plane label."),
+	newRule("step/upgrade", "The cluster is below kubernetes.version", "The API server (a managed cluster: the cluster) is below the declared kubernetes.version: upgrade the control plane one minor at a time (the version skew policy), then the nodes."),
+	newRule("step/upgrade-node", "A kubelet is below kubernetes.version", "A node's kubelet is behind the declared kubernetes.version: after the control plane, drain the node, upgrade kubeadm and the kubelet one minor at a time, uncordon."),
+	newRule("step/install", "A declared layer is not on the cluster", "None of a declared layer's signs (CRDs, StorageClasses, workloads) were found: install it from its upstream chart or manifest, then preview again."),
+	newRule("step/repair", "A declared layer is degraded", "A declared layer is present but degraded: its workloads are not all available, or its own status resources do not say healthy. The result's message says which."),
+	newRule("step/migrate-backend", "The default StorageClass is not the declared backend", "The cluster's default StorageClass does not come from the declared backend (or no default works): make the backend's StorageClass the default."),
+	newRule("step/undeclared", "Found on the cluster, not declared", "A node, pool or catalog layer runs on the cluster but the topology does not declare it: information, not a change. Declare it, or remove it from the cluster."),
+	newRule("step/create-pool", "A declared pool does not exist (kapsule)", "The cluster has no pool of a declared pool's name: create it (`scw k8s pool create`)."),
+	newRule("step/update-pool", "A pool's size or autoscaling differs (kapsule)", "A pool's size or autoscaling range is not the declared one: update it in place (`scw k8s pool update`)."),
+	newRule("step/replace-pool", "A pool's node type or zone differs (kapsule)", "A pool's node type or zone cannot change in place: create the new pool, then delete the old one."),
+	newRule("step/upgrade-pool", "A pool is below the cluster's version (kapsule)", "A pool runs an older Kubernetes version than its cluster: upgrade it (`scw k8s pool upgrade`)."),
+	newRule("step/replace-node", "A node is degraded in a pool without autohealing (kapsule)", "The provider reports a node not ready or failed to create, and its pool has autohealing off: replace the node."),
+	newRule("step/update-cluster", "The cluster's auto_upgrade differs (kapsule)", "The cluster's auto-upgrade setting is not the declared kubernetes.auto_upgrade: update the cluster's settings."),
+	newRule("finding/downgrade", "kubernetes.version is below what runs", "The declared kubernetes.version is below the API server's or a kubelet's version: nestor plans upgrades only (a downgrade is a restore): fix kubernetes.version."),
+	newRule("finding/kubelet-newer", "A kubelet is newer than the API server", "A kubelet newer than kube-apiserver is not supported by the version skew policy: upgrade the control plane, or reinstall that node's kubelet at the server's minor."),
+	newRule("finding/kubelet-skew", "A kubelet is as far behind as the skew policy allows, or farther", "A kubelet three minors behind the API server (two below 1.25) or more: the next control-plane upgrade would break it, or it is already unsupported. Upgrade that kubelet first."),
+	newRule("finding/kubelet-behind", "A kubelet is behind the API server, within the allowed skew", "A kubelet is behind the API server within the version skew policy, and no kubernetes.version asks for its upgrade: declare kubernetes.version to plan upgrade-node steps."),
+	newRule("finding/kubelet-version-unknown", "A node reports no kubelet version nestor can read", "A node's status.nodeInfo.kubeletVersion is empty or does not parse, and nothing planned depends on it."),
+	newRule("finding/end-of-life", "A minor in use is past its end of life", "A Kubernetes minor the cluster runs is past its end of life upstream: no more patch releases, security fixes included. Plan the upgrade now."),
+	newRule("finding/end-of-life-soon", "A minor in use reaches its end of life soon", "A Kubernetes minor the cluster runs reaches its end of life upstream within 90 days: schedule the upgrade before that date."),
+	newRule("finding/calendar-unknown", "A minor in use is not in nestor's calendar", "A Kubernetes minor newer than this nestor's embedded support calendar: its dates are not known here and nothing is assumed. Update nestor."),
+	newRule("finding/locked", "The provider locked the cluster or a pool (kapsule)", "The provider reports the cluster, a pool or a node locked: nestor plans nothing for it. Contact the provider's support."),
+	newRule("finding/degraded", "The provider reports a pool or node degraded (kapsule)", "The provider reports a pool in warning or a node not ready; with autohealing on, the provider replaces the node itself."),
+	newRule("finding/provider-versions", "What the provider offers or applies (kapsule)", "What the provider's version list offers the cluster: a patch applied by auto-upgrade, the next minor only after the current upgrade, or upgrade_available disagreeing with the list."),
+	newRule("finding/provider-calendar", "The provider's dates for a minor in use (kapsule)", "The provider deprecated a minor in use, or its end of life is near or past (the provider then upgrades the cluster itself), or the provider does not list it."),
+	newRule(RuleUnknown, "A part of the cluster could not be read", "nestor could not read this part of the actual state (forbidden, timed out, unreachable, a status it does not know): it is unknown, never absent, and nothing is planned for it. Make it readable (grant get/list, raise --timeout), then preview again."),
+	newRule(RuleWaiting, "The provider is moving an object (kapsule)", "The provider is creating, updating, upgrading, scaling or deleting this object: not in sync and not a change; nothing is planned for it. Preview again later."),
+}

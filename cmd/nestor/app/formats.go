@@ -1,0 +1,103 @@
+package app
+
+import (
+	"bytes"
+	"fmt"
+	"io"
+	"slices"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"nestor.dev/nestor/cmd/nestor/action"
+)
+
+// ProjectURL is nestor's page (SARIF tool.driver.informationUri) and
+// RunbookURL the published RUNBOOK.md each SARIF rule's helpUri points into
+// (#anchor appended); both can be stamped at build time like Version
+// (-ldflags "-X nestor.dev/nestor/cmd/nestor/app.RunbookURL=…").
+var (
+	ProjectURL = "https://nestor.dev/nestor"
+	RunbookURL = "https://nestor.dev/nestor/RUNBOOK.md"
+)
+
+// documentFormats are the machine formats drawn from an action.Document
+// (preview and fleet): CI and cron outputs.
+var documentFormats = []string{"sarif", "junit", "prometheus", "markdown"}
+
+// document reports whether format is one of documentFormats.
+func document(format string) bool { return slices.Contains(documentFormats, format) }
+
+// writeDocument writes d in format (one of documentFormats), the read
+// having finished at readAt.
+func writeDocument(w io.Writer, format string, d action.Document, readAt time.Time) error {
+	switch format {
+	case "sarif":
+		return d.WriteSARIF(w, action.SARIFOptions{ToolVersion: Version, InformationURI: ProjectURL, RunbookURI: RunbookURL})
+	case "junit":
+		return d.WriteJUnit(w, action.JUnitOptions{ReadAt: readAt})
+	case "prometheus":
+		return d.WritePrometheus(w, action.PrometheusOptions{ReadAt: readAt})
+	case "markdown":
+		return d.WriteMarkdown(w)
+	}
+	return fmt.Errorf("-o %s: not a document format", format)
+}
+
+// registerFile registers --output-file FILE beside -o.
+func (f *outputFlag) registerFile(cmd *cobra.Command) {
+	cmd.Flags().StringVar(&f.file, "output-file", "", "write the -o output to FILE (atomically: a reader sees the old file or the new one) instead of stdout; machine formats only")
+}
+
+// checkFile refuses --output-file with a format for people (text).
+func (f *outputFlag) checkFile() error {
+	if f.file != "" && !f.machine() {
+		return fmt.Errorf("--output-file writes a machine format: add -o json, yaml, %s", joinOr(documentFormats))
+	}
+	return nil
+}
+
+// emit writes v in the chosen format (see write) to stdout, or to
+// --output-file through a temporary file renamed over it.
+func (f *outputFlag) emit(a *App, v any, text func(io.Writer) error) error {
+	if f.file == "" {
+		return write(a.Out, f.value, v, text)
+	}
+	var b bytes.Buffer
+	if err := write(&b, f.value, v, text); err != nil {
+		return err
+	}
+	if err := action.WriteFile(f.file, b.Bytes()); err != nil {
+		return fmt.Errorf("--output-file: %w", err)
+	}
+	return nil
+}
+
+// emitFailure writes, for a document format, the document of a command
+// that made no report (a SARIF run that did not succeed, a JUnit error,
+// nestor_read_success 0), so CI and cron always get a valid file; the
+// error itself is still printed and sets the exit code. Other formats
+// write nothing.
+func (f *outputFlag) emitFailure(a *App, fail *action.Failure) error {
+	if !document(f.value) {
+		return nil
+	}
+	return f.emit(a, fail, nil)
+}
+
+func joinOr(words []string) string {
+	switch len(words) {
+	case 0:
+		return ""
+	case 1:
+		return words[0]
+	}
+	s := ""
+	for i, w := range words[:len(words)-1] {
+		if i > 0 {
+			s += ", "
+		}
+		s += w
+	}
+	return s + " or " + words[len(words)-1]
+}
