@@ -903,7 +903,7 @@ func TestFaultKapsuleProvider(t *testing.T) {
 			kw.stub.Script("metadata", scwstub.Answer{Hang: true})
 		}, nil},
 		{"metadata slow", func(kw *kapsuleWorld) {
-			kw.stub.Script("metadata", scwstub.Answer{Delay: 3 * faultTimeout, Body: scwstub.Metadata()})
+			kw.stub.Script("metadata", scwstub.Answer{Delay: 2*faultTimeout + deadlineMargin, Body: scwstub.Metadata()})
 		}, nil},
 		{"nodes: lying total, page ignored", func(kw *kapsuleWorld) {
 			kw.stub.Script("nodes", scwstub.Answer{Body: scwstub.Items(kw.data.Nodes...), Total: 40, IgnorePage: true})
