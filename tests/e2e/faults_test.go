@@ -855,6 +855,9 @@ func pidFile(t *testing.T, w *world) string {
 // the bench stack's read ends at --timeout (+ margin) with the VMs unknown
 // or known, never hung, and memory stays bounded.
 func TestFaultLimactlMisbehaves(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs the built nestor; skipped in -short mode")
+	}
 	for _, tc := range []struct {
 		program string
 		rusage  bool
