@@ -8,7 +8,7 @@
 //
 // Routes (REGION and ID as configured):
 //
-//	GET /metadata
+//	GET /metadata                                              route "metadata" (answered unscripted; script it to delay or hang)
 //	GET /k8s/v1/regions/REGION/clusters                        (list, paged)
 //	GET /k8s/v1/regions/REGION/clusters/ID                     route "cluster"
 //	GET /k8s/v1/regions/REGION/clusters/ID/available-versions  route "available-versions"
@@ -40,6 +40,19 @@ type Answer struct {
 	Status int
 	Body   any
 	Hang   bool
+	// Delay holds the answer that long first (less when the client gives
+	// up or the stub closes).
+	Delay time.Duration
+	// Header are extra response headers (Retry-After…).
+	Header map[string]string
+	// Cut, when above 0, announces the whole body's Content-Length but
+	// sends only its first Cut bytes, then drops the connection.
+	Cut int
+	// Total, when above 0, is the total_count a paged answer claims
+	// instead of the number of items: a lying total.
+	Total int
+	// IgnorePage answers every page of a paged route with its first page.
+	IgnorePage bool
 }
 
 // Request is one logged request.
@@ -179,10 +192,10 @@ func (s *Stub) serve(w http.ResponseWriter, r *http.Request) {
 	case r.Method != http.MethodGet:
 		writeError(w, http.StatusMethodNotAllowed, "method_not_allowed", "the stand-in answers GET only")
 		return
-	case route == "metadata":
-		writeJSON(w, 200, map[string]string{"platform": "scaleway", "partition": "scaleway", "domain": "scaleway.com"})
+	case route == "metadata" && !scripted:
+		writeJSON(w, 200, Metadata())
 		return
-	case !authed:
+	case !authed && route != "metadata":
 		writeJSON(w, 401, map[string]string{"type": "denied_authentication", "method": "api_key", "reason": "invalid_secret_key", "message": "authentication is denied"})
 		return
 	case route == "":
@@ -198,17 +211,32 @@ func (s *Stub) serve(w http.ResponseWriter, r *http.Request) {
 		}
 		return
 	}
+	if a.Delay > 0 {
+		select {
+		case <-time.After(a.Delay):
+		case <-r.Context().Done():
+			return
+		case <-hang:
+			return
+		}
+	}
+	for k, v := range a.Header {
+		w.Header().Set(k, v)
+	}
 	status := a.Status
 	if status == 0 {
 		status = 200
 	}
 	key, isPaged := paged[route]
 	if !isPaged || status != 200 {
-		writeJSON(w, status, a.Body)
+		writeAnswer(w, status, a.Body, a.Cut)
 		return
 	}
 	items, _ := a.Body.([]any)
 	page, size := atoi(r.URL.Query().Get("page"), 1), atoi(r.URL.Query().Get("page_size"), s.pageSize)
+	if a.IgnorePage {
+		page = 1
+	}
 	start := (page - 1) * size
 	if start > len(items) {
 		start = len(items)
@@ -217,7 +245,40 @@ func (s *Stub) serve(w http.ResponseWriter, r *http.Request) {
 	if end > len(items) {
 		end = len(items)
 	}
-	writeJSON(w, 200, map[string]any{"total_count": len(items), key: items[start:end]})
+	total := len(items)
+	if a.Total > 0 {
+		total = a.Total
+	}
+	writeAnswer(w, 200, map[string]any{"total_count": total, key: items[start:end]}, a.Cut)
+}
+
+// writeAnswer is writeJSON, the body cut after cut bytes when cut > 0: the
+// whole Content-Length is announced, the connection dropped after cut
+// bytes (http.ErrAbortHandler).
+func writeAnswer(w http.ResponseWriter, status int, body any, cut int) {
+	if cut <= 0 {
+		writeJSON(w, status, body)
+		return
+	}
+	data, err := json.Marshal(body)
+	if err != nil {
+		http.Error(w, err.Error(), 500)
+		return
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Content-Length", strconv.Itoa(len(data)))
+	w.WriteHeader(status)
+	_, _ = w.Write(data[:min(cut, len(data))])
+	if f, ok := w.(http.Flusher); ok {
+		f.Flush()
+	}
+	panic(http.ErrAbortHandler)
+}
+
+// Metadata is the body of GET /metadata as the stub answers it unscripted
+// (script route "metadata" to make it slow, hang or fail).
+func Metadata() map[string]string {
+	return map[string]string{"platform": "scaleway", "partition": "scaleway", "domain": "scaleway.com"}
 }
 
 func atoi(s string, def int) int {
@@ -262,6 +323,15 @@ func PermissionsDenied() Answer {
 func Transient(resource, id, state string) Answer {
 	return Answer{Status: 409, Body: map[string]any{"type": "transient_state", "resource": resource, "resource_id": id, "current_state": state,
 		"message": "resource is in a transient state"}}
+}
+
+// TooManyRequests is 429 with Retry-After (whole seconds, at least 1) and
+// a body whose type the SDK v1.39.0 does not know (it gives a
+// *scw.ResponseError with the status code).
+func TooManyRequests(retryAfter time.Duration) Answer {
+	secs := max(1, int(retryAfter.Round(time.Second)/time.Second))
+	return Answer{Status: 429, Header: map[string]string{"Retry-After": strconv.Itoa(secs)},
+		Body: map[string]any{"type": "too_many_requests", "message": "rate limit exceeded"}}
 }
 
 // Unknown501 is 501 with a type the SDK does not know.
