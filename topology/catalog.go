@@ -296,7 +296,8 @@ func CatalogLayer(name string) (LayerDef, bool) {
 
 // LayerDefFor returns how the declared layer ref is detected: a custom layer
 // (one with detect:) becomes a LayerDef of Category "custom" whose workloads,
-// namespace and CRD group are the detect: entries (its Source says so); any
+// namespace and CRD group are the detect: entries (its Source says so), and
+// whose Status is its detect.resource, when given; any
 // other ref is looked up in the catalog. ok is false for a name that is
 // neither (Parse never lets one through).
 func LayerDefFor(ref LayerRef) (LayerDef, bool) {
@@ -321,6 +322,9 @@ func LayerDefFor(ref LayerRef) (LayerDef, bool) {
 		}
 		ns, name, _ := strings.Cut(w.ref, "/")
 		d.Workloads = append(d.Workloads, Workload{Kind: w.kind, Name: name, Namespace: ns})
+	}
+	if det.Resource != nil {
+		d.Status = []StatusResource{det.Resource.StatusResource()}
 	}
 	return d, true
 }

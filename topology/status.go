@@ -765,32 +765,40 @@ func readyHealth(o StatusObject) (Health, string) {
 // judgeIssuersOrStores is the rule cert-manager and external-secrets
 // share: degraded when none of the cluster-wide and namespaced objects is
 // Ready, or a cluster-wide one is not Ready (the platform's own); a
-// namespaced one not Ready is a finding (a tenant's). When no cluster-wide
-// one is Ready and the namespaced list was not read, whether any is Ready
-// is unknown.
+// namespaced one not Ready is a finding (a tenant's). When none is Ready
+// and some has not reported yet, or the namespaced list was not read,
+// whether any is Ready is unknown.
 func judgeIssuersOrStores(j *statusJudge, clusterKind, nsKind string, kind FindingKind, what string) {
-	ready := 0
+	ready, pending := 0, 0
 	cluster, cknown := j.objects(clusterKind)
 	for _, o := range cluster {
 		h, says := readyHealth(o)
 		j.decide(o, h, false, says, clusterKind+" "+o.name()+": "+says)
-		if h == Healthy {
+		switch h {
+		case Healthy:
 			ready++
+		case Unknown:
+			pending++
 		}
 	}
 	namespaced, nknown := j.objects(nsKind)
 	for _, o := range namespaced {
 		h, says := readyHealth(o)
 		j.report(o, h, false, says)
-		if h == Healthy {
+		switch h {
+		case Healthy:
 			ready++
-		} else if h == Degraded {
+		case Unknown:
+			pending++
+		case Degraded:
 			j.finding(SeverityWarning, kind, nsKind+" "+o.name(), "%s", says)
 		}
 	}
 	switch {
 	case ready > 0:
 		j.good = append(j.good, count(ready, what)+" Ready")
+	case pending > 0:
+		j.unknown = append(j.unknown, fmt.Sprintf("no %s Ready yet, %d not reported yet", what, pending))
 	case cknown && nknown && len(cluster)+len(namespaced) == 0:
 		j.bad = append(j.bad, "no "+clusterKind+" or "+nsKind)
 	case cknown && nknown:

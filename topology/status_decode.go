@@ -60,7 +60,7 @@ func cut(s string) string {
 // through clean and are bounded (statusMaxText); conditions and checks are
 // bounded in number too. A time that is not RFC 3339 is left zero. For a
 // custom layer's one object (res.Name set) the whole object is kept for
-// kstatus.
+// kstatus, its whole numbers made int64 (see wholeNumbers).
 //
 // It returns an error, naming the object, for an answer that contradicts
 // the request: an object of another kind than res.Kind (a list item may
@@ -147,9 +147,39 @@ func DecodeStatusObject(res StatusResource, obj map[string]any, clean StatusClea
 		}
 	}
 	if res.Name != "" {
-		o.raw = obj
+		o.raw, _ = wholeNumbers(obj).(map[string]any)
 	}
 	return o, nil
+}
+
+// wholeNumbers copies v with every whole number as an int64, the form
+// apimachinery's unstructured (and so kstatus) reads: encoding/json decodes
+// numbers as float64 or json.Number.
+func wholeNumbers(v any) any {
+	switch x := v.(type) {
+	case map[string]any:
+		out := make(map[string]any, len(x))
+		for k, e := range x {
+			out[k] = wholeNumbers(e)
+		}
+		return out
+	case []any:
+		out := make([]any, len(x))
+		for i, e := range x {
+			out[i] = wholeNumbers(e)
+		}
+		return out
+	case float64, json.Number:
+		if n, ok := intOf(x); ok {
+			return n
+		}
+		if f, ok := x.(json.Number); ok {
+			if g, err := f.Float64(); err == nil {
+				return g
+			}
+		}
+	}
+	return v
 }
 
 func (o StatusObject) describe() string {
