@@ -109,6 +109,12 @@ func DecodeStatusObject(res StatusResource, obj map[string]any, clean StatusClea
 				return o, fmt.Errorf("%s: status.observedGeneration is not a whole number", o.describe())
 			}
 			o.HasObserved = true
+			if len(status) == 1 && o.ObservedGeneration < 1 {
+				// Flux's CRDs default status to {observedGeneration: -1}
+				// (source-controller config/crd/bases: status.default):
+				// nothing has observed the object yet.
+				o.HasStatus = false
+			}
 		}
 		if cs, present := status["conditions"]; present && cs != nil {
 			list, ok := cs.([]any)

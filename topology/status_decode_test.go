@@ -126,9 +126,15 @@ func TestDecodeStatusObjectShapes(t *testing.T) {
 	if o.Name != `ma\x1b[2Jin` || o.Fields[fieldInstances] != "3" || o.Fields[fieldReadyInstances] != "2" || o.Fields[fieldPhase] != "Cluster in healthy state" {
 		t.Errorf("decoded %+v", o)
 	}
-	empty, err := DecodeStatusObject(cluster, jsonObject(t, `{"metadata": {"name": "main", "namespace": "db"}, "status": {}}`), StatusCleaner{})
-	if err != nil || empty.HasStatus {
-		t.Errorf("an empty status: HasStatus %v, err %v", empty.HasStatus, err)
+	for _, st := range []string{`{}`, `{"observedGeneration": -1}`, `{"observedGeneration": 0}`} {
+		empty, err := DecodeStatusObject(cluster, jsonObject(t, `{"metadata": {"name": "main", "namespace": "db"}, "status": `+st+`}`), StatusCleaner{})
+		if err != nil || empty.HasStatus {
+			t.Errorf("status %s: HasStatus %v, err %v; want not reported", st, empty.HasStatus, err)
+		}
+	}
+	seen, _ := DecodeStatusObject(cluster, jsonObject(t, `{"metadata": {"name": "main", "namespace": "db"}, "status": {"observedGeneration": 1}}`), StatusCleaner{})
+	if !seen.HasStatus {
+		t.Errorf("status observedGeneration 1: not reported, want reported")
 	}
 }
 

@@ -81,8 +81,9 @@ type StatusObject struct {
 	Created time.Time `json:"created,omitzero"`
 	// Deleting is true when metadata.deletionTimestamp is set.
 	Deleting bool `json:"deleting,omitempty"`
-	// HasStatus is false when the object has no status, or an empty one:
-	// its operator has not reported on it yet.
+	// HasStatus is false when the object has no status, an empty one, or
+	// one that holds only an observedGeneration below 1 (the default
+	// Flux's CRDs give status): its operator has not reported on it yet.
 	HasStatus bool `json:"has_status"`
 	// ObservedGeneration is status.observedGeneration; HasObserved says
 	// whether the field is there at all.

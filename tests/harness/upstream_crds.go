@@ -15,6 +15,8 @@ import (
 	"sync"
 	"time"
 
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	yamlutil "k8s.io/apimachinery/pkg/util/yaml"
 )
 
@@ -107,9 +109,26 @@ func UpstreamCRDs(names ...string) ([]byte, error) {
 }
 
 // LoadUpstreamCRDs creates the named upstream CustomResourceDefinitions
-// (see UpstreamCRDs) in c and waits until they are Established.
+// (see UpstreamCRDs) in c and waits until they are Established. A CRD of
+// that name already in c (an earlier fixture loaded it) is left as is.
 func (c *Cluster) LoadUpstreamCRDs(names ...string) error {
-	data, err := UpstreamCRDs(names...)
+	ctx, cancel := opContext()
+	defer cancel()
+	var todo []string
+	for _, n := range names {
+		_, err := c.adminDynamic.Resource(crdResource).Get(ctx, n, metav1.GetOptions{})
+		switch {
+		case err == nil:
+			continue
+		case !apierrors.IsNotFound(err):
+			return fmt.Errorf("CustomResourceDefinition %s: %w", n, err)
+		}
+		todo = append(todo, n)
+	}
+	if len(todo) == 0 {
+		return nil
+	}
+	data, err := UpstreamCRDs(todo...)
 	if err != nil {
 		return err
 	}

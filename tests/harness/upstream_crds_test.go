@@ -196,6 +196,48 @@ func TestOperatorFixtures(t *testing.T) {
 		fixture string
 		want    map[string]layerWant
 	}{
+		{"operators-degraded.yaml", map[string]layerWant{
+			"rook-ceph": {health: topology.Degraded, words: "Ceph HEALTH_ERR: Reduced data availability: 64 pgs inactive; 2 osds down, checked 40 s ago; CephBlockPool rook-ceph/replicapool: phase Failure"},
+			"cnpg": {health: topology.Degraded, words: "Cluster db/analytics: 2/3 instances ready; Cluster db/main: Failing over (Failing over from main-1 to main-2)",
+				findings: []string{"warning backup Cluster db/main", "warning backup Cluster db/main"}},
+			"longhorn": {health: topology.Degraded, words: "Longhorn Node longhorn-system/node2: Ready False (ManagerPodDown): Node node2 is down or deleted; Volume longhorn-system/pvc-3b1f6c2e-8a47-4d0e-b1a6-5f2c9e7d4a01: robustness faulted, detached; Volume longhorn-system/pvc-9c04e1d7-2b3a-4f6e-8d5c-1a7b3e9f0c22: robustness degraded, attached",
+				findings: []string{"warning storage-node Longhorn Node longhorn-system/node3"}},
+			"kube-prometheus-stack": {health: topology.Degraded, words: "Prometheus monitoring/kube-prometheus-stack-prometheus: Available False (NoPodReady): pod prometheus-kube-prometheus-stack-prometheus-0: containers with unready status: [prometheus]; Alertmanager monitoring/kube-prometheus-stack-alertmanager: Available Degraded (SomePodsNotReady)"},
+			"cert-manager": {health: topology.Degraded, words: "ClusterIssuer letsencrypt-prod: Ready False (ErrRegisterACMEAccount): Failed to register ACME account",
+				findings: []string{"warning issuer Issuer team-a/team-ca", "warning certificate Certificate web/api-tls", "error certificate Certificate web/old-tls", "warning certificate Certificate web/web-tls"}},
+			"external-secrets": {health: topology.Degraded, words: "ClusterSecretStore aws-secrets-manager: Ready False (InvalidProviderConfig): unable to validate store",
+				findings: []string{"warning external-secret ExternalSecret app/db-credentials"}},
+			"flux": {health: topology.Degraded, words: "GitRepository flux-system/flux-system: Ready False (GitOperationFailed): failed to checkout and determine revision",
+				findings: []string{"warning flux-object HelmRelease apps/podinfo"}},
+			"argocd": {health: "", words: "2 Applications (2 not healthy)",
+				findings: []string{"info application Application argocd/billing", "warning application Application argocd/billing", "warning application Application argocd/guestbook"}},
+			"widgets": {health: topology.Degraded, words: "Widget apps/main: failed: Stalled True (InvalidSpec): spec.size must be positive"},
+		}},
+		{"operators-not-reported.yaml", map[string]layerWant{
+			"rook-ceph":             {health: topology.Unknown, words: "CephCluster rook-ceph/rook-ceph: not reported yet; CephBlockPool rook-ceph/replicapool: not reported yet"},
+			"cnpg":                  {health: topology.Unknown, words: "Cluster db/main: not reported yet"},
+			"longhorn":              {health: topology.Unknown, words: "Longhorn Node longhorn-system/node1: not reported yet"},
+			"kube-prometheus-stack": {health: topology.Unknown, words: "Prometheus monitoring/kube-prometheus-stack-prometheus: not reported yet"},
+			"cert-manager":          {health: topology.Unknown, words: "ClusterIssuer letsencrypt-prod: not reported yet; no issuer Ready yet, 2 not reported yet"},
+			"external-secrets":      {health: topology.Unknown, words: "ClusterSecretStore aws-secrets-manager: not reported yet; no store Ready yet, 2 not reported yet"},
+			"flux":                  {health: topology.Unknown, words: "GitRepository flux-system/flux-system: not reported yet; Kustomization flux-system/flux-system: not reported yet"},
+			"argocd":                {health: "", words: "2 Applications"},
+			"widgets":               {health: topology.Unknown, words: "Widget apps/main: not reported yet"},
+		}},
+		{"operators-ceph-stale.yaml", map[string]layerWant{
+			"rook-ceph": {health: topology.Unknown, words: "CephCluster rook-ceph/rook-ceph: Ceph HEALTH_OK as last checked 2 h ago"},
+		}},
+		{"operators-unconfigured.yaml", map[string]layerWant{
+			"rook-ceph":             {health: topology.Degraded, words: "rook-ceph runs, no CephCluster"},
+			"cnpg":                  {health: topology.Healthy, words: "no Postgres Cluster"},
+			"longhorn":              {health: topology.Degraded, words: "longhorn runs, no Longhorn Node registered"},
+			"kube-prometheus-stack": {health: topology.Degraded, words: "no Prometheus resource"},
+			"cert-manager":          {health: topology.Degraded, words: "no ClusterIssuer or Issuer"},
+			"external-secrets":      {health: topology.Degraded, words: "no ClusterSecretStore or SecretStore"},
+			"flux":                  {health: topology.Healthy, words: "no flux-system sync (not bootstrapped)"},
+			"argocd":                {health: "", words: "0 Applications"},
+			"widgets":               {health: topology.Degraded, words: "Widget apps/main not found"},
+		}},
 		{"operators-healthy.yaml", map[string]layerWant{
 			"rook-ceph":             {health: topology.Healthy, words: "Ceph HEALTH_OK"},
 			"cnpg":                  {health: topology.Healthy, words: "1 Cluster healthy"},
@@ -232,14 +274,12 @@ func TestOperatorFixtures(t *testing.T) {
 				t.Fatalf("load: %v", err)
 			}
 			t.Cleanup(func() { deleteStatusObjects(t, admin, defs) })
-			// Judged 40 s after the load: the fixture's "NOW-40s" reads
-			// as 80 s old, within Rook's 2 × 60 s.
-			facts := readStatus(t, readOnly, defs, loaded.Add(40*time.Second))
+			// Judged at the load time the fixture's times count from.
+			facts := readStatus(t, readOnly, defs, loaded)
 			for _, def := range defs {
 				w, ok := tc.want[def.Name]
 				if !ok {
-					t.Errorf("%s: no expectation", def.Name)
-					continue
+					continue // the fixture is about other layers
 				}
 				v := topology.JudgeStatus(def, facts)
 				if v.Health != w.health || !strings.HasPrefix(v.Words, w.words) {
@@ -259,7 +299,7 @@ func TestOperatorFixtures(t *testing.T) {
 			// The same objects, read by an identity that may not list
 			// them: no layer is healthy; argocd, whose Applications only
 			// give findings, says they were not read.
-			denied := readStatus(t, noAccess, defs, loaded.Add(40*time.Second))
+			denied := readStatus(t, noAccess, defs, loaded)
 			for _, def := range defs {
 				v := topology.JudgeStatus(def, denied)
 				switch def.Name {
