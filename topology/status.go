@@ -301,9 +301,9 @@ func judgeRookCeph(j *statusJudge) {
 	var oks []string
 	for _, o := range clusters {
 		h, moving, says := cephClusterHealth(o, j.now)
-		words := "Ceph " + says
-		if len(clusters) > 1 || h == Unknown {
-			words = "CephCluster " + o.name() + ": " + says
+		words := "CephCluster " + o.name() + ": " + says
+		if len(clusters) == 1 && strings.HasPrefix(says, "HEALTH_") {
+			words = "Ceph " + says // one cluster: Ceph's own words
 		}
 		j.decide(o, h, moving, says, words)
 		if h == Healthy {

@@ -166,6 +166,7 @@ func TestJudgeRookCeph(t *testing.T) {
 			health: Degraded, words: []string{"phase Failure: failed to create cluster"}},
 		{name: "a health Ceph never reports", objs: []StatusObject{cephCluster(with(ok, fieldCephHealth, "HEALTH_GOOD"))}, health: Unknown, words: []string{`"HEALTH_GOOD" is not one Ceph reports`}},
 		{name: "no CephCluster at all", health: Degraded, words: []string{"rook-ceph runs, no CephCluster"}},
+		{name: "being deleted", objs: []StatusObject{func() StatusObject { o := cephCluster(ok); o.Deleting = true; return o }()}, health: Degraded, words: []string{"CephCluster rook-ceph/rook-ceph: being deleted"}},
 		{name: "CephClusters not readable", unread: []string{"CephCluster"}, health: Unknown, words: []string{"CephClusters: forbidden"}},
 		{name: "a pool in Failure", objs: []StatusObject{cephCluster(ok), pool("Failure")}, health: Degraded, words: []string{"CephBlockPool rook-ceph/replicapool: phase Failure"}},
 		{name: "a pool not reported yet", objs: []StatusObject{cephCluster(ok), pool("")}, health: Unknown, words: []string{"replicapool: not reported yet"}},
