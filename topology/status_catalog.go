@@ -140,9 +140,9 @@ var fluxStatus = []StatusResource{
 		Source: "fluxcd/source-controller v1.9 config/crd/bases/source.toolkit.fluxcd.io_gitrepositories.yaml: " + fluxKstatus,
 	},
 	{
-		Group: "source.toolkit.fluxcd.io", Versions: []string{"v1"}, Resource: "ocirepositories", Kind: "OCIRepository", Namespaced: true,
+		Group: "source.toolkit.fluxcd.io", Versions: []string{"v1", "v1beta2"}, Resource: "ocirepositories", Kind: "OCIRepository", Namespaced: true,
 		Fields: []string{fieldSuspend}, Decides: true,
-		Source: "fluxcd/source-controller v1.9 config/crd/bases/source.toolkit.fluxcd.io_ocirepositories.yaml: " + fluxKstatus,
+		Source: "fluxcd/source-controller v1.9 config/crd/bases/source.toolkit.fluxcd.io_ocirepositories.yaml (v1; releases before Flux 2.6 serve v1beta2 only): " + fluxKstatus,
 	},
 	{
 		Group: "source.toolkit.fluxcd.io", Versions: []string{"v1"}, Resource: "helmrepositories", Kind: "HelmRepository", Namespaced: true,
@@ -155,7 +155,7 @@ var fluxStatus = []StatusResource{
 		Source: "fluxcd/kustomize-controller v1.9 config/crd/bases/kustomize.toolkit.fluxcd.io_kustomizations.yaml: " + fluxKstatus,
 	},
 	{
-		Group: "helm.toolkit.fluxcd.io", Versions: []string{"v2"}, Resource: "helmreleases", Kind: "HelmRelease", Namespaced: true,
+		Group: "helm.toolkit.fluxcd.io", Versions: []string{"v2", "v2beta2"}, Resource: "helmreleases", Kind: "HelmRelease", Namespaced: true,
 		Fields: []string{fieldSuspend},
 		Source: "fluxcd/helm-controller v1.4 config/crd/bases/helm.toolkit.fluxcd.io_helmreleases.yaml (v2 stored; v2beta2 still served): " + fluxKstatus,
 	},
