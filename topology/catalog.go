@@ -74,6 +74,7 @@ var catalog = []LayerDef{
 			{Kind: KindDeployment, Name: "rook-ceph-mgr-*"},
 			{Kind: KindDeployment, Name: "rook-ceph-osd-*"},
 		},
+		Status: rookCephStatus,
 	},
 	{
 		Name:         "local-path",
@@ -97,6 +98,7 @@ var catalog = []LayerDef{
 			{Kind: KindDeployment, Name: "longhorn-driver-deployer"},
 			{Kind: KindDeployment, Name: "longhorn-ui"},
 		},
+		Status: longhornStatus,
 	},
 	{
 		Name:       "cnpg",
@@ -107,6 +109,7 @@ var catalog = []LayerDef{
 		Workloads: []Workload{
 			{Kind: KindDeployment, Name: "cnpg-controller-manager", AltNames: []string{"*cloudnative-pg"}},
 		},
+		Status: cnpgStatus,
 	},
 	{
 		Name:       "kube-prometheus-stack",
@@ -118,6 +121,7 @@ var catalog = []LayerDef{
 			{Kind: KindDeployment, Name: "*kube-prometheus*-operator"},
 			{Kind: KindStatefulSet, Name: "prometheus-*kube-prometheus*-prometheus"},
 		},
+		Status: prometheusStatus,
 	},
 	{
 		Name:       "argocd",
@@ -130,6 +134,7 @@ var catalog = []LayerDef{
 			{Kind: KindDeployment, Name: "argocd-repo-server", AltNames: []string{"*-argocd-repo-server"}},
 			{Kind: KindStatefulSet, Name: "argocd-application-controller", AltNames: []string{"*-argocd-application-controller"}},
 		},
+		Status: argocdStatus,
 	},
 	{
 		Name:       "flux",
@@ -143,6 +148,7 @@ var catalog = []LayerDef{
 			{Kind: KindDeployment, Name: "helm-controller"},
 			{Kind: KindDeployment, Name: "notification-controller"},
 		},
+		Status: fluxStatus,
 	},
 	{
 		Name:       "cert-manager",
@@ -155,6 +161,7 @@ var catalog = []LayerDef{
 			{Kind: KindDeployment, Name: "cert-manager-cainjector", AltNames: []string{"*-cert-manager-cainjector", "*-cainjector"}},
 			{Kind: KindDeployment, Name: "cert-manager-webhook", AltNames: []string{"*-cert-manager-webhook", "*-webhook"}},
 		},
+		Status: certManagerStatus,
 	},
 	{
 		Name:       "ingress-nginx",
@@ -197,6 +204,7 @@ var catalog = []LayerDef{
 			{Kind: KindDeployment, Name: "external-secrets-webhook", AltNames: []string{"*-external-secrets-webhook"}},
 			{Kind: KindDeployment, Name: "external-secrets-cert-controller", AltNames: []string{"*-external-secrets-cert-controller"}},
 		},
+		Status: externalSecretsStatus,
 	},
 	{
 		Name:       "metrics-server",
@@ -288,7 +296,8 @@ func CatalogLayer(name string) (LayerDef, bool) {
 
 // LayerDefFor returns how the declared layer ref is detected: a custom layer
 // (one with detect:) becomes a LayerDef of Category "custom" whose workloads,
-// namespace and CRD group are the detect: entries (its Source says so); any
+// namespace and CRD group are the detect: entries (its Source says so), and
+// whose Status is its detect.resource, when given; any
 // other ref is looked up in the catalog. ok is false for a name that is
 // neither (Parse never lets one through).
 func LayerDefFor(ref LayerRef) (LayerDef, bool) {
@@ -313,6 +322,9 @@ func LayerDefFor(ref LayerRef) (LayerDef, bool) {
 		}
 		ns, name, _ := strings.Cut(w.ref, "/")
 		d.Workloads = append(d.Workloads, Workload{Kind: w.kind, Name: name, Namespace: ns})
+	}
+	if det.Resource != nil {
+		d.Status = []StatusResource{det.Resource.StatusResource()}
 	}
 	return d, true
 }

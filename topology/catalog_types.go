@@ -20,6 +20,10 @@ type LayerDef struct {
 	Namespaces []string `json:"namespaces,omitempty"`
 	// Workloads must all be found and available for the layer to be healthy.
 	Workloads []Workload `json:"workloads,omitempty"`
+	// Status are the resources whose status says whether the layer does
+	// its job (JudgeStatus, EvaluateWithStatus); empty when its workloads
+	// alone decide.
+	Status []StatusResource `json:"status,omitempty"`
 }
 
 // Workload names a workload of a layer. Name may be a path.Match pattern

@@ -250,6 +250,9 @@ func absentReason(def LayerDef) string {
 	for _, g := range def.CRDGroups {
 		looked = append(looked, "CRDs of group "+g)
 	}
+	for _, r := range def.Status {
+		looked = append(looked, r.Kind+" "+refName(r))
+	}
 	if len(looked) == 0 && len(def.Namespaces) > 0 {
 		looked = append(looked, "namespace "+def.Namespaces[0])
 	}

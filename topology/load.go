@@ -24,7 +24,7 @@ var (
 	kubernetesKeys = []string{"version", "auto_upgrade"}
 	nodeKeys       = []string{"name", "role", "address", "user", "port", "key"}
 	layerKeys      = []string{"name", "detect"}
-	detectKeys     = []string{"deployment", "daemonset", "statefulset", "namespace", "crd_group"}
+	detectKeys     = []string{"deployment", "daemonset", "statefulset", "namespace", "crd_group", "resource"}
 	limaKeys       = []string{"template", "cpus", "memory", "disk", "kubeconfig"}
 )
 
@@ -886,6 +886,11 @@ func (p *parser) detect(v *yaml.Node, field string) *Detect {
 		f := field + "." + kv.key.Value
 		s, isStr := "", false
 		switch kv.key.Value {
+		case "resource":
+			if d.Resource = p.detectResource(kv.value, f); d.Resource != nil {
+				any = true
+			}
+			continue
 		case "deployment", "daemonset", "statefulset", "namespace", "crd_group":
 			s, isStr = p.str(kv.value, f)
 		default:

@@ -133,6 +133,9 @@ type Detect struct {
 	StatefulSet string `json:"statefulset,omitempty"`
 	Namespace   string `json:"namespace,omitempty"`
 	CRDGroup    string `json:"crd_group,omitempty"`
+	// Resource names one object whose status decides the layer's health
+	// (judged by kstatus; see ResourceRef).
+	Resource *ResourceRef `json:"resource,omitempty"`
 }
 
 // Lima holds the bench settings of a lima stack.

@@ -413,8 +413,19 @@ func writeLayerRefs(b *bytes.Buffer, layers []topology.LayerRef) {
 				parts = append(parts, kv[0]+": "+topology.YAMLScalar(kv[1]))
 			}
 		}
+		if r := l.Detect.Resource; r != nil {
+			parts = append(parts, "resource: {apiVersion: "+topology.YAMLScalar(r.APIVersion)+", kind: "+topology.YAMLScalar(r.Kind)+nsPart(r.Namespace)+", name: "+topology.YAMLScalar(r.Name)+"}")
+		}
 		b.WriteString(strings.Join(parts, ", ") + "}\n")
 	}
+}
+
+// nsPart is ", namespace: NS" for a namespaced detect.resource, else "".
+func nsPart(ns string) string {
+	if ns == "" {
+		return ""
+	}
+	return ", namespace: " + topology.YAMLScalar(ns)
 }
 
 // draftLayers orders the detected layers: t's declared ones in declaration

@@ -1,0 +1,151 @@
+package topology
+
+import (
+	"fmt"
+	"strings"
+)
+
+// LayerJudgement is a layer's health from its workloads and its own status
+// resources together (EvaluateWithStatus).
+type LayerJudgement struct {
+	// State is the layer's health and its short reason: what preview
+	// prints on the layer's line.
+	State LayerState `json:"state"`
+	// Workloads is Evaluate's judgement of the workloads, CRDs and
+	// StorageClasses alone; its Reason lists every workload (for
+	// --detailed and JSON).
+	Workloads LayerState `json:"workloads"`
+	// Status is what the status resources say (JudgeStatus).
+	Status StatusVerdict `json:"status"`
+}
+
+// EvaluateWithStatus judges one layer from what the kube reader read: its
+// workloads (Evaluate with facts and declared) and its status resources
+// (JudgeStatus with status). It is pure. A layer is:
+//
+//   - healthy only when its workloads are available and its status
+//     resources say healthy; the reason is short: the status' words and the
+//     count of workloads ("Ceph HEALTH_OK, 8 workloads available");
+//   - degraded when either is degraded; the reason gives the workloads'
+//     problems, then the status' words ("rook-ceph runs, no CephCluster";
+//     "Ceph HEALTH_ERR: 2 osds down, checked 40 s ago");
+//   - unknown when neither is degraded and either is unknown, with the
+//     reasons (a list that could not be read, a status not reported yet, a
+//     stale Ceph status);
+//   - absent as Evaluate says. A custom layer whose only sign is its
+//     detect.resource is present when that object exists, absent when it
+//     is known not to, unknown when it could not be read.
+//
+// A layer without status resources is Evaluate's judgement unchanged.
+// When the status has no resource that decides health (argocd), the
+// workloads decide and the status' words only inform.
+func EvaluateWithStatus(def LayerDef, facts ClusterFacts, status StatusFacts, declared bool) LayerJudgement {
+	w := Evaluate(def, facts, declared)
+	j := LayerJudgement{State: w, Workloads: w}
+	if len(def.Status) == 0 {
+		return j
+	}
+	v := JudgeStatus(def, status)
+	j.Status = v
+	st := LayerState{Name: def.Name, Declared: declared}
+
+	if w.Health == Absent {
+		res, only := customResourceOnly(def)
+		if !only {
+			return j // Evaluate found nothing of a catalog layer: absent
+		}
+		f, read := status.Lists[res.Key()]
+		switch {
+		case !read || !f.Known:
+			st.Health, st.Reason = Unknown, res.Kind+" "+refName(res)+": "+reasonOr(f.Reason)
+		case len(f.Value) == 0:
+			st.Health, st.Reason = Absent, fmt.Sprintf("not found: %s %s (%s)", res.Kind, refName(res), apiVersionOf(res))
+		default:
+			st.Health, st.Reason = v.Health, v.Words
+		}
+		j.State = st
+		return j
+	}
+
+	switch {
+	case w.Health == Degraded || v.Health == Degraded:
+		st.Health = Degraded
+		var parts []string
+		if w.Health == Degraded {
+			parts = append(parts, w.Reason)
+		}
+		if v.Health == Degraded || v.Health == Unknown {
+			parts = append(parts, v.Words)
+		}
+		if w.Health == Unknown {
+			parts = append(parts, w.Reason)
+		}
+		st.Reason = strings.Join(parts, "; ")
+	case w.Health == Unknown || v.Health == Unknown:
+		st.Health = Unknown
+		var parts []string
+		if v.Health == Unknown {
+			parts = append(parts, v.Words)
+		}
+		if w.Health == Unknown {
+			parts = append(parts, w.Reason)
+		}
+		st.Reason = strings.Join(parts, "; ")
+	default:
+		st.Health = Healthy
+		var parts []string
+		if v.Words != "" {
+			parts = append(parts, v.Words)
+		}
+		if n := availableWorkloads(def, facts); n > 0 {
+			parts = append(parts, count(n, "workload")+" available")
+		}
+		if len(parts) == 0 {
+			parts = append(parts, w.Reason)
+		}
+		st.Reason = strings.Join(parts, ", ")
+	}
+	j.State = st
+	return j
+}
+
+// customResourceOnly returns the detect.resource of a custom layer that
+// has nothing else to be found by (no workloads, CRD group or namespace).
+func customResourceOnly(def LayerDef) (StatusResource, bool) {
+	if def.Category != CategoryCustom || len(def.Status) != 1 || def.Status[0].Name == "" {
+		return StatusResource{}, false
+	}
+	if len(def.Workloads) > 0 || len(def.CRDGroups) > 0 || len(def.Namespaces) > 0 {
+		return StatusResource{}, false
+	}
+	return def.Status[0], true
+}
+
+// apiVersionOf is "group/version" ("v1" for the core group).
+func apiVersionOf(res StatusResource) string {
+	v := ""
+	if len(res.Versions) > 0 {
+		v = res.Versions[0]
+	}
+	if res.Group == "" {
+		return v
+	}
+	return res.Group + "/" + v
+}
+
+// availableWorkloads counts the workloads of def found available in facts
+// (each match of each Workload once).
+func availableWorkloads(def LayerDef, facts ClusterFacts) int {
+	if !facts.Workloads.Known {
+		return 0
+	}
+	n := 0
+	for _, w := range def.Workloads {
+		for _, m := range lookWorkload(def, w, facts).matches {
+			if available(m) {
+				n++
+			}
+		}
+	}
+	return n
+}

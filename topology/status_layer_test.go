@@ -1,0 +1,135 @@
+package topology
+
+import (
+	"strings"
+	"testing"
+	"time"
+)
+
+// rookFacts is a cluster where rook-ceph's CRDs and the named workloads
+// (Deployments in rook-ceph, each ready/desired) are read.
+func rookFacts(avail map[string][2]int32) ClusterFacts {
+	var ws []WorkloadState
+	for name, rd := range avail {
+		ws = append(ws, WorkloadState{Kind: KindDeployment, Namespace: "rook-ceph", Name: name, Ready: rd[0], Desired: rd[1]})
+	}
+	return ClusterFacts{
+		Namespaces:         KnownFact([]string{"rook-ceph"}),
+		CRDGroups:          KnownFact([]string{"ceph.rook.io"}),
+		StorageClasses:     KnownFact([]StorageClass{}),
+		Workloads:          KnownFact(ws),
+		WorkloadNamespaces: []string{"rook-ceph"},
+	}
+}
+
+var rookUp = map[string][2]int32{"rook-ceph-operator": {1, 1}, "rook-ceph-mon-a": {1, 1}, "rook-ceph-mgr-a": {1, 1}, "rook-ceph-osd-0": {1, 1}}
+
+func TestEvaluateWithStatus(t *testing.T) {
+	def, _ := CatalogLayer("rook-ceph")
+	healthy := cephCluster(map[string]string{fieldCephHealth: "HEALTH_OK", fieldCephLastChecked: before(40 * time.Second), fieldPhase: "Ready"})
+	broken := cephCluster(map[string]string{fieldCephHealth: "HEALTH_ERR", fieldCephLastChecked: before(40 * time.Second), fieldPhase: "Ready"}, HealthCheck{Name: "OSD_DOWN", Severity: "HEALTH_WARN", Message: "2 osds down"})
+	osdDown := map[string][2]int32{"rook-ceph-operator": {1, 1}, "rook-ceph-mon-a": {1, 1}, "rook-ceph-mgr-a": {1, 1}, "rook-ceph-osd-0": {0, 1}}
+	for _, tc := range []struct {
+		name      string
+		workloads map[string][2]int32
+		objs      []StatusObject
+		unread    []string
+		health    Health
+		reason    string
+	}{
+		{"workloads available, Ceph HEALTH_OK: healthy, in a few words", rookUp, []StatusObject{healthy}, nil, Healthy, "Ceph HEALTH_OK, 4 workloads available"},
+		{"workloads available, Ceph HEALTH_ERR: degraded with Ceph's words", rookUp, []StatusObject{broken}, nil, Degraded, "Ceph HEALTH_ERR: 2 osds down, checked 40 s ago"},
+		{"rook-ceph runs, no CephCluster", rookUp, nil, nil, Degraded, "rook-ceph runs, no CephCluster"},
+		{"CephClusters forbidden: unknown, never healthy", rookUp, nil, []string{"CephCluster"}, Unknown, "CephClusters: forbidden"},
+		{"not reported yet", rookUp, []StatusObject{cephCluster(nil)}, nil, Unknown, "CephCluster rook-ceph/rook-ceph: not reported yet"},
+		{"a workload down and Ceph broken: both said", osdDown, []StatusObject{broken}, nil, Degraded, "rook-ceph/rook-ceph-osd-0 0/1 available; Ceph HEALTH_ERR: 2 osds down, checked 40 s ago"},
+		{"a workload down, Ceph healthy: the workload", osdDown, []StatusObject{healthy}, nil, Degraded, "rook-ceph/rook-ceph-osd-0 0/1 available"},
+		{"a workload down, Ceph unread: degraded, and the unknown said", osdDown, nil, []string{"CephCluster"}, Degraded, "rook-ceph/rook-ceph-osd-0 0/1 available; CephClusters: forbidden"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			j := EvaluateWithStatus(def, rookFacts(tc.workloads), factsFor(def, tc.objs, tc.unread...), true)
+			if j.State.Health != tc.health || j.State.Reason != tc.reason {
+				t.Errorf("state %s %q, want %s %q", j.State.Health, j.State.Reason, tc.health, tc.reason)
+			}
+			if j.State.Name != "rook-ceph" || !j.State.Declared {
+				t.Errorf("name/declared lost: %+v", j.State)
+			}
+			if want := Evaluate(def, rookFacts(tc.workloads), true); j.Workloads != want {
+				t.Errorf("Workloads %+v, want Evaluate's %+v", j.Workloads, want)
+			}
+		})
+	}
+
+	// Workloads unknown (their namespace forbidden), status healthy: unknown.
+	f := rookFacts(rookUp)
+	f.WorkloadNamespaces = nil
+	f.WorkloadErrors = map[string]string{"rook-ceph": "deployments in rook-ceph: forbidden"}
+	j := EvaluateWithStatus(def, f, factsFor(def, []StatusObject{healthy}), true)
+	if j.State.Health != Unknown || !strings.Contains(j.State.Reason, "deployments in rook-ceph: forbidden") {
+		t.Errorf("workloads unread, status healthy: %s %q", j.State.Health, j.State.Reason)
+	}
+
+	// Absent stays absent: nothing of rook-ceph on the cluster.
+	none := ClusterFacts{Namespaces: KnownFact([]string{}), CRDGroups: KnownFact([]string{}), StorageClasses: KnownFact([]StorageClass{}), Workloads: KnownFact([]WorkloadState{})}
+	if j := EvaluateWithStatus(def, none, factsFor(def, nil), true); j.State.Health != Absent {
+		t.Errorf("nothing installed: %s %q", j.State.Health, j.State.Reason)
+	}
+
+	// A layer without status resources: Evaluate's judgement, unchanged.
+	cil, _ := CatalogLayer("cilium")
+	if j := EvaluateWithStatus(cil, none, StatusFacts{}, true); j.State != Evaluate(cil, none, true) {
+		t.Errorf("cilium: %+v", j.State)
+	}
+}
+
+func TestEvaluateWithStatusArgoCDFindingsOnly(t *testing.T) {
+	def, _ := CatalogLayer("argocd")
+	facts := ClusterFacts{
+		Namespaces: KnownFact([]string{"argocd"}), CRDGroups: KnownFact([]string{"argoproj.io"}), StorageClasses: KnownFact([]StorageClass{}),
+		Workloads: KnownFact([]WorkloadState{
+			{Kind: KindDeployment, Namespace: "argocd", Name: "argocd-server", Ready: 1, Desired: 1},
+			{Kind: KindDeployment, Namespace: "argocd", Name: "argocd-repo-server", Ready: 1, Desired: 1},
+			{Kind: KindStatefulSet, Namespace: "argocd", Name: "argocd-application-controller", Ready: 1, Desired: 1},
+		}),
+		WorkloadNamespaces: []string{"argocd"},
+	}
+	app := so("Application", "argocd", "web", map[string]string{fieldAppHealth: "Degraded", fieldAppSync: "Synced"})
+	j := EvaluateWithStatus(def, facts, factsFor(def, []StatusObject{app}), true)
+	if j.State.Health != Healthy || j.State.Reason != "1 Application (1 not healthy), 3 workloads available" {
+		t.Errorf("argocd: %s %q", j.State.Health, j.State.Reason)
+	}
+	if len(j.Status.Findings) != 1 || j.Status.Findings[0].Kind != FindingApplication || j.Status.Findings[0].Subject != "Application argocd/web" {
+		t.Errorf("findings %+v", j.Status.Findings)
+	}
+	// Applications unread: still the workloads' health, and a finding says so.
+	j = EvaluateWithStatus(def, facts, factsFor(def, nil, "Application"), true)
+	if j.State.Health != Healthy || len(j.Status.Findings) != 1 || j.Status.Findings[0].Kind != FindingStatusUnread {
+		t.Errorf("applications unread: %+v, findings %+v", j.State, j.Status.Findings)
+	}
+}
+
+func TestEvaluateWithStatusCustomResource(t *testing.T) {
+	def := customDef("apps")
+	facts := ClusterFacts{Namespaces: KnownFact([]string{"apps"}), CRDGroups: KnownFact([]string{}), StorageClasses: KnownFact([]StorageClass{}), Workloads: KnownFact([]WorkloadState{})}
+	ready := so("Widget", "apps", "main", nil, cond("Ready", "True", "", ""))
+	stalled := so("Widget", "apps", "main", nil, cond("Stalled", "True", "BadSpec", "size must be positive"))
+	for _, tc := range []struct {
+		name   string
+		status StatusFacts
+		health Health
+		reason string
+	}{
+		{"found and Ready", factsFor(def, []StatusObject{ready}), Healthy, "Widget apps/main Ready"},
+		{"found and Stalled", factsFor(def, []StatusObject{stalled}), Degraded, "Widget apps/main: failed: Stalled True (BadSpec): size must be positive"},
+		{"known not to exist", factsFor(def, nil), Absent, "not found: Widget apps/main (example.io/v1)"},
+		{"not readable", factsFor(def, nil, "Widget"), Unknown, "Widget apps/main: forbidden"},
+		{"not read at all", StatusFacts{ReadAt: statusNow}, Unknown, "Widget apps/main: not read"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			j := EvaluateWithStatus(def, facts, tc.status, true)
+			if j.State.Health != tc.health || j.State.Reason != tc.reason {
+				t.Errorf("%s %q, want %s %q", j.State.Health, j.State.Reason, tc.health, tc.reason)
+			}
+		})
+	}
+}
