@@ -297,11 +297,12 @@ func Open(ctx context.Context, k Kind, t *topology.Topology, o OpenOptions) (*Op
 	case err != nil && errors.As(err, &le) && k.Guarded():
 		// The identity first: a kubeconfig of another cluster is refused
 		// as such, whatever else is wrong with it.
-		if cerr := checkEndpoint(t, le.Endpoint, le.Context, kc); cerr != nil {
-			var missing *MissingEndpointError
-			if !errors.As(cerr, &missing) || !o.Interactive {
-				return nil, cerr
-			}
+		// A server that is not even a URL is the load error's to explain.
+		var missing *MissingEndpointError
+		var mismatch *EndpointMismatchError
+		switch cerr := checkEndpoint(t, le.Endpoint, le.Context, kc); {
+		case errors.As(cerr, &mismatch), errors.As(cerr, &missing) && !o.Interactive:
+			return nil, cerr
 		}
 		return nil, err
 	case err != nil && !k.Guarded():
