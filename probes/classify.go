@@ -61,6 +61,18 @@ func Classify(err error) string {
 }
 
 func classify(err error) string {
+	var re *RetryError
+	if errors.As(err, &re) {
+		return re.Error()
+	}
+	var tl *TooLargeError
+	if errors.As(err, &tl) {
+		return tl.Error()
+	}
+	var ie *InconsistentError
+	if errors.As(err, &ie) {
+		return ie.Error()
+	}
 	var te *TimeoutError
 	if errors.As(err, &te) {
 		return te.Error()
@@ -178,6 +190,10 @@ func innerText(err error) string {
 // timeout; a transport error while the context is done is one.
 func failReason(ctx context.Context, budget time.Duration, err error) string {
 	var status apierrors.APIStatus
+	var retry *RetryError
+	if errors.As(err, &retry) {
+		return Classify(err) // what the server answered, not the deadline
+	}
 	isStatus := errors.As(err, &status)
 	timedOut := errors.Is(err, context.DeadlineExceeded) ||
 		strings.Contains(err.Error(), "would exceed context deadline") || // client-go's rate limiter

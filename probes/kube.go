@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"net/http/httptrace"
 	"slices"
 	"sort"
 	"strconv"
@@ -25,6 +26,13 @@ import (
 // limit=500, followed with continue). A variable only so the integration
 // test can force several pages.
 var pageSize int64 = 500
+
+// nodePageSize is the limit of the node Table's pages: a row without its
+// object is about 250 bytes, so 5,000 nodes (the largest cluster
+// Kubernetes tests, its "Considerations for large clusters") come in one
+// page and one round trip. A variable only so tests can force several
+// pages.
+var nodePageSize int64 = 5000
 
 // maxParallel bounds the workload lists of one read in flight at once
 // (the node pages, namespaces, CRDs and StorageClasses do not wait for a
@@ -147,24 +155,10 @@ func buildClients(t *Target) (*clients, error) {
 	return &clients{rest: rc, progress: t.Options.Progress}, nil
 }
 
-// get sends GET path?params with the Accept header accept and returns the
-// body of a 2xx answer. Any other answer is an error carrying the API
-// server's Status (apierrors: forbidden, unauthorized, not found…).
-func (c *clients) get(ctx context.Context, path, accept string, params map[string]string) ([]byte, error) {
-	req := c.rest.Get().AbsPath(path).SetHeader("Accept", accept)
-	for k, v := range params {
-		req = req.Param(k, v)
-	}
-	res := req.Do(ctx)
-	if err := res.Error(); err != nil {
-		return nil, err
-	}
-	return res.Raw()
-}
-
 // bound returns ctx limited by the target's timeout (KubeOptions.Timeout,
-// default DefaultTimeout) or by ctx's own deadline when sooner, and that
-// bound rounded for messages.
+// default DefaultTimeout) or by ctx's own deadline when sooner (the stack's
+// one deadline, shared by its stages), and that bound, rounded to 100 ms,
+// for messages.
 func (t *Target) bound(ctx context.Context) (context.Context, context.CancelFunc, time.Duration) {
 	d := t.Options.Timeout
 	if d <= 0 {
@@ -176,7 +170,7 @@ func (t *Target) bound(ctx context.Context) (context.Context, context.CancelFunc
 		}
 	}
 	c, cancel := context.WithTimeout(ctx, d)
-	if d > time.Second {
+	if d > 100*time.Millisecond {
 		d = d.Round(100 * time.Millisecond)
 	}
 	return c, cancel, d
@@ -238,7 +232,7 @@ func nodesFact(ctx context.Context, budget time.Duration, c *clients) topology.F
 }
 
 func serverVersion(ctx context.Context, c *clients) (string, error) {
-	raw, err := c.get(ctx, "/version", acceptJSON, nil)
+	raw, err := c.get(ctx, "/version", acceptJSON, nil, smallBound, "a version document")
 	if err != nil {
 		return "", err
 	}
@@ -271,27 +265,35 @@ type tablePage struct {
 }
 
 // listTable reads every page of the Table of the list at path (limit
-// pageSize, continue) without the objects (includeObject=None), and calls
+// rows a page, continue) without the objects (includeObject=None), and calls
 // each with the text of the columns named in cols (matched without regard
 // to case), in that order, for every row. The pages are pipelined: as soon
 // as a page has arrived its continue token is read (the Table's metadata
 // comes first) and the next page is asked for while this one is decoded;
-// at most three pages are held (one decoded, one queued, one fetched). A page that is not a Table, a missing column,
-// a row shorter than the columns or a cell that is not text (or null, given
-// as "") is an error naming it.
-func listTable(ctx context.Context, c *clients, path string, cols []string, each func(cells []string)) error {
+// at most three pages are held (one decoded, one queued, one fetched).
+//
+// Every answer is bounded: a page is read through limit × tableRowBound
+// bytes (a larger one is refused, a *TooLargeError), may hold no more rows
+// than limit, and no row may repeat a name an earlier one gave (the first
+// column: a repeated page, *InconsistentError); nor may a continue token
+// repeat. A page that is not a Table, a missing column, a row shorter than
+// the columns or a cell that is not text (or null, given as "") is an error
+// naming it.
+func listTable(ctx context.Context, c *clients, path string, limit int64, cols []string, each func(cells []string)) error {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel() // stops the fetcher when a page is refused
 	type fetched struct {
 		raw []byte
 		err error
 	}
+	bound := limit*tableRowBound + 1<<20
+	what := fmt.Sprintf("what a Table of %d rows can take", limit)
 	pages := make(chan fetched, 1)
 	go func() {
 		defer close(pages)
-		params := map[string]string{"limit": strconv.FormatInt(pageSize, 10), "includeObject": "None"}
+		params := map[string]string{"limit": strconv.FormatInt(limit, 10), "includeObject": "None"}
 		for {
-			raw, err := c.get(ctx, path, acceptTable, params)
+			raw, err := c.get(ctx, path, acceptTable, params, bound, what)
 			var next string
 			if err == nil {
 				next, err = tableContinue(raw)
@@ -309,7 +311,7 @@ func listTable(ctx context.Context, c *clients, path string, cols []string, each
 			}
 			if next == params["continue"] {
 				select {
-				case pages <- fetched{nil, fmt.Errorf("the API server repeated its continue token for %s", path)}:
+				case pages <- fetched{nil, &InconsistentError{Path: path, Why: "it repeated its continue token"}}:
 				case <-ctx.Done():
 				}
 				return
@@ -320,13 +322,32 @@ func listTable(ctx context.Context, c *clients, path string, cols []string, each
 
 	cells := make([]string, len(cols))
 	rows := 0
+	names := newItemSet(path)
+	var rowErr error
 	c.told(path, 0)
 	for p := range pages {
 		if p.err != nil {
 			return p.err
 		}
-		if err := tableRows(p.raw, path, cols, cells, func(cells []string) { rows++; each(cells) }); err != nil {
+		pageRows := int64(0)
+		err := tableRows(p.raw, path, cols, cells, func(cells []string) {
+			pageRows++
+			if rowErr == nil {
+				rowErr = names.add(cells[0])
+			}
+			if rowErr == nil {
+				rows++
+				each(cells)
+			}
+		})
+		if err != nil {
 			return err
+		}
+		if rowErr != nil {
+			return rowErr
+		}
+		if pageRows > limit {
+			return &InconsistentError{Path: path, Why: fmt.Sprintf("a page holds %d rows, more than the %d asked for", pageRows, limit)}
 		}
 		c.told(path, rows)
 	}
@@ -440,7 +461,7 @@ var readyDetailLists = maxParallel
 // The result is sorted by name.
 func listNodes(ctx context.Context, c *clients) ([]topology.NodeState, error) {
 	out := []topology.NodeState{}
-	err := listTable(ctx, c, pathNodes, nodeColumns, func(cells []string) {
+	err := listTable(ctx, c, pathNodes, nodePageSize, nodeColumns, func(cells []string) {
 		out = append(out, nodeRow(cells))
 	})
 	if err != nil {
@@ -546,7 +567,13 @@ func readyDetails(ctx context.Context, c *clients, names []string, max int) (map
 		go func() {
 			defer wg.Done()
 			params := map[string]string{"fieldSelector": "metadata.name=" + name}
-			err := listJSONWith(ctx, c, pathNodes, "NodeList", params, func(l *nodeList) string { return l.Metadata.Continue }, func(l *nodeList) {
+			err := listJSONWith(ctx, c, pathNodes, "NodeList", params, func(l *nodeList) string { return l.Metadata.Continue }, func(l *nodeList) []string {
+				var ks []string
+				for _, it := range l.Items {
+					ks = append(ks, it.Metadata.Name)
+				}
+				return ks
+			}, func(l *nodeList) {
 				for _, it := range l.Items {
 					for _, cd := range it.Status.Conditions {
 						if it.Metadata.Name == name && cd.Type == "Ready" {
@@ -643,8 +670,27 @@ func readClusterFacts(ctx context.Context, t *Target, topo *topology.Topology) t
 	return facts
 }
 
-// readTarget runs the reads of ProbeTarget (withNodes) or ProbeCluster.
-// Without withNodes, version and nodes are zero.
+// readTarget runs the reads of ProbeTarget (withNodes) or ProbeCluster, in
+// two waves after the connection is up, so a preview costs at most four
+// sequential round trips whatever the cluster's size (TCP, TLS, then the
+// two waves):
+//
+//   - /version is sent first, alone, and the first wave leaves as soon as
+//     its connection is established (httptrace GotConn: TLS and HTTP/2
+//     done), not when it answers: every request then shares that one
+//     connection instead of each dialling its own;
+//   - wave 1, everything that depends on no other answer: the node Table
+//     (5,000 rows a page), the namespace and CRD Tables, the StorageClasses,
+//     and the status resources of the declared layers (and the discovery of
+//     a custom layer's resource);
+//   - wave 2, what an answer of wave 1 decides: the workload lists of the
+//     declared layers' namespaces that exist (startWorkloads, once the
+//     namespace list is in, namespaceGrace at most), then those of the
+//     undeclared catalog layers whose CRD group or provisioner wave 1
+//     showed, with their status resources; a custom layer's one object; the
+//     Ready condition of the nodes that are not Ready; further pages.
+//
+// Without withNodes, version and nodes are zero (the guard read them).
 func readTarget(ctx context.Context, t *Target, topo *topology.Topology, withNodes bool) (topology.Fact[string], topology.Fact[[]topology.NodeState], topology.ClusterFacts) {
 	var (
 		ver   topology.Fact[string]
@@ -666,12 +712,24 @@ func readTarget(ctx context.Context, t *Target, topo *topology.Topology, withNod
 	}
 	ctx, cancel, budget := t.bound(ctx)
 	defer cancel()
+	readAt := time.Now()
 
 	var wg sync.WaitGroup
 	if withNodes {
-		// One request first, alone: it opens the connection (TLS, HTTP/2)
-		// every other request then shares, instead of each dialling its own.
-		ver = versionFact(ctx, budget, c)
+		connected := make(chan struct{})
+		var once sync.Once
+		up := func() { once.Do(func() { close(connected) }) }
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			defer up() // an answer (or a failure) before any connection: go on
+			vctx := httptrace.WithClientTrace(ctx, &httptrace.ClientTrace{GotConn: func(httptrace.GotConnInfo) { up() }})
+			ver = versionFact(vctx, budget, c)
+		}()
+		select {
+		case <-connected:
+		case <-ctx.Done():
+		}
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
@@ -679,10 +737,11 @@ func readTarget(ctx context.Context, t *Target, topo *topology.Topology, withNod
 		}()
 	}
 
-	var facts3 sync.WaitGroup
-	facts3.Add(2)
+	// Wave 1.
+	var lists sync.WaitGroup
+	lists.Add(2)
 	go func() {
-		defer facts3.Done()
+		defer lists.Done()
 		groups, err := listCRDGroups(ctx, c)
 		if err != nil {
 			facts.CRDGroups = topology.UnknownFact[[]string](failReason(ctx, budget, err))
@@ -691,7 +750,7 @@ func readTarget(ctx context.Context, t *Target, topo *topology.Topology, withNod
 		facts.CRDGroups = topology.KnownFact(groups)
 	}()
 	go func() {
-		defer facts3.Done()
+		defer lists.Done()
 		scs, err := listStorageClasses(ctx, c)
 		if err != nil {
 			facts.StorageClasses = topology.UnknownFact[[]topology.StorageClass](failReason(ctx, budget, err))
@@ -699,13 +758,6 @@ func readTarget(ctx context.Context, t *Target, topo *topology.Topology, withNod
 		}
 		facts.StorageClasses = topology.KnownFact(scs)
 	}()
-	// The namespace list is awaited, for at most namespaceGrace (one small
-	// Table, the other lists running meanwhile): no workload list is sent
-	// for a namespace it shows does not exist. Of the catalog's candidate
-	// namespaces for a layer (monitoring, kube-prometheus-stack,
-	// prometheus…) few exist, and each costs the API server three lists.
-	// A namespace list slower than that does not hold the workload lists
-	// back: they go to every candidate, as they do when it fails.
 	nsDone := make(chan struct{})
 	go func() {
 		defer close(nsDone)
@@ -716,6 +768,17 @@ func readTarget(ctx context.Context, t *Target, topo *topology.Topology, withNod
 		}
 		facts.Namespaces = topology.KnownFact(ns)
 	}()
+	statusRead := map[string]bool{}
+	declaredStatus := startStatus(ctx, c, budget, statusResources(declaredDefs(topo)), statusRead)
+
+	// Wave 2: the workload lists wait for the namespace list, for at most
+	// namespaceGrace (the other lists answer in the same round trip): no
+	// workload list is sent for a namespace it shows does not exist. Of
+	// the catalog's candidate namespaces for a layer (monitoring,
+	// kube-prometheus-stack, prometheus…) few exist, and each costs the
+	// API server three lists. A namespace list slower than that does not
+	// hold the workload lists back: they go to every candidate, as they do
+	// when it fails.
 	known := topology.ClusterFacts{}
 	grace := time.NewTimer(namespaceGrace)
 	select {
@@ -724,17 +787,14 @@ func readTarget(ctx context.Context, t *Target, topo *topology.Topology, withNod
 	case <-grace.C:
 	}
 	grace.Stop()
-
-	// First wave: the declared layers' namespaces that exist (all of them
-	// when the namespace list could not be read in time).
 	sem := make(chan struct{}, maxParallel)
 	declared := workloadNamespaces(topo, known, false)
 	wave1 := startWorkloads(ctx, c, sem, declared)
-	facts3.Wait()
+	lists.Wait()
 	<-nsDone
 
-	// Second wave: the undeclared catalog layers whose CRD group or
-	// provisioner was seen, in namespaces not read yet that exist.
+	// The undeclared catalog layers whose CRD group or provisioner was
+	// seen: their namespaces not read yet that exist, and their status.
 	var more []string
 	for _, ns := range workloadNamespaces(topo, facts, true) {
 		if !containsString(declared, ns) {
@@ -742,12 +802,50 @@ func readTarget(ctx context.Context, t *Target, topo *topology.Topology, withNod
 		}
 	}
 	wave2 := startWorkloads(ctx, c, sem, more)
+	undeclaredStatus := startStatus(ctx, c, budget, statusResources(signalledDefs(topo, facts)), statusRead)
 
 	results := append(wave1.wait(), wave2.wait()...)
+	facts.Status = topology.StatusFacts{ReadAt: readAt, Lists: declaredStatus.wait()}
+	for k, v := range undeclaredStatus.wait() {
+		facts.Status.Lists[k] = v
+	}
 	wg.Wait()
 	w := assembleWorkloads(ctx, budget, results, facts.Namespaces)
 	facts.Workloads, facts.WorkloadNamespaces, facts.WorkloadErrors = w.fact, w.read, w.errors
 	return ver, nodes, facts
+}
+
+// declaredDefs are the layer definitions topo declares (catalog layers and
+// custom ones), in order; none for a nil topo.
+func declaredDefs(topo *topology.Topology) []topology.LayerDef {
+	if topo == nil {
+		return nil
+	}
+	var out []topology.LayerDef
+	for _, ref := range topo.Layers {
+		if def, ok := topology.LayerDefFor(ref); ok {
+			out = append(out, def)
+		}
+	}
+	return out
+}
+
+// signalledDefs are the catalog layers topo does not declare whose cheap
+// signals facts show (topology.SignalSeen): the undeclared layers found.
+func signalledDefs(topo *topology.Topology, facts topology.ClusterFacts) []topology.LayerDef {
+	declared := map[string]bool{}
+	if topo != nil {
+		for _, ref := range topo.Layers {
+			declared[ref.Name] = true
+		}
+	}
+	var out []topology.LayerDef
+	for _, def := range topology.Catalog() {
+		if !declared[def.Name] && topology.SignalSeen(def, facts) {
+			out = append(out, def)
+		}
+	}
+	return out
 }
 
 // acquire takes a slot of sem, or fails when ctx ends first.
@@ -762,7 +860,7 @@ func acquire(ctx context.Context, sem chan struct{}) error {
 
 func listNamespaces(ctx context.Context, c *clients) ([]string, error) {
 	out := []string{}
-	err := listTable(ctx, c, pathNamespaces, []string{"Name"}, func(cells []string) {
+	err := listTable(ctx, c, pathNamespaces, pageSize, []string{"Name"}, func(cells []string) {
 		out = append(out, SanitizeName(cells[0]))
 	})
 	if err != nil {
@@ -775,7 +873,7 @@ func listNamespaces(ctx context.Context, c *clients) ([]string, error) {
 func listCRDGroups(ctx context.Context, c *clients) ([]string, error) {
 	seen := map[string]bool{}
 	out := []string{}
-	err := listTable(ctx, c, pathCRDs, []string{"Name"}, func(cells []string) {
+	err := listTable(ctx, c, pathCRDs, pageSize, []string{"Name"}, func(cells []string) {
 		// A CRD is named <plural>.<group> (apiextensions validation).
 		_, group, ok := strings.Cut(SanitizeName(cells[0]), ".")
 		if ok && group != "" && !seen[group] {
@@ -804,22 +902,26 @@ type objectMeta struct {
 
 // listJSON reads every page of the JSON list of kind kind ("DeploymentList")
 // at path (limit pageSize, continue), decoding each page into a fresh *L and
-// calling each with it; cont returns the page's continue token. A 2xx answer
-// that is not that list (another kind, no kind, null) is an error,
-// never an empty list: an empty answer must not read as "absent". So is a
-// continue token the server repeats (it would loop until the deadline).
-func listJSON[L any](ctx context.Context, c *clients, path, kind string, cont func(*L) string, each func(*L)) error {
-	return listJSONWith(ctx, c, path, kind, nil, cont, each)
+// calling each with it; cont returns the page's continue token, keys the
+// keys of its items (namespace/name), which may not repeat over the pages.
+// A 2xx answer that is not that list (another kind, no kind, null) is an
+// error, never an empty list: an empty answer must not read as "absent".
+// So is a page larger than jsonPageBound, one with more items than the
+// limit, an item listed twice, or a continue token the server repeats (it
+// would loop until the deadline).
+func listJSON[L any](ctx context.Context, c *clients, path, kind string, cont func(*L) string, keys func(*L) []string, each func(*L)) error {
+	return listJSONWith(ctx, c, path, kind, nil, cont, keys, each)
 }
 
 // listJSONWith is listJSON with extra query parameters (a fieldSelector).
-func listJSONWith[L any](ctx context.Context, c *clients, path, kind string, extra map[string]string, cont func(*L) string, each func(*L)) error {
+func listJSONWith[L any](ctx context.Context, c *clients, path, kind string, extra map[string]string, cont func(*L) string, keys func(*L) []string, each func(*L)) error {
 	params := map[string]string{"limit": strconv.FormatInt(pageSize, 10)}
 	for k, v := range extra {
 		params[k] = v
 	}
+	items := newItemSet(path)
 	for {
-		raw, err := c.get(ctx, path, acceptJSON, params)
+		raw, err := c.get(ctx, path, acceptJSON, params, jsonPageBound, "what a page of a list can take")
 		if err != nil {
 			return err
 		}
@@ -836,13 +938,22 @@ func listJSONWith[L any](ctx context.Context, c *clients, path, kind string, ext
 		if err := json.Unmarshal(raw, page); err != nil {
 			return fmt.Errorf("the answer to %s is not a list: %v", path, err)
 		}
+		ks := keys(page)
+		if int64(len(ks)) > pageSize {
+			return &InconsistentError{Path: path, Why: fmt.Sprintf("a page holds %d items, more than the %d asked for", len(ks), pageSize)}
+		}
+		for _, k := range ks {
+			if err := items.add(k); err != nil {
+				return err
+			}
+		}
 		each(page)
 		next := cont(page)
 		if next == "" {
 			return nil
 		}
 		if next == params["continue"] {
-			return fmt.Errorf("the API server repeated its continue token for %s", path)
+			return &InconsistentError{Path: path, Why: "it repeated its continue token"}
 		}
 		params["continue"] = next
 	}
@@ -868,6 +979,13 @@ type storageClassList struct {
 func listStorageClasses(ctx context.Context, c *clients) ([]topology.StorageClass, error) {
 	out := []topology.StorageClass{}
 	err := listJSON(ctx, c, pathStorageClasses, "StorageClassList", func(l *storageClassList) string { return l.Metadata.Continue },
+		func(l *storageClassList) []string {
+			var ks []string
+			for _, sc := range l.Items {
+				ks = append(ks, sc.Metadata.Name)
+			}
+			return ks
+		},
 		func(l *storageClassList) {
 			for _, sc := range l.Items {
 				a := sc.Metadata.Annotations
@@ -1050,7 +1168,13 @@ func listWorkloadKind(ctx context.Context, c *clients, kind, ns string) ([]topol
 	}
 	var out []topology.WorkloadState
 	path := "/apis/apps/v1/namespaces/" + ns + "/" + res
-	err := listJSON(ctx, c, path, kind+"List", func(l *workloadList) string { return l.Metadata.Continue }, func(l *workloadList) {
+	err := listJSON(ctx, c, path, kind+"List", func(l *workloadList) string { return l.Metadata.Continue }, func(l *workloadList) []string {
+		var ks []string
+		for _, it := range l.Items {
+			ks = append(ks, it.Metadata.Namespace+"/"+it.Metadata.Name)
+		}
+		return ks
+	}, func(l *workloadList) {
 		for _, it := range l.Items {
 			w := topology.WorkloadState{Kind: kind, Namespace: it.Metadata.Namespace, Name: it.Metadata.Name}
 			if w.Namespace == "" {

@@ -121,7 +121,7 @@ func TestRepeatedContinueTokenIsRefused(t *testing.T) {
 	defer srv.Close()
 	tg := targetAt(t, srv.URL, 5*time.Second)
 	_, nodes := ReadNodes(context.Background(), tg)
-	if nodes.Known || !strings.Contains(nodes.Reason, "repeated its continue token") {
+	if nodes.Known || !strings.Contains(nodes.Reason, "inconsistent") {
 		t.Errorf("nodes known=%v reason %q", nodes.Known, nodes.Reason)
 	}
 	if n := calls.Load(); n > 3 {

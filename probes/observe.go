@@ -81,7 +81,8 @@ func workloadNamespaces(topo *topology.Topology, facts topology.ClusterFacts, un
 func fillLayers(obs *topology.Observed, topo *topology.Topology, facts topology.ClusterFacts) {
 	obs.Layers = []topology.LayerState{}
 	if topo != nil {
-		obs.Layers = append(obs.Layers, topology.ObserveLayers(topo, facts)...)
+		layers, unread := topology.ObserveLayers(topo, facts)
+		obs.Layers, obs.UndeclaredUnread = append(obs.Layers, layers...), unread
 	}
 	obs.Storage = topology.DefaultStorage(facts, obs.ServerVersion)
 }

@@ -74,8 +74,9 @@ type OpenOptions struct {
 	Home string
 	// UserAgent is nestor's, "nestor/<version>".
 	UserAgent string
-	// Timeout bounds each read: the guard's read, then the full read
-	// (0: DefaultTimeout).
+	// Timeout is the one deadline of the whole read of a stack, shared by
+	// its stages — the guard's reads, then the full read; the time spent at
+	// a prompt is not counted (0: DefaultTimeout).
 	Timeout time.Duration
 	// Progress is told what is being read (KubeOptions.Progress).
 	Progress func(resource string, items int)
@@ -236,6 +237,8 @@ type Opened struct {
 
 	kind Kind
 	opts OpenOptions
+	// deadline is the one deadline of the stack's read (Open sets it).
+	deadline time.Time
 }
 
 // Kind returns the target kind the stack was opened with.
@@ -312,10 +315,16 @@ func Open(ctx context.Context, k Kind, t *topology.Topology, o OpenOptions) (*Op
 	default:
 		op.Target = target
 	}
-	view, err := k.Guard(ctx, op)
+	// One deadline for the whole read of the stack, shared by its stages:
+	// the guard's reads, then Read's (the time the operator takes to
+	// answer the prompt is given back).
+	op.deadline = time.Now().Add(op.Timeout())
+	gctx, cancel := context.WithDeadline(ctx, op.deadline)
+	defer cancel()
+	view, err := k.Guard(gctx, op)
 	if err != nil {
 		var unreachable *UnreachableError
-		if errors.As(err, &unreachable) || ctx.Err() != nil {
+		if errors.As(err, &unreachable) || gctx.Err() != nil {
 			return op, err
 		}
 		return nil, err
@@ -327,7 +336,9 @@ func Open(ctx context.Context, k Kind, t *topology.Topology, o OpenOptions) (*Op
 	if o.Confirm == nil {
 		return nil, errors.New("the target must be confirmed, and no prompt is available")
 	}
+	asked := time.Now()
 	yes, err := o.Confirm(*view)
+	op.deadline = op.deadline.Add(time.Since(asked))
 	if err != nil {
 		return nil, err
 	}
@@ -419,8 +430,8 @@ func (op *Opened) Timeout() time.Duration {
 }
 
 // Read is the pipeline's last stage: the kind's prober reads the stack,
-// each read bounded by the timeout (the kube reads by the Target's own
-// bound, limactl by one of the same length). It returns the observation and the raw facts
+// within what is left of the stack's one deadline (set by Open: the
+// guard's reads count against it). It returns the observation and the raw facts
 // behind it (cluster kinds; discover reports them). Errors: ctx ended
 // (wrapped ctx.Err()), or, for a guarded target, an *UnreachableError when
 // neither the version nor the nodes could be read (no report can be made
@@ -428,7 +439,12 @@ func (op *Opened) Timeout() time.Duration {
 // kind says (lima: the VMs and "no bench cluster"; prod: every part unknown
 // with the reason).
 func (op *Opened) Read(ctx context.Context, scope Scope) (*topology.Observed, topology.ClusterFacts, error) {
-	obs, facts := op.kind.Read(ctx, op, scope)
+	if op.deadline.IsZero() {
+		op.deadline = time.Now().Add(op.Timeout()) // no target: nothing was guarded
+	}
+	rctx, cancel := context.WithDeadline(ctx, op.deadline)
+	defer cancel()
+	obs, facts := op.kind.Read(rctx, op, scope)
 	obs.DeriveVersions() // the versions part of ACTUAL, from what was read
 	if err := ctx.Err(); err != nil {
 		return nil, facts, fmt.Errorf("reading stack %s: %w", op.Topology.Name, err)

@@ -3,7 +3,10 @@ package probes
 import (
 	"bytes"
 	"context"
+	"errors"
+	"fmt"
 	"os/exec"
+	"time"
 )
 
 // Runner runs a program and returns what it printed. Production code uses
@@ -11,13 +14,77 @@ import (
 // when it exited non-zero, exec.ErrNotFound wrapped when it is not on PATH).
 type Runner func(ctx context.Context, name string, args ...string) (stdout, stderr []byte, err error)
 
-// ExecRunner runs name from PATH with exec.CommandContext (killed when ctx
-// ends), no stdin, and returns its stdout and stderr.
+// Bounds of ExecRunner: what a program may print, and how long its output
+// may stay open once it has exited or been killed.
+const (
+	// MaxProgramOutput is what a program's stdout may hold (limactl's list
+	// of every instance, ansible-inventory's hosts, an admin.conf: far
+	// less); stderr keeps its first MaxProgramOutput/64.
+	MaxProgramOutput = 32 << 20
+	// programWaitDelay is how long a program's output pipes may stay open
+	// after it exited or was killed (a child it left behind holding
+	// them): then they are closed and the run ends (os/exec Cmd.WaitDelay).
+	programWaitDelay = 500 * time.Millisecond
+)
+
+// OutputTooLargeError: a program printed more than MaxProgramOutput on its
+// stdout; it was killed and what it printed is not read.
+type OutputTooLargeError struct {
+	Program string
+	Bound   int
+}
+
+func (e *OutputTooLargeError) Error() string {
+	return fmt.Sprintf("%s printed more than %d MiB: it was stopped and its output not read", e.Program, e.Bound>>20)
+}
+
+// ExecRunner runs name from PATH with no stdin, killed when ctx ends, and
+// returns its stdout and stderr. Its output is bounded: a stdout larger than
+// MaxProgramOutput kills it (*OutputTooLargeError); stderr keeps what fits
+// in its bound. A program whose pipes stay open after it exited or was
+// killed (a child holding them) is given programWaitDelay, then its pipes
+// are closed, so the run always ends with ctx.
 func ExecRunner(ctx context.Context, name string, args ...string) ([]byte, []byte, error) {
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
 	cmd := exec.CommandContext(ctx, name, args...)
-	var out, errOut bytes.Buffer
-	cmd.Stdout = &out
-	cmd.Stderr = &errOut
+	out := &boundedBuffer{max: MaxProgramOutput, overflow: cancel}
+	errOut := &boundedBuffer{max: MaxProgramOutput / 64}
+	cmd.Stdout, cmd.Stderr = out, errOut
+	cmd.WaitDelay = programWaitDelay
 	err := cmd.Run()
+	if out.over {
+		return nil, errOut.Bytes(), &OutputTooLargeError{Program: name, Bound: MaxProgramOutput}
+	}
+	if errors.Is(err, exec.ErrWaitDelay) {
+		err = nil // it exited; only a child it left holds its output
+	}
 	return out.Bytes(), errOut.Bytes(), err
+}
+
+// boundedBuffer keeps at most max bytes; past them it drops what comes and
+// calls overflow (when set) once. It has no ReadFrom (the buffer is not
+// embedded), so io.Copy goes through Write and its bound.
+type boundedBuffer struct {
+	buf      bytes.Buffer
+	max      int
+	over     bool
+	overflow func()
+}
+
+// Bytes returns what was kept.
+func (b *boundedBuffer) Bytes() []byte { return b.buf.Bytes() }
+
+func (b *boundedBuffer) Write(p []byte) (int, error) {
+	if room := b.max - b.buf.Len(); len(p) > room {
+		if room > 0 {
+			b.buf.Write(p[:room])
+		}
+		if !b.over && b.overflow != nil {
+			b.overflow()
+		}
+		b.over = true
+		return len(p), nil
+	}
+	return b.buf.Write(p)
 }

@@ -66,6 +66,9 @@ type ClusterFacts struct {
 	// deployments.apps in namespace argocd)". Evaluate gives it as the
 	// reason a workload there is unknown.
 	WorkloadErrors map[string]string `json:"workload_errors,omitempty"`
+	// Status is what the layers' own status resources said (the declared
+	// layers' and the undeclared ones found): read with the other lists.
+	Status StatusFacts `json:"status"`
 }
 
 // StorageClass is one StorageClass; Default is an is-default-class

@@ -290,7 +290,7 @@ func Undeclared(t *Topology, facts ClusterFacts) []LayerState {
 		if !SignalSeen(def, facts) {
 			continue
 		}
-		out = append(out, Evaluate(def, facts, false))
+		out = append(out, judged(EvaluateWithStatus(def, facts, facts.Status, false)))
 	}
 	return out
 }
@@ -424,10 +424,12 @@ func sameSecond(defaults []StorageClass) []string {
 }
 
 // ObserveLayers returns what Observed.Layers holds for t: one LayerState per
-// declared layer, in declaration order (Evaluate with declared=true; a ref
-// that is in neither the catalog nor has detect: is Unknown, which Parse
-// never lets through), then the Undeclared catalog layers.
-func ObserveLayers(t *Topology, facts ClusterFacts) []LayerState {
+// declared layer, in declaration order (EvaluateWithStatus with
+// declared=true: its workloads and its own status resources; a ref that is
+// in neither the catalog nor has detect: is Unknown, which Parse never lets
+// through), then the Undeclared catalog layers; and why the search for
+// undeclared layers is incomplete ("" when it is not).
+func ObserveLayers(t *Topology, facts ClusterFacts) ([]LayerState, string) {
 	out := make([]LayerState, 0, len(t.Layers))
 	for _, ref := range t.Layers {
 		def, ok := LayerDefFor(ref)
@@ -435,7 +437,34 @@ func ObserveLayers(t *Topology, facts ClusterFacts) []LayerState {
 			out = append(out, LayerState{Name: ref.Name, Declared: true, Health: Unknown, Reason: "not in the layer catalog and no detect:"})
 			continue
 		}
-		out = append(out, Evaluate(def, facts, true))
+		out = append(out, judged(EvaluateWithStatus(def, facts, facts.Status, true)))
 	}
-	return append(out, Undeclared(t, facts)...)
+	return append(out, Undeclared(t, facts)...), undeclaredUnread(facts)
+}
+
+// judged is a layer's state with its detail and status kept: Detail is
+// the workloads' full reason when the short one says less.
+func judged(j LayerJudgement) LayerState {
+	st := j.State
+	if j.Workloads.Reason != "" && j.Workloads.Reason != st.Reason {
+		st.Detail = j.Workloads.Reason
+	}
+	if j.Status.Health != "" || len(j.Status.Resources) > 0 {
+		v := j.Status
+		st.Status = &v
+	}
+	return st
+}
+
+// undeclaredUnread says why Undeclared could not look at every sign: the
+// CRD groups, the StorageClasses, or the workloads could not be read.
+func undeclaredUnread(facts ClusterFacts) string {
+	var why []string
+	if !facts.CRDGroups.Known {
+		why = append(why, "CRDs: "+reasonOr(facts.CRDGroups.Reason))
+	}
+	if !facts.StorageClasses.Known {
+		why = append(why, "StorageClasses: "+reasonOr(facts.StorageClasses.Reason))
+	}
+	return strings.Join(why, "; ")
 }

@@ -28,6 +28,12 @@ func healthyFacts() ClusterFacts {
 			wl(KindDeployment, "kube-system", "coredns", 2, 2),
 		}),
 		WorkloadNamespaces: []string{"argocd", "cnpg-system", "kube-system", "local-path-storage", "monitoring", "rook-ceph"},
+		// cnpg's own resources read: no database cluster yet, no backup.
+		Status: StatusFacts{Lists: map[string]Fact[[]StatusObject]{
+			"clusters.postgresql.cnpg.io": KnownFact([]StatusObject{}),
+			"backups.postgresql.cnpg.io":  KnownFact([]StatusObject{}),
+			"applications.argoproj.io":    KnownFact([]StatusObject{}),
+		}},
 	}
 }
 
@@ -192,7 +198,7 @@ func TestDefaultStorage(t *testing.T) {
 
 func TestObserveLayers(t *testing.T) {
 	tp := &Topology{Layers: []LayerRef{{Name: "argocd"}, {Name: "rook-ceph"}, {Name: "mystery"}}}
-	got := ObserveLayers(tp, healthyFacts())
+	got, _ := ObserveLayers(tp, healthyFacts())
 	var names []string
 	for _, s := range got {
 		names = append(names, fmt.Sprintf("%s:%v:%s", s.Name, s.Declared, s.Health))

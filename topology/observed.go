@@ -44,6 +44,12 @@ type Observed struct {
 	// is then unknown only where something declared depends on it (a
 	// layer, backend:).
 	InClusterUnread string `json:"in_cluster_unread,omitempty"`
+	// UndeclaredUnread says why the search for the catalog layers the
+	// cluster runs but the topology does not declare is incomplete (the
+	// CRD or StorageClass list, or every workload list, could not be
+	// read): the undeclared layers listed in Layers may not be all. ""
+	// when the search read everything it needed.
+	UndeclaredUnread string `json:"undeclared_unread,omitempty"`
 }
 
 // Fact is one probed value: Known with Value, or unknown with the Reason
@@ -150,8 +156,17 @@ type LayerState struct {
 	Name     string `json:"name"`
 	Declared bool   `json:"declared"`
 	Health   Health `json:"health"`
-	// Reason says why a layer is degraded or unknown, or what showed it present.
+	// Reason says, in a few words, why a layer is degraded or unknown, or
+	// what showed it healthy ("Ceph HEALTH_OK, 8 workloads available").
 	Reason string `json:"reason,omitempty"`
+	// Detail is everything that was seen of its workloads, CRD groups and
+	// StorageClasses, one by one (for --detailed and JSON); "" when it
+	// says no more than Reason.
+	Detail string `json:"detail,omitempty"`
+	// Status is what the layer's own status resources said: each
+	// resource, read or not, and what each of its objects says; nil for a
+	// layer that declares none.
+	Status *StatusVerdict `json:"status,omitempty"`
 }
 
 // StorageState is the cluster's default StorageClass: the one Kubernetes

@@ -32,7 +32,10 @@ type PlanOptions struct {
 //     not the desired backend's, or there is none; Storage unknown →
 //     Unknowns.
 //   - undeclared (information, not a change): each obs.Layers entry with
-//     Declared=false.
+//     Declared=false; when the search for them could not read every sign
+//     (obs.UndeclaredUnread), that claim is an unknown of its own.
+//   - findings: what each layer's own status resources say of what runs
+//     on it (LayerState.Status.Findings).
 //
 // A kind's rules may hold the plan (Plan.Held: a managed cluster being
 // deleted): then nothing beyond their own judgement is planned.
@@ -106,6 +109,16 @@ func BuildPlan(t *Topology, obs *Observed, rules Rules, o PlanOptions) Plan {
 		p.add(StepUndeclared, l.Name, l.Name, reason)
 	}
 
+	if !obs.NoTarget && obs.InClusterUnread == "" && obs.UndeclaredUnread != "" {
+		// "Nothing else runs" is a claim too: it needs every sign read.
+		p.Unknowns = append(p.Unknowns, "undeclared layers: "+obs.UndeclaredUnread)
+	}
+	for _, l := range obs.Layers {
+		if l.Status != nil {
+			// What the layers' own resources say of what runs on them.
+			p.Findings = append(p.Findings, l.Status.Findings...)
+		}
+	}
 	if !obs.NoTarget && !obs.Storage.Known && backendLayer == "" && obs.InClusterUnread == "" {
 		// Not needed by any step, but still a part of ACTUAL that was not
 		// read: a plan beside it is never "in sync" — unless the whole

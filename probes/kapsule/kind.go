@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"net/http"
 	"net/url"
 	"os"
@@ -126,10 +127,9 @@ func (Kind) Guard(ctx context.Context, op *probes.Opened) (*probes.TargetView, e
 				Got:  server, Want: "endpoint: " + t.Endpoint + " declared"}
 		}
 	}
-	rctx, cancel := context.WithTimeout(ctx, op.Timeout())
-	defer cancel()
-	obs := readKapsule(rctx, op.Timeout(), creds, t, o.UserAgent)
-	if err := ctx.Err(); err != nil {
+	obs := readKapsule(ctx, op.Timeout(), creds, t, o.UserAgent) // within the stack's one deadline (ctx's)
+	if err := ctx.Err(); errors.Is(err, context.Canceled) {
+		// Interrupted; a deadline reached leaves the parts unknown, timed out.
 		return nil, fmt.Errorf("reading stack %s from the provider's API: %w", t.Name, err)
 	}
 	op.Provider = &probes.Provider{ClusterID: t.Scaleway.ClusterID, Region: t.Scaleway.Region, APIURL: creds.APIURL, Credentials: creds.Source, AccessKey: creds.Masked()}
@@ -173,7 +173,7 @@ func (Kind) Clusters(ctx context.Context, op *probes.Opened) topology.Fact[[]top
 	}
 	ctx, cancel := context.WithTimeout(ctx, op.Timeout())
 	defer cancel()
-	api, err := kapsuleAPI(st.creds, op.Topology, op.Options().UserAgent)
+	api, err := kapsuleAPI(ctx, st.creds, op.Topology, op.Options().UserAgent)
 	if err != nil {
 		return topology.UnknownFact[[]topology.KapsuleCluster](st.creds.redact(err.Error()))
 	}
@@ -424,8 +424,11 @@ func (r noKubeconfigRoute) RoundTrip(req *http.Request) (*http.Response, error) 
 // kapsuleHTTPClient is the HTTP client of the provider's API: the
 // read-only transport pinned to the API's scheme and host (ReadOnlyTo: GET,
 // HEAD and OPTIONS only, no other host, redirects refused), the kubeconfig
-// route refused, no redirect followed.
-func kapsuleHTTPClient(apiURL string) (*http.Client, error) {
+// route refused, no redirect followed, and every request bounded by ctx as
+// well as by its own (bounded): the SDK sends GET /metadata after its calls
+// with a context of its own, which ctx's deadline and cancellation must end
+// too.
+func kapsuleHTTPClient(ctx context.Context, apiURL string) (*http.Client, error) {
 	u, err := url.Parse(apiURL)
 	if err != nil {
 		return nil, err
@@ -433,139 +436,310 @@ func kapsuleHTTPClient(apiURL string) (*http.Client, error) {
 	base := http.DefaultTransport.(*http.Transport).Clone()
 	base.Proxy = nil // the environment is read through probes.Env only
 	return &http.Client{
-		Transport:     probes.ReadOnlyTo(u)(noKubeconfigRoute{next: base}),
+		Transport:     bounded{ctx: ctx, next: probes.ReadOnlyTo(u)(noKubeconfigRoute{next: base})},
 		CheckRedirect: probes.RefuseRedirect,
 	}, nil
 }
 
+// providerBodyBound is what one answer of the provider's API may take: a
+// page of 100 pools or nodes is a few hundred KiB.
+const providerBodyBound = 16 << 20
+
+// bounded ends every request when ctx ends (deadline or interrupt), whatever
+// context the request carries, and refuses a body larger than
+// providerBodyBound.
+type bounded struct {
+	ctx  context.Context
+	next http.RoundTripper
+}
+
+func (b bounded) RoundTrip(req *http.Request) (*http.Response, error) {
+	rctx, cancel := context.WithCancel(req.Context())
+	stop := context.AfterFunc(b.ctx, cancel)
+	done := func() { stop(); cancel() }
+	resp, err := b.next.RoundTrip(req.WithContext(rctx))
+	if err != nil {
+		done()
+		if b.ctx.Err() != nil {
+			return nil, b.ctx.Err()
+		}
+		return nil, err
+	}
+	resp.Body = &boundedBody{r: resp.Body, left: providerBodyBound, done: done, path: req.URL.Path}
+	return resp, nil
+}
+
+// boundedBody reads at most left bytes, then fails; Close ends the
+// request's context.
+type boundedBody struct {
+	r    io.ReadCloser
+	left int64
+	done func()
+	path string
+}
+
+func (b *boundedBody) Read(p []byte) (int, error) {
+	if b.left <= 0 {
+		return 0, fmt.Errorf("the provider's answer to %s is larger than %d MiB: refused", b.path, providerBodyBound>>20)
+	}
+	if int64(len(p)) > b.left {
+		p = p[:b.left]
+	}
+	n, err := b.r.Read(p)
+	b.left -= int64(n)
+	return n, err
+}
+
+func (b *boundedBody) Close() error {
+	err := b.r.Close()
+	b.done()
+	return err
+}
+
 // readKapsule reads the provider's part of a kapsule stack, every request
 // a GET bounded by ctx: the cluster, then (when the cluster answered or is
-// moving) its available versions, its pools and its nodes (all pages), the
-// version list and its ACL rules. Each part that could not be read is
-// unknown with its reason (kapsuleReason); a 409 transient_state answer is
-// kept in Transient. It never reads the kubeconfig route.
+// moving) its available versions, its pools and its nodes (every page,
+// read by pages), the version list and its ACL rules. Each part that could
+// not be read is unknown with its reason (kapsuleReason); a 409
+// transient_state answer is kept in Transient; a list that contradicts
+// itself (an id twice, a total its pages do not add up to) is unknown. It
+// never reads the kubeconfig route.
 func readKapsule(ctx context.Context, budget time.Duration, creds *ScalewayCredentials, t *topology.Topology, userAgent string) *topology.KapsuleObserved {
 	k := &topology.KapsuleObserved{Transient: map[string]string{}, Provider: []string{}}
-	unknownAll := func(r string) {
-		k.Cluster = topology.UnknownFact[topology.KapsuleCluster](r)
-		k.Pools = topology.UnknownFact[[]topology.KapsulePool](r)
-		k.Nodes = topology.UnknownFact[[]topology.KapsuleNode](r)
-		k.Available = topology.UnknownFact[[]string](r)
-		k.Versions = topology.UnknownFact[[]topology.KapsuleVersion](r)
-		k.ACL = topology.UnknownFact[[]string](r)
-	}
-	api, err := kapsuleAPI(creds, t, userAgent)
+	api, err := kapsuleAPI(ctx, creds, t, userAgent)
 	if err != nil {
-		unknownAll(creds.redact(err.Error()))
+		unknownKapsule(k, creds.redact(err.Error()))
 		return k
 	}
-	region := scw.Region(t.Scaleway.Region)
-	id := t.Scaleway.ClusterID
-	opt := scw.WithContext(ctx)
-	reason := func(part string, err error) string {
-		r, transient := kapsuleReason(ctx, budget, err, creds)
-		if transient != "" {
-			k.Transient[part] = transient
-		}
-		return r
+	r := &kapsuleReader{ctx: ctx, budget: budget, creds: creds, api: api, k: k,
+		region: scw.Region(t.Scaleway.Region), id: t.Scaleway.ClusterID}
+	if !r.cluster() {
+		return k
 	}
-
-	cl, err := api.GetCluster(&k8s.GetClusterRequest{Region: region, ClusterID: id}, opt)
-	if err != nil {
-		r := reason("cluster", err)
-		k.Cluster = topology.UnknownFact[topology.KapsuleCluster](r)
-		if k.Transient["cluster"] == "" {
-			unknownAll(r)
-			k.Cluster = topology.UnknownFact[topology.KapsuleCluster](r)
-			notRead := "not read: the cluster could not be read (" + r + ")"
-			k.Pools = topology.UnknownFact[[]topology.KapsulePool](notRead)
-			k.Nodes = topology.UnknownFact[[]topology.KapsuleNode](notRead)
-			k.Available = topology.UnknownFact[[]string](notRead)
-			k.Versions = topology.UnknownFact[[]topology.KapsuleVersion](notRead)
-			k.ACL = topology.UnknownFact[[]string](notRead)
-			return k
-		}
-	} else {
-		k.Cluster = topology.KnownFact(clusterOf(cl))
-	}
-
-	if av, err := api.ListClusterAvailableVersions(&k8s.ListClusterAvailableVersionsRequest{Region: region, ClusterID: id}, opt); err != nil {
-		k.Available = topology.UnknownFact[[]string](reason("available_versions", err))
-	} else {
-		names := []string{}
-		for _, v := range av.Versions {
-			if v != nil {
-				names = append(names, probes.SanitizeName(v.Name))
-			}
-		}
-		k.Available = topology.KnownFact(names)
-	}
-
-	if pools, err := api.ListPools(&k8s.ListPoolsRequest{Region: region, ClusterID: id}, opt, scw.WithAllPages()); err != nil {
-		k.Pools = topology.UnknownFact[[]topology.KapsulePool](reason("pools", err))
-	} else {
-		out := []topology.KapsulePool{}
-		for _, p := range pools.Pools {
-			if p != nil {
-				out = append(out, poolOf(p))
-			}
-		}
-		sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
-		k.Pools = topology.KnownFact(out)
-	}
-
-	if nodes, err := api.ListNodes(&k8s.ListNodesRequest{Region: region, ClusterID: id}, opt, scw.WithAllPages()); err != nil {
-		k.Nodes = topology.UnknownFact[[]topology.KapsuleNode](reason("nodes", err))
-	} else {
-		out := []topology.KapsuleNode{}
-		for _, n := range nodes.Nodes {
-			if n != nil {
-				out = append(out, topology.KapsuleNode{Name: probes.SanitizeName(n.Name), PoolID: n.PoolID, Status: probes.SanitizeName(n.Status.String()), ErrorMessage: probes.Sanitize(deref(n.ErrorMessage))})
-			}
-		}
-		sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
-		k.Nodes = topology.KnownFact(out)
-	}
-
-	if vs, err := api.ListVersions(&k8s.ListVersionsRequest{Region: region}, opt); err != nil {
-		k.Versions = topology.UnknownFact[[]topology.KapsuleVersion](reason("versions", err))
-	} else {
-		out := []topology.KapsuleVersion{}
-		for _, v := range vs.Versions {
-			if v != nil {
-				out = append(out, topology.KapsuleVersion{Name: probes.SanitizeName(v.Name), ReleasedAt: v.ReleasedAt, DeprecatedAt: v.DeprecatedAt, EndOfLifeAt: v.EndOfLifeAt})
-			}
-		}
-		k.Versions = topology.KnownFact(out)
-	}
-
-	if acl, err := api.ListClusterACLRules(&k8s.ListClusterACLRulesRequest{Region: region, ClusterID: id}, opt, scw.WithAllPages()); err != nil {
-		k.ACL = topology.UnknownFact[[]string](reason("acl", err))
-	} else {
-		out := []string{}
-		for _, r := range acl.Rules {
-			switch {
-			case r == nil:
-			case r.IP != nil:
-				out = append(out, r.IP.String())
-			case r.ScalewayRanges != nil && *r.ScalewayRanges:
-				out = append(out, "scaleway_ranges")
-			}
-		}
-		k.ACL = topology.KnownFact(out)
-	}
+	r.available()
+	r.pools()
+	r.nodes()
+	r.versions()
+	r.acl()
 	if len(k.Transient) == 0 {
 		k.Transient = nil
 	}
 	return k
 }
 
+// unknownKapsule makes every part of k unknown with reason r.
+func unknownKapsule(k *topology.KapsuleObserved, r string) {
+	k.Cluster = topology.UnknownFact[topology.KapsuleCluster](r)
+	k.Pools = topology.UnknownFact[[]topology.KapsulePool](r)
+	k.Nodes = topology.UnknownFact[[]topology.KapsuleNode](r)
+	k.Available = topology.UnknownFact[[]string](r)
+	k.Versions = topology.UnknownFact[[]topology.KapsuleVersion](r)
+	k.ACL = topology.UnknownFact[[]string](r)
+}
+
+// kapsuleReader is one read of the provider's API (readKapsule's steps).
+type kapsuleReader struct {
+	ctx    context.Context
+	budget time.Duration
+	creds  *ScalewayCredentials
+	api    *k8s.API
+	k      *topology.KapsuleObserved
+	region scw.Region
+	id     string
+}
+
+// reason is the reason of a failed read of part, and a 409 kept as the
+// part's transient state.
+func (r *kapsuleReader) reason(part string, err error) string {
+	why, transient := kapsuleReason(r.ctx, r.budget, err, r.creds)
+	if transient != "" {
+		r.k.Transient[part] = transient
+	}
+	return why
+}
+
+// cluster reads the cluster; false when it could not be read (and is not
+// moving): then nothing else is, every part unknown saying so.
+func (r *kapsuleReader) cluster() bool {
+	cl, err := r.api.GetCluster(&k8s.GetClusterRequest{Region: r.region, ClusterID: r.id}, scw.WithContext(r.ctx))
+	if err == nil {
+		r.k.Cluster = topology.KnownFact(clusterOf(cl))
+		return true
+	}
+	why := r.reason("cluster", err)
+	r.k.Cluster = topology.UnknownFact[topology.KapsuleCluster](why)
+	if r.k.Transient["cluster"] != "" {
+		return true
+	}
+	unknownKapsule(r.k, "not read: the cluster could not be read ("+why+")")
+	r.k.Cluster = topology.UnknownFact[topology.KapsuleCluster](why)
+	r.k.Transient = nil
+	return false
+}
+
+func (r *kapsuleReader) available() {
+	av, err := r.api.ListClusterAvailableVersions(&k8s.ListClusterAvailableVersionsRequest{Region: r.region, ClusterID: r.id}, scw.WithContext(r.ctx))
+	if err != nil {
+		r.k.Available = topology.UnknownFact[[]string](r.reason("available_versions", err))
+		return
+	}
+	names := []string{}
+	for _, v := range av.Versions {
+		if v != nil {
+			names = append(names, probes.SanitizeName(v.Name))
+		}
+	}
+	r.k.Available = topology.KnownFact(names)
+}
+
+// providerPageSize is the page size nestor asks the provider's lists for
+// (a variable only so tests can force several pages).
+var providerPageSize = 100
+
+func (r *kapsuleReader) pools() {
+	pools, err := allPages(r.ctx, "pools", func(page int32) ([]*k8s.Pool, uint64, error) {
+		size := uint32(providerPageSize)
+		res, err := r.api.ListPools(&k8s.ListPoolsRequest{Region: r.region, ClusterID: r.id, Page: &page, PageSize: &size}, scw.WithContext(r.ctx))
+		if err != nil {
+			return nil, 0, err
+		}
+		return res.Pools, res.TotalCount, nil
+	}, func(p *k8s.Pool) string { return p.ID })
+	if err != nil {
+		r.k.Pools = topology.UnknownFact[[]topology.KapsulePool](r.reason("pools", err))
+		return
+	}
+	out := []topology.KapsulePool{}
+	for _, p := range pools {
+		out = append(out, poolOf(p))
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
+	r.k.Pools = topology.KnownFact(out)
+}
+
+func (r *kapsuleReader) nodes() {
+	nodes, err := allPages(r.ctx, "nodes", func(page int32) ([]*k8s.Node, uint64, error) {
+		size := uint32(providerPageSize)
+		res, err := r.api.ListNodes(&k8s.ListNodesRequest{Region: r.region, ClusterID: r.id, Page: &page, PageSize: &size}, scw.WithContext(r.ctx))
+		if err != nil {
+			return nil, 0, err
+		}
+		return res.Nodes, res.TotalCount, nil
+	}, func(n *k8s.Node) string { return n.ID })
+	if err != nil {
+		r.k.Nodes = topology.UnknownFact[[]topology.KapsuleNode](r.reason("nodes", err))
+		return
+	}
+	out := []topology.KapsuleNode{}
+	for _, n := range nodes {
+		out = append(out, topology.KapsuleNode{Name: probes.SanitizeName(n.Name), PoolID: n.PoolID, Status: probes.SanitizeName(n.Status.String()), ErrorMessage: probes.Sanitize(deref(n.ErrorMessage))})
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
+	r.k.Nodes = topology.KnownFact(out)
+}
+
+func (r *kapsuleReader) versions() {
+	vs, err := r.api.ListVersions(&k8s.ListVersionsRequest{Region: r.region}, scw.WithContext(r.ctx))
+	if err != nil {
+		r.k.Versions = topology.UnknownFact[[]topology.KapsuleVersion](r.reason("versions", err))
+		return
+	}
+	out := []topology.KapsuleVersion{}
+	for _, v := range vs.Versions {
+		if v != nil {
+			out = append(out, topology.KapsuleVersion{Name: probes.SanitizeName(v.Name), ReleasedAt: v.ReleasedAt, DeprecatedAt: v.DeprecatedAt, EndOfLifeAt: v.EndOfLifeAt})
+		}
+	}
+	r.k.Versions = topology.KnownFact(out)
+}
+
+func (r *kapsuleReader) acl() {
+	rules, err := allPages(r.ctx, "acls", func(page int32) ([]*k8s.ACLRule, uint64, error) {
+		size := uint32(providerPageSize)
+		res, err := r.api.ListClusterACLRules(&k8s.ListClusterACLRulesRequest{Region: r.region, ClusterID: r.id, Page: &page, PageSize: &size}, scw.WithContext(r.ctx))
+		if err != nil {
+			return nil, 0, err
+		}
+		return res.Rules, res.TotalCount, nil
+	}, func(a *k8s.ACLRule) string { return a.ID })
+	if err != nil {
+		r.k.ACL = topology.UnknownFact[[]string](r.reason("acl", err))
+		return
+	}
+	out := []string{}
+	for _, a := range rules {
+		switch {
+		case a.IP != nil:
+			out = append(out, a.IP.String())
+		case a.ScalewayRanges != nil && *a.ScalewayRanges:
+			out = append(out, "scaleway_ranges")
+		}
+	}
+	r.k.ACL = topology.KnownFact(out)
+}
+
+// inconsistentError: a provider list that contradicts itself.
+type inconsistentError struct{ part, why string }
+
+func (e *inconsistentError) Error() string {
+	return "the provider's list of " + e.part + " is inconsistent: " + e.why
+}
+
+// allPages reads every page of a provider list itself (page 1, 2, …, as
+// the SDK's WithAllPages would, but bounded): it stops when the items
+// reach the total the API gives. An id listed twice, a total that changes
+// between pages, more items than the total, an empty page before it, or
+// more pages than the total can need are an *inconsistentError: the list
+// is unknown, never counted twice nor short. nil items are skipped.
+func allPages[T any](ctx context.Context, part string, fetch func(page int32) ([]*T, uint64, error), id func(*T) string) ([]*T, error) {
+	var out []*T
+	seen := map[string]bool{}
+	var total uint64
+	for page := int32(1); ; page++ {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		items, t, err := fetch(page)
+		if err != nil {
+			return nil, err
+		}
+		switch {
+		case page == 1:
+			total = t
+		case t != total:
+			return nil, &inconsistentError{part, fmt.Sprintf("its total changed from %d to %d between pages", total, t)}
+		}
+		for _, it := range items {
+			if it == nil {
+				continue
+			}
+			if seen[id(it)] {
+				return nil, &inconsistentError{part, fmt.Sprintf("it lists %s twice (page %d)", probes.SanitizeName(id(it)), page)}
+			}
+			seen[id(it)] = true
+			out = append(out, it)
+		}
+		if uint64(len(out)) > total {
+			return nil, &inconsistentError{part, fmt.Sprintf("its pages hold %d items, more than its total of %d", len(out), total)}
+		}
+		if uint64(len(out)) == total {
+			return out, nil
+		}
+		if len(items) == 0 {
+			return nil, &inconsistentError{part, fmt.Sprintf("its pages end at %d items, short of its total of %d", len(out), total)}
+		}
+		if int64(page) > int64(total)/int64(providerPageSize)+2 {
+			return nil, &inconsistentError{part, fmt.Sprintf("%d pages do not reach its total of %d", page, total)}
+		}
+	}
+}
+
 // kapsuleAPI is the SDK's k8s/v1 client for t: nestor's HTTP client
 // (kapsuleHTTPClient), the API URL and credentials creds resolved, t's
 // region, nestor's user agent; the SDK's logger silenced.
-func kapsuleAPI(creds *ScalewayCredentials, t *topology.Topology, userAgent string) (*k8s.API, error) {
+func kapsuleAPI(ctx context.Context, creds *ScalewayCredentials, t *topology.Topology, userAgent string) (*k8s.API, error) {
 	quietSDK.Do(func() { logger.SetLogger(silentLogger{}) })
-	hc, err := kapsuleHTTPClient(creds.APIURL)
+	hc, err := kapsuleHTTPClient(ctx, creds.APIURL)
 	if err != nil {
 		return nil, fmt.Errorf("the API URL: %v", err)
 	}

@@ -3,6 +3,7 @@ package kapsule
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"k8s.io/client-go/rest"
 	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
@@ -73,6 +74,8 @@ func openKapsule(t *testing.T, tp *topology.Topology, env probes.Env, timeout ti
 // The provider part, read through the real SDK against the stand-in: every
 // page, GET only, never the kubeconfig route, the SDK's /metadata answered.
 func TestKapsuleReadHealthy(t *testing.T) {
+	defer func(n int) { providerPageSize = n }(providerPageSize)
+	providerPageSize = 2
 	s := startStub(t)
 	obs, err := openKapsule(t, kapsuleStack(t, s.URL, ""), kvEnv("SCW_ACCESS_KEY", testAccessKey, "SCW_SECRET_KEY", testSecretKey), 0)
 	if err != nil {
@@ -331,7 +334,7 @@ func TestKapsuleIdentityRefusals(t *testing.T) {
 // (it answers a credential), nor a write, nor to another host.
 func TestKapsuleHTTPClientRefusals(t *testing.T) {
 	s := startStub(t)
-	hc, err := kapsuleHTTPClient(s.URL)
+	hc, err := kapsuleHTTPClient(context.Background(), s.URL)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -405,5 +408,56 @@ func TestExecPluginMissingKeepsTheHint(t *testing.T) {
 	}
 	if got := execPluginMissing(mk("other-plugin", "brew install other-plugin"), env); !strings.HasSuffix(got, ": brew install other-plugin") {
 		t.Errorf("another plugin's hint: %s", got)
+	}
+}
+
+// allPages reads every page, and refuses what contradicts itself: an id
+// twice (a page repeated, a page ignored), a total that changes, more items
+// than the total, pages that never reach it.
+func TestAllPages(t *testing.T) {
+	type item struct{ ID string }
+	pagesOf := func(total uint64, pages ...[]string) func(int32) ([]*item, uint64, error) {
+		return func(page int32) ([]*item, uint64, error) {
+			var out []*item
+			if int(page) <= len(pages) {
+				for _, id := range pages[page-1] {
+					out = append(out, &item{id})
+				}
+			}
+			return out, total, nil
+		}
+	}
+	id := func(i *item) string { return i.ID }
+	defer func(n int) { providerPageSize = n }(providerPageSize)
+	providerPageSize = 2
+	for _, tc := range []struct {
+		name  string
+		fetch func(int32) ([]*item, uint64, error)
+		n     int
+		want  string
+	}{
+		{"two pages", pagesOf(3, []string{"a", "b"}, []string{"c"}), 3, ""},
+		{"empty", pagesOf(0), 0, ""},
+		{"page ignored, total lies", pagesOf(40, []string{"a", "b"}, []string{"a", "b"}), 0, "lists a twice"},
+		{"more than the total", pagesOf(1, []string{"a", "b"}), 0, "more than its total"},
+		{"a page short of the total, then nothing", pagesOf(5, []string{"a", "b"}), 0, "short of its total"},
+		{"total changes", func(page int32) ([]*item, uint64, error) {
+			return []*item{{fmt.Sprint(page)}}, uint64(3 + page), nil
+		}, 0, "total changed"},
+		{"pages never reach the total", func(page int32) ([]*item, uint64, error) {
+			return []*item{{fmt.Sprint(page)}}, 9, nil
+		}, 0, "do not reach"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got, err := allPages(context.Background(), "things", tc.fetch, id)
+			switch {
+			case tc.want == "" && err != nil:
+				t.Fatalf("err = %v", err)
+			case tc.want != "" && (err == nil || !strings.Contains(err.Error(), tc.want)):
+				t.Fatalf("err = %v, want %q", err, tc.want)
+			case tc.want == "" && len(got) != tc.n:
+				t.Errorf("%d items, want %d", len(got), tc.n)
+			}
+		})
 	}
 }

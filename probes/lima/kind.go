@@ -52,8 +52,25 @@ func (Kind) Guard(context.Context, *probes.Opened) (*probes.TargetView, error) {
 
 // Read reads the bench cluster through its kubeconfig (unknown, with the
 // reason, when it does not load or does not exist yet) and, with
-// probes.ReadAll, the VMs with limactl, under the read's deadline.
+// probes.ReadAll, the VMs with limactl, both at once under the stack's one
+// deadline.
 func (Kind) Read(ctx context.Context, op *probes.Opened, scope probes.Scope) (*topology.Observed, topology.ClusterFacts) {
+	// The VMs and the bench cluster are read at once, within the stack's
+	// one deadline (ctx's).
+	var vms topology.VMsObserved
+	var notVMs []topology.NotVM
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		if scope != probes.ReadAll {
+			return
+		}
+		run := op.Options().Run
+		if run == nil {
+			run = probes.ExecRunner
+		}
+		vms, notVMs = readVMs(ctx, run)
+	}()
 	var obs *topology.Observed
 	var facts topology.ClusterFacts
 	switch {
@@ -65,15 +82,8 @@ func (Kind) Read(ctx context.Context, op *probes.Opened, scope probes.Scope) (*t
 	default:
 		obs, facts = probes.ProbeTarget(ctx, op.Target, op.Topology)
 	}
+	<-done
 	if scope == probes.ReadAll {
-		o := op.Options()
-		run := o.Run
-		if run == nil {
-			run = probes.ExecRunner
-		}
-		vctx, cancel := context.WithTimeout(ctx, op.Timeout())
-		defer cancel()
-		vms, notVMs := readVMs(vctx, run)
 		obs.VMs, obs.NotVMs = &vms, notVMs
 	}
 	return obs, facts

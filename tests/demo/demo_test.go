@@ -240,7 +240,7 @@ func TestDemo(t *testing.T) {
 		"the kubelet's upgrade step":    `(?m)^\s+\d+\. ~ upgrade-node demo4\s+\(kubelet v1\.36\.4 → 1\.37\)$`,
 		"the pinned calendar date":      `(?m)^  versions\s+\(support judged as of ` + readmeAsOf + `\)$`,
 		"--detailed-exitcode's code":    `(?m)^\$ nestor preview --detailed-exitcode --as-of \S+ >/dev/null\nexit code 2$`,
-		"the JSON summary":              `(?m)^  actual\.layers  healthy rook-ceph, cnpg; degraded cilium, argocd; absent kube-prometheus-stack; undeclared cert-manager$`,
+		"the JSON summary":              `(?m)^  actual\.layers  healthy cnpg; degraded cilium, rook-ceph, argocd; absent kube-prometheus-stack; undeclared cert-manager$`,
 		"the refusal":                   `(?m)^Error: refusing: the target is not stack demo$`,
 		"nothing sent":                  `(?m)^Nothing was sent to the target\.`,
 		"the refusal's code":            `(?m)^Nothing was sent to the target\..*\nexit code 1$`,
@@ -387,13 +387,15 @@ func alive(pid int) bool {
 }
 
 // normalize makes the demo's output the same from run to run: the API
-// server's port (a free one each run) becomes NNNNN, the folders made in
+// server's port (a free one each run) becomes NNNNN, the seconds since
+// Ceph last checked its health NN, the folders made in
 // tmp (TMPDIR) /tmp/nestor-demo-XXXXXX and /tmp/nestor-test-cluster-XXXXXX,
 // and today's date, wherever nestor would print it, YYYY-MM-DD — unless it
 // is pinned, the --as-of date the run was given (the calendar's judgement
 // then stays that of the pinned day, and so does the date it prints).
 func normalize(out, tmp, pinned string) string {
 	out = regexp.MustCompile(`(https://127\.0\.0\.1):\d+`).ReplaceAllString(out, "$1:NNNNN")
+	out = regexp.MustCompile(`checked \d+ s ago`).ReplaceAllString(out, "checked NN s ago")
 	for _, name := range []string{"nestor-demo-", "nestor-test-cluster-"} {
 		re := regexp.MustCompile(regexp.QuoteMeta(filepath.Join(tmp, name)) + `\d+`)
 		out = re.ReplaceAllString(out, "/tmp/"+name+"XXXXXX")

@@ -20,6 +20,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -771,4 +772,31 @@ func answerPrompt(t testing.TB, p *ptyProc, question, key string) {
 	t.Helper()
 	p.expect(question, promptWait)
 	p.send(key)
+}
+
+// wantNoReport checks that a run that made no report printed none: nothing
+// on stdout in the text format; with -o json (or yaml), the error document
+// ({format_version, error: {kind, message}}) of kind, never a report.
+func wantNoReport(t testing.TB, r result, kind string) {
+	t.Helper()
+	if !slices.Contains(r.args, "json") {
+		if r.stdout != "" {
+			t.Errorf("no report expected on stdout:\n%s", r.stdout)
+		}
+		return
+	}
+	var doc struct {
+		FormatVersion int `json:"format_version"`
+		Error         *struct {
+			Kind, Message string
+		} `json:"error"`
+		Plan json.RawMessage `json:"plan"`
+	}
+	if err := json.Unmarshal([]byte(r.stdout), &doc); err != nil || doc.Error == nil || doc.Plan != nil {
+		t.Errorf("stdout is not the error document (%v):\n%s", err, r.stdout)
+		return
+	}
+	if doc.Error.Kind != kind || doc.Error.Message == "" {
+		t.Errorf("error document %+v, want kind %s with its message", *doc.Error, kind)
+	}
 }

@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"os"
 	"sort"
 	"strings"
 	"sync"
@@ -43,13 +42,12 @@ func (o *fixtureObject) describe() string {
 }
 
 // LoadFixture reads the multi-document YAML file at path and creates every
-// object in it as the admin identity; see LoadManifests for the rules.
+// object in it as the admin identity (LoadOperatorFixture: the upstream
+// CRDs it names loaded first, its "NOW-40s" times made real); see
+// LoadManifests for the rules.
 func (c *Cluster) LoadFixture(path string) error {
-	data, err := os.ReadFile(path)
-	if err != nil {
-		return fmt.Errorf("load fixture: %w", err)
-	}
-	return c.LoadManifests(path, data)
+	_, err := c.LoadOperatorFixture(path)
+	return err
 }
 
 // LoadManifests creates the objects of data, a multi-document YAML stream of

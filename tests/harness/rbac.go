@@ -2,9 +2,12 @@ package harness
 
 import (
 	"fmt"
+	"slices"
 
 	rbacv1 "k8s.io/api/rbac/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"nestor.dev/nestor/topology"
 )
 
 // ReadOnlyRole is the ClusterRole (and ClusterRoleBinding) that gives
@@ -36,6 +39,33 @@ var ReadOnlyRules = []rbacv1.PolicyRule{
 		Resources: []string{"storageclasses"},
 		Verbs:     []string{"get", "list", "watch"},
 	},
+}
+
+func init() {
+	ReadOnlyRules = append(ReadOnlyRules, catalogStatusRules()...)
+}
+
+// catalogStatusRules are get/list on the status resources of every layer
+// of nestor's catalog (topology's LayerDef.Status): what a preview reads of
+// the layers' own status, one rule per API group.
+func catalogStatusRules() []rbacv1.PolicyRule {
+	byGroup := map[string][]string{}
+	var groups []string
+	for _, d := range topology.Catalog() {
+		for _, r := range d.Status {
+			if _, ok := byGroup[r.Group]; !ok {
+				groups = append(groups, r.Group)
+			}
+			if !slices.Contains(byGroup[r.Group], r.Resource) {
+				byGroup[r.Group] = append(byGroup[r.Group], r.Resource)
+			}
+		}
+	}
+	var out []rbacv1.PolicyRule
+	for _, g := range groups {
+		out = append(out, rbacv1.PolicyRule{APIGroups: []string{g}, Resources: byGroup[g], Verbs: []string{"get", "list"}})
+	}
+	return out
 }
 
 // setupRBAC creates ReadOnlyRole with ReadOnlyRules and binds it to

@@ -2,6 +2,7 @@ package action
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"io"
 	"os"
@@ -158,4 +159,30 @@ var (
 // new one, never half of it.
 func WriteFile(path string, data []byte) error {
 	return writeFileAtomic(path, data, 0)
+}
+
+// ErrorFormatVersion is the version of the JSON (and YAML) document a
+// command writes instead of its report when it made none.
+const ErrorFormatVersion = 1
+
+// MarshalJSON writes the failure as the error document of -o json (and
+// yaml): {format_version, error: {kind, message, stack, file}}, kind one of
+// refused, unreachable, invalid, interrupted — as Terraform's -json does,
+// so a CI job that saves the output always gets a document. The exit code
+// is the error's, whatever the format.
+func (f *Failure) MarshalJSON() ([]byte, error) {
+	type errorPart struct {
+		Kind    topology.Status `json:"kind"`
+		Message string          `json:"message"`
+		Stack   string          `json:"stack,omitempty"`
+		File    string          `json:"file,omitempty"`
+	}
+	msg := ""
+	if f.Err != nil {
+		msg = f.Err.Error()
+	}
+	return json.Marshal(struct {
+		FormatVersion int       `json:"format_version"`
+		Error         errorPart `json:"error"`
+	}{ErrorFormatVersion, errorPart{Kind: f.Status, Message: msg, Stack: f.Name, File: f.File}})
 }

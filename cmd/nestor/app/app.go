@@ -9,16 +9,19 @@ package app
 import (
 	"context"
 	"errors"
+	"flag"
 	"fmt"
 	"io"
 	"os"
 	"os/signal"
 	"strings"
+	"sync"
 	"syscall"
 	"time"
 
 	"github.com/spf13/cobra"
 	"golang.org/x/term"
+	"k8s.io/klog/v2"
 
 	"nestor.dev/nestor/cmd/nestor/action"
 	"nestor.dev/nestor/probes"
@@ -85,14 +88,36 @@ func System() *App {
 // code: 0 success, 1 error, 2 changes (preview --detailed-exitcode), 130
 // interrupted. Errors are printed once, here, on ErrOut.
 func Run(a *App, args []string) int {
+	quietKlog()
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	root := newRoot(a)
+	out := &countingWriter{w: a.Out}
+	run := *a
+	run.Out = out
+	root := newRoot(&run)
 	root.SetArgs(args)
 	root.SetIn(a.In)
-	root.SetOut(a.Out)
+	root.SetOut(out)
 	root.SetErr(a.ErrOut)
-	err := root.ExecuteContext(ctx)
+	done := make(chan error, 1)
+	var executed *cobra.Command
+	go func() {
+		cmd, err := root.ExecuteContextC(ctx)
+		executed = cmd
+		done <- err
+	}()
+	var err error
+	select {
+	case err = <-done:
+	case <-ctx.Done():
+		// Interrupted: every read ends with ctx; a call that would not is
+		// not waited for beyond interruptGrace — the process ends now.
+		select {
+		case err = <-done:
+		case <-time.After(interruptGrace):
+			err = errInterrupted
+		}
+	}
 	if err == nil {
 		return ExitOK
 	}
@@ -105,7 +130,37 @@ func Run(a *App, args []string) int {
 		return ExitInterrupted
 	}
 	fmt.Fprintf(a.ErrOut, "Error: %s\n", err)
+	errorDocument(out, executed, err)
 	return ExitError
+}
+
+// errorDocument writes, when the command was asked for -o json or yaml and
+// wrote nothing, the error document in that format (action.Failure), so a
+// job that saves the output gets a document, never an empty file.
+func errorDocument(out *countingWriter, cmd *cobra.Command, err error) {
+	if cmd == nil || out.n > 0 {
+		return
+	}
+	f := cmd.Flags().Lookup("output")
+	if f == nil || (f.Value.String() != "json" && f.Value.String() != "yaml") {
+		return
+	}
+	if file := cmd.Flags().Lookup("output-file"); file != nil && file.Value.String() != "" {
+		return // emitFailure wrote it there
+	}
+	_ = write(out, f.Value.String(), action.NewFailure(nil, err), nil)
+}
+
+// countingWriter counts what a command writes on stdout.
+type countingWriter struct {
+	w io.Writer
+	n int
+}
+
+func (c *countingWriter) Write(p []byte) (int, error) {
+	n, err := c.w.Write(p)
+	c.n += n
+	return n, err
 }
 
 // globals are the flags every command shares, and the Config completed
@@ -228,4 +283,25 @@ func newVersionCmd(a *App) *cobra.Command {
 			return err
 		},
 	}
+}
+
+// interruptGrace is how long an interrupted command is given to return
+// before Run reports the interrupt anyway (exit 130).
+const interruptGrace = 500 * time.Millisecond
+
+var quietKlogOnce sync.Once
+
+// quietKlog silences client-go's own log (klog writes some read errors to
+// stderr: "Unexpected error when reading response body"): nothing but
+// nestor's own words reaches the operator, and what failed is in the
+// report, unknown with its reason.
+func quietKlog() {
+	quietKlogOnce.Do(func() {
+		fs := flag.NewFlagSet("klog", flag.ContinueOnError)
+		klog.InitFlags(fs)
+		_ = fs.Set("logtostderr", "false")
+		_ = fs.Set("alsologtostderr", "false")
+		_ = fs.Set("stderrthreshold", "FATAL")
+		klog.SetOutput(io.Discard)
+	})
 }

@@ -73,13 +73,13 @@ func (f *outputFlag) emit(a *App, v any, text func(io.Writer) error) error {
 	return nil
 }
 
-// emitFailure writes, for a document format, the document of a command
+// emitFailure writes, for a machine format, the document of a command
 // that made no report (a SARIF run that did not succeed, a JUnit error,
-// nestor_read_success 0), so CI and cron always get a valid file; the
-// error itself is still printed and sets the exit code. Other formats
-// write nothing.
+// nestor_read_success 0, the JSON or YAML error document), so CI and cron
+// always get a valid file; the error itself is still printed and sets the
+// exit code. The text format writes nothing.
 func (f *outputFlag) emitFailure(a *App, fail *action.Failure) error {
-	if !document(f.value) {
+	if !document(f.value) && !f.machine() {
 		return nil
 	}
 	return f.emit(a, fail, nil)

@@ -1,0 +1,149 @@
+package probes
+
+import (
+	"sort"
+	"strings"
+
+	"nestor.dev/nestor/topology"
+)
+
+// Read is one kind of request the kube reader sends for a stack, as RBAC
+// sees it: a resource of an API group with the verbs used, or a
+// non-resource URL; and what it is for. Every read is get or list: nestor
+// never asks for more.
+type Read struct {
+	// Group and Resource name a resource ("" is the core group);
+	// NonResourceURL is set instead for /version, /metrics, discovery.
+	Group, Resource string
+	NonResourceURL  string
+	Verbs           []string
+	// Why says what preview reads it for ("the nodes and their Ready
+	// condition").
+	Why string
+}
+
+// ClusterReads are the reads a preview of t sends to its cluster, in the
+// order the reader sends them, derived from the same rules the reader uses:
+// /version; the nodes, namespaces, CRDs and StorageClasses (lists, and a
+// list of one node for the Ready condition of a node that is not Ready);
+// the Deployments, DaemonSets and StatefulSets where the declared layers
+// live; each declared layer's status resources (all the versions nestor
+// knows, since the first the server serves is read), and for a custom
+// layer's detect.resource the discovery of its group version and a get of
+// its object. Undeclared catalog layers found on the cluster are read
+// with the workload rule (cluster-wide); their own status resources are
+// not in it, so without them their health is unknown, never healthy.
+// Secrets are never read.
+func ClusterReads(t *topology.Topology) []Read {
+	list := []string{"list"}
+	out := []Read{
+		{NonResourceURL: "/version", Verbs: []string{"get"}, Why: "the API server's version"},
+		{Group: "", Resource: "nodes", Verbs: list, Why: "the nodes, their roles, kubelet versions and Ready condition"},
+		{Group: "", Resource: "namespaces", Verbs: list, Why: "which layers' namespaces exist"},
+		{Group: "apiextensions.k8s.io", Resource: "customresourcedefinitions", Verbs: list, Why: "the CRD groups that show a layer installed"},
+		{Group: "storage.k8s.io", Resource: "storageclasses", Verbs: list, Why: "the default StorageClass and the storage layers' provisioners"},
+		{Group: "apps", Resource: "deployments", Verbs: list, Why: "the layers' workloads and their availability"},
+		{Group: "apps", Resource: "daemonsets", Verbs: list, Why: "the layers' workloads and their availability"},
+		{Group: "apps", Resource: "statefulsets", Verbs: list, Why: "the layers' workloads and their availability"},
+	}
+	for _, r := range statusResources(declaredDefs(t)) {
+		if r.Name != "" {
+			for _, v := range r.Versions {
+				out = append(out, Read{NonResourceURL: apiBase(r.Group, v), Verbs: []string{"get"}, Why: "the discovery of " + r.Kind + "'s resource (detect.resource)"})
+			}
+			out = append(out, Read{Group: r.Group, Resource: pluralGuess(r), Verbs: []string{"get"}, Why: r.Kind + " " + r.Name + ": its status decides the custom layer's health"})
+			continue
+		}
+		why := r.Kind + ": its status decides the layer's health"
+		if !r.Decides {
+			why = r.Kind + ": what its status says of what runs on the layer"
+		}
+		out = append(out, Read{Group: r.Group, Resource: r.Resource, Verbs: list, Why: why})
+	}
+	return out
+}
+
+// pluralGuess is the resource of a custom layer's kind as Kubernetes names
+// it by default: the lowercase kind plus "s" (a CRD's default plural).
+// RBAC names the plural; the reader itself finds it by discovery.
+func pluralGuess(r topology.StatusResource) string {
+	if r.Resource != "" {
+		return r.Resource
+	}
+	return strings.ToLower(r.Kind) + "s"
+}
+
+// Rule is one RBAC rule of a ClusterRole (rbac.authorization.k8s.io/v1
+// PolicyRule), with what it lets nestor read.
+type Rule struct {
+	APIGroups       []string `json:"apiGroups,omitempty"`
+	Resources       []string `json:"resources,omitempty"`
+	NonResourceURLs []string `json:"nonResourceURLs,omitempty"`
+	Verbs           []string `json:"verbs"`
+	// Why says what each resource is read for, one line each.
+	Why []string `json:"-"`
+}
+
+// Rules turns reads into the fewest RBAC rules: one per API group and set
+// of verbs, one per set of non-resource URLs' verbs; groups and resources
+// sorted.
+func Rules(reads []Read) []Rule {
+	type key struct{ group, verbs string }
+	byKey := map[key]*Rule{}
+	var keys []key
+	var urls []*Rule
+	for _, r := range reads {
+		verbs := strings.Join(r.Verbs, ",")
+		if r.NonResourceURL != "" {
+			var found *Rule
+			for _, u := range urls {
+				if strings.Join(u.Verbs, ",") == verbs {
+					found = u
+				}
+			}
+			if found == nil {
+				found = &Rule{Verbs: r.Verbs}
+				urls = append(urls, found)
+			}
+			if !contains(found.NonResourceURLs, r.NonResourceURL) {
+				found.NonResourceURLs = append(found.NonResourceURLs, r.NonResourceURL)
+				found.Why = append(found.Why, r.NonResourceURL+": "+r.Why)
+			}
+			continue
+		}
+		k := key{r.Group, verbs}
+		rule, ok := byKey[k]
+		if !ok {
+			rule = &Rule{APIGroups: []string{r.Group}, Verbs: r.Verbs}
+			byKey[k] = rule
+			keys = append(keys, k)
+		}
+		if !contains(rule.Resources, r.Resource) {
+			rule.Resources = append(rule.Resources, r.Resource)
+			rule.Why = append(rule.Why, r.Resource+": "+r.Why)
+		}
+	}
+	sort.Slice(keys, func(i, j int) bool {
+		if keys[i].group != keys[j].group {
+			return keys[i].group < keys[j].group
+		}
+		return keys[i].verbs < keys[j].verbs
+	})
+	var out []Rule
+	for _, k := range keys {
+		out = append(out, *byKey[k])
+	}
+	for _, u := range urls {
+		out = append(out, *u)
+	}
+	return out
+}
+
+func contains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
