@@ -144,7 +144,6 @@ func (k *KapsuleObserved) UpdatingText() string {
 	return "updating to " + k.Cluster.Value.Version + " (pools at " + strings.Join(behind, ", ") + ")"
 }
 
-
 // VersionEntry returns the provider's version-list entry for v (k.Versions
 // must be known): the entry of the exact version, else the latest patch of
 // v's minor; false when the list carries no version of that minor.

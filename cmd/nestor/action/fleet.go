@@ -459,7 +459,6 @@ func fleetTarget(r *Report) string {
 	return ""
 }
 
-
 // fromReport fills the stack's line from its report: the status, its
 // reason, where it was read, the version and the counts.
 func (s *FleetStack) fromReport() {

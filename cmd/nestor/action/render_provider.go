@@ -3,9 +3,9 @@ package action
 import (
 	"fmt"
 	"io"
-	"time"
 	"strings"
 	"text/tabwriter"
+	"time"
 
 	"nestor.dev/nestor/probes"
 	"nestor.dev/nestor/topology"

@@ -51,7 +51,7 @@ func (fourthKind) Resolve(probes.ResolveOptions) (probes.Kubeconfig, error) {
 }
 
 func (fourthKind) NoTarget(*topology.Topology, probes.Kubeconfig) *probes.NoTarget { return nil }
-func (fourthKind) Guarded() bool                                                 { return false }
+func (fourthKind) Guarded() bool                                                   { return false }
 func (fourthKind) Guard(context.Context, *probes.Opened) (*probes.TargetView, error) {
 	return nil, nil
 }
