@@ -117,7 +117,7 @@ func TestJudgeUpgradeAPIs(t *testing.T) {
 			want: []upFinding{{SeverityWarning, FindingRemovedAPI, "flowcontrol.apiserver.k8s.io/v1beta3", "1.32", step, served, "", ""}}},
 		{name: "beyond the horizon: a floor, said", targets: []UpgradeTarget{moveTo("1.37", "1.38")},
 			served: KnownFact(ServedAPIs{GroupVersions: []ServedGroupVersion{{GroupVersion: "resource.k8s.io/v1beta1", Kinds: []string{"DeviceClass", "ResourceClaim", "ResourceClaimTemplate", "ResourceSlice"}}}}),
-			calls: callsOf(KnownFact(2)),
+			calls:  callsOf(KnownFact(2)),
 			want: []upFinding{
 				{SeverityWarning, FindingRemovedAPI, "resource.k8s.io/v1beta1", "1.38", "upgrade kubernetes → 1.38", "the cluster serves resource.k8s.io/v1beta1; 1.38 is to stop serving it, as k8s.io/api v0.37.2 plans (no replacement recorded); no request to it recorded", "k8s.io/api v0.37.2 lifecycle", "one API server instance of 2"},
 				{SeverityInfo, FindingUpgradeUnknown, "1.38", "1.38", "upgrade kubernetes → 1.38", "1.38 is beyond the lifecycle table's horizon (k8s.io/api v0.37.2 knows the removals of 1.37 and older, and those it plans): what 1.38 itself stops serving is not known here", "k8s.io/api v0.37.2 lifecycle", ""},
@@ -142,7 +142,7 @@ func TestJudgeUpgradeAPIs(t *testing.T) {
 			want: []upFinding{{SeverityWarning, FindingRemovedAPI, "flowcontrol.apiserver.k8s.io/v1beta3", "1.32", "", "the provider's move to 1.32.5 on 2026-12-20: the cluster serves flowcontrol.apiserver.k8s.io/v1beta3; 1.32 stops serving it", "", ""}}},
 		{name: "calls with an unknown window", targets: to132, served: KnownFact(ServedAPIs{}),
 			calls: KnownFact(DeprecatedCalls{Complete: true, Requests: []DeprecatedCall{{Group: "batch", Version: "v1beta1", Resource: "cronjobs", RemovedRelease: "1.25"}}, Instances: UnknownFact[int]("no API server identity lease in kube-system")}),
-			want: []upFinding{{SeverityError, FindingDeprecatedCall, "batch/v1beta1", "1.32", step, "recorded by this API server since an unknown time (process_start_time_seconds was not read)", "", "one API server instance of an unknown number (no API server identity lease in kube-system)"}}},
+			want:  []upFinding{{SeverityError, FindingDeprecatedCall, "batch/v1beta1", "1.32", step, "recorded by this API server since an unknown time (process_start_time_seconds was not read)", "", "one API server instance of an unknown number (no API server identity lease in kube-system)"}}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
