@@ -148,11 +148,11 @@ func DecodeDiscovery(core, groups io.Reader, limit int64) (topology.ServedAPIs, 
 			name := g.Name
 			switch {
 			case doc.path == "/api" && name != "":
-				return res, fmt.Errorf("%s lists group %q: /api serves the core group only", what, SanitizeName(name))
+				return res, fmt.Errorf("%s lists group \"%s\": /api serves the core group only", what, SanitizeName(name))
 			case doc.path == "/apis" && name == "":
 				return res, fmt.Errorf("%s lists the core group: /apis serves named groups only", what)
 			case name != "" && !validAPIName(name):
-				return res, fmt.Errorf("%s lists group %q, which is not a group name", what, SanitizeName(name))
+				return res, fmt.Errorf("%s lists group \"%s\", which is not a group name", what, SanitizeName(name))
 			}
 			if prev, dup := seenGroup[name]; dup {
 				return res, fmt.Errorf("%s lists group %s twice (first in %s)", what, groupWords(name), prev)
@@ -160,7 +160,7 @@ func DecodeDiscovery(core, groups io.Reader, limit int64) (topology.ServedAPIs, 
 			seenGroup[name] = doc.path
 			for _, v := range g.Versions {
 				if !validAPIName(v.Version) {
-					return res, fmt.Errorf("%s: group %s lists version %q, which is not a version name", what, groupWords(name), SanitizeName(v.Version))
+					return res, fmt.Errorf("%s: group %s lists version \"%s\", which is not a version name", what, groupWords(name), SanitizeName(v.Version))
 				}
 				gv := v.Version
 				if name != "" {
@@ -178,7 +178,7 @@ func DecodeDiscovery(core, groups io.Reader, limit int64) (topology.ServedAPIs, 
 				seenRes := map[string]bool{}
 				for _, r := range v.Resources {
 					if !validAPIName(r.Resource) {
-						return res, fmt.Errorf("%s: %s lists resource %q, which is not a resource name", what, gv, SanitizeName(r.Resource))
+						return res, fmt.Errorf("%s: %s lists resource \"%s\", which is not a resource name", what, gv, SanitizeName(r.Resource))
 					}
 					if seenRes[r.Resource] {
 						return res, fmt.Errorf("%s: %s lists resource %s twice", what, gv, r.Resource)
@@ -189,7 +189,7 @@ func DecodeDiscovery(core, groups io.Reader, limit int64) (topology.ServedAPIs, 
 					}
 					kind := r.ResponseKind.Kind
 					if !validAPIName(kind) {
-						return res, fmt.Errorf("%s: %s resource %s has kind %q, which is not a kind name", what, gv, r.Resource, SanitizeName(kind))
+						return res, fmt.Errorf("%s: %s resource %s has kind \"%s\", which is not a kind name", what, gv, r.Resource, SanitizeName(kind))
 					}
 					res.Resources = append(res.Resources, topology.ServedResource{GroupVersion: gv, Resource: r.Resource, Kind: kind})
 					if len(res.Resources) > maxDiscoveryEntries {
@@ -258,7 +258,7 @@ func PDBStates(items []policyv1.PodDisruptionBudget) ([]topology.PDBState, error
 		st := p.Status
 		switch {
 		case p.Namespace == "" || p.Name == "":
-			return nil, fmt.Errorf("the PodDisruptionBudget list has an item without a namespace or a name (%q)", key)
+			return nil, fmt.Errorf("the PodDisruptionBudget list has an item without a namespace or a name (\"%s\")", key)
 		case seen[key]:
 			return nil, fmt.Errorf("the PodDisruptionBudget list holds %s twice", key)
 		case st.DisruptionsAllowed < 0 || st.CurrentHealthy < 0 || st.DesiredHealthy < 0 || st.ExpectedPods < 0:
