@@ -208,7 +208,9 @@ func UpgradeTargets(p Plan, obs *Observed, providerWarnDays int, asOf time.Time)
 		if !slices.Contains(t.Why, why) {
 			t.Why = append(t.Why, why)
 		}
-		if date != nil && (t.Date == nil || forced && !t.Forced) {
+		// The first date wins: the provider's forced move is added before
+		// the upstream calendar's.
+		if date != nil && t.Date == nil {
 			t.Date = date
 		}
 		t.Forced = t.Forced || forced

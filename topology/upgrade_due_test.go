@@ -209,6 +209,8 @@ func TestUpgradeTargetsKapsule(t *testing.T) {
 			drains: []string{"upgrade-pool default → 1.34.3"}},
 		{name: "end of life in 30 days: forced to the next minor's latest patch", obs: kapsuleAt("1.34.3", "1.34.3", listed(dayp(2026, 5, 31), dayp(2026, 3, 1))...),
 			want: []target{{minor: "1.35", to: "1.35.4", from: "1.34", date: dayp(2026, 5, 31), forced: true, why: "the provider's end of life of 1.34 is on 2026-05-31, in 30 days: the provider then upgrades the cluster to the next minor's latest patch (1.35.4)"}}},
+		{name: "end of life in 60 days, the window's last day: forced", obs: kapsuleAt("1.34.3", "1.34.3", listed(dayp(2026, 6, 30), nil)...),
+			want: []target{{minor: "1.35", to: "1.35.4", from: "1.34", date: dayp(2026, 6, 30), forced: true, why: "in 60 days"}}},
 		{name: "end of life in 61 days: not yet", obs: kapsuleAt("1.34.3", "1.34.3", listed(dayp(2026, 7, 1), nil)...)},
 		{name: "end of life past", obs: kapsuleAt("1.34.3", "1.34.3", listed(dayp(2026, 4, 1), nil)...),
 			want: []target{{minor: "1.35", to: "1.35.4", from: "1.34", date: dayp(2026, 4, 1), forced: true, why: "was on 2026-04-01"}}},
@@ -231,6 +233,11 @@ func TestUpgradeTargetsKapsule(t *testing.T) {
 			}
 		})
 	}
+	t.Run("forced, and upstream's end of life near: one forced target", func(t *testing.T) {
+		asOf := day(2026, 9, 1) // 1.34 ends upstream on 2026-10-27, in 56 days
+		d := UpgradeTargets(Plan{}, kapsuleAt("1.34.3", "1.34.3", listed(dayp(2026, 9, 30), nil)...), 60, asOf)
+		checkTargets(t, d, []target{{minor: "1.35", to: "1.35.4", from: "1.34", date: dayp(2026, 9, 30), forced: true, why: "1.34 reaches end of life upstream on 2026-10-27, in 56 days"}})
+	})
 	t.Run("the provider's cluster unread", func(t *testing.T) {
 		obs := &Observed{Kapsule: &KapsuleObserved{Cluster: UnknownFact[KapsuleCluster]("timed out after 10s")}}
 		if d := UpgradeTargets(Plan{}, obs, 60, asOf); !strings.Contains(d.Unknown, "the provider's cluster: timed out after 10s") {
