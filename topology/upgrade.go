@@ -213,8 +213,8 @@ func judgeAPIs(targets []UpgradeTarget, served Fact[ServedAPIs], calls Fact[Depr
 			if len(shown) > 5 {
 				shown, more = shown[:5], fmt.Sprintf(" and %d more", len(notCovered)-5)
 			}
-			out = append(out, upgradeUnknown("served APIs", fmt.Sprintf("%s served group versions are not Kubernetes' own (%s%s: CustomResourceDefinitions or aggregated APIs): %s says nothing of them; their projects decide when they stop being served",
-				fmt.Sprint(len(notCovered)), strings.Join(shown, ", "), more, module), lifecycle, reachDiscovery, first.step(), first.Minor.MinorString()))
+			out = append(out, upgradeUnknown("served APIs", fmt.Sprintf("%s not in %s (%s%s): CustomResourceDefinitions, aggregated APIs, or Kubernetes groups kept in other modules (apiextensions.k8s.io, apiregistration.k8s.io); its lifecycle table says nothing of them, so whether %s serves them is not judged",
+				servedCount(len(notCovered)), module, strings.Join(shown, ", "), more, minorsText(targets)), lifecycle, reachDiscovery, first.step(), first.Minor.MinorString()))
 		}
 	}
 
@@ -247,6 +247,15 @@ func judgeAPIs(targets []UpgradeTarget, served Fact[ServedAPIs], calls Fact[Depr
 		out = append(out, f)
 	}
 	return out
+}
+
+// servedCount is "1 served group version is" or "N served group versions
+// are".
+func servedCount(n int) string {
+	if n == 1 {
+		return "1 served group version is"
+	}
+	return fmt.Sprintf("%d served group versions are", n)
 }
 
 func pronoun(n int) string {

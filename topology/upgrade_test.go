@@ -135,8 +135,10 @@ func TestJudgeUpgradeAPIs(t *testing.T) {
 			calls: callsOf(three),
 			want: []upFinding{
 				{SeverityInfo, FindingUpgradeUnknown, "served APIs", "1.32", step, "the cluster serves apps/v1 Gadget, apps/v1alpha9, which k8s.io/api v0.37.2 does not hold: whether 1.32 serves them is not known here", "", ""},
-				{SeverityInfo, FindingUpgradeUnknown, "served APIs", "1.32", step, "2 served group versions are not Kubernetes' own (ceph.rook.io/v1, metrics.k8s.io/v1beta1: CustomResourceDefinitions or aggregated APIs)", "", ""},
+				{SeverityInfo, FindingUpgradeUnknown, "served APIs", "1.32", step, "2 served group versions are not in k8s.io/api v0.37.2 (ceph.rook.io/v1, metrics.k8s.io/v1beta1): CustomResourceDefinitions, aggregated APIs, or Kubernetes groups kept in other modules (apiextensions.k8s.io, apiregistration.k8s.io); its lifecycle table says nothing of them, so whether 1.32 serves them is not judged", "", ""},
 			}},
+		{name: "one group version not in the table's module", targets: to132, served: KnownFact(ServedAPIs{GroupVersions: []ServedGroupVersion{{GroupVersion: "apiextensions.k8s.io/v1", Kinds: []string{"CustomResourceDefinition"}}}}), calls: callsOf(three),
+			want: []upFinding{{SeverityInfo, FindingUpgradeUnknown, "served APIs", "1.32", step, "1 served group version is not in k8s.io/api v0.37.2 (apiextensions.k8s.io/v1)", "", ""}}},
 		{name: "a forced move without a step", targets: []UpgradeTarget{{Minor: ParseVersion("1.32"), To: ParseVersion("1.32.5"), From: ParseVersion("1.31"), Forced: true, Date: dayp(2026, 12, 20)}},
 			served: KnownFact(flowcontrolServed), calls: callsOf(three),
 			want: []upFinding{{SeverityWarning, FindingRemovedAPI, "flowcontrol.apiserver.k8s.io/v1beta3", "1.32", "", "the provider's move to 1.32.5 on 2026-12-20: the cluster serves flowcontrol.apiserver.k8s.io/v1beta3; 1.32 stops serving it", "", ""}}},
