@@ -130,6 +130,20 @@ type Finding struct {
 	// v1.34.1", a minor ("1.34").
 	Subject string `json:"subject"`
 	Message string `json:"message"`
+	// Source names what the claim was read from or rests on ("k8s.io/api
+	// v0.37.2 lifecycle", "apiserver_requested_deprecated_apis (/metrics)");
+	// "" for the findings that predate it.
+	Source string `json:"source,omitempty"`
+	// Reach says how far the claim holds ("this API server's discovery",
+	// "one API server instance of 3", "the whole cluster (nestor does not
+	// read pods)"); "" for the findings that predate it.
+	Reach string `json:"reach,omitempty"`
+	// Step is the StepRef of the plan step the finding concerns, "" when
+	// none: a view shows the finding under the step whose StepRef it is.
+	Step string `json:"step,omitempty"`
+	// Minor is the Kubernetes minor the finding judges a move to ("1.35"),
+	// "" when it judges no move.
+	Minor string `json:"minor,omitempty"`
 }
 
 // FindingsAtLeast counts the findings of severity min or worse (what

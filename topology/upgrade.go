@@ -1,0 +1,507 @@
+package topology
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+	"time"
+)
+
+// Sources and reaches the upgrade findings name.
+const (
+	srcDeprecatedMetric = "apiserver_requested_deprecated_apis (/metrics)"
+	srcPDBStatus        = "policy/v1 PodDisruptionBudget status (disruptionsAllowed), which the Eviction API enforces (kubernetes.io \"API-initiated Eviction\")"
+	reachDiscovery      = "this API server's discovery (/api, /apis)"
+	reachWholeCluster   = "the whole cluster (nestor does not read pods)"
+	// metricsPermission is what reading /metrics takes (RUNBOOK.md §8,
+	// "Before an upgrade").
+	metricsPermission = `reading it needs a ClusterRole rule nonResourceURLs: ["/metrics"], verbs: ["get"] (RUNBOOK.md §8, "Before an upgrade")`
+)
+
+// JudgeUpgrade judges what breaks when the cluster of topology t makes the
+// moves due (UpgradeTargets) and what holds up the steps that drain nodes,
+// from facts, and returns the findings (never nil), each with its Source,
+// its Reach, the Minor it judges and the Step it concerns (StepRef of the
+// target's first step, or of the first draining step; "" for a move no
+// step plans, such as the provider's forced move, which the message dates).
+// Per target, each move judged from the previous minor (a removal is said
+// once, at the move that makes it):
+//
+//   - removed APIs (APIRemovals on Served, the k8s.io/api lifecycle
+//     table): a served group version, or kinds of it, that the target
+//     stops serving; beyond the table's horizon what is listed is a floor,
+//     said as unknown;
+//   - deprecated calls (DeprecatedCalls, the API server's
+//     apiserver_requested_deprecated_apis gauge): a request to a removed
+//     kind makes its removed-api finding an error; a request no removed-api
+//     finding covers is a deprecated-api-call finding at the first target
+//     its removed_release reaches, else (still served) at the last target;
+//     the gauge is one API server instance's since its start, and the reach
+//     says of how many;
+//   - layers (JudgeLayerSupport on the release ReleaseFromImage reads from
+//     each declared layer's main workload image, LayerSupport.Main);
+//   - drain blockers, for Drains: a PodDisruptionBudget whose
+//     disruptionsAllowed is 0 and that expects pods (an eviction it does
+//     not allow is refused, and kubectl drain and the provider retry until
+//     it allows one); one whose status is of an older generation than its
+//     spec is unknown.
+//
+// Severity: a removed API served and called → error; served, no call
+// recorded (or calls unread) → warning; a call to an API the target no
+// longer serves → error, to one it still serves → info; a layer outside its
+// supported range → warning; a drain blocker → warning; anything not known
+// (a source unread, beyond the horizon, a release not in its image, a
+// stale PDB status) → info, with why.
+func JudgeUpgrade(t *Topology, due UpgradeDue, f UpgradeFacts) []Finding {
+	out := []Finding{}
+	if due.Unknown != "" {
+		out = append(out, Finding{Severity: SeverityInfo, Kind: FindingUpgradeUnknown, Subject: "upgrade", Message: due.Unknown, Reach: "the cluster's version"})
+	}
+	if len(due.Targets) > 0 {
+		out = append(out, judgeAPIs(due.Targets, f.Served, f.DeprecatedCalls)...)
+		out = append(out, judgeLayers(t, due.Targets, f.LayerImages)...)
+	}
+	if len(due.Drains) > 0 {
+		out = append(out, judgeDrains(due.Drains, f.PDBs)...)
+	}
+	return out
+}
+
+// label is how a finding names the move it judges: "upgrade to 1.35", "the
+// provider's move to 1.35.2 on 2027-01-05", "the move to 1.35 (1.34 reaches
+// end of life upstream on 2027-02-28)".
+func (t UpgradeTarget) label() string {
+	to := t.To.Canonical()
+	switch {
+	case t.Forced && t.Date != nil:
+		if len(t.Steps) > 0 {
+			return fmt.Sprintf("upgrade to %s (the provider forces it on %s)", t.Minor.MinorString(), dayText(*t.Date))
+		}
+		return fmt.Sprintf("the provider's move to %s on %s", to, dayText(*t.Date))
+	case len(t.Steps) > 0:
+		return "upgrade to " + t.Minor.MinorString()
+	case len(t.Why) > 0:
+		return fmt.Sprintf("the move to %s (%s)", to, t.Why[0])
+	}
+	return "the move to " + to
+}
+
+func (t UpgradeTarget) step() string {
+	if len(t.Steps) == 0 {
+		return ""
+	}
+	return t.Steps[0]
+}
+
+// minorsText is "1.35" or "1.35, 1.36".
+func minorsText(ts []UpgradeTarget) string {
+	ms := make([]string, len(ts))
+	for i, t := range ts {
+		ms[i] = t.Minor.MinorString()
+	}
+	return strings.Join(ms, ", ")
+}
+
+// upgradeUnknown is an info finding of kind upgrade-unknown.
+func upgradeUnknown(subject, msg, source, reach, step, minor string) Finding {
+	return Finding{Severity: SeverityInfo, Kind: FindingUpgradeUnknown, Subject: subject, Message: msg, Source: source, Reach: reach, Step: step, Minor: minor}
+}
+
+// callWords says where and since when the calls were recorded: "this API
+// server since 2026-11-28 10:02 UTC" and the reach, "one API server
+// instance of 3" (or "of an unknown number (REASON)").
+func callWords(c DeprecatedCalls) (since, reach string) {
+	since = "since an unknown time (process_start_time_seconds was not read)"
+	if c.WindowStart != nil {
+		since = "since " + c.WindowStart.UTC().Format("2006-01-02 15:04") + " UTC (its start)"
+	}
+	reach = "one API server instance of an unknown number"
+	switch {
+	case c.Instances.Known && c.Instances.Value == 1:
+		reach = "one API server instance of 1: the whole control plane"
+	case c.Instances.Known:
+		reach = fmt.Sprintf("one API server instance of %d", c.Instances.Value)
+	case c.Instances.Reason != "":
+		reach += " (" + c.Instances.Reason + ")"
+	}
+	return since, reach
+}
+
+func (c DeprecatedCall) what() string {
+	r := c.Resource
+	if c.Subresource != "" {
+		r += "/" + c.Subresource
+	}
+	return c.GroupVersion() + " " + r
+}
+
+// judgeAPIs applies the removed-API and deprecated-call rules of
+// JudgeUpgrade.
+func judgeAPIs(targets []UpgradeTarget, served Fact[ServedAPIs], calls Fact[DeprecatedCalls]) []Finding {
+	var out []Finding
+	first, last := targets[0], targets[len(targets)-1]
+	module, _ := APILifecycleSource()
+	lifecycle := module + " lifecycle"
+	since, callReach := callWords(calls.Value)
+	switch {
+	case !calls.Known:
+		msg := fmt.Sprintf("the API server's calls to deprecated APIs were not read (%s): which clients break on %s is not known", reasonOr(calls.Reason), minorsText(targets))
+		if strings.HasPrefix(calls.Reason, "forbidden") {
+			msg += "; " + metricsPermission
+		}
+		out = append(out, upgradeUnknown("/metrics", msg, srcDeprecatedMetric, "the API server", first.step(), first.Minor.MinorString()))
+	case !calls.Value.Complete:
+		out = append(out, upgradeUnknown("/metrics", fmt.Sprintf("the read of /metrics stopped at its bound of %d bytes before the deprecated-API gauge ended: calls beyond what was read are not known", calls.Value.Limit),
+			srcDeprecatedMetric, callReach, first.step(), first.Minor.MinorString()))
+	}
+	var reqs []DeprecatedCall
+	if calls.Known {
+		reqs = calls.Value.Requests
+	}
+	matched := make([]bool, len(reqs))
+
+	if !served.Known {
+		out = append(out, upgradeUnknown("served APIs", fmt.Sprintf("the API server's discovery was not read (%s): what %s stops serving is not known", reasonOr(served.Reason), minorsText(targets)),
+			lifecycle, reachDiscovery, first.step(), first.Minor.MinorString()))
+	} else {
+		kindOf := map[string]string{}
+		for _, r := range served.Value.Resources {
+			kindOf[r.GroupVersion+" "+r.Resource] = r.Kind
+		}
+		unknownGV := map[string]string{}
+		var notCovered []string
+		for i, tg := range targets {
+			rep, err := APIRemovals(served.Value.GroupVersions, tg.Minor)
+			if err != nil {
+				out = append(out, upgradeUnknown("served APIs", err.Error(), lifecycle, reachDiscovery, tg.step(), tg.Minor.MinorString()))
+				continue
+			}
+			for _, r := range rep.Removals {
+				f, ok := removalFinding(tg, r, reqs, matched, kindOf, calls, since, callReach, lifecycle)
+				if ok {
+					out = append(out, f)
+				}
+			}
+			if rep.Beyond {
+				out = append(out, upgradeUnknown(tg.Minor.MinorString(), fmt.Sprintf("%s: %s is beyond the lifecycle table's horizon (%s knows the removals of %s and older, and those it plans): what %s itself stops serving is not known here; the removals said for it are a floor",
+					tg.label(), tg.Minor.MinorString(), module, rep.Horizon, tg.Minor.MinorString()), lifecycle, reachDiscovery, tg.step(), tg.Minor.MinorString()))
+			}
+			for _, u := range rep.Unknown {
+				key := u.GroupVersion
+				if u.Kind != "" {
+					key += " " + u.Kind
+				}
+				if _, seen := unknownGV[key]; !seen {
+					unknownGV[key] = u.Reason
+				}
+			}
+			if i == 0 {
+				notCovered = rep.NotCovered
+			}
+		}
+		if len(unknownGV) > 0 {
+			keys := make([]string, 0, len(unknownGV))
+			for k := range unknownGV {
+				keys = append(keys, k)
+			}
+			sort.Strings(keys)
+			out = append(out, upgradeUnknown("served APIs", fmt.Sprintf("the cluster serves %s, which %s does not hold: whether %s serves %s is not known here",
+				strings.Join(keys, ", "), module, minorsText(targets), pronoun(len(keys))), lifecycle, reachDiscovery, first.step(), first.Minor.MinorString()))
+		}
+		if len(notCovered) > 0 {
+			shown, more := notCovered, ""
+			if len(shown) > 5 {
+				shown, more = shown[:5], fmt.Sprintf(" and %d more", len(notCovered)-5)
+			}
+			out = append(out, upgradeUnknown("served APIs", fmt.Sprintf("%s not in %s (%s%s): CustomResourceDefinitions, aggregated APIs, or Kubernetes groups kept in other modules (apiextensions.k8s.io, apiregistration.k8s.io); its lifecycle table says nothing of them, so whether %s serves them is not judged",
+				servedCount(len(notCovered)), module, strings.Join(shown, ", "), more, minorsText(targets)), lifecycle, reachDiscovery, first.step(), first.Minor.MinorString()))
+		}
+	}
+
+	// The calls no removed-api finding covers.
+	for i, c := range reqs {
+		if matched[i] {
+			continue
+		}
+		rr := ParseVersion(c.RemovedRelease)
+		tg, removed := last, false
+		for _, t := range targets {
+			if rr.Known && CompareMinor(rr, t.Minor) <= 0 {
+				tg, removed = t, true
+				break
+			}
+		}
+		f := Finding{Kind: FindingDeprecatedCall, Subject: c.GroupVersion(), Source: srcDeprecatedMetric, Reach: callReach, Step: tg.step(), Minor: tg.Minor.MinorString()}
+		head := fmt.Sprintf("%s: requests to %s recorded by this API server %s", tg.label(), c.what(), since)
+		switch {
+		case removed:
+			f.Severity = SeverityError
+			f.Message = fmt.Sprintf("%s; %s stops serving it (by the API server's own removed_release %s): those clients break", head, tg.Minor.MinorString(), c.RemovedRelease)
+		case rr.Known:
+			f.Severity = SeverityInfo
+			f.Message = fmt.Sprintf("%s; deprecated, still served by %s (the API server plans its removal for %s)", head, tg.Minor.MinorString(), c.RemovedRelease)
+		default:
+			f.Severity = SeverityInfo
+			f.Message = fmt.Sprintf("%s; deprecated, still served by %s (the API server plans no removal)", head, tg.Minor.MinorString())
+		}
+		out = append(out, f)
+	}
+	return out
+}
+
+// servedCount is "1 served group version is" or "N served group versions
+// are".
+func servedCount(n int) string {
+	if n == 1 {
+		return "1 served group version is"
+	}
+	return fmt.Sprintf("%d served group versions are", n)
+}
+
+func pronoun(n int) string {
+	if n == 1 {
+		return "it"
+	}
+	return "them"
+}
+
+// removalFinding is the removed-api finding of r for target tg, keeping
+// only the kinds the move from tg.From removes (an earlier target said the
+// others); false when none is left. The calls it covers are marked in
+// matched: a call to the group version whose resource discovery ties to a
+// removed kind, or, when discovery does not tie it, whose removed_release
+// the target reaches.
+func removalFinding(tg UpgradeTarget, r APIRemoval, reqs []DeprecatedCall, matched []bool, kindOf map[string]string, calls Fact[DeprecatedCalls], since, callReach, lifecycle string) (Finding, bool) {
+	var kinds []RemovedKind
+	for _, k := range r.Kinds {
+		if CompareMinor(ParseVersion(k.Removed), tg.From) > 0 {
+			kinds = append(kinds, k)
+		}
+	}
+	if len(kinds) == 0 {
+		return Finding{}, false
+	}
+	r.Whole = r.Whole && len(kinds) == len(r.Kinds)
+	r.Kinds = kinds
+	removed := map[string]bool{}
+	for _, k := range kinds {
+		removed[k.Kind] = true
+	}
+	var called []string
+	for i, c := range reqs {
+		if c.GroupVersion() != r.GroupVersion {
+			continue
+		}
+		kind, tied := kindOf[c.GroupVersion()+" "+c.Resource]
+		rr := ParseVersion(c.RemovedRelease)
+		if tied && removed[kind] || !tied && rr.Known && CompareMinor(rr, tg.Minor) <= 0 {
+			matched[i] = true
+			called = append(called, c.what())
+		}
+	}
+	f := Finding{Kind: FindingRemovedAPI, Subject: r.GroupVersion, Source: lifecycle, Reach: reachDiscovery, Step: tg.step(), Minor: tg.Minor.MinorString()}
+	msg := tg.label() + ": " + r.Message()
+	switch {
+	case len(called) > 0:
+		f.Severity = SeverityError
+		f.Source += "; " + srcDeprecatedMetric
+		f.Reach += "; calls: " + callReach
+		msg += fmt.Sprintf("; requests to %s recorded by this API server %s: those clients break", strings.Join(called, ", "), since)
+	case !calls.Known:
+		f.Severity = SeverityWarning
+		msg += "; whether clients call it is not known (/metrics not read)"
+	case !calls.Value.Complete:
+		f.Severity = SeverityWarning
+		f.Reach += "; calls: " + callReach
+		msg += "; no request to it in the part of /metrics read: whether clients call it is not known"
+	default:
+		f.Severity = SeverityWarning
+		f.Source += "; " + srcDeprecatedMetric
+		f.Reach += "; calls: " + callReach
+		msg += fmt.Sprintf("; no request to it recorded by this API server %s", since)
+	}
+	f.Message = msg
+	return f, true
+}
+
+// judgeLayers applies the layer rule of JudgeUpgrade to t's declared
+// layers.
+func judgeLayers(t *Topology, targets []UpgradeTarget, images Fact[[]LayerImage]) []Finding {
+	var out []Finding
+	if t == nil || len(t.Layers) == 0 {
+		return out
+	}
+	first := targets[0]
+	ms := minorsText(targets)
+	tableSrc := "nestor's layer support table (as of " + dayText(layerSupportAsOf) + ")"
+	if !images.Known {
+		return append(out, upgradeUnknown("layers", fmt.Sprintf("the declared layers' images were not read (%s): their support of %s is not judged", reasonOr(images.Reason), ms),
+			tableSrc, "the declared layers", first.step(), first.Minor.MinorString()))
+	}
+	for _, l := range t.Layers {
+		subject := "layer " + l.Name
+		unknown := func(msg, reach string) {
+			out = append(out, upgradeUnknown(subject, msg, tableSrc, reach, first.step(), first.Minor.MinorString()))
+		}
+		entry, ok := LookupLayerSupport(l.Name)
+		switch {
+		case !ok:
+			unknown(fmt.Sprintf("this nestor holds no Kubernetes support table for %s: whether it supports %s is not known", l.Name, ms), "layer "+l.Name)
+			continue
+		case len(entry.Releases) == 0:
+			unknown(fmt.Sprintf("no Kubernetes support table of %s was read (%s): whether it supports %s is not known", l.Name, entry.Note, ms), "layer "+l.Name)
+			continue
+		case !entry.Main.ImageIsRelease:
+			unknown(fmt.Sprintf("%s's release cannot be read from its image (%s): whether it supports %s is not known", l.Name, entry.Main.ImageNote, ms), "layer "+l.Name)
+			continue
+		}
+		var imgs []LayerImage
+		for _, im := range images.Value {
+			if im.Layer == l.Name && im.Container == entry.Main.Container {
+				imgs = append(imgs, im)
+			}
+		}
+		if len(imgs) == 0 {
+			unknown(fmt.Sprintf("the image of %s's main workload (%s %s, container %s) was not among the workloads read: whether it supports %s is not known",
+				l.Name, entry.Main.Kind, entry.Main.Name, entry.Main.Container, ms), "layer "+l.Name)
+			continue
+		}
+		for _, im := range imgs {
+			reach := fmt.Sprintf("the image of %s %s/%s, container %s", im.Kind, im.Namespace, im.Workload, im.Container)
+			rel := ReleaseFromImage(im.Image)
+			if !rel.Known {
+				unknown(fmt.Sprintf("%s: %s: whether it supports %s is not known", l.Name, rel.Reason, ms), reach)
+				continue
+			}
+			for _, tg := range targets {
+				v := JudgeLayerSupport(l.Name, rel, tg.Minor)
+				src := v.Source
+				if src == "" {
+					src = tableSrc
+				}
+				f := Finding{Kind: FindingUpgradeUnknown, Severity: SeverityInfo, Subject: subject, Message: tg.label() + ": " + v.Message,
+					Source: src, Reach: reach, Step: tg.step(), Minor: tg.Minor.MinorString()}
+				switch v.Status {
+				case LayerSupported:
+					continue
+				case LayerNotSupported:
+					f.Kind, f.Severity = FindingLayerUnsupported, SeverityWarning
+				}
+				out = append(out, f)
+			}
+		}
+	}
+	return out
+}
+
+// judgeDrains applies the drain-blocker rule of JudgeUpgrade.
+func judgeDrains(drains []string, pdbs Fact[[]PDBState]) []Finding {
+	var out []Finding
+	first := drains[0]
+	which := "the planned step " + first + " drains nodes"
+	if len(drains) > 1 {
+		which = fmt.Sprintf("%d planned steps drain nodes, the first %s", len(drains), first)
+	}
+	if !pdbs.Known {
+		return append(out, Finding{Severity: SeverityInfo, Kind: FindingUpgradeUnknown, Subject: "PodDisruptionBudgets",
+			Message: fmt.Sprintf("the PodDisruptionBudgets were not read (%s): what holds up draining nodes is not known (%s)", reasonOr(pdbs.Reason), which),
+			Source:  srcPDBStatus, Reach: "the whole cluster", Step: first})
+	}
+	list := append([]PDBState(nil), pdbs.Value...)
+	sort.Slice(list, func(i, j int) bool {
+		a, b := list[i], list[j]
+		return a.Namespace < b.Namespace || a.Namespace == b.Namespace && a.Name < b.Name
+	})
+	for _, p := range list {
+		name := p.Namespace + "/" + p.Name
+		subject := "pdb " + name
+		switch {
+		case p.ObservedGeneration < p.Generation:
+			out = append(out, Finding{Severity: SeverityInfo, Kind: FindingUpgradeUnknown, Subject: subject,
+				Message: fmt.Sprintf("the status of PodDisruptionBudget %s is of generation %d, its spec is at %d (the disruption controller has not caught up): whether it allows a disruption is not known (%s)", name, p.ObservedGeneration, p.Generation, which),
+				Source:  srcPDBStatus, Reach: reachWholeCluster, Step: first})
+		case p.DisruptionsAllowed > 0 || p.ExpectedPods == 0:
+			// It allows one now, or selects no pod: it holds nothing up.
+		default:
+			msg := fmt.Sprintf("draining a node that runs pods of PodDisruptionBudget %s waits until it allows one (disruptionsAllowed 0: %d of %d pods healthy, %d required)", name, p.CurrentHealthy, p.ExpectedPods, p.DesiredHealthy)
+			if p.DesiredHealthy >= p.ExpectedPods {
+				msg += "; as configured it requires every pod healthy, so it never allows one until it is changed"
+			}
+			out = append(out, Finding{Severity: SeverityWarning, Kind: FindingDrainBlocker, Subject: subject, Message: msg + " (" + which + ")",
+				Source: srcPDBStatus, Reach: reachWholeCluster, Step: first})
+		}
+	}
+	return out
+}
+
+// NextHardDate returns the next hard date of a stack read as obs, judged at
+// asOf: the earliest of its running minor's upstream end of life
+// (UpstreamCalendar) and, for a managed cluster, its provider's end of life
+// — the day the provider moves it (KapsuleObserved.VersionEntry) —, past
+// dates included (Days is then negative); the provider's wins a tie. Its
+// Blockers count the findings (JudgeUpgrade's) for the move it forces, the
+// next minor, of severity warning or worse and of the kinds removed-api,
+// deprecated-api-call and layer-unsupported; Judged says whether due held
+// that move (else the report was not made and the count says nothing).
+// False when the cluster's version is unknown or no date is known (a minor
+// newer or older than the calendar, none from the provider).
+func NextHardDate(obs *Observed, due UpgradeDue, findings []Finding, asOf time.Time) (HardDate, bool) {
+	cur := ClusterVersion(obs)
+	if !cur.Known || asOf.IsZero() {
+		return HardDate{}, false
+	}
+	next := fmt.Sprintf("%d.%d", cur.Major, cur.Minor+1)
+	var hd HardDate
+	found := false
+	if e, ok := UpstreamCalendar().Lookup(cur); ok && !e.EndOfLife.IsZero() {
+		hd = HardDate{Date: dateOf(e.EndOfLife), What: "upstream end of life of " + cur.MinorString(), Estimated: e.Estimated}
+		found = true
+	}
+	if obs != nil && obs.Kapsule != nil {
+		if e, ok := obs.Kapsule.VersionEntry(cur); ok && e.EndOfLifeAt != nil {
+			d := e.EndOfLifeAt.UTC()
+			if !found || !dateOf(d).After(hd.Date) {
+				hd = HardDate{Date: dateOf(d), What: fmt.Sprintf("provider end of life of %s: the provider moves the cluster to %s", cur.MinorString(), next), Forced: true}
+				found = true
+			}
+		}
+	}
+	if !found {
+		return HardDate{}, false
+	}
+	hd.Minor = next
+	hd.Days = int(hd.Date.Sub(dateOf(asOf)).Hours() / 24)
+	for _, t := range due.Targets {
+		if t.Minor.MinorString() == next {
+			hd.Judged = true
+		}
+	}
+	if hd.Judged {
+		for _, f := range findings {
+			if f.Minor == next && f.Severity.AtLeast(SeverityWarning) &&
+				(f.Kind == FindingRemovedAPI || f.Kind == FindingDeprecatedCall || f.Kind == FindingLayerUnsupported) {
+				hd.Blockers++
+			}
+		}
+	}
+	return hd, true
+}
+
+// CompareHardDates orders two stacks' next hard dates for a fleet sorted by
+// deadline: the earlier date first, then more blockers first; a stack
+// without one (nil) last. It returns -1, 0 or 1.
+func CompareHardDates(a, b *HardDate) int {
+	switch {
+	case a == nil && b == nil:
+		return 0
+	case a == nil:
+		return 1
+	case b == nil:
+		return -1
+	case !a.Date.Equal(b.Date):
+		return a.Date.Compare(b.Date)
+	case a.Blockers != b.Blockers:
+		return sign(b.Blockers - a.Blockers)
+	}
+	return 0
+}

@@ -1,0 +1,340 @@
+package topology
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+)
+
+// upFinding is what a test expects of an upgrade finding: its severity,
+// kind, subject, minor and step, and substrings of its message, source and
+// reach.
+type upFinding struct {
+	sev                Severity
+	kind               FindingKind
+	subject            string
+	minor, step        string
+	has, source, reach string
+}
+
+func checkUpgradeFindings(t *testing.T, got []Finding, want []upFinding) {
+	t.Helper()
+	if got == nil {
+		t.Fatalf("findings are nil: must be [] (never null)")
+	}
+	if len(got) != len(want) {
+		t.Fatalf("findings:\n%s\nwant %d:\n%+v", upFindingsText(got), len(want), want)
+	}
+	for i, w := range want {
+		g := got[i]
+		if g.Severity != w.sev || g.Kind != w.kind || g.Subject != w.subject || g.Minor != w.minor || g.Step != w.step ||
+			!strings.Contains(g.Message, w.has) || !strings.Contains(g.Source, w.source) || !strings.Contains(g.Reach, w.reach) {
+			t.Errorf("finding %d:\n%s\nwant %+v", i, upFindingsText(got[i:i+1]), w)
+		}
+	}
+}
+
+func upFindingsText(fs []Finding) string {
+	var b strings.Builder
+	for _, f := range fs {
+		fmt.Fprintf(&b, "  %s %s %q minor=%q step=%q\n    %s\n    source: %s\n    reach: %s\n", f.Severity, f.Kind, f.Subject, f.Minor, f.Step, f.Message, f.Source, f.Reach)
+	}
+	return b.String()
+}
+
+// moveTo is a target planned by one step, from the minor before.
+func moveTo(from, to string) UpgradeTarget {
+	return UpgradeTarget{Minor: ParseVersion(to), To: ParseVersion(to), From: ParseVersion(from), Why: []string{"planned"}, Steps: []string{"upgrade kubernetes → " + to}}
+}
+
+var flowcontrolServed = ServedAPIs{
+	GroupVersions: []ServedGroupVersion{
+		{GroupVersion: "v1", Kinds: []string{"ConfigMap", "Pod"}},
+		{GroupVersion: "flowcontrol.apiserver.k8s.io/v1", Kinds: []string{"FlowSchema", "PriorityLevelConfiguration"}},
+		{GroupVersion: "flowcontrol.apiserver.k8s.io/v1beta3", Kinds: []string{"FlowSchema", "PriorityLevelConfiguration"}},
+	},
+	Resources: []ServedResource{
+		{GroupVersion: "flowcontrol.apiserver.k8s.io/v1beta3", Resource: "flowschemas", Kind: "FlowSchema"},
+		{GroupVersion: "flowcontrol.apiserver.k8s.io/v1beta3", Resource: "prioritylevelconfigurations", Kind: "PriorityLevelConfiguration"},
+	},
+}
+
+func callsOf(instances Fact[int], reqs ...DeprecatedCall) Fact[DeprecatedCalls] {
+	start := time.Date(2026, 11, 28, 10, 2, 0, 0, time.UTC)
+	return KnownFact(DeprecatedCalls{Requests: reqs, Complete: true, WindowStart: &start, Instances: instances})
+}
+
+var flowschemaCall = DeprecatedCall{Group: "flowcontrol.apiserver.k8s.io", Version: "v1beta3", Resource: "flowschemas", RemovedRelease: "1.32"}
+
+func TestJudgeUpgradeAPIs(t *testing.T) {
+	to132 := []UpgradeTarget{moveTo("1.31", "1.32")}
+	const step = "upgrade kubernetes → 1.32"
+	const served = "upgrade to 1.32: the cluster serves flowcontrol.apiserver.k8s.io/v1beta3; 1.32 stops serving it (use v1)"
+	three := KnownFact(3)
+	tests := []struct {
+		name    string
+		targets []UpgradeTarget
+		served  Fact[ServedAPIs]
+		calls   Fact[DeprecatedCalls]
+		want    []upFinding
+	}{
+		{name: "served, no call recorded: warning", targets: to132, served: KnownFact(flowcontrolServed), calls: callsOf(three),
+			want: []upFinding{{SeverityWarning, FindingRemovedAPI, "flowcontrol.apiserver.k8s.io/v1beta3", "1.32", step,
+				served + "; no request to it recorded by this API server since 2026-11-28 10:02 UTC", "k8s.io/api v0.37.2 lifecycle; apiserver_requested_deprecated_apis", "this API server's discovery (/api, /apis); calls: one API server instance of 3"}}},
+		{name: "served and called: error, the call not said twice", targets: to132, served: KnownFact(flowcontrolServed), calls: callsOf(three, flowschemaCall),
+			want: []upFinding{{SeverityError, FindingRemovedAPI, "flowcontrol.apiserver.k8s.io/v1beta3", "1.32", step,
+				served + "; requests to flowcontrol.apiserver.k8s.io/v1beta3 flowschemas recorded by this API server since 2026-11-28 10:02 UTC (its start): those clients break", "apiserver_requested_deprecated_apis", "one API server instance of 3"}}},
+		{name: "calls forbidden: unknown with the permission, the removal a warning", targets: to132, served: KnownFact(flowcontrolServed),
+			calls: UnknownFact[DeprecatedCalls]("forbidden (user ci cannot get /metrics)"),
+			want: []upFinding{
+				{SeverityInfo, FindingUpgradeUnknown, "/metrics", "1.32", step, `the API server's calls to deprecated APIs were not read (forbidden (user ci cannot get /metrics)): which clients break on 1.32 is not known; reading it needs a ClusterRole rule nonResourceURLs: ["/metrics"], verbs: ["get"]`, "apiserver_requested_deprecated_apis", "the API server"},
+				{SeverityWarning, FindingRemovedAPI, "flowcontrol.apiserver.k8s.io/v1beta3", "1.32", step, served + "; whether clients call it is not known (/metrics not read)", "k8s.io/api v0.37.2 lifecycle", "this API server's discovery"},
+			}},
+		{name: "calls timed out: no permission pointer", targets: to132, served: KnownFact(flowcontrolServed), calls: UnknownFact[DeprecatedCalls]("timed out after 10s"),
+			want: []upFinding{
+				{SeverityInfo, FindingUpgradeUnknown, "/metrics", "1.32", step, "were not read (timed out after 10s): which clients break on 1.32 is not known", "", ""},
+				{SeverityWarning, FindingRemovedAPI, "flowcontrol.apiserver.k8s.io/v1beta3", "1.32", step, "whether clients call it is not known", "", ""},
+			}},
+		{name: "the metrics read stopped at its bound", targets: to132, served: KnownFact(flowcontrolServed),
+			calls: KnownFact(DeprecatedCalls{Complete: false, Limit: 1024, Instances: UnknownFact[int]("forbidden (user ci cannot list leases)")}),
+			want: []upFinding{
+				{SeverityInfo, FindingUpgradeUnknown, "/metrics", "1.32", step, "stopped at its bound of 1024 bytes", "", "one API server instance of an unknown number (forbidden (user ci cannot list leases))"},
+				{SeverityWarning, FindingRemovedAPI, "flowcontrol.apiserver.k8s.io/v1beta3", "1.32", step, "no request to it in the part of /metrics read: whether clients call it is not known", "", "calls: one API server instance of an unknown number"},
+			}},
+		{name: "calls discovery does not tie: judged by the server's removed_release", targets: to132,
+			served: KnownFact(ServedAPIs{GroupVersions: []ServedGroupVersion{{GroupVersion: "v1", Kinds: []string{"Pod"}}}}),
+			calls: callsOf(KnownFact(1),
+				DeprecatedCall{Group: "batch", Version: "v1beta1", Resource: "cronjobs", RemovedRelease: "1.25"},
+				DeprecatedCall{Group: "storage.k8s.io", Version: "v1beta1", Resource: "csistoragecapacities", Subresource: "status", RemovedRelease: "1.40"},
+				DeprecatedCall{Version: "v1", Resource: "componentstatuses"}),
+			want: []upFinding{
+				{SeverityError, FindingDeprecatedCall, "batch/v1beta1", "1.32", step, "upgrade to 1.32: requests to batch/v1beta1 cronjobs recorded by this API server since 2026-11-28 10:02 UTC (its start); 1.32 stops serving it (by the API server's own removed_release 1.25): those clients break", "apiserver_requested_deprecated_apis (/metrics)", "one API server instance of 1: the whole control plane"},
+				{SeverityInfo, FindingDeprecatedCall, "storage.k8s.io/v1beta1", "1.32", step, "storage.k8s.io/v1beta1 csistoragecapacities/status recorded by this API server since 2026-11-28 10:02 UTC (its start); deprecated, still served by 1.32 (the API server plans its removal for 1.40)", "", ""},
+				{SeverityInfo, FindingDeprecatedCall, "v1", "1.32", step, "requests to v1 componentstatuses recorded by this API server since 2026-11-28 10:02 UTC (its start); deprecated, still served by 1.32 (the API server plans no removal)", "", ""},
+			}},
+		{name: "each removal said once, at the move that makes it", targets: []UpgradeTarget{moveTo("1.31", "1.32"), moveTo("1.32", "1.33")}, served: KnownFact(flowcontrolServed), calls: callsOf(three),
+			want: []upFinding{{SeverityWarning, FindingRemovedAPI, "flowcontrol.apiserver.k8s.io/v1beta3", "1.32", step, served, "", ""}}},
+		{name: "beyond the horizon: a floor, said", targets: []UpgradeTarget{moveTo("1.37", "1.38")},
+			served: KnownFact(ServedAPIs{GroupVersions: []ServedGroupVersion{{GroupVersion: "resource.k8s.io/v1beta1", Kinds: []string{"DeviceClass", "ResourceClaim", "ResourceClaimTemplate", "ResourceSlice"}}}}),
+			calls:  callsOf(KnownFact(2)),
+			want: []upFinding{
+				{SeverityWarning, FindingRemovedAPI, "resource.k8s.io/v1beta1", "1.38", "upgrade kubernetes → 1.38", "the cluster serves resource.k8s.io/v1beta1; 1.38 is to stop serving it, as k8s.io/api v0.37.2 plans (no replacement recorded); no request to it recorded", "k8s.io/api v0.37.2 lifecycle", "one API server instance of 2"},
+				{SeverityInfo, FindingUpgradeUnknown, "1.38", "1.38", "upgrade kubernetes → 1.38", "1.38 is beyond the lifecycle table's horizon (k8s.io/api v0.37.2 knows the removals of 1.37 and older, and those it plans): what 1.38 itself stops serving is not known here", "k8s.io/api v0.37.2 lifecycle", ""},
+			}},
+		{name: "discovery unread: unknown, the calls still judged", targets: to132, served: UnknownFact[ServedAPIs]("forbidden (user ci cannot get path /apis)"), calls: callsOf(three, flowschemaCall),
+			want: []upFinding{
+				{SeverityInfo, FindingUpgradeUnknown, "served APIs", "1.32", step, "the API server's discovery was not read (forbidden (user ci cannot get path /apis)): what 1.32 stops serving is not known", "k8s.io/api v0.37.2 lifecycle", "this API server's discovery"},
+				{SeverityError, FindingDeprecatedCall, "flowcontrol.apiserver.k8s.io/v1beta3", "1.32", step, "1.32 stops serving it (by the API server's own removed_release 1.32)", "", ""},
+			}},
+		{name: "group versions the table does not know, or not Kubernetes' own", targets: to132,
+			served: KnownFact(ServedAPIs{GroupVersions: []ServedGroupVersion{
+				{GroupVersion: "apps/v1alpha9", Kinds: []string{"Thing"}}, {GroupVersion: "apps/v1", Kinds: []string{"Deployment", "Gadget"}},
+				{GroupVersion: "ceph.rook.io/v1", Kinds: []string{"CephCluster"}}, {GroupVersion: "metrics.k8s.io/v1beta1"},
+			}}),
+			calls: callsOf(three),
+			want: []upFinding{
+				{SeverityInfo, FindingUpgradeUnknown, "served APIs", "1.32", step, "the cluster serves apps/v1 Gadget, apps/v1alpha9, which k8s.io/api v0.37.2 does not hold: whether 1.32 serves them is not known here", "", ""},
+				{SeverityInfo, FindingUpgradeUnknown, "served APIs", "1.32", step, "2 served group versions are not in k8s.io/api v0.37.2 (ceph.rook.io/v1, metrics.k8s.io/v1beta1): CustomResourceDefinitions, aggregated APIs, or Kubernetes groups kept in other modules (apiextensions.k8s.io, apiregistration.k8s.io); its lifecycle table says nothing of them, so whether 1.32 serves them is not judged", "", ""},
+			}},
+		{name: "one group version not in the table's module", targets: to132, served: KnownFact(ServedAPIs{GroupVersions: []ServedGroupVersion{{GroupVersion: "apiextensions.k8s.io/v1", Kinds: []string{"CustomResourceDefinition"}}}}), calls: callsOf(three),
+			want: []upFinding{{SeverityInfo, FindingUpgradeUnknown, "served APIs", "1.32", step, "1 served group version is not in k8s.io/api v0.37.2 (apiextensions.k8s.io/v1)", "", ""}}},
+		{name: "a forced move without a step", targets: []UpgradeTarget{{Minor: ParseVersion("1.32"), To: ParseVersion("1.32.5"), From: ParseVersion("1.31"), Forced: true, Date: dayp(2026, 12, 20)}},
+			served: KnownFact(flowcontrolServed), calls: callsOf(three),
+			want: []upFinding{{SeverityWarning, FindingRemovedAPI, "flowcontrol.apiserver.k8s.io/v1beta3", "1.32", "", "the provider's move to 1.32.5 on 2026-12-20: the cluster serves flowcontrol.apiserver.k8s.io/v1beta3; 1.32 stops serving it", "", ""}}},
+		{name: "calls with an unknown window", targets: to132, served: KnownFact(ServedAPIs{}),
+			calls: KnownFact(DeprecatedCalls{Complete: true, Requests: []DeprecatedCall{{Group: "batch", Version: "v1beta1", Resource: "cronjobs", RemovedRelease: "1.25"}}, Instances: UnknownFact[int]("no API server identity lease in kube-system")}),
+			want:  []upFinding{{SeverityError, FindingDeprecatedCall, "batch/v1beta1", "1.32", step, "recorded by this API server since an unknown time (process_start_time_seconds was not read)", "", "one API server instance of an unknown number (no API server identity lease in kube-system)"}}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got := JudgeUpgrade(&Topology{}, UpgradeDue{Targets: tt.targets}, UpgradeFacts{Served: tt.served, DeprecatedCalls: tt.calls})
+			checkUpgradeFindings(t, got, tt.want)
+		})
+	}
+}
+
+func TestJudgeUpgradeLayers(t *testing.T) {
+	to134 := []UpgradeTarget{moveTo("1.33", "1.34")}
+	const step = "upgrade kubernetes → 1.34"
+	cilium := func(image string) LayerImage {
+		return LayerImage{Layer: "cilium", Kind: KindDaemonSet, Namespace: "kube-system", Workload: "cilium", Container: "cilium-agent", Image: image}
+	}
+	layers := func(names ...string) *Topology {
+		t := &Topology{}
+		for _, n := range names {
+			t.Layers = append(t.Layers, LayerRef{Name: n})
+		}
+		return t
+	}
+	const reach = "the image of DaemonSet kube-system/cilium, container cilium-agent"
+	tests := []struct {
+		name    string
+		topo    *Topology
+		targets []UpgradeTarget
+		images  Fact[[]LayerImage]
+		want    []upFinding
+	}{
+		{name: "outside its tested range: warning", topo: layers("cilium"), targets: to134, images: KnownFact([]LayerImage{cilium("quay.io/cilium/cilium:v1.18.3")}),
+			want: []upFinding{{SeverityWarning, FindingLayerUnsupported, "layer cilium", "1.34", step, "upgrade to 1.34: cilium 1.18.3 is e2e tested with Kubernetes 1.30–1.33, not 1.34; upgrade cilium first", "cilium/cilium/v1.18.14", reach}}},
+		{name: "inside: nothing", topo: layers("cilium"), targets: []UpgradeTarget{moveTo("1.32", "1.33")}, images: KnownFact([]LayerImage{cilium("quay.io/cilium/cilium:v1.18.3@sha256:" + strings.Repeat("a", 64))})},
+		{name: "each move judged", topo: layers("cilium"), targets: []UpgradeTarget{moveTo("1.32", "1.33"), moveTo("1.33", "1.34")}, images: KnownFact([]LayerImage{cilium("quay.io/cilium/cilium:v1.18.3")}),
+			want: []upFinding{{SeverityWarning, FindingLayerUnsupported, "layer cilium", "1.34", step, "not 1.34", "", ""}}},
+		{name: "by digest: unknown", topo: layers("cilium"), targets: to134, images: KnownFact([]LayerImage{cilium("quay.io/cilium/cilium@sha256:" + strings.Repeat("b", 64))}),
+			want: []upFinding{{SeverityInfo, FindingUpgradeUnknown, "layer cilium", "1.34", step, "is named by digest only: its release is not in the reference: whether it supports 1.34 is not known", "nestor's layer support table", reach}}},
+		{name: "a tag that is no version: unknown", topo: layers("cilium"), targets: to134, images: KnownFact([]LayerImage{cilium("quay.io/cilium/cilium:stable")}),
+			want: []upFinding{{SeverityInfo, FindingUpgradeUnknown, "layer cilium", "1.34", step, `tag "stable" is not a release version`, "", reach}}},
+		{name: "a release without a row: unknown", topo: layers("cilium"), targets: to134, images: KnownFact([]LayerImage{cilium("quay.io/cilium/cilium:v1.16.3")}),
+			want: []upFinding{{SeverityInfo, FindingUpgradeUnknown, "layer cilium", "1.34", step, "has no row for 1.16.3", "", reach}}},
+		{name: "a minimum only", topo: layers("longhorn"), targets: to134,
+			images: KnownFact([]LayerImage{{Layer: "longhorn", Kind: KindDaemonSet, Namespace: "longhorn-system", Workload: "longhorn-manager", Container: "longhorn-manager", Image: "longhornio/longhorn-manager:v1.7.2"}}),
+			want:   []upFinding{{SeverityInfo, FindingUpgradeUnknown, "layer longhorn", "1.34", step, "publishes no upper bound", "documentation.suse.com", "longhorn-system/longhorn-manager"}}},
+		{name: "images unread: one unknown", topo: layers("cilium", "cnpg"), targets: to134, images: UnknownFact[[]LayerImage]("forbidden (user ci cannot list daemonsets.apps in namespace kube-system)"),
+			want: []upFinding{{SeverityInfo, FindingUpgradeUnknown, "layers", "1.34", step, "the declared layers' images were not read (forbidden (user ci cannot list daemonsets.apps in namespace kube-system)): their support of 1.34 is not judged", "", "the declared layers"}}},
+		{name: "no table, no release in the image, no table read, no image", topo: layers("my-app", "flux", "kube-prometheus-stack", "cnpg"), targets: to134, images: KnownFact([]LayerImage{cilium("quay.io/cilium/cilium:v1.18.3")}),
+			want: []upFinding{
+				{SeverityInfo, FindingUpgradeUnknown, "layer my-app", "1.34", step, "this nestor holds no Kubernetes support table for my-app", "", ""},
+				{SeverityInfo, FindingUpgradeUnknown, "layer flux", "1.34", step, "flux's release cannot be read from its image", "", ""},
+				{SeverityInfo, FindingUpgradeUnknown, "layer kube-prometheus-stack", "1.34", step, "no Kubernetes support table of kube-prometheus-stack was read", "", ""},
+				{SeverityInfo, FindingUpgradeUnknown, "layer cnpg", "1.34", step, "the image of cnpg's main workload (Deployment cnpg-controller-manager, container manager) was not among the workloads read", "", ""},
+			}},
+		{name: "no layer declared", topo: layers(), targets: to134, images: UnknownFact[[]LayerImage]("not read")},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got := JudgeUpgrade(tt.topo, UpgradeDue{Targets: tt.targets},
+				UpgradeFacts{Served: KnownFact(ServedAPIs{}), DeprecatedCalls: callsOf(KnownFact(1)), LayerImages: tt.images})
+			checkUpgradeFindings(t, got, tt.want)
+		})
+	}
+}
+
+func TestJudgeUpgradeDrains(t *testing.T) {
+	drains := []string{"upgrade-node n1 → 1.35", "upgrade-node n2 → 1.35"}
+	const which = "(2 planned steps drain nodes, the first upgrade-node n1 → 1.35)"
+	pdb := func(ns, name string, allowed, current, desired, expected int32, gen, observed int64) PDBState {
+		return PDBState{Namespace: ns, Name: name, DisruptionsAllowed: allowed, CurrentHealthy: current, DesiredHealthy: desired, ExpectedPods: expected, Generation: gen, ObservedGeneration: observed}
+	}
+	tests := []struct {
+		name   string
+		drains []string
+		pdbs   Fact[[]PDBState]
+		want   []upFinding
+	}{
+		{name: "blockers, sorted; allowing or empty ones hold nothing", drains: drains, pdbs: KnownFact([]PDBState{
+			pdb("rook-ceph", "rook-ceph-osd", 0, 2, 2, 3, 1, 1),
+			pdb("cnpg", "pg-main", 0, 3, 3, 3, 2, 2),
+			pdb("web", "frontend", 1, 3, 2, 3, 1, 1),
+			pdb("web", "nothing-selected", 0, 0, 0, 0, 1, 1),
+		}), want: []upFinding{
+			{SeverityWarning, FindingDrainBlocker, "pdb cnpg/pg-main", "", drains[0], "draining a node that runs pods of PodDisruptionBudget cnpg/pg-main waits until it allows one (disruptionsAllowed 0: 3 of 3 pods healthy, 3 required); as configured it requires every pod healthy, so it never allows one until it is changed " + which, "policy/v1 PodDisruptionBudget status", "the whole cluster (nestor does not read pods)"},
+			{SeverityWarning, FindingDrainBlocker, "pdb rook-ceph/rook-ceph-osd", "", drains[0], "draining a node that runs pods of PodDisruptionBudget rook-ceph/rook-ceph-osd waits until it allows one (disruptionsAllowed 0: 2 of 3 pods healthy, 2 required) " + which, "", "the whole cluster"},
+		}},
+		{name: "a status behind its spec: unknown, never a blocker or a pass", drains: drains[:1], pdbs: KnownFact([]PDBState{pdb("rook-ceph", "rook-ceph-osd", 0, 0, 0, 0, 2, 1), pdb("web", "frontend", 3, 3, 0, 3, 5, 0)}),
+			want: []upFinding{
+				{SeverityInfo, FindingUpgradeUnknown, "pdb rook-ceph/rook-ceph-osd", "", drains[0], "the status of PodDisruptionBudget rook-ceph/rook-ceph-osd is of generation 1, its spec is at 2 (the disruption controller has not caught up): whether it allows a disruption is not known (the planned step upgrade-node n1 → 1.35 drains nodes)", "", "the whole cluster"},
+				{SeverityInfo, FindingUpgradeUnknown, "pdb web/frontend", "", drains[0], "is of generation 0, its spec is at 5", "", ""},
+			}},
+		{name: "unread", drains: drains, pdbs: UnknownFact[[]PDBState]("forbidden (user ci cannot list poddisruptionbudgets.policy)"),
+			want: []upFinding{{SeverityInfo, FindingUpgradeUnknown, "PodDisruptionBudgets", "", drains[0], "the PodDisruptionBudgets were not read (forbidden (user ci cannot list poddisruptionbudgets.policy)): what holds up draining nodes is not known " + which, "", ""}}},
+		{name: "no drain: not judged", pdbs: KnownFact([]PDBState{pdb("cnpg", "pg-main", 0, 3, 3, 3, 2, 2)})},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got := JudgeUpgrade(&Topology{}, UpgradeDue{Drains: tt.drains}, UpgradeFacts{Served: UnknownFact[ServedAPIs]("x"), PDBs: tt.pdbs})
+			checkUpgradeFindings(t, got, tt.want)
+		})
+	}
+}
+
+func TestJudgeUpgradeNothingDue(t *testing.T) {
+	// Nothing due: nothing judged, whatever the facts (none was read).
+	got := JudgeUpgrade(&Topology{Layers: []LayerRef{{Name: "cilium"}}}, UpgradeDue{}, UpgradeFacts{})
+	checkUpgradeFindings(t, got, nil)
+	got = JudgeUpgrade(&Topology{}, UpgradeDue{Unknown: "the cluster's version is not known (timed out after 10s): whether a move to another minor is due is not known"}, UpgradeFacts{})
+	checkUpgradeFindings(t, got, []upFinding{{SeverityInfo, FindingUpgradeUnknown, "upgrade", "", "", "timed out after 10s", "", "the cluster's version"}})
+}
+
+// TestFailOnUpgradeFindings: --fail-on compares Plan.FindingsAtLeast with
+// its severity; the upgrade findings count by theirs.
+func TestFailOnUpgradeFindings(t *testing.T) {
+	due := UpgradeDue{Targets: []UpgradeTarget{moveTo("1.31", "1.32")}, Drains: []string{"upgrade-node n1 → 1.32"}}
+	facts := UpgradeFacts{
+		Served:          KnownFact(flowcontrolServed),
+		DeprecatedCalls: callsOf(KnownFact(1), flowschemaCall, DeprecatedCall{Version: "v1", Resource: "componentstatuses"}),
+		LayerImages:     UnknownFact[[]LayerImage]("not read"),
+		PDBs:            KnownFact([]PDBState{{Namespace: "a", Name: "b", ExpectedPods: 2, CurrentHealthy: 1, DesiredHealthy: 1, Generation: 1, ObservedGeneration: 1}}),
+	}
+	p := Plan{Findings: JudgeUpgrade(&Topology{Layers: []LayerRef{{Name: "cilium"}}}, due, facts)}
+	// removed-api error; componentstatuses info; layers unread info; drain blocker warning.
+	for sev, want := range map[Severity]int{SeverityError: 1, SeverityWarning: 2, SeverityInfo: 4} {
+		if got := p.FindingsAtLeast(sev); got != want {
+			t.Errorf("FindingsAtLeast(%s) = %d, want %d\n%s", sev, got, want, upFindingsText(p.Findings))
+		}
+	}
+}
+
+func TestNextHardDate(t *testing.T) {
+	prod := func(v string) *Observed { return &Observed{ServerVersion: KnownFact(v)} }
+	blocker := func(sev Severity, kind FindingKind, minor string) Finding {
+		return Finding{Severity: sev, Kind: kind, Minor: minor}
+	}
+	findings := []Finding{
+		blocker(SeverityError, FindingRemovedAPI, "1.36"),
+		blocker(SeverityWarning, FindingLayerUnsupported, "1.36"),
+		blocker(SeverityInfo, FindingDeprecatedCall, "1.36"),
+		blocker(SeverityError, FindingDeprecatedCall, "1.37"),
+		blocker(SeverityWarning, FindingDrainBlocker, ""),
+		blocker(SeverityWarning, FindingUpgradeUnknown, "1.36"),
+		blocker(SeverityError, FindingDowngrade, "1.36"),
+	}
+	due136 := UpgradeDue{Targets: []UpgradeTarget{moveTo("1.35", "1.36"), moveTo("1.36", "1.37")}}
+	tests := []struct {
+		name string
+		obs  *Observed
+		due  UpgradeDue
+		asOf time.Time
+		want *HardDate
+	}{
+		{name: "upstream end of life, judged", obs: prod("v1.35.1"), due: due136, asOf: day(2027, 1, 15),
+			want: &HardDate{Date: day(2027, 2, 28), What: "upstream end of life of 1.35", Minor: "1.36", Days: 44, Judged: true, Blockers: 2}},
+		{name: "past", obs: prod("v1.34.1"), asOf: day(2026, 12, 1),
+			want: &HardDate{Date: day(2026, 10, 27), What: "upstream end of life of 1.34", Minor: "1.35", Days: -35}},
+		{name: "not judged: no count", obs: prod("v1.35.1"), due: UpgradeDue{}, asOf: day(2026, 6, 1),
+			want: &HardDate{Date: day(2027, 2, 28), What: "upstream end of life of 1.35", Minor: "1.36", Days: 272}},
+		{name: "estimated", obs: prod("v1.38.0"), asOf: day(2026, 12, 20),
+			want: &HardDate{Date: day(2028, 2, 28), What: "upstream end of life of 1.38", Minor: "1.39", Days: 435, Estimated: true}},
+		{name: "the provider's end of life comes first", obs: kapsuleAt("1.35.2", "1.35.2", KapsuleVersion{Name: "1.35.2", EndOfLifeAt: dayp(2027, 1, 31)}), due: due136, asOf: day(2027, 1, 15),
+			want: &HardDate{Date: day(2027, 1, 31), What: "provider end of life of 1.35: the provider moves the cluster to 1.36", Minor: "1.36", Days: 16, Forced: true, Judged: true, Blockers: 2}},
+		{name: "upstream's comes first", obs: kapsuleAt("1.35.2", "1.35.2", KapsuleVersion{Name: "1.35.2", EndOfLifeAt: dayp(2027, 6, 30)}), asOf: day(2027, 1, 15),
+			want: &HardDate{Date: day(2027, 2, 28), What: "upstream end of life of 1.35", Minor: "1.36", Days: 44}},
+		{name: "newer than the calendar, no provider: none", obs: prod("v1.45.0"), asOf: day(2026, 12, 1)},
+		{name: "version unknown: none", obs: &Observed{ServerVersion: UnknownFact[string]("forbidden")}, asOf: day(2026, 12, 1)},
+		{name: "no day: none", obs: prod("v1.35.1")},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, ok := NextHardDate(tt.obs, tt.due, findings, tt.asOf)
+			if ok != (tt.want != nil) || ok && got != *tt.want {
+				t.Errorf("NextHardDate = %+v, %v\nwant %+v", got, ok, tt.want)
+			}
+		})
+	}
+}
+
+func TestCompareHardDates(t *testing.T) {
+	a := &HardDate{Date: day(2027, 1, 1), Blockers: 1}
+	b := &HardDate{Date: day(2027, 1, 1), Blockers: 3}
+	c := &HardDate{Date: day(2027, 2, 1), Blockers: 9}
+	tests := []struct {
+		x, y *HardDate
+		want int
+	}{
+		{a, c, -1}, {c, a, 1}, {b, a, -1}, {a, b, 1}, {a, a, 0}, {a, nil, -1}, {nil, a, 1}, {nil, nil, 0},
+	}
+	for i, tt := range tests {
+		if got := CompareHardDates(tt.x, tt.y); got != tt.want {
+			t.Errorf("case %d: CompareHardDates = %d, want %d", i, got, tt.want)
+		}
+	}
+}
