@@ -87,7 +87,10 @@ func byteText(n int64) string {
 	if n >= 1<<20 {
 		return fmt.Sprintf("%d MiB", n>>20)
 	}
-	return fmt.Sprintf("%d KiB", n>>10)
+	if n >= 1<<10 {
+		return fmt.Sprintf("%d KiB", n>>10)
+	}
+	return fmt.Sprintf("%d bytes", n)
 }
 
 // retryDelay says whether err is the API server asking to come back later

@@ -40,8 +40,6 @@ const (
 	// maxDiscoveryEntries bounds the group versions, and separately the
 	// resources, of the two discovery documents together.
 	maxDiscoveryEntries = 20000
-	// maxListItems bounds the items of a PodDisruptionBudget or Lease list.
-	maxListItems = 100000
 )
 
 // ErrNotAggregatedDiscovery is wrapped by DecodeDiscovery's error when a
@@ -49,24 +47,12 @@ const (
 // than 1.30, or a proxy in front of it) ignored the Accept header.
 var ErrNotAggregatedDiscovery = errors.New("not the aggregated discovery document (apidiscovery.k8s.io/v2 APIGroupDiscoveryList)")
 
-// readBounded reads all of r, refusing more than limit bytes.
-func readBounded(r io.Reader, limit int64, what string) ([]byte, error) {
-	data, err := io.ReadAll(io.LimitReader(r, limit+1))
-	if err != nil {
-		return nil, fmt.Errorf("reading %s: %v", what, err)
-	}
-	if int64(len(data)) > limit {
-		return nil, fmt.Errorf("%s is larger than %d bytes: refused", what, limit)
-	}
-	return data, nil
-}
-
 // decodeBounded reads r within limit and decodes it as JSON into v with
 // apimachinery's decoder (field names matched case-sensitively, as the API
 // server writes them), refusing a document whose kind and apiVersion are
 // not wantKind and wantAPIVersion.
 func decodeBounded(r io.Reader, limit int64, what, wantKind, wantAPIVersion string, v any) error {
-	data, err := readBounded(r, limit, what)
+	data, err := readBounded(r, what, limit, "the bound nestor sets for it")
 	if err != nil {
 		return err
 	}

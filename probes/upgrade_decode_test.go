@@ -155,7 +155,7 @@ func TestDecodeDiscoveryRefuses(t *testing.T) {
 		{name: "the unaggregated core versions", core: `{"kind":"APIVersions","versions":["v1"],"serverAddressByClientCIDRs":[]}`, apis: doc(""),
 			has: `discovery document /api is "" APIVersions`, notAggState: true},
 		{name: "v2beta1", core: strings.Replace(okCore, "/v2", "/v2beta1", 1), apis: doc(""), has: "apidiscovery.k8s.io/v2beta1 APIGroupDiscoveryList, not", notAggState: true},
-		{name: "larger than the bound", core: okCore, apis: doc(""), limit: 64, has: "discovery document /api is larger than 64 bytes: refused"},
+		{name: "larger than the bound", core: okCore, apis: doc(""), limit: 64, has: "the answer to discovery document /api is larger than 64 bytes"},
 		{name: "not JSON", core: okCore, apis: "<html>", has: "discovery document /apis is not JSON"},
 		{name: "a named group in /api", core: doc(group("apps", version("v1", res("deployments", "Deployment")))), apis: doc(""), has: `/api lists group "apps": /api serves the core group only`},
 		{name: "the core group in /apis", core: okCore, apis: doc(`{"metadata":{},"versions":[]}`), has: "/apis lists the core group"},
