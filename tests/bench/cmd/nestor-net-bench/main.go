@@ -558,6 +558,7 @@ type fleetRow struct {
 	fleetRSS, fleetPRSS, sRSS int64
 	fleetConn, fleetPConn     connections // medians of first and last, count of the last round
 	singleFirst               time.Duration
+	singleConns               int // the most connections one single preview made, last round
 }
 
 // fleet measures one row: -runs rounds (after a warm-up) of fleet, fleet
@@ -613,7 +614,12 @@ func (e *env) fleet(ctx context.Context, tag, setting string, eps []endpoint) (f
 					}
 					slowest, rss = max(slowest, s.Wall), max(rss, s.MaxRSS)
 					if round > 0 {
-						sf = append(sf, accepted([]*bench.LatencyProxy{eps[i].proxy}, start).first)
+						c := accepted([]*bench.LatencyProxy{eps[i].proxy}, start)
+						sf = append(sf, c.first)
+						if i == 0 {
+							r.singleConns = 0
+						}
+						r.singleConns = max(r.singleConns, c.count)
 					}
 				}
 				if round > 0 {
@@ -636,7 +642,7 @@ func (e *env) fleet(ctx context.Context, tag, setting string, eps []endpoint) (f
 func ms(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
 
 var header = []string{"stacks", "on", "fleet (default --parallel)", "fleet --parallel P", "slowest single preview", "fleet ÷ slowest", "--parallel P ÷ slowest",
-	"peak RSS: fleet / --parallel P / largest preview", "first connection after start: fleet / preview", "last connection: fleet / --parallel P", "connections: fleet / --parallel P"}
+	"peak RSS: fleet / --parallel P / largest preview", "first connection after start: fleet / preview", "last connection: fleet / --parallel P", "connections: fleet / --parallel P / most of one preview"}
 
 func cells(r fleetRow) []string {
 	return []string{
@@ -649,7 +655,7 @@ func cells(r fleetRow) []string {
 		fmt.Sprintf("%.1f / %.1f / %.1f MiB", bench.MiB(r.fleetRSS), bench.MiB(r.fleetPRSS), bench.MiB(r.sRSS)),
 		fmt.Sprintf("%.0f / %.0f ms", ms(r.fleetConn.first), ms(r.singleFirst)),
 		fmt.Sprintf("%.0f / %.0f ms", ms(r.fleetConn.last), ms(r.fleetPConn.last)),
-		fmt.Sprintf("%d / %d", r.fleetConn.count, r.fleetPConn.count),
+		fmt.Sprintf("%d / %d / %d", r.fleetConn.count, r.fleetPConn.count, r.singleConns),
 	}
 }
 
