@@ -24,8 +24,12 @@
 //     -runs rounds of `nestor fleet -o json` (default --parallel),
 //     `nestor fleet -o json --parallel P` and the slowest single
 //     `nestor preview -o json --no-input` of the round, their ratios, peak
-//     RSS (the rusage launcher), and how long after the command started
-//     its first connection reached a proxy (and its last);
+//     RSS (the rusage launcher), how long after the command started its
+//     first connection reached a proxy (and its last), how many it made,
+//     and the fleet's CPU time: nestor's (the launcher's rusage), the real
+//     servers' (/proc/PID/stat) and this process's (proxies and stand-ins),
+//     whose sum divided by the cores is the shortest wall time this machine
+//     allows (the CPU floor);
 //   - the load average before and after each part.
 //
 // Fleet's document is checked every run (every stack in sync); a request a
@@ -37,6 +41,7 @@ package main
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"flag"
 	"fmt"
@@ -46,7 +51,9 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strings"
+	"syscall"
 	"time"
 
 	"nestor.dev/nestor/tests/bench"
@@ -233,7 +240,7 @@ func run(o options) error {
 		for i := range eps {
 			eps[i] = real[i%len(real)]
 		}
-		r, err := e.fleet(ctx, fmt.Sprintf("real-%d", n), "real servers", eps)
+		r, err := e.fleet(ctx, fmt.Sprintf("real-%d", n), "real servers", eps, serverPIDs(servers))
 		if err != nil {
 			return err
 		}
@@ -273,7 +280,7 @@ func run(o options) error {
 			return err
 		}
 		e.load(fmt.Sprintf("%d stacks, stand-ins", o.standins))
-		r, err := e.fleet(ctx, fmt.Sprintf("standin-%d", o.standins), "stand-ins", stand)
+		r, err := e.fleet(ctx, fmt.Sprintf("standin-%d", o.standins), "stand-ins", stand, nil)
 		if err != nil {
 			return err
 		}
@@ -559,12 +566,57 @@ type fleetRow struct {
 	fleetConn, fleetPConn     connections // medians of first and last, count of the last round
 	singleFirst               time.Duration
 	singleConns               int // the most connections one single preview made, last round
+	fleetCPU, fleetPCPU       cpuUse
+}
+
+// cpuUse is the CPU time one command cost: nestor's own (the launcher's
+// rusage), the real servers' (etcd and kube-apiserver, /proc/PID/stat,
+// 10 ms ticks, their idle work included) and this process's (the proxies
+// and stand-ins; getrusage RUSAGE_SELF).
+type cpuUse struct{ nestor, servers, bench time.Duration }
+
+func (c cpuUse) total() time.Duration { return c.nestor + c.servers + c.bench }
+
+// sampleCPU returns the CPU time used so far by the processes pids and by
+// this process.
+func sampleCPU(pids []int) (cpuUse, error) {
+	var c cpuUse
+	var err error
+	if c.servers, err = bench.ProcessCPU(pids); err != nil {
+		return c, err
+	}
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		return c, err
+	}
+	c.bench = time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+	return c, nil
+}
+
+// medianCPU returns the run of median total CPU time.
+func medianCPU(runs []cpuUse) cpuUse {
+	if len(runs) == 0 {
+		return cpuUse{}
+	}
+	s := slices.Clone(runs)
+	slices.SortFunc(s, func(a, b cpuUse) int { return cmp.Compare(a.total(), b.total()) })
+	return s[len(s)/2]
+}
+
+// serverPIDs returns the process ids of every server's etcd and
+// kube-apiserver.
+func serverPIDs(servers []*server) []int {
+	var pids []int
+	for _, s := range servers {
+		pids = append(pids, s.c.PIDs()...)
+	}
+	return pids
 }
 
 // fleet measures one row: -runs rounds (after a warm-up) of fleet, fleet
 // --parallel P and every single preview, the three in an order that
 // rotates every round.
-func (e *env) fleet(ctx context.Context, tag, setting string, eps []endpoint) (fleetRow, error) {
+func (e *env) fleet(ctx context.Context, tag, setting string, eps []endpoint, pids []int) (fleetRow, error) {
 	o := e.o
 	dir := filepath.Join(e.work, "stacks-"+tag)
 	names, err := writeStacks(dir, eps)
@@ -577,6 +629,7 @@ func (e *env) fleet(ctx context.Context, tag, setting string, eps []endpoint) (f
 	}
 	r := fleetRow{setting: setting, stacks: len(eps)}
 	var fw, fpw, sw, frss, fprss, srss, ff, fl, fpf, fpl, sf []time.Duration
+	var fcpu, fpcpu []cpuUse
 	for round := 0; round <= o.runs; round++ {
 		for k := 0; k < 3; k++ {
 			switch (k + round) % 3 {
@@ -587,10 +640,19 @@ func (e *env) fleet(ctx context.Context, tag, setting string, eps []endpoint) (f
 				}
 				resetAccepts(proxies)
 				start := time.Now()
+				cpu0, err := sampleCPU(pids)
+				if err != nil {
+					return r, err
+				}
 				s, err := e.fleetRun(ctx, dir, len(names), parallel)
 				if err != nil {
 					return r, err
 				}
+				cpu1, err := sampleCPU(pids)
+				if err != nil {
+					return r, err
+				}
+				use := cpuUse{nestor: s.CPU, servers: cpu1.servers - cpu0.servers, bench: cpu1.bench - cpu0.bench}
 				c := accepted(proxies, start)
 				if round == 0 {
 					continue
@@ -598,9 +660,11 @@ func (e *env) fleet(ctx context.Context, tag, setting string, eps []endpoint) (f
 				if parallel == 0 {
 					fw, frss, ff, fl = append(fw, s.Wall), append(frss, time.Duration(s.MaxRSS)), append(ff, c.first), append(fl, c.last)
 					r.fleetConn.count = c.count
+					fcpu = append(fcpu, use)
 				} else {
 					fpw, fprss, fpf, fpl = append(fpw, s.Wall), append(fprss, time.Duration(s.MaxRSS)), append(fpf, c.first), append(fpl, c.last)
 					r.fleetPConn.count = c.count
+					fpcpu = append(fpcpu, use)
 				}
 			case 2:
 				var slowest time.Duration
@@ -636,13 +700,19 @@ func (e *env) fleet(ctx context.Context, tag, setting string, eps []endpoint) (f
 	r.fleetConn.first, r.fleetConn.last = bench.Median(ff), bench.Median(fl)
 	r.fleetPConn.first, r.fleetPConn.last = bench.Median(fpf), bench.Median(fpl)
 	r.singleFirst = bench.Median(sf)
+	r.fleetCPU, r.fleetPCPU = medianCPU(fcpu), medianCPU(fpcpu)
 	return r, nil
 }
+
+// floor is the shortest wall time in which this machine's cores could do
+// the work c measured.
+func floor(c cpuUse) time.Duration { return c.total() / time.Duration(runtime.NumCPU()) }
 
 func ms(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
 
 var header = []string{"stacks", "on", "fleet (default --parallel)", "fleet --parallel P", "slowest single preview", "fleet ÷ slowest", "--parallel P ÷ slowest",
-	"peak RSS: fleet / --parallel P / largest preview", "first connection after start: fleet / preview", "last connection: fleet / --parallel P", "connections: fleet / --parallel P / most of one preview"}
+	"peak RSS: fleet / --parallel P / largest preview", "first connection after start: fleet / preview", "last connection: fleet / --parallel P", "connections: fleet / --parallel P / most of one preview",
+	"fleet's CPU: nestor + servers + proxies and stand-ins", "CPU floor (÷ cores): fleet / --parallel P", "fleet ÷ floor / --parallel P ÷ floor"}
 
 func cells(r fleetRow) []string {
 	return []string{
@@ -656,6 +726,9 @@ func cells(r fleetRow) []string {
 		fmt.Sprintf("%.0f / %.0f ms", ms(r.fleetConn.first), ms(r.singleFirst)),
 		fmt.Sprintf("%.0f / %.0f ms", ms(r.fleetConn.last), ms(r.fleetPConn.last)),
 		fmt.Sprintf("%d / %d / %d", r.fleetConn.count, r.fleetPConn.count, r.singleConns),
+		fmt.Sprintf("%.0f + %.0f + %.0f ms", ms(r.fleetCPU.nestor), ms(r.fleetCPU.servers), ms(r.fleetCPU.bench)),
+		fmt.Sprintf("%.0f / %.0f ms", ms(floor(r.fleetCPU)), ms(floor(r.fleetPCPU))),
+		fmt.Sprintf("%.2f× / %.2f×", float64(r.fleet)/float64(floor(r.fleetCPU)), float64(r.fleetP)/float64(floor(r.fleetPCPU))),
 	}
 }
 
