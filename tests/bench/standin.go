@@ -132,10 +132,10 @@ func UpstreamFor(c *harness.Cluster) (*Upstream, error) {
 }
 
 // StandIn is an HTTPS server (HTTP/2 by ALPN, or HTTP/1.1) that answers
-// GET requests from a Recording, with a test cluster's serving certificate
-// and its check of client certificates (one signed by the cluster's CA is
-// required, as kube-apiserver with --client-ca-file asks of a kubeconfig
-// without a token). While recording (an Upstream given) it forwards what it
+// requests from a Recording, with a test cluster's serving certificate and
+// a check of client certificates: one signed by the cluster's CA is
+// required (the harness's kubeconfigs carry one; kube-apiserver itself only
+// asks for one, since it also takes tokens). While recording (an Upstream given) it forwards what it
 // lacks to the API server and keeps the answer; once Freeze is called, or
 // when started without an Upstream, a request it lacks is answered 404 with
 // a Status saying so, and counted (Misses): never anything made up.
