@@ -22,7 +22,6 @@ package main
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"flag"
 	"fmt"
 	"io"
@@ -236,7 +235,7 @@ func measure(ctx context.Context, o options, env []string, dir string, names []s
 		if err != nil {
 			return r, err
 		}
-		statuses, err := checkFleet(out.Bytes(), len(names))
+		statuses, err := bench.CheckFleet(out.Bytes(), len(names))
 		if err != nil {
 			return r, err
 		}
@@ -255,30 +254,6 @@ func measure(ctx context.Context, o options, env []string, dir string, names []s
 	r.fleetServerCPU, r.sumServerCPU = bench.Median(fleetServerCPU), bench.Median(sumServerCPU)
 	r.fleetRSS, r.singleRSS = int64(bench.Median(fleetRSS)), int64(bench.Median(singleRSS))
 	return r, nil
-}
-
-// checkFleet checks fleet's document: every stack present, the prod
-// stacks in sync, and returns the statuses counted.
-func checkFleet(out []byte, want int) (string, error) {
-	var doc struct {
-		Stacks []struct {
-			Name, Status, Reason string
-		} `json:"stacks"`
-	}
-	if err := json.Unmarshal(out, &doc); err != nil {
-		return "", fmt.Errorf("fleet -o json: %v", err)
-	}
-	if len(doc.Stacks) != want {
-		return "", fmt.Errorf("fleet listed %d stacks, want %d", len(doc.Stacks), want)
-	}
-	count := map[string]int{}
-	for _, s := range doc.Stacks {
-		if strings.HasPrefix(s.Name, "prod") && s.Status != "in sync" {
-			return "", fmt.Errorf("stack %s: %s (%s), want in sync", s.Name, s.Status, s.Reason)
-		}
-		count[s.Status]++
-	}
-	return fmt.Sprint(count), nil
 }
 
 func repoRoot() (string, error) {
