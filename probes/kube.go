@@ -1015,6 +1015,14 @@ type workloadList struct {
 			// Replicas of a Deployment or StatefulSet; nil means the API's
 			// default of 1.
 			Replicas *int32 `json:"replicas"`
+			Template struct {
+				Spec struct {
+					Containers []struct {
+						Name  string `json:"name"`
+						Image string `json:"image"`
+					} `json:"containers"`
+				} `json:"spec"`
+			} `json:"template"`
 		} `json:"spec"`
 		Status struct {
 			// AvailableReplicas of a Deployment or StatefulSet.
@@ -1179,6 +1187,9 @@ func listWorkloadKind(ctx context.Context, c *clients, kind, ns string) ([]topol
 			w := topology.WorkloadState{Kind: kind, Namespace: it.Metadata.Namespace, Name: it.Metadata.Name}
 			if w.Namespace == "" {
 				w.Namespace = ns
+			}
+			for _, ct := range it.Spec.Template.Spec.Containers {
+				w.Containers = append(w.Containers, topology.ContainerImage{Name: SanitizeName(ct.Name), Image: SanitizeName(ct.Image)})
 			}
 			if kind == topology.KindDaemonSet {
 				w.Desired, w.Ready = it.Status.DesiredNumberScheduled, it.Status.NumberAvailable

@@ -107,14 +107,26 @@ func retryDelay(err error) (time.Duration, bool) {
 	return time.Second, true
 }
 
-// get sends GET path?params with the Accept header accept and returns the
-// body of a 2xx answer, read through a bound of max bytes (a larger answer
-// is a *TooLargeError, and nothing more is read). client-go's own retries
-// are off: a 429 or 503 is retried here after its Retry-After as long as
-// ctx's deadline leaves room, then it is a *RetryError saying what the
-// server answered. Any other answer is an error carrying the API server's
-// Status (apierrors: forbidden, unauthorized, not found…).
+// get sends GET path?params with the Accept header accept (stream) and
+// returns the body of a 2xx answer, read through a bound of max bytes (a
+// larger answer is a *TooLargeError, and nothing more is read).
 func (c *clients) get(ctx context.Context, path, accept string, params map[string]string, max int64, what string) ([]byte, error) {
+	body, err := c.stream(ctx, path, accept, params)
+	if err != nil {
+		return nil, err
+	}
+	defer body.Close()
+	return readBounded(body, path, max, what)
+}
+
+// stream sends GET path?params with the Accept header accept and returns
+// the body of a 2xx answer, unread, for the caller to read through its own
+// bound and close. client-go's own retries are off: a 429 or 503 is retried
+// here after its Retry-After as long as ctx's deadline leaves room, then it
+// is a *RetryError saying what the server answered. Any other answer is an
+// error carrying the API server's Status (apierrors: forbidden,
+// unauthorized, not found…).
+func (c *clients) stream(ctx context.Context, path, accept string, params map[string]string) (io.ReadCloser, error) {
 	retries := 0
 	for {
 		req := c.rest.Get().AbsPath(path).SetHeader("Accept", accept).MaxRetries(0)
@@ -123,8 +135,7 @@ func (c *clients) get(ctx context.Context, path, accept string, params map[strin
 		}
 		body, err := req.Stream(ctx)
 		if err == nil {
-			defer body.Close()
-			return readBounded(body, path, max, what)
+			return body, nil
 		}
 		delay, again := retryDelay(err)
 		if !again {

@@ -9,6 +9,11 @@ import (
 // becomes an info finding.
 const EndOfLifeNotice = 90 * 24 * time.Hour
 
+// ProviderEndOfLifeNoticeDays is how many days before a managed provider's
+// end of life of a minor nestor warns of it, and judges the move the
+// provider then forces (UpgradeTargets).
+const ProviderEndOfLifeNoticeDays = 60
+
 // Calendar is a table of minors with their support dates: upstream's
 // (UpstreamCalendar) or, later, a provider's.
 type Calendar struct {
@@ -216,7 +221,7 @@ func (c Calendar) JudgeSupport(v Version, who string, asOf time.Time) (Finding, 
 	case StandingEndingSoon:
 		f.Severity, f.Kind = SeverityInfo, FindingEndOfLifeSoon
 		f.Message = fmt.Sprintf("%s reaches end of life %s on %s, in %s (%s)%s",
-			minor, calendarWhere(c), e.EndOfLife.Format(time.DateOnly), plural(days, "day"), who, note)
+			minor, calendarWhere(c), e.EndOfLife.Format(time.DateOnly), Plural(days, "day"), who, note)
 	default:
 		return Finding{}, false
 	}
@@ -235,10 +240,11 @@ func daysAgo(n int) string {
 	if n == 0 {
 		return "today"
 	}
-	return plural(n, "day") + " ago"
+	return Plural(n, "day") + " ago"
 }
 
-func plural(n int, unit string) string {
+// Plural is n and unit, with an s when n is not 1: "1 day", "3 days".
+func Plural(n int, unit string) string {
 	if n == 1 {
 		return "1 " + unit
 	}

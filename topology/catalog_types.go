@@ -91,4 +91,15 @@ type WorkloadState struct {
 	Name      string `json:"name"`
 	Desired   int32  `json:"desired"`
 	Ready     int32  `json:"ready"`
+	// Containers are the pod template's containers (spec.template.spec.containers,
+	// init containers left out), with the image each sets: the upgrade
+	// judgement reads a layer's release from its main workload's image.
+	Containers []ContainerImage `json:"containers,omitempty"`
+}
+
+// ContainerImage is one container of a workload's pod template and the
+// image reference it sets, as written there (a tag, a digest, or both).
+type ContainerImage struct {
+	Name  string `json:"name"`
+	Image string `json:"image"`
 }

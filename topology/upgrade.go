@@ -441,7 +441,8 @@ func judgeDrains(drains []string, pdbs Fact[[]PDBState]) []Finding {
 // dates included (Days is then negative); the provider's wins a tie. Its
 // Blockers count the findings (JudgeUpgrade's) for the move it forces, the
 // next minor, of severity warning or worse and of the kinds removed-api,
-// deprecated-api-call and layer-unsupported; Judged says whether due held
+// deprecated-api-call and layer-unsupported, and its Unknowns the
+// upgrade-unknown findings for that move; Judged says whether due held
 // that move (else the report was not made and the count says nothing).
 // False when the cluster's version is unknown or no date is known (a minor
 // newer or older than the calendar, none from the provider).
@@ -478,8 +479,12 @@ func NextHardDate(obs *Observed, due UpgradeDue, findings []Finding, asOf time.T
 	}
 	if hd.Judged {
 		for _, f := range findings {
-			if f.Minor == next && f.Severity.AtLeast(SeverityWarning) &&
-				(f.Kind == FindingRemovedAPI || f.Kind == FindingDeprecatedCall || f.Kind == FindingLayerUnsupported) {
+			switch {
+			case f.Minor != next:
+			case f.Kind == FindingUpgradeUnknown:
+				hd.Unknowns++
+			case f.Severity.AtLeast(SeverityWarning) &&
+				(f.Kind == FindingRemovedAPI || f.Kind == FindingDeprecatedCall || f.Kind == FindingLayerUnsupported):
 				hd.Blockers++
 			}
 		}

@@ -110,9 +110,9 @@ type ForcedMove struct {
 // at asOf, when its minor's end of life (the version list's end_of_life_at,
 // "from which any remaining clusters on this version will begin to be
 // forcibly upgraded to the next minor version" — scaleway-sdk-go api/k8s/v1
-// Version) is past or within warnDays days (probes/kapsule passes its
-// KapsuleCalendarWarnDays, the window its calendar warns in). None (false)
-// when the list is not read, carries no end of life for the minor, or
+// Version) is past or within warnDays days (the callers pass
+// ProviderEndOfLifeNoticeDays, the window the provider calendar warns in).
+// None (false) when the list is not read, carries no end of life for the minor, or
 // gives one before its deprecation (an inconsistent calendar, which the
 // provider calendar reports without a countdown).
 func (k *KapsuleObserved) ForcedMove(current Version, warnDays int, asOf time.Time) (ForcedMove, bool) {
@@ -153,7 +153,7 @@ func (k *KapsuleObserved) ForcedMove(current Version, warnDays int, asOf time.Ti
 // is p, read as obs, judged at asOf — the reader calls it before reading
 // what the judgement needs (UpgradeDue.ReadsAPIs, ReadsPDBs) and reads
 // nothing when nothing is due. providerWarnDays is a managed kind's window
-// for its provider's end of life (probes/kapsule KapsuleCalendarWarnDays;
+// for its provider's end of life (ProviderEndOfLifeNoticeDays;
 // ignored without obs.Kapsule).
 //
 // A target is a minor above the cluster's (ClusterVersion) that
@@ -187,7 +187,7 @@ func UpgradeTargets(p Plan, obs *Observed, providerWarnDays int, asOf time.Time)
 	cur := ClusterVersion(obs)
 	d.Current = cur
 	if !cur.Known {
-		d.Unknown = fmt.Sprintf("the cluster's version is not known (%s): whether a move to another minor is due is not known", cur.Reason)
+		d.Unknown = "whether a move to another minor is due is not known: the cluster's version was not read (the plan's unknowns say why)"
 		return d
 	}
 	byMinor := map[string]*UpgradeTarget{}
@@ -231,7 +231,7 @@ func UpgradeTargets(p Plan, obs *Observed, providerWarnDays int, asOf time.Time)
 		if fm.Past {
 			why = fmt.Sprintf("the provider's end of life of %s was on %s: the provider upgrades the cluster to the next minor's latest patch (%s)", cur.MinorString(), dayText(eol), fm.To.Canonical())
 		} else {
-			why = fmt.Sprintf("the provider's end of life of %s is on %s, in %s: the provider then upgrades the cluster to the next minor's latest patch (%s)", cur.MinorString(), dayText(eol), plural(fm.Days, "day"), fm.To.Canonical())
+			why = fmt.Sprintf("the provider's end of life of %s is on %s, in %s: the provider then upgrades the cluster to the next minor's latest patch (%s)", cur.MinorString(), dayText(eol), Plural(fm.Days, "day"), fm.To.Canonical())
 		}
 		if !fm.To.HasPatch {
 			why += ", which its version list does not name yet"
@@ -248,7 +248,7 @@ func UpgradeTargets(p Plan, obs *Observed, providerWarnDays int, asOf time.Time)
 		}
 		switch st {
 		case StandingEndingSoon:
-			add(next, fmt.Sprintf("%s reaches end of life upstream on %s%s, in %s", cur.MinorString(), dayText(eol), est, plural(days, "day")), &eol, false, "")
+			add(next, fmt.Sprintf("%s reaches end of life upstream on %s%s, in %s", cur.MinorString(), dayText(eol), est, Plural(days, "day")), &eol, false, "")
 		case StandingEnded:
 			add(next, fmt.Sprintf("%s reached end of life upstream on %s%s", cur.MinorString(), dayText(eol), est), &eol, false, "")
 		case StandingOlder:

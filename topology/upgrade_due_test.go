@@ -166,7 +166,7 @@ func TestUpgradeTargetsNodeCluster(t *testing.T) {
 		obs := &Observed{ServerVersion: UnknownFact[string]("forbidden (user x cannot get version)")}
 		p := Plan{Steps: []Step{{Kind: StepRepairNode, Phase: PhaseK8s, Target: "n1", Reason: "registered but NotReady"}}}
 		d := UpgradeTargets(p, obs, 60, day(2026, 12, 1))
-		if len(d.Targets) != 0 || !strings.Contains(d.Unknown, "forbidden (user x cannot get version)") || !reflect.DeepEqual(d.Drains, []string{"repair-node n1"}) || d.Nothing() {
+		if len(d.Targets) != 0 || d.Unknown == "" || !strings.Contains(d.Current.Reason, "forbidden (user x cannot get version)") || !reflect.DeepEqual(d.Drains, []string{"repair-node n1"}) || d.Nothing() {
 			t.Errorf("due %+v", d)
 		}
 	})
@@ -240,7 +240,7 @@ func TestUpgradeTargetsKapsule(t *testing.T) {
 	})
 	t.Run("the provider's cluster unread", func(t *testing.T) {
 		obs := &Observed{Kapsule: &KapsuleObserved{Cluster: UnknownFact[KapsuleCluster]("timed out after 10s")}}
-		if d := UpgradeTargets(Plan{}, obs, 60, asOf); !strings.Contains(d.Unknown, "the provider's cluster: timed out after 10s") {
+		if d := UpgradeTargets(Plan{}, obs, 60, asOf); d.Unknown == "" || !strings.Contains(d.Current.Reason, "the provider's cluster: timed out after 10s") {
 			t.Errorf("unknown %q", d.Unknown)
 		}
 	})

@@ -297,7 +297,7 @@ func TestNextHardDate(t *testing.T) {
 		want *HardDate
 	}{
 		{name: "upstream end of life, judged", obs: prod("v1.35.1"), due: due136, asOf: day(2027, 1, 15),
-			want: &HardDate{Date: day(2027, 2, 28), What: "upstream end of life of 1.35", Minor: "1.36", Days: 44, Judged: true, Blockers: 2}},
+			want: &HardDate{Date: day(2027, 2, 28), What: "upstream end of life of 1.35", Minor: "1.36", Days: 44, Judged: true, Blockers: 2, Unknowns: 1}},
 		{name: "past", obs: prod("v1.34.1"), asOf: day(2026, 12, 1),
 			want: &HardDate{Date: day(2026, 10, 27), What: "upstream end of life of 1.34", Minor: "1.35", Days: -35}},
 		{name: "not judged: no count", obs: prod("v1.35.1"), due: UpgradeDue{}, asOf: day(2026, 6, 1),
@@ -305,7 +305,7 @@ func TestNextHardDate(t *testing.T) {
 		{name: "estimated", obs: prod("v1.38.0"), asOf: day(2026, 12, 20),
 			want: &HardDate{Date: day(2028, 2, 28), What: "upstream end of life of 1.38", Minor: "1.39", Days: 435, Estimated: true}},
 		{name: "the provider's end of life comes first", obs: kapsuleAt("1.35.2", "1.35.2", KapsuleVersion{Name: "1.35.2", EndOfLifeAt: dayp(2027, 1, 31)}), due: due136, asOf: day(2027, 1, 15),
-			want: &HardDate{Date: day(2027, 1, 31), What: "provider end of life of 1.35: the provider moves the cluster to 1.36", Minor: "1.36", Days: 16, Forced: true, Judged: true, Blockers: 2}},
+			want: &HardDate{Date: day(2027, 1, 31), What: "provider end of life of 1.35: the provider moves the cluster to 1.36", Minor: "1.36", Days: 16, Forced: true, Judged: true, Blockers: 2, Unknowns: 1}},
 		{name: "upstream's comes first", obs: kapsuleAt("1.35.2", "1.35.2", KapsuleVersion{Name: "1.35.2", EndOfLifeAt: dayp(2027, 6, 30)}), asOf: day(2027, 1, 15),
 			want: &HardDate{Date: day(2027, 2, 28), What: "upstream end of life of 1.35", Minor: "1.36", Days: 44}},
 		{name: "newer than the calendar, no provider: none", obs: prod("v1.45.0"), asOf: day(2026, 12, 1)},

@@ -209,4 +209,8 @@ type HardDate struct {
 	// Blockers counts the upgrade findings for Minor of severity warning or
 	// worse (removed APIs served, deprecated calls, unsupported layers).
 	Blockers int `json:"blockers"`
+	// Unknowns counts the parts of that judgement that could not be made
+	// (upgrade-unknown findings for Minor): when it is not 0, Blockers is
+	// a floor, not the count.
+	Unknowns int `json:"unknowns"`
 }

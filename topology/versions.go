@@ -329,7 +329,7 @@ func (j *versionJudge) judgeKubelets(server Version, groups []KubeletGroup, upgr
 				Message: fmt.Sprintf("kubelet %s %s is %d minors behind the API server %s, the most the version skew policy allows: the API server cannot be upgraded to %d.%d until this kubelet is upgraded", k, onNodes(g), behind, server, server.Major, server.Minor+1)})
 		case behind > 0 && !upgraded[k.Raw]:
 			j.findings = append(j.findings, Finding{Severity: SeverityInfo, Kind: FindingKubeletBehind, Subject: subject,
-				Message: fmt.Sprintf("kubelet %s %s is %s behind the API server %s: allowed (the version skew policy allows %d)", k, onNodes(g), plural(behind, "minor"), server, allowed)})
+				Message: fmt.Sprintf("kubelet %s %s is %s behind the API server %s: allowed (the version skew policy allows %d)", k, onNodes(g), Plural(behind, "minor"), server, allowed)})
 		}
 	}
 }

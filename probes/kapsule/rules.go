@@ -455,7 +455,7 @@ func nodesJudgement(k *topology.KapsuleObserved) (waiting, unknown string) {
 }
 
 // KapsuleCalendarWarnDays is how close an end of life is warned about.
-const KapsuleCalendarWarnDays = 60
+const KapsuleCalendarWarnDays = topology.ProviderEndOfLifeNoticeDays
 
 // KapsuleCalendar judges the provider's dates for the minors in use (the
 // cluster's and each pool's) at asOf, from the version list (GET

@@ -71,6 +71,11 @@ type FleetStack struct {
 	Changes *int `json:"changes"`
 	Waiting *int `json:"waiting"`
 	Unknown *int `json:"unknown"`
+	// Deadline is the stack's next hard date (Report.HardDate: the earliest
+	// end of life of its minor, upstream or at the provider, the minor it
+	// forces and the upgrade blockers counted before it); null when no
+	// calendar gives one or no report was made.
+	Deadline *topology.HardDate `json:"deadline"`
 	// Report is preview's document for this stack (null when none).
 	Report *Report `json:"report"`
 	// err is why there is no report, and topo the stack's topology when
@@ -89,6 +94,10 @@ type Fleet struct {
 	Names []string
 	// Parallel bounds how many stacks are read at once (default 8).
 	Parallel int
+	// Sort orders the stacks: FleetSortName (the default) or
+	// FleetSortDeadline (the earliest next hard date first, then the most
+	// blockers; stacks without one last, by name).
+	Sort string
 	// Progress, when set, is called after each stack is read with the
 	// number read and the total (a terminal's progress line).
 	Progress func(done, total int)
@@ -143,7 +152,43 @@ func (f Fleet) Run(ctx context.Context) (*FleetReport, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, fmt.Errorf("fleet: %w", err)
 	}
+	if f.Sort == FleetSortDeadline {
+		sort.SliceStable(out, func(i, j int) bool { return topology.CompareHardDates(out[i].Deadline, out[j].Deadline) < 0 })
+	}
 	return &FleetReport{FormatVersion: FleetFormatVersion, AsOf: f.AsOf.Format(time.DateOnly), Stacks: out}, nil
+}
+
+// The orders of fleet's stacks (Fleet.Sort).
+const (
+	FleetSortName     = "name"
+	FleetSortDeadline = "deadline"
+)
+
+// deadlineText is the DEADLINE column: "2027-02-28 → 1.35, 2 blockers"
+// (the date, * when estimated; the minor it forces; "forced" when the
+// provider moves the cluster that day; the blockers when the upgrade
+// report for that minor was made — "≥N blockers (M unknown)" when parts of
+// it could not be made —, else nothing is claimed of them), "-" without a
+// date.
+func deadlineText(hd *topology.HardDate) string {
+	if hd == nil {
+		return "-"
+	}
+	s := hd.Date.Format(time.DateOnly)
+	if hd.Estimated {
+		s += "*"
+	}
+	s += " → " + hd.Minor
+	if hd.Forced {
+		s += " forced"
+	}
+	switch {
+	case hd.Judged && hd.Unknowns > 0:
+		s += fmt.Sprintf(", ≥%d blockers (%d unknown)", hd.Blockers, hd.Unknowns)
+	case hd.Judged:
+		s += ", " + topology.Plural(hd.Blockers, "blocker")
+	}
+	return s
 }
 
 // ownKubeconfigs is c for a fleet: each stack is read through its own
@@ -234,9 +279,7 @@ func (c Config) fleetStack(ctx context.Context, e stacks.Entry) FleetStack {
 	}
 	op, err := c.Open(ctx, s, OpenOptions{})
 	if err == nil {
-		var obs *topology.Observed
-		if obs, _, err = op.Read(ctx, probes.ReadAll); err == nil {
-			fs.Report = NewReport(s.Kind, op, obs, c.AsOf)
+		if fs.Report, err = ReadReport(ctx, s.Kind, op, c.AsOf); err == nil {
 			fs.fromReport()
 			return fs
 		}
@@ -367,7 +410,7 @@ func (r *FleetReport) summary() string {
 func (r *FleetReport) WriteText(w io.Writer, detailed bool) error {
 	var table strings.Builder
 	tw := tabwriter.NewWriter(&table, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "STACK\tKIND\tTARGET\tSTATUS\tVERSION\tSUPPORT\tCHANGES\tWAITING\tUNKNOWN")
+	fmt.Fprintln(tw, "STACK\tKIND\tTARGET\tSTATUS\tVERSION\tSUPPORT\tDEADLINE\tCHANGES\tWAITING\tUNKNOWN")
 	asOf, _ := time.Parse(time.DateOnly, r.AsOf)
 	estimated := false
 	dash := func(s string) string {
@@ -390,8 +433,8 @@ func (r *FleetReport) WriteText(w io.Writer, detailed bool) error {
 				estimated = estimated || strings.HasSuffix(support, "*")
 			}
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", s.Name, dash(string(s.TargetKind)), dash(s.Target), s.Status,
-			dash(s.Version), support, count(s.Changes), count(s.Waiting), count(s.Unknown))
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", s.Name, dash(string(s.TargetKind)), dash(s.Target), s.Status,
+			dash(s.Version), support, deadlineText(s.Deadline), count(s.Changes), count(s.Waiting), count(s.Unknown))
 	}
 	if err := tw.Flush(); err != nil {
 		return err
@@ -466,6 +509,7 @@ func (s *FleetStack) fromReport() {
 	s.Status = r.Status()
 	s.Reason = statusReason(r)
 	s.Target = fleetTarget(r)
+	s.Deadline = r.HardDate
 	if v, ok := reportVersion(r); ok {
 		s.Version = v.Canonical()
 	}

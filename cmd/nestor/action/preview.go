@@ -28,11 +28,11 @@ func (p Preview) Run(ctx context.Context) (*Report, *Stack, error) {
 	if err != nil {
 		return nil, s, err
 	}
-	obs, _, err := op.Read(ctx, probes.ReadAll)
+	r, err := ReadReport(ctx, s.Kind, op, p.AsOf)
 	if err != nil {
 		return nil, s, err
 	}
-	return NewReport(s.Kind, op, obs, p.AsOf), s, nil
+	return r, s, nil
 }
 
 // Status is the one word for r's plan (topology.Plan.Status): in sync,
@@ -76,6 +76,14 @@ type Report struct {
 	Actual  *topology.Observed `json:"actual"`
 	Plan    topology.Plan      `json:"plan"`
 	Summary Summary            `json:"summary"`
+	// Upgrade is what an upgrade report was due for (the minors moved to,
+	// the steps that drain nodes); nil when none was. Its findings are in
+	// Plan.Findings.
+	Upgrade *topology.UpgradeDue `json:"upgrade,omitempty"`
+	// HardDate is the stack's next hard date (the earliest end of life of
+	// its minor, upstream or at the provider) and the blockers before it;
+	// nil when no calendar gives one.
+	HardDate *topology.HardDate `json:"hard_date,omitempty"`
 
 	// topology is the stack's topology, for the positions of its keys in
 	// the machine formats (nil for a report not built by NewReport).

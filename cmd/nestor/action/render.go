@@ -7,6 +7,7 @@ import (
 	"strings"
 	"text/tabwriter"
 	"time"
+	"unicode/utf8"
 
 	"nestor.dev/nestor/probes"
 	"nestor.dev/nestor/topology"
@@ -294,6 +295,9 @@ func renderPlan(w io.Writer, r *Report, p palette) {
 		title += "  " + p.red("UNVERIFIED: assumes an empty cluster (nothing was read)")
 	}
 	fmt.Fprintln(w, title)
+	// placed are the findings shown under the step they concern
+	// (Finding.Step); the others are listed under FINDINGS.
+	placed := map[int]bool{}
 	n := 0
 	for _, s := range r.Plan.Steps {
 		n++
@@ -308,6 +312,13 @@ func renderPlan(w io.Writer, r *Report, p palette) {
 			mark = "±"
 		}
 		fmt.Fprintf(w, "  %2d. %s %s %s  %s\n", n, mark, s.Kind, p.bold(s.Target), p.dim("("+s.Reason+")"))
+		ref := topology.StepRef(s)
+		for i, f := range r.Plan.Findings {
+			if f.Step != "" && f.Step == ref && !placed[i] {
+				placed[i] = true
+				writeFinding(w, p, f, "        ↳ ")
+			}
+		}
 	}
 	if n == 0 {
 		fmt.Fprintln(w, "  (no steps)")
@@ -319,7 +330,7 @@ func renderPlan(w io.Writer, r *Report, p palette) {
 	if r.Plan.Held != "" {
 		fmt.Fprintf(w, "  …  %s %s\n", p.yellow("held:"), r.Plan.Held)
 	}
-	renderFindings(w, r, p)
+	renderFindings(w, r, p, placed)
 	fmt.Fprintln(w)
 	fmt.Fprintln(w, summaryLine(r, p))
 }
@@ -398,12 +409,13 @@ func SupportText(v topology.Version, asOf time.Time, short bool) string {
 	return pick("supported upstream until "+eol, "until "+eol)
 }
 
-// renderFindings lists the plan's findings, each with its severity (the
-// provider's calendar findings are shown in ACTUAL's calendar block).
-func renderFindings(w io.Writer, r *Report, p palette) {
+// renderFindings lists the plan's findings not placed under a step, each
+// with its severity (the provider's calendar findings are shown in ACTUAL's
+// calendar block).
+func renderFindings(w io.Writer, r *Report, p palette, placed map[int]bool) {
 	var shown []topology.Finding
-	for _, f := range r.Plan.Findings {
-		if !isCalendar(f) {
+	for i, f := range r.Plan.Findings {
+		if !isCalendar(f) && !placed[i] {
 			shown = append(shown, f)
 		}
 	}
@@ -413,8 +425,25 @@ func renderFindings(w io.Writer, r *Report, p palette) {
 	fmt.Fprintln(w)
 	fmt.Fprintln(w, p.bold("FINDINGS"))
 	for _, f := range shown {
-		pad := strings.Repeat(" ", 7-len(f.Severity))
-		fmt.Fprintf(w, "  %s%s  %s: %s\n", severityText(p, f.Severity), pad, f.Subject, f.Message)
+		writeFinding(w, p, f, "  ")
+	}
+}
+
+// writeFinding writes one finding after indent: its severity, subject and
+// message, then, on a line of its own, the source the claim rests on and
+// its reach, when the finding names them.
+func writeFinding(w io.Writer, p palette, f topology.Finding, indent string) {
+	pad := strings.Repeat(" ", 7-len(f.Severity))
+	fmt.Fprintf(w, "%s%s%s  %s: %s\n", indent, severityText(p, f.Severity), pad, f.Subject, f.Message)
+	var from []string
+	if f.Source != "" {
+		from = append(from, "source: "+f.Source)
+	}
+	if f.Reach != "" {
+		from = append(from, "reach: "+f.Reach)
+	}
+	if len(from) > 0 {
+		fmt.Fprintf(w, "%s%s%s\n", strings.Repeat(" ", utf8.RuneCountInString(indent)), strings.Repeat(" ", 9), p.dim(strings.Join(from, "; ")))
 	}
 }
 

@@ -14,6 +14,7 @@ func newFleetCmd(a *App, g *globals) *cobra.Command {
 	out := newOutputFlag("text", append([]string{"text", "json"}, documentFormats...)...)
 	var detailed, detailedExit bool
 	var parallel int
+	var sortBy string
 	var judge *judgeFlags
 	cmd := &cobra.Command{
 		Use:   "fleet [STACK...]",
@@ -37,11 +38,16 @@ exported KUBECONFIG or --kubeconfig names one cluster, so fleet does not use
 them, and says so once on stderr.
 
 -o json prints {format_version: 2, as_of, stacks: [{name, file, target_kind,
-status, reason, target, version, changes, waiting, unknown, report}]}, where
+status, reason, target, version, changes, waiting, unknown, deadline, report}]}, where
 report is exactly preview -o json's document (null when none could be made).
 
 SUPPORT is where the API server's minor stands in the upstream support calendar
-(judged today, or at --as-of; * marks an estimated date).
+(judged today, or at --as-of; * marks an estimated date). DEADLINE is the
+stack's next hard date: the earliest end of life of its minor, upstream or at
+the provider ("forced": the provider moves the cluster that day), the minor it
+moves to, and, once the upgrade report for that minor is due, how many findings
+of warning or worse stand before it (removed APIs served, deprecated calls,
+layers outside their supported range). --sort deadline lists the earliest first.
 
 Exit codes: 0 the table was printed; 1 nothing to read (no stacks folder, no
 stack, an unknown STACK). With --detailed-exitcode: 0 all in sync, 2 some need
@@ -49,7 +55,8 @@ changes or are waiting and none failed, 1 any stack could not be judged.
 --fail-on warning|error: 3 when any stack has a finding of that severity or worse.`,
 		Example: `  nestor fleet
   nestor fleet dirqual bench --detailed
-  nestor fleet -o json --detailed-exitcode`,
+  nestor fleet -o json --detailed-exitcode
+  nestor fleet --sort deadline`,
 		ValidArgsFunction: completeStacks(a),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if err := out.checkFile(); err != nil {
@@ -62,7 +69,10 @@ changes or are waiting and none failed, 1 any stack could not be judged.
 			if parallel < 1 {
 				return fmt.Errorf("--parallel must be at least 1 (got %d)", parallel)
 			}
-			f := action.Fleet{Config: c, Names: args, Parallel: parallel}
+			if sortBy != action.FleetSortName && sortBy != action.FleetSortDeadline {
+				return fmt.Errorf("--sort must be %s or %s (got %q)", action.FleetSortName, action.FleetSortDeadline, sortBy)
+			}
+			f := action.Fleet{Config: c, Names: args, Parallel: parallel, Sort: sortBy}
 			progress := a.newProgress(out.machine())
 			if progress != nil {
 				f.Progress = func(done, total int) { progress.set(fmt.Sprintf("%d/%d stacks read…", done, total)) }
@@ -89,6 +99,8 @@ changes or are waiting and none failed, 1 any stack could not be judged.
 	cmd.Flags().BoolVar(&detailed, "detailed", false, "print each stack's plan (or why it has none) under its line")
 	cmd.Flags().BoolVar(&detailedExit, "detailed-exitcode", false, "exit 0 all in sync, 2 changes or waiting, 1 any stack not judged")
 	cmd.Flags().IntVar(&parallel, "parallel", 8, "how many stacks are read at once")
+	cmd.Flags().StringVar(&sortBy, "sort", action.FleetSortName, "order of the stacks: name, or deadline (the earliest next hard date first)")
+	_ = cmd.RegisterFlagCompletionFunc("sort", cobra.FixedCompletions([]string{action.FleetSortName, action.FleetSortDeadline}, cobra.ShellCompDirectiveNoFileComp))
 	judge = addJudgeFlags(cmd)
 	return cmd
 }

@@ -1,0 +1,178 @@
+package probes
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"sync"
+	"time"
+
+	"nestor.dev/nestor/topology"
+)
+
+// API paths of the upgrade judgement's reads.
+const (
+	pathCoreDiscovery  = "/api"
+	pathGroupDiscovery = "/apis"
+	pathMetrics        = "/metrics"
+	pathIdentityLeases = "/apis/coordination.k8s.io/v1/namespaces/kube-system/leases"
+	pathPDBs           = "/apis/policy/v1/poddisruptionbudgets"
+	// acceptMetrics asks for the Prometheus text exposition, the format
+	// ParseDeprecatedAPIMetrics reads.
+	acceptMetrics = "text/plain;version=0.0.4"
+)
+
+// ReadUpgrade reads what the upgrade judgement (topology.JudgeUpgrade)
+// needs for due, and only that: nothing when due.Nothing(); discovery
+// (GET /api and /apis as the aggregated document, DiscoveryAccept), the
+// API server's /metrics (streamed, read until the deprecated-API gauge and
+// the process start are had, ParseDeprecatedAPIMetrics) and the API server
+// identity leases (IdentityLeaseSelector) when a minor is due
+// (due.ReadsAPIs); the PodDisruptionBudgets of all namespaces (one list)
+// when a step drains nodes (due.ReadsPDBs). The layers' images come from
+// the workloads the main read listed (facts, topology.LayerImages): no
+// request. The reads run at once, within what is left of the stack's one
+// deadline, each through its bound, GET only through the target's
+// read-only transport.
+//
+// Every read that fails is an unknown fact with Classify's reason
+// ("forbidden (…)", "timed out after 10s"), never an empty list; with no
+// target loaded (op.Target nil), every needed fact is unknown with why.
+func (op *Opened) ReadUpgrade(ctx context.Context, due topology.UpgradeDue, facts topology.ClusterFacts) topology.UpgradeFacts {
+	var f topology.UpgradeFacts
+	if due.Nothing() || (!due.ReadsAPIs() && !due.ReadsPDBs()) {
+		return f
+	}
+	if due.ReadsAPIs() {
+		f.LayerImages = topology.LayerImages(op.Topology, facts)
+	}
+	c, err := op.Target.clients()
+	if op.Target == nil || err != nil {
+		why := "the cluster's API server was not read: " + op.notReadReason(err)
+		if due.ReadsAPIs() {
+			f.Served = topology.UnknownFact[topology.ServedAPIs](why)
+			f.DeprecatedCalls = topology.UnknownFact[topology.DeprecatedCalls](why)
+			if !f.LayerImages.Known {
+				f.LayerImages = topology.UnknownFact[[]topology.LayerImage](why)
+			}
+		}
+		if due.ReadsPDBs() {
+			f.PDBs = topology.UnknownFact[[]topology.PDBState](why)
+		}
+		return f
+	}
+	if op.deadline.IsZero() {
+		op.deadline = time.Now().Add(op.Timeout())
+	}
+	rctx, cancel := context.WithDeadline(ctx, op.deadline)
+	defer cancel()
+	bctx, bcancel, budget := op.Target.bound(rctx)
+	defer bcancel()
+	var wg sync.WaitGroup
+	run := func(read func()) {
+		wg.Add(1)
+		go func() { defer wg.Done(); read() }()
+	}
+	var metrics DeprecatedAPIMetrics
+	var metricsErr, leasesErr error
+	var ids APIServerIdentities
+	if due.ReadsAPIs() {
+		run(func() { f.Served = readServed(bctx, c, budget) })
+		run(func() { metrics, metricsErr = readDeprecatedMetrics(bctx, c) })
+		run(func() { ids, leasesErr = readIdentityLeases(bctx, c) })
+	}
+	if due.ReadsPDBs() {
+		run(func() { f.PDBs = readPDBs(bctx, c, budget) })
+	}
+	wg.Wait()
+	if due.ReadsAPIs() {
+		if metricsErr != nil {
+			f.DeprecatedCalls = topology.UnknownFact[topology.DeprecatedCalls]("GET /metrics: " + failReason(bctx, budget, metricsErr))
+		} else {
+			f.DeprecatedCalls = topology.KnownFact(DeprecatedCallsFrom(metrics, InstancesFact(ids, leasesErr)))
+		}
+	}
+	return f
+}
+
+// notReadReason says why op has no client: no target resolved, a
+// kubeconfig that did not load, none resolved (a managed stack read
+// through its provider alone), or err, the client's own refusal.
+func (op *Opened) notReadReason(err error) string {
+	switch {
+	case op.NoTarget != nil:
+		return op.NoTarget.Error()
+	case op.LoadErr != nil:
+		return Classify(op.LoadErr)
+	case op.Target == nil:
+		return "no kubeconfig was resolved"
+	}
+	return Classify(err)
+}
+
+// readServed reads the two aggregated discovery documents.
+func readServed(ctx context.Context, c *clients, budget time.Duration) topology.Fact[topology.ServedAPIs] {
+	var core, groups []byte
+	var coreErr, groupsErr error
+	var wg sync.WaitGroup
+	wg.Add(2)
+	go func() {
+		defer wg.Done()
+		core, coreErr = c.get(ctx, pathCoreDiscovery, DiscoveryAccept, nil, DiscoveryLimit, "the discovery document of a whole API server")
+	}()
+	go func() {
+		defer wg.Done()
+		groups, groupsErr = c.get(ctx, pathGroupDiscovery, DiscoveryAccept, nil, DiscoveryLimit, "the discovery document of a whole API server")
+	}()
+	wg.Wait()
+	for _, e := range []struct {
+		path string
+		err  error
+	}{{pathCoreDiscovery, coreErr}, {pathGroupDiscovery, groupsErr}} {
+		if e.err != nil {
+			return topology.UnknownFact[topology.ServedAPIs]("discovery (GET " + e.path + "): " + failReason(ctx, budget, e.err))
+		}
+	}
+	served, err := DecodeDiscovery(bytes.NewReader(core), bytes.NewReader(groups), DiscoveryLimit)
+	if err != nil {
+		return topology.UnknownFact[topology.ServedAPIs]("discovery: " + Sanitize(err.Error()))
+	}
+	return topology.KnownFact(served)
+}
+
+// readDeprecatedMetrics streams GET /metrics into ParseDeprecatedAPIMetrics,
+// which stops reading once it has what it keeps.
+func readDeprecatedMetrics(ctx context.Context, c *clients) (DeprecatedAPIMetrics, error) {
+	body, err := c.stream(ctx, pathMetrics, acceptMetrics, nil)
+	if err != nil {
+		return DeprecatedAPIMetrics{}, err
+	}
+	defer body.Close()
+	m, err := ParseDeprecatedAPIMetrics(body, DeprecatedMetricsLimit)
+	if err != nil {
+		return m, fmt.Errorf("its exposition: %w", err)
+	}
+	return m, nil
+}
+
+// readIdentityLeases lists the API server identity leases of kube-system.
+func readIdentityLeases(ctx context.Context, c *clients) (APIServerIdentities, error) {
+	body, err := c.get(ctx, pathIdentityLeases, acceptJSON, map[string]string{"labelSelector": IdentityLeaseSelector}, LeaseListLimit, "the identity lease list")
+	if err != nil {
+		return APIServerIdentities{}, err
+	}
+	return DecodeIdentityLeases(bytes.NewReader(body), LeaseListLimit, time.Now())
+}
+
+// readPDBs lists every PodDisruptionBudget in one request.
+func readPDBs(ctx context.Context, c *clients, budget time.Duration) topology.Fact[[]topology.PDBState] {
+	body, err := c.get(ctx, pathPDBs, acceptJSON, nil, PDBListLimit, "the PodDisruptionBudget list")
+	if err != nil {
+		return topology.UnknownFact[[]topology.PDBState]("PodDisruptionBudgets (GET " + pathPDBs + "): " + failReason(ctx, budget, err))
+	}
+	pdbs, err := DecodePDBList(bytes.NewReader(body), PDBListLimit)
+	if err != nil {
+		return topology.UnknownFact[[]topology.PDBState]("PodDisruptionBudgets: " + Sanitize(err.Error()))
+	}
+	return topology.KnownFact(pdbs)
+}
