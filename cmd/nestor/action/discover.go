@@ -8,7 +8,6 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
-	"text/tabwriter"
 	"time"
 
 	"nestor.dev/nestor/probes"
@@ -164,13 +163,11 @@ func (r *DiscoverReport) WriteText(w io.Writer, s *Stack) {
 	}
 	fmt.Fprintf(w, "Stack %s (%s) — read now from %s (context %s, kubeconfig %s); nothing was written.\n\n",
 		r.Stack.Name, r.Stack.TargetKind, r.Target.Endpoint, r.Target.Context, strings.Join(r.Target.Kubeconfig, ":"))
-	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
 	if r.ServerVersion.Known {
-		fmt.Fprintf(tw, "SERVER\t%s\n", r.ServerVersion.Value)
+		fmt.Fprintf(w, "SERVER  %s\n", r.ServerVersion.Value)
 	} else {
-		fmt.Fprintf(tw, "SERVER\t%s\n", unknownFact(r.ServerVersion.Reason))
+		fmt.Fprintf(w, "SERVER  %s\n", unknownFact(r.ServerVersion.Reason))
 	}
-	tw.Flush()
 	r.writeNodes(w)
 	if r.Namespaces.Known {
 		fmt.Fprintf(w, "\nNAMESPACES (%d)\n  %s\n", len(r.Namespaces.Value), strings.Join(r.Namespaces.Value, ", "))
@@ -206,20 +203,21 @@ func (r *DiscoverReport) writeNodes(w io.Writer) {
 		}
 	}
 	fmt.Fprintf(w, "\nNODES (%d, %d Ready)\n", len(r.Nodes.Value), ready)
-	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "  NAME\tROLES\tREADY\tVERSION\tINTERNAL-IP")
+	tw := newTable("  ")
+	tw.row("NAME", "ROLES", "READY", "VERSION", "INTERNAL-IP")
 	for _, n := range r.Nodes.Value {
 		roles := strings.Join(n.Roles, ",")
 		if roles == "" {
 			roles = "<none>"
 		}
 		ready, why := readyCell(n, palette{})
+		cells := []string{n.Name, roles, ready, orNone(n.KubeletVersion), orNone(n.InternalIP)}
 		if why != "" {
-			why = "\t" + why
+			cells = append(cells, why)
 		}
-		fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\t%s%s\n", n.Name, roles, ready, orNone(n.KubeletVersion), orNone(n.InternalIP), why)
+		tw.row(cells...)
 	}
-	tw.Flush()
+	tw.write(w)
 }
 
 // writeStorageClasses writes discover's STORAGECLASSES section, the
@@ -231,16 +229,16 @@ func (r *DiscoverReport) writeStorageClasses(w io.Writer) {
 	}
 	fmt.Fprintf(w, "\nSTORAGECLASSES (%d)\n", len(r.StorageClasses.Value))
 	if len(r.StorageClasses.Value) > 0 {
-		tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
-		fmt.Fprintln(tw, "  NAME\tPROVISIONER\tDEFAULT\tBACKEND")
+		tw := newTable("  ")
+		tw.row("NAME", "PROVISIONER", "DEFAULT", "BACKEND")
 		for _, sc := range r.StorageClasses.Value {
 			def := ""
 			if sc.Default {
 				def = "(default)"
 			}
-			fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\n", sc.Name, sc.Provisioner, def, orNone(topology.BackendForProvisioner(sc.Provisioner)))
+			tw.row(sc.Name, sc.Provisioner, def, orNone(topology.BackendForProvisioner(sc.Provisioner)))
 		}
-		tw.Flush()
+		tw.write(w)
 	}
 	if r.DefaultStorage.Known && r.DefaultStorage.Value.Class == "" {
 		fmt.Fprintln(w, "  no default StorageClass")
@@ -254,19 +252,19 @@ func (r *DiscoverReport) writeStorageClasses(w io.Writer) {
 // layers not found, and the catalog layers it may miss.
 func (r *DiscoverReport) writeLayers(w io.Writer) {
 	fmt.Fprintf(w, "\nLAYERS DETECTED (%d)\n", len(r.Layers))
-	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	tw := newTable("  ")
 	for _, l := range r.Layers {
 		decl := "not declared"
 		if l.Declared {
 			decl = "declared"
 		}
-		reason := ""
+		cells := []string{l.Name, string(l.Health), decl}
 		if l.Reason != "" {
-			reason = "  " + l.Reason
+			cells = append(cells, l.Reason)
 		}
-		fmt.Fprintf(tw, "  %s\t%s\t%s%s\n", l.Name, l.Health, decl, reason)
+		tw.row(cells...)
 	}
-	tw.Flush()
+	tw.write(w)
 	for _, l := range r.NotFound {
 		fmt.Fprintf(w, "  declared %s: %s (%s)\n", l.Name, l.Health, l.Reason)
 	}

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"strings"
-	"text/tabwriter"
 	"time"
 
 	"nestor.dev/nestor/probes"
@@ -68,18 +67,18 @@ func (r *DiscoverReport) writeKapsuleText(w io.Writer, s *Stack) {
 	k, pr := r.Kapsule, r.Target.Provider
 	fmt.Fprintf(w, "Stack %s (kapsule) — read now from %s (region %s; credentials: %s, access key %s); nothing was written.\n\n",
 		r.Stack.Name, pr.APIURL, pr.Region, pr.Credentials, pr.AccessKey)
-	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	tw := newTable("  ")
 	if k.Clusters.Known {
 		fmt.Fprintf(w, "CLUSTERS OF THE PROJECT IN %s (%d)\n", pr.Region, len(k.Clusters.Value))
-		fmt.Fprintln(tw, "  \tNAME\tID\tSTATUS\tVERSION\tCNI")
+		tw.row("", "NAME", "ID", "STATUS", "VERSION", "CNI")
 		for _, c := range k.Clusters.Value {
 			mark := ""
 			if strings.EqualFold(c.ID, k.Declared) {
 				mark = "*"
 			}
-			fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\t%s\t%s\n", mark, c.Name, c.ID, c.Status, c.Version, c.CNI)
+			tw.row(mark, c.Name, c.ID, c.Status, c.Version, c.CNI)
 		}
-		tw.Flush()
+		tw.write(w)
 		fmt.Fprintf(w, "  (* the stack's cluster, scaleway.cluster_id)\n")
 	} else {
 		fmt.Fprintf(w, "CLUSTERS OF THE PROJECT unknown (%s)\n", k.Clusters.Reason)
@@ -95,15 +94,15 @@ func (r *DiscoverReport) writeKapsuleText(w io.Writer, s *Stack) {
 	}
 	if o.Pools.Known {
 		fmt.Fprintf(w, "\nPOOLS (%d)\n", len(o.Pools.Value))
-		fmt.Fprintln(tw, "  NAME\tSTATUS\tVERSION\tNODE TYPE\tZONE\tSIZE\tNODES READY")
+		tw.row("NAME", "STATUS", "VERSION", "NODE TYPE", "ZONE", "SIZE", "NODES READY")
 		for _, p := range o.Pools.Value {
 			size := fmt.Sprint(p.Size)
 			if p.Autoscaling {
 				size = fmt.Sprintf("%d (autoscaling %d–%d)", p.Size, p.MinSize, p.MaxSize)
 			}
-			fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\t%s\t%s\t%s\n", p.Name, p.Status, p.Version, p.NodeType, p.Zone, size, nodesReady(o, p.ID))
+			tw.row(p.Name, p.Status, p.Version, p.NodeType, p.Zone, size, nodesReady(o, p.ID))
 		}
-		tw.Flush()
+		tw.write(w)
 	} else {
 		fmt.Fprintf(w, "\nPOOLS unknown (%s)\n", o.Pools.Reason)
 	}
@@ -115,9 +114,9 @@ func (r *DiscoverReport) writeKapsuleText(w io.Writer, s *Stack) {
 	} else {
 		fmt.Fprintf(w, "\nLAYERS DETECTED (%d)\n", len(r.Layers))
 		for _, l := range r.Layers {
-			fmt.Fprintf(tw, "  %s\t%s\t%s\n", l.Name, l.Health, l.Reason)
+			tw.row(l.Name, string(l.Health), l.Reason)
 		}
-		tw.Flush()
+		tw.write(w)
 		for _, l := range r.NotFound {
 			fmt.Fprintf(w, "  declared %s: %s (%s)\n", l.Name, l.Health, l.Reason)
 		}

@@ -9,7 +9,6 @@ import (
 	"sort"
 	"strings"
 	"sync"
-	"text/tabwriter"
 	"time"
 
 	"nestor.dev/nestor/probes"
@@ -365,9 +364,8 @@ func (r *FleetReport) summary() string {
 // WriteText writes the fleet table, one line per stack, then the summary;
 // detailed adds each stack's plan (or why there is none) under its line.
 func (r *FleetReport) WriteText(w io.Writer, detailed bool) error {
-	var table strings.Builder
-	tw := tabwriter.NewWriter(&table, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "STACK\tKIND\tTARGET\tSTATUS\tVERSION\tSUPPORT\tCHANGES\tWAITING\tUNKNOWN")
+	tw := newTable("")
+	tw.row("STACK", "KIND", "TARGET", "STATUS", "VERSION", "SUPPORT", "CHANGES", "WAITING", "UNKNOWN")
 	asOf, _ := time.Parse(time.DateOnly, r.AsOf)
 	estimated := false
 	dash := func(s string) string {
@@ -390,10 +388,11 @@ func (r *FleetReport) WriteText(w io.Writer, detailed bool) error {
 				estimated = estimated || strings.HasSuffix(support, "*")
 			}
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", s.Name, dash(string(s.TargetKind)), dash(s.Target), s.Status,
+		tw.row(s.Name, dash(string(s.TargetKind)), dash(s.Target), string(s.Status),
 			dash(s.Version), support, count(s.Changes), count(s.Waiting), count(s.Unknown))
 	}
-	if err := tw.Flush(); err != nil {
+	var table strings.Builder
+	if err := tw.write(&table); err != nil {
 		return err
 	}
 	lines := strings.Split(strings.TrimSuffix(table.String(), "\n"), "\n")
@@ -458,7 +457,6 @@ func fleetTarget(r *Report) string {
 	}
 	return ""
 }
-
 
 // fromReport fills the stack's line from its report: the status, its
 // reason, where it was read, the version and the counts.

@@ -9,7 +9,6 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"text/tabwriter"
 
 	"nestor.dev/nestor/probes"
 	"nestor.dev/nestor/stacks"
@@ -63,8 +62,8 @@ func (c Config) StackList() ([]StackRow, error) {
 
 // WriteStackList writes the human table of rows.
 func WriteStackList(w io.Writer, rows []StackRow) error {
-	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "ACTIVE\tNAME\tTARGET KIND\tENDPOINT")
+	tw := newTable("")
+	tw.row("ACTIVE", "NAME", "TARGET KIND", "ENDPOINT")
 	for _, r := range rows {
 		mark := ""
 		if r.Active {
@@ -78,9 +77,9 @@ func WriteStackList(w io.Writer, rows []StackRow) error {
 		if ep == "" {
 			ep = "<none>"
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", mark, r.Name, kind, ep)
+		tw.row(mark, r.Name, kind, ep)
 	}
-	return tw.Flush()
+	return tw.write(w)
 }
 
 // StackShow returns stack name's topology as loaded (the active stack when

@@ -195,13 +195,32 @@ func (a *App) complete(g *globals) action.Config {
 	return c
 }
 
-// color reports whether human output on stdout may use colour: stdout is a
-// terminal and NO_COLOR is not set to a non-empty value (no-color.org).
-func (a *App) color() bool {
+// color reports whether human output on stdout may use colour (colorFor).
+func (a *App) color() bool { return a.colorFor(a.StdoutTTY) }
+
+// colorFor reports whether a stream that is a terminal when tty may carry
+// colour, by the de-facto conventions: never with NO_COLOR set to a
+// non-empty value (no-color.org) nor with TERM=dumb (a terminal that draws
+// no escape sequence); else always with CLICOLOR_FORCE (bixense.com/clicolors)
+// or FORCE_COLOR (force-color.org) set to a value other than "", "0" or
+// "false"; else only on a terminal.
+func (a *App) colorFor(tty bool) bool {
 	if v, ok := a.Env("NO_COLOR"); ok && v != "" {
 		return false
 	}
-	return a.StdoutTTY
+	if v, _ := a.Env("TERM"); v == "dumb" {
+		return false
+	}
+	for _, name := range []string{"CLICOLOR_FORCE", "FORCE_COLOR"} {
+		if v, ok := a.Env(name); ok {
+			switch strings.ToLower(strings.TrimSpace(v)) {
+			case "", "0", "false":
+			default:
+				return true
+			}
+		}
+	}
+	return tty
 }
 
 // envTrue reports whether the variable name is set to a true word (1,
