@@ -160,6 +160,7 @@ func screen(s string, cols int) string {
 	}
 	return out.String()
 }
+
 // stripEscapes returns s without its escape sequences (what a terminal
 // prints of it).
 func stripEscapes(s string) string {
