@@ -135,11 +135,10 @@ func (c Config) LoadStack(sel Selection) (*Stack, error) {
 		return nil, fmt.Errorf("use either -f FILE or --stack NAME, not both")
 	}
 	if sel.File != "" {
-		t, err := topology.Load(sel.File)
+		t, err := c.loadFile(sel.File)
 		if err != nil {
 			return nil, err
 		}
-		c.warnTopology(t)
 		k, err := KindOf(t)
 		if err != nil {
 			return nil, err
@@ -163,6 +162,17 @@ func (c Config) LoadStack(sel Selection) (*Stack, error) {
 	}
 	c.warnTopology(t)
 	return c.named(t, sel.Stack != "")
+}
+
+// loadFile loads the topology file at path given with -f, its load
+// warnings written on Log.
+func (c Config) loadFile(path string) (*topology.Topology, error) {
+	t, err := topology.Load(path)
+	if err != nil {
+		return nil, err
+	}
+	c.warnTopology(t)
+	return t, nil
 }
 
 // warnTopology writes the topology's load warnings on Log.
@@ -405,4 +415,30 @@ func abbreviate(names []string, max int) string {
 		return strings.Join(names, ", ")
 	}
 	return fmt.Sprintf("%s, … and %d more", strings.Join(names[:max], ", "), len(names)-max)
+}
+
+// Contexts lists the contexts defined by the kubeconfig the stack sel
+// chooses would be read through (probes.ContextNames: the files only, read
+// as they are, nothing sent): --kubeconfig, else KUBECONFIG, else the
+// stack's kubeconfig: — or, when no stack loads, --kubeconfig or
+// KUBECONFIG alone. It is nil when there is none or a file cannot be read
+// (a shell completion has nowhere to say why).
+func (c Config) Contexts(sel Selection) []string {
+	var kc probes.Kubeconfig
+	if s, err := c.LoadStack(sel); err == nil {
+		if kc, _, err = c.Resolve(s); err != nil {
+			return nil
+		}
+	} else {
+		k, err := probes.ResolveKubeconfig(probes.ResolveOptions{Flag: c.Kubeconfig, Env: c.Env, Home: c.Home})
+		if err != nil {
+			return nil
+		}
+		kc = k
+	}
+	names, err := probes.ContextNames(kc)
+	if err != nil {
+		return nil
+	}
+	return names
 }

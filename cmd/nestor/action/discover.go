@@ -155,45 +155,45 @@ func undeclaredBlindSpots(t *topology.Topology) []string {
 	return out
 }
 
-// WriteText writes discover's human report of r for stack s.
-func (r *DiscoverReport) WriteText(w io.Writer, s *Stack) {
+// WriteText writes discover's human report of r for stack s, in colour
+// when color is true (the words preview colours, coloured alike).
+func (r *DiscoverReport) WriteText(w io.Writer, s *Stack, color bool) {
+	p := newPalette(color)
 	if r.Kapsule != nil {
-		r.writeKapsuleText(w, s)
+		r.writeKapsuleText(w, s, p)
 		return
 	}
 	fmt.Fprintf(w, "Stack %s (%s) — read now from %s (context %s, kubeconfig %s); nothing was written.\n\n",
-		r.Stack.Name, r.Stack.TargetKind, r.Target.Endpoint, r.Target.Context, strings.Join(r.Target.Kubeconfig, ":"))
+		p.bold(r.Stack.Name), r.Stack.TargetKind, r.Target.Endpoint, r.Target.Context, strings.Join(r.Target.Kubeconfig, ":"))
 	if r.ServerVersion.Known {
-		fmt.Fprintf(w, "SERVER  %s\n", r.ServerVersion.Value)
+		fmt.Fprintf(w, "%s  %s\n", p.bold("SERVER"), r.ServerVersion.Value)
 	} else {
-		fmt.Fprintf(w, "SERVER  %s\n", unknownFact(r.ServerVersion.Reason))
+		fmt.Fprintf(w, "%s  %s\n", p.bold("SERVER"), unknownText(p, r.ServerVersion.Reason))
 	}
-	r.writeNodes(w)
+	r.writeNodes(w, p)
 	if r.Namespaces.Known {
-		fmt.Fprintf(w, "\nNAMESPACES (%d)\n  %s\n", len(r.Namespaces.Value), strings.Join(r.Namespaces.Value, ", "))
+		fmt.Fprintf(w, "\n%s (%d)\n  %s\n", p.bold("NAMESPACES"), len(r.Namespaces.Value), strings.Join(r.Namespaces.Value, ", "))
 	} else {
-		fmt.Fprintf(w, "\nNAMESPACES %s\n", unknownFact(r.Namespaces.Reason))
+		fmt.Fprintf(w, "\n%s %s\n", p.bold("NAMESPACES"), unknownText(p, r.Namespaces.Reason))
 	}
-	r.writeStorageClasses(w)
+	r.writeStorageClasses(w, p)
 	if r.CRDGroups.Known {
-		fmt.Fprintf(w, "\nCRD GROUPS (%d)\n", len(r.CRDGroups.Value))
+		fmt.Fprintf(w, "\n%s (%d)\n", p.bold("CRD GROUPS"), len(r.CRDGroups.Value))
 		if len(r.CRDGroups.Value) > 0 {
 			fmt.Fprintf(w, "  %s\n", strings.Join(r.CRDGroups.Value, ", "))
 		}
 	} else {
-		fmt.Fprintf(w, "\nCRD GROUPS %s\n", unknownFact(r.CRDGroups.Reason))
+		fmt.Fprintf(w, "\n%s %s\n", p.bold("CRD GROUPS"), unknownText(p, r.CRDGroups.Reason))
 	}
-	r.writeLayers(w)
+	r.writeLayers(w, p)
 	fmt.Fprintf(w, "\nA topology draft of this cluster: %s\n", s.Suggest("discover -o yaml"))
 }
 
-// unknownFact is how discover writes a part it could not read.
-func unknownFact(reason string) string { return "unknown (" + reason + ")" }
-
-// writeNodes writes discover's NODES section.
-func (r *DiscoverReport) writeNodes(w io.Writer) {
+// writeNodes writes discover's NODES section: the node table of preview
+// (renderNodes: the same columns in the same order).
+func (r *DiscoverReport) writeNodes(w io.Writer, p palette) {
 	if !r.Nodes.Known {
-		fmt.Fprintf(w, "\nNODES %s\n", unknownFact(r.Nodes.Reason))
+		fmt.Fprintf(w, "\n%s %s\n", p.bold("NODES"), unknownText(p, r.Nodes.Reason))
 		return
 	}
 	ready := 0
@@ -202,32 +202,18 @@ func (r *DiscoverReport) writeNodes(w io.Writer) {
 			ready++
 		}
 	}
-	fmt.Fprintf(w, "\nNODES (%d, %d Ready)\n", len(r.Nodes.Value), ready)
-	tw := newTable("  ")
-	tw.row("NAME", "ROLES", "READY", "VERSION", "INTERNAL-IP")
-	for _, n := range r.Nodes.Value {
-		roles := strings.Join(n.Roles, ",")
-		if roles == "" {
-			roles = "<none>"
-		}
-		ready, why := readyCell(n, palette{})
-		cells := []string{n.Name, roles, ready, orNone(n.KubeletVersion), orNone(n.InternalIP)}
-		if why != "" {
-			cells = append(cells, why)
-		}
-		tw.row(cells...)
-	}
-	tw.write(w)
+	fmt.Fprintf(w, "\n%s (%d, %d Ready)\n", p.bold("NODES"), len(r.Nodes.Value), ready)
+	renderNodeTable(w, "  ", r.Nodes.Value, p)
 }
 
 // writeStorageClasses writes discover's STORAGECLASSES section, the
 // default marked, and a warning when several are marked default.
-func (r *DiscoverReport) writeStorageClasses(w io.Writer) {
+func (r *DiscoverReport) writeStorageClasses(w io.Writer, p palette) {
 	if !r.StorageClasses.Known {
-		fmt.Fprintf(w, "\nSTORAGECLASSES %s\n", unknownFact(r.StorageClasses.Reason))
+		fmt.Fprintf(w, "\n%s %s\n", p.bold("STORAGECLASSES"), unknownText(p, r.StorageClasses.Reason))
 		return
 	}
-	fmt.Fprintf(w, "\nSTORAGECLASSES (%d)\n", len(r.StorageClasses.Value))
+	fmt.Fprintf(w, "\n%s (%d)\n", p.bold("STORAGECLASSES"), len(r.StorageClasses.Value))
 	if len(r.StorageClasses.Value) > 0 {
 		tw := newTable("  ")
 		tw.row("NAME", "PROVISIONER", "DEFAULT", "BACKEND")
@@ -244,21 +230,21 @@ func (r *DiscoverReport) writeStorageClasses(w io.Writer) {
 		fmt.Fprintln(w, "  no default StorageClass")
 	}
 	if r.DefaultStorage.Known && len(r.DefaultStorage.Value.OtherDefaults) > 0 {
-		fmt.Fprintf(w, "  WARNING %s\n", r.DefaultStorage.Value.Warning)
+		fmt.Fprintf(w, "  %s %s\n", p.yellow("WARNING"), r.DefaultStorage.Value.Warning)
 	}
 }
 
 // writeLayers writes discover's LAYERS DETECTED section, the declared
 // layers not found, and the catalog layers it may miss.
-func (r *DiscoverReport) writeLayers(w io.Writer) {
-	fmt.Fprintf(w, "\nLAYERS DETECTED (%d)\n", len(r.Layers))
+func (r *DiscoverReport) writeLayers(w io.Writer, p palette) {
+	fmt.Fprintf(w, "\n%s (%d)\n", p.bold("LAYERS DETECTED"), len(r.Layers))
 	tw := newTable("  ")
 	for _, l := range r.Layers {
 		decl := "not declared"
 		if l.Declared {
 			decl = "declared"
 		}
-		cells := []string{l.Name, string(l.Health), decl}
+		cells := []string{l.Name, healthText(p, l.Health), decl}
 		if l.Reason != "" {
 			cells = append(cells, l.Reason)
 		}
@@ -266,7 +252,7 @@ func (r *DiscoverReport) writeLayers(w io.Writer) {
 	}
 	tw.write(w)
 	for _, l := range r.NotFound {
-		fmt.Fprintf(w, "  declared %s: %s (%s)\n", l.Name, l.Health, l.Reason)
+		fmt.Fprintf(w, "  declared %s: %s (%s)\n", l.Name, healthText(p, l.Health), l.Reason)
 	}
 	if len(r.BlindSpots) > 0 {
 		fmt.Fprintf(w, "  (these install no CRD or StorageClass, so undeclared they are found only when their namespace is read for a declared layer: %s)\n", strings.Join(r.BlindSpots, ", "))

@@ -84,8 +84,10 @@ type FleetStack struct {
 // failure is its own line.
 type Fleet struct {
 	Config
-	// Names are the stacks to read (all of the folder when empty).
-	Names []string
+	// Names are the stacks of the folder to read, and Files topology files
+	// anywhere on disk (-f); all the stacks of the folder when both are
+	// empty.
+	Names, Files []string
 	// Parallel bounds how many stacks are read at once (default 8).
 	Parallel int
 	// Progress, when set, is called after each stack is read with the
@@ -175,13 +177,18 @@ func (c Config) ownKubeconfigs() Config {
 	return c
 }
 
-// entries lists the stacks to read, sorted by name.
+// entries lists the stacks to read, sorted by name: those named and the
+// files given, else every stack of the folder. Errors: the folder cannot
+// be listed (when it is read), a name not in it, a name given twice.
 func (f Fleet) entries() ([]stacks.Entry, error) {
-	all, err := f.Stacks.List()
-	if err != nil {
-		return nil, err
+	var all []stacks.Entry
+	if len(f.Names) > 0 || len(f.Files) == 0 {
+		var err error
+		if all, err = f.Stacks.List(); err != nil {
+			return nil, err
+		}
 	}
-	if len(f.Names) > 0 {
+	if len(f.Names) > 0 || len(f.Files) > 0 {
 		byName := map[string]stacks.Entry{}
 		for _, e := range all {
 			byName[e.Name] = e
@@ -193,6 +200,21 @@ func (f Fleet) entries() ([]stacks.Entry, error) {
 				return nil, fmt.Errorf("no stack %q in %s (stacks: %s)", n, f.Stacks.Dir, entryNames(all))
 			}
 			picked = append(picked, e)
+		}
+		for _, file := range f.Files {
+			t, err := f.loadFile(file)
+			e := stacks.Entry{Name: strings.TrimSuffix(filepath.Base(file), filepath.Ext(file)), Path: file, Topology: t, Err: err}
+			if t != nil {
+				e.Name = t.Name
+			}
+			picked = append(picked, e)
+		}
+		seen := map[string]bool{}
+		for _, e := range picked {
+			if seen[e.Name] {
+				return nil, fmt.Errorf("stack %s is given twice: each stack is one line of the fleet", e.Name)
+			}
+			seen[e.Name] = true
 		}
 		all = picked
 	}

@@ -194,15 +194,7 @@ func renderLayers(w io.Writer, layers []topology.LayerState, p palette) {
 	fmt.Fprintln(w, "  layers")
 	tw := newTable("    ")
 	for _, l := range layers {
-		h := string(l.Health)
-		switch l.Health {
-		case topology.Healthy:
-			h = p.green(h)
-		case topology.Degraded:
-			h = p.red(h)
-		case topology.Absent, topology.Unknown:
-			h = p.yellow(h)
-		}
+		h := healthText(p, l.Health)
 		name := l.Name
 		if !l.Declared {
 			name += " (undeclared)"
@@ -214,6 +206,20 @@ func renderLayers(w io.Writer, layers []topology.LayerState, p palette) {
 		tw.row(name, h, reason)
 	}
 	tw.write(w)
+}
+
+// healthText is a layer's health word in its colour: healthy green,
+// degraded red, absent and unknown yellow.
+func healthText(p palette, h topology.Health) string {
+	switch h {
+	case topology.Healthy:
+		return p.green(string(h))
+	case topology.Degraded:
+		return p.red(string(h))
+	case topology.Absent, topology.Unknown:
+		return p.yellow(string(h))
+	}
+	return string(h)
 }
 
 // renderStorage draws the default StorageClass and the backend it means.
@@ -239,8 +245,16 @@ func renderStorage(w io.Writer, st topology.Fact[topology.StorageState], p palet
 }
 
 func renderNodes(w io.Writer, nodes []topology.NodeState, p palette) {
+	renderNodeTable(w, "    ", nodes, p)
+}
+
+// renderNodeTable is the one node table (preview's ACTUAL, discover's
+// NODES), each row starting with indent: NAME, READY (readyCell), ROLES,
+// KUBELET, INTERNAL-IP, then why a node is not Ready; sorted by name, the
+// first 50 drawn and the others counted.
+func renderNodeTable(w io.Writer, indent string, nodes []topology.NodeState, p palette) {
 	const max = 50
-	tw := newTable("    ")
+	tw := newTable(indent)
 	tw.row("NAME", "READY", "ROLES", "KUBELET", "INTERNAL-IP")
 	sorted := append([]topology.NodeState(nil), nodes...)
 	sort.Slice(sorted, func(i, j int) bool { return sorted[i].Name < sorted[j].Name })

@@ -9,6 +9,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"nestor.dev/nestor/probes"
 	"nestor.dev/nestor/stacks"
@@ -82,21 +83,15 @@ func WriteStackList(w io.Writer, rows []StackRow) error {
 	return tw.write(w)
 }
 
-// StackShow returns stack name's topology as loaded (the active stack when
-// name is ""), as a generic document with its resolved paths added under
-// resolved_paths. Errors: no active stack; the topology does not load.
-func (c Config) StackShow(name string) (map[string]any, error) {
-	if name == "" {
-		n, err := c.Stacks.Active()
-		if err != nil {
-			return nil, fmt.Errorf("%w (or name one: nestor stack show NAME)", err)
-		}
-		name = n
-	}
-	t, err := c.Stacks.Load(name)
+// StackShow returns the topology of the stack sel chooses (LoadStack) as
+// loaded, as a generic document with its resolved paths added under
+// resolved_paths. Errors: LoadStack's.
+func (c Config) StackShow(sel Selection) (map[string]any, error) {
+	s, err := c.LoadStack(sel)
 	if err != nil {
 		return nil, err
 	}
+	t := s.Topology
 	v := map[string]any{}
 	raw, err := json.Marshal(t)
 	if err != nil {
@@ -121,6 +116,34 @@ func (c Config) StackShow(name string) (map[string]any, error) {
 	v["resolved_paths"] = paths
 	v["format_version"] = StackListFormatVersion
 	return v, nil
+}
+
+// FolderStack is the name of the stack of the stacks folder whose file is
+// path (stack select -f FILE). Errors: path is not a NAME.yaml or NAME.yml
+// of the stacks folder (select makes a stack of the folder active: the
+// error says how to bring a file there, or to pass -f FILE to each
+// command instead).
+func (c Config) FolderStack(path string) (string, error) {
+	dir, file := canonicalDir(filepath.Dir(path)), filepath.Base(path)
+	ext := filepath.Ext(file)
+	name := strings.TrimSuffix(file, ext)
+	if dir != canonicalDir(c.Stacks.Dir) || (ext != ".yaml" && ext != ".yml") {
+		return "", fmt.Errorf("%s is not a stack of the stacks folder %s: stack select makes a stack of that folder active; copy the file there (cp %s %s) and select it by name, or pass -f %s to each command",
+			path, c.Stacks.Dir, ShellQuote("sh", path), ShellQuote("sh", filepath.Join(c.Stacks.Dir, name+".yaml")), ShellQuote("sh", path))
+	}
+	return name, nil
+}
+
+// canonicalDir is dir absolute, cleaned, its symlinks resolved where it
+// exists.
+func canonicalDir(dir string) string {
+	if abs, err := filepath.Abs(dir); err == nil {
+		dir = abs
+	}
+	if real, err := filepath.EvalSymlinks(dir); err == nil {
+		return real
+	}
+	return filepath.Clean(dir)
 }
 
 // StackSelect is `nestor stack select NAME`: it makes NAME the active

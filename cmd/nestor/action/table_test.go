@@ -82,6 +82,26 @@ func colourFixture() *Report {
 	return r
 }
 
+// colourDiscover is discover's report of the cluster r read.
+func colourDiscover(r *Report) *DiscoverReport {
+	o := r.Actual
+	d := &DiscoverReport{FormatVersion: DiscoverFormatVersion, Stack: r.Stack, Target: r.Target,
+		ServerVersion: o.ServerVersion, Nodes: o.Nodes, DefaultStorage: o.Storage,
+		Namespaces:     topology.KnownFact([]string{"default", "kube-system", "rook-ceph"}),
+		StorageClasses: topology.KnownFact([]topology.StorageClass{{Name: "rook-ceph-block", Provisioner: "rook-ceph.rbd.csi.ceph.com", Default: true}}),
+		CRDGroups:      topology.UnknownFact[[]string]("forbidden (user nestor cannot list customresourcedefinitions.apiextensions.k8s.io)"),
+		BlindSpots:     []string{"flannel"},
+	}
+	for _, l := range o.Layers {
+		if !l.Declared || l.Health == topology.Healthy || l.Health == topology.Degraded {
+			d.Layers = append(d.Layers, l)
+		} else {
+			d.NotFound = append(d.NotFound, l)
+		}
+	}
+	return d
+}
+
 // TestGoldenColour draws the human views with colour on and compares them
 // with tests/testdata/golden/colour/<case>/: stdout.golden holds the bytes
 // (escapes included), screen-80.golden and screen-200.golden what a
@@ -98,6 +118,12 @@ func TestGoldenColour(t *testing.T) {
 		{"preview", func(color bool) string {
 			var b bytes.Buffer
 			r.WriteText(&b, color, func(s string) string { return "nestor " + s })
+			return b.String()
+		}},
+		{"discover", func(color bool) string {
+			var b bytes.Buffer
+			d := colourDiscover(r)
+			d.WriteText(&b, &Stack{Topology: goldenTopology()}, color)
 			return b.String()
 		}},
 	}

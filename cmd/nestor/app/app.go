@@ -145,12 +145,11 @@ Exit codes: 0 success, 1 error or refused, 2 changes (preview and fleet with
 	pf.BoolVar(&g.noInput, "no-input", false, "never prompt: check the target strictly instead (also NESTOR_NO_INPUT=1, or stdin not a terminal)")
 	pf.StringVar(&g.kubeconfig, "kubeconfig", "", "kubeconfig of a prod stack (beats $KUBECONFIG and the topology's kubeconfig:)")
 	pf.StringVar(&g.context, "context", "", "kubeconfig context to use instead of its current-context")
-	pf.DurationVar(&g.timeout, "timeout", 10*time.Second, "bound on each read of the cluster: the target check, then the full read")
+	g.timeout = 10 * time.Second
+	pf.Var(positiveDuration{&g.timeout}, "timeout", "one deadline for the whole read of a stack, shared by its stages (the target check, then the read)")
+	_ = root.RegisterFlagCompletionFunc("context", completeContexts(a, g))
 	root.SetVersionTemplate("nestor {{.Version}}\n")
 	root.PersistentPreRunE = func(*cobra.Command, []string) error {
-		if g.timeout <= 0 {
-			return fmt.Errorf("--timeout must be positive (got %s)", g.timeout)
-		}
 		g.cfg = a.complete(g)
 		return nil
 	}
