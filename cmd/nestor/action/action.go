@@ -14,6 +14,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"path/filepath"
 	"strings"
 	"time"
 
@@ -165,9 +166,15 @@ func (c Config) LoadStack(sel Selection) (*Stack, error) {
 }
 
 // loadFile loads the topology file at path given with -f, its load
-// warnings written on Log.
+// warnings written on Log: a name: other than the file's base name is one
+// of them (topology.LoadFile), unless the file is in the stacks folder,
+// where a stack is found by its name and the two must agree.
 func (c Config) loadFile(path string) (*topology.Topology, error) {
-	t, err := topology.Load(path)
+	load := topology.LoadFile // anywhere on disk: another name is a warning
+	if canonicalDir(filepath.Dir(path)) == canonicalDir(c.Stacks.Dir) {
+		load = topology.Load // a stack of the folder is found by its name
+	}
+	t, err := load(path)
 	if err != nil {
 		return nil, err
 	}

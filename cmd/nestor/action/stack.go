@@ -7,9 +7,13 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
+
+	"gopkg.in/yaml.v3"
 
 	"nestor.dev/nestor/probes"
 	"nestor.dev/nestor/stacks"
@@ -83,10 +87,25 @@ func WriteStackList(w io.Writer, rows []StackRow) error {
 	return tw.write(w)
 }
 
+// StackShowDoc is `stack show`'s document: the topology as loaded. Its
+// JSON is the topology's keys with path, warnings (when any),
+// resolved_paths and format_version; its YAML (WriteYAML) is a topology
+// file that loads back, the rest in comments at its top.
+type StackShowDoc struct {
+	// Doc is the JSON document.
+	Doc map[string]any
+	// topology is Doc without what is not a topology key, and header the
+	// comment lines of the YAML.
+	topology map[string]any
+	header   []string
+}
+
+// MarshalJSON writes Doc.
+func (d *StackShowDoc) MarshalJSON() ([]byte, error) { return json.Marshal(d.Doc) }
+
 // StackShow returns the topology of the stack sel chooses (LoadStack) as
-// loaded, as a generic document with its resolved paths added under
-// resolved_paths. Errors: LoadStack's.
-func (c Config) StackShow(sel Selection) (map[string]any, error) {
+// loaded, with its resolved paths. Errors: LoadStack's.
+func (c Config) StackShow(sel Selection) (*StackShowDoc, error) {
 	s, err := c.LoadStack(sel)
 	if err != nil {
 		return nil, err
@@ -113,9 +132,90 @@ func (c Config) StackShow(sel Selection) (map[string]any, error) {
 	if t.Inventory != "" {
 		paths["inventory"] = t.ResolvePath(t.Inventory, c.Home)
 	}
+	topo := map[string]any{}
+	for k, val := range v {
+		if k != "path" && k != "warnings" {
+			topo[k] = val
+		}
+	}
+	header := []string{fmt.Sprintf("Stack %s as nestor loaded it from %s (it loads back as a topology).", t.Name, t.Path)}
+	for _, k := range slices.Sorted(maps.Keys(paths)) {
+		header = append(header, fmt.Sprintf("resolved %s: %s", strings.ReplaceAll(k, "_", " "), paths[k]))
+	}
+	for _, w := range t.Warnings {
+		header = append(header, "warning: "+w)
+	}
 	v["resolved_paths"] = paths
 	v["format_version"] = StackListFormatVersion
-	return v, nil
+	return &StackShowDoc{Doc: v, topology: topo, header: header}, nil
+}
+
+// WriteYAML writes d as a topology file: its header comments, then the
+// topology's keys in the loader's order (topology.Keys), empty mappings
+// and lists left out.
+func (d *StackShowDoc) WriteYAML(w io.Writer) error {
+	var b strings.Builder
+	for _, h := range d.header {
+		b.WriteString("# " + strings.ReplaceAll(h, "\n", " ") + "\n")
+	}
+	enc := yaml.NewEncoder(&b)
+	enc.SetIndent(2)
+	if err := enc.Encode(orderedYAML(d.topology, "", topology.Keys())); err != nil {
+		return err
+	}
+	if err := enc.Close(); err != nil {
+		return err
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+// orderedYAML is v (decoded JSON) as a YAML node whose mappings list their
+// keys in keys[at]'s order (at is where v is written, "nodes[]" for an
+// element of nodes:), empty mappings and lists left out.
+func orderedYAML(v any, at string, keys map[string][]string) *yaml.Node {
+	switch x := v.(type) {
+	case map[string]any:
+		n := &yaml.Node{Kind: yaml.MappingNode}
+		order := keys[at]
+		for _, k := range slices.Sorted(maps.Keys(x)) {
+			if !slices.Contains(order, k) {
+				order = append(order, k)
+			}
+		}
+		for _, k := range order {
+			val, ok := x[k]
+			if !ok || isEmpty(val) {
+				continue
+			}
+			child := k
+			if at != "" {
+				child = at + "." + k
+			}
+			n.Content = append(n.Content, &yaml.Node{Kind: yaml.ScalarNode, Value: k}, orderedYAML(val, child, keys))
+		}
+		return n
+	case []any:
+		n := &yaml.Node{Kind: yaml.SequenceNode}
+		for _, e := range x {
+			n.Content = append(n.Content, orderedYAML(e, at+"[]", keys))
+		}
+		return n
+	}
+	var n yaml.Node
+	_ = n.Encode(v)
+	return &n
+}
+
+// isEmpty: an empty mapping or list (a topology key written with nothing).
+func isEmpty(v any) bool {
+	switch x := v.(type) {
+	case map[string]any:
+		return len(x) == 0
+	case []any:
+		return len(x) == 0
+	}
+	return false
 }
 
 // FolderStack is the name of the stack of the stacks folder whose file is

@@ -1,7 +1,6 @@
 package app
 
 import (
-	"fmt"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -206,5 +205,4 @@ func TestCompletion(t *testing.T) {
 			t.Errorf("__complete %v = %v %s, want %v %s", c.args, got, dir, c.want, c.dir)
 		}
 	}
-	_ = fmt.Sprint
 }

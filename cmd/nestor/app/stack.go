@@ -80,7 +80,10 @@ topology file that loads back, its resolved paths in comments at its top;
 			if err != nil {
 				return err
 			}
-			return write(a.Out, out.value, v, func(w io.Writer) error { return write(w, "yaml", v, nil) })
+			if out.value == "json" {
+				return write(a.Out, "json", v, nil)
+			}
+			return v.WriteYAML(a.Out) // text and yaml: the topology, which loads back
 		},
 	}
 	addStackFlags(a, g, cmd, &sel)
