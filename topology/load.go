@@ -570,21 +570,33 @@ func (p *parser) topLevel(t *Topology, root *yaml.Node) {
 	for _, ext := range []string{".yaml", ".yml"} {
 		base = strings.TrimSuffix(base, ext)
 	}
+	// A file whose base name is no stack name gets a valid name to use,
+	// and the file's new name with it.
+	fixName := "add name: " + base
+	if CheckName(base) != nil {
+		fixName = "add name: " + SuggestName(base) + " and rename the file to " + SuggestName(base) + ".yaml (a stack name is lowercase letters, digits and '-')"
+	}
 	switch {
 	case nameNode == nil || t.Name == "":
 		n := nameNode
 		if n == nil {
 			n = root
 		}
-		p.add(n, "name", "add name: "+base, "is required")
+		p.add(n, "name", fixName, "is required")
 	case CheckName(t.Name) != nil:
-		p.add(resolve(nameNode), "name", "use lowercase letters, digits and '-', starting with a letter or digit", "%q is not a valid stack name", t.Name)
+		fix := "use lowercase letters, digits and '-', starting with a letter or digit: name: " + SuggestName(t.Name)
+		if SuggestName(t.Name) != base {
+			fix += ", in a file renamed " + SuggestName(t.Name) + ".yaml"
+		}
+		p.add(resolve(nameNode), "name", fix, "%q is not a valid stack name", t.Name)
 	case t.Name != base && p.anyName:
 		n := resolve(nameNode)
 		w := &Error{File: p.file, Line: n.Line, Column: n.Column, Field: "name",
 			Msg: fmt.Sprintf("%q is not the file's base name %q: read as stack %s here, but in a stacks folder it must be saved as %s.yaml", t.Name, base, t.Name, t.Name),
 			Fix: "rename the file to " + t.Name + ".yaml before you put it in the stacks folder"}
 		t.Warnings = append(t.Warnings, w.Error())
+	case t.Name != base && CheckName(base) != nil:
+		p.add(resolve(nameNode), "name", "rename the file to "+t.Name+".yaml", "%q must equal the file's base name %q", t.Name, base)
 	case t.Name != base:
 		p.add(resolve(nameNode), "name", "rename the file to "+t.Name+".yaml or set name: "+base, "%q must equal the file's base name %q", t.Name, base)
 	}
