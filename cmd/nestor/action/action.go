@@ -153,6 +153,9 @@ func (c Config) LoadStack(sel Selection) (*Stack, error) {
 		n, err := c.Stacks.Active()
 		if err != nil {
 			if errors.Is(err, stacks.ErrNoActive) {
+				if _, _, ok := c.Stacks.Examples(); ok {
+					return nil, fmt.Errorf("%w (or pass --stack NAME or -f FILE). %s", err, c.NoStacks())
+				}
 				return nil, fmt.Errorf("%w (or pass --stack NAME or -f FILE)", err)
 			}
 			return nil, err

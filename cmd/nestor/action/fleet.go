@@ -219,7 +219,7 @@ func (f Fleet) entries() ([]stacks.Entry, error) {
 		all = picked
 	}
 	if len(all) == 0 {
-		return nil, fmt.Errorf("no stacks in %s: write NAME.yaml there (see stacks/examples/)", f.Stacks.Dir)
+		return nil, errors.New(f.NoStacks())
 	}
 	sort.Slice(all, func(i, j int) bool { return all[i].Name < all[j].Name })
 	return all, nil

@@ -444,3 +444,15 @@ func writeFileAtomic(path string, data []byte, mode os.FileMode) error {
 	}
 	return nil
 }
+
+// NoStacks says that the stacks folder holds no stack, and where some are:
+// its examples/ subfolder when it has one (stacks.Store.Examples: run from
+// the root of a clone of nestor, ./stacks is the Go package and its
+// examples), else how to write one.
+func (c Config) NoStacks() string {
+	if ex, names, ok := c.Stacks.Examples(); ok {
+		return fmt.Sprintf("No stacks in %s, but its subfolder %s holds the example stacks %s: use them with --stacks %s (or export NESTOR_STACKS=%s), or copy one into %s and edit it.",
+			c.Stacks.Dir, ex.Dir, strings.Join(names, ", "), ex.Dir, ex.Dir, c.Stacks.Dir)
+	}
+	return fmt.Sprintf("No stacks in %s: write NAME.yaml there (nestor's repository has examples in stacks/examples/).", c.Stacks.Dir)
+}

@@ -50,7 +50,7 @@ func listStacks(a *App, g *globals, format string) error {
 		return err
 	}
 	if len(rows) == 0 && format == "text" {
-		fmt.Fprintf(a.ErrOut, "No stacks in %s: write NAME.yaml there (see stacks/examples/).\n", g.cfg.Stacks.Dir)
+		fmt.Fprintln(a.ErrOut, g.cfg.NoStacks())
 		return nil
 	}
 	doc := action.StackList{FormatVersion: action.StackListFormatVersion, Stacks: rows}
