@@ -1,12 +1,16 @@
 package app
 
 import (
+	"io/fs"
+	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 	"gopkg.in/yaml.v3"
 )
 
@@ -204,5 +208,44 @@ func TestCompletion(t *testing.T) {
 		if strings.Join(got, ",") != strings.Join(c.want, ",") || dir != c.dir {
 			t.Errorf("__complete %v = %v %s, want %v %s", c.args, got, dir, c.want, c.dir)
 		}
+	}
+}
+
+// TestHintsNameRealFlags: every --flag the code writes in a message names
+// a flag some nestor command has (or a flag of the external programs
+// nestor runs or names: ansible-inventory, limactl, xmllint); a hint never
+// sends anyone to a flag that does not exist.
+func TestHintsNameRealFlags(t *testing.T) {
+	external := []string{"json", "list", "yaml", "export", "playbook-dir", "schema", "noout", "help"}
+	a, _, _ := testApp(t, nil, false, nil)
+	flags := map[string]bool{}
+	var walk func(c *cobra.Command)
+	walk = func(c *cobra.Command) {
+		c.InitDefaultHelpFlag()
+		for _, fs := range []*pflag.FlagSet{c.Flags(), c.PersistentFlags()} {
+			fs.VisitAll(func(f *pflag.Flag) { flags[f.Name] = true })
+		}
+		for _, s := range c.Commands() {
+			walk(s)
+		}
+	}
+	walk(newRoot(a))
+	flag := regexp.MustCompile(`--([a-z][a-z-]+)`)
+	for _, dir := range []string{"..", "../../../probes", "../../../stacks", "../../../topology"} {
+		_ = filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+			if err != nil || d.IsDir() || !strings.HasSuffix(p, ".go") || strings.HasSuffix(p, "_test.go") {
+				return err
+			}
+			data, err := os.ReadFile(p)
+			if err != nil {
+				return err
+			}
+			for _, m := range flag.FindAllStringSubmatch(string(data), -1) {
+				if !flags[m[1]] && !slices.Contains(external, m[1]) {
+					t.Errorf("%s writes --%s, which no nestor command has", p, m[1])
+				}
+			}
+			return nil
+		})
 	}
 }
