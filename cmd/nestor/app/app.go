@@ -133,6 +133,9 @@ A stack is one cluster, described by a topology file in the stacks folder
 (--stacks, else $NESTOR_STACKS, else ./stacks). Reading commands never write:
 not the cluster, not the topology, not a kubeconfig.
 
+Colour: on a terminal; CLICOLOR_FORCE=1 or FORCE_COLOR=1 forces it, NO_COLOR
+or TERM=dumb turns it off, forced or not.
+
 Exit codes: 0 success, 1 error or refused, 2 changes (preview and fleet with
 --detailed-exitcode), 3 a finding at --fail-on's severity or worse, 130 interrupted.`,
 		Version:           Version,
