@@ -87,6 +87,13 @@ type OpenOptions struct {
 	// Confirm shows the target and asks whether it is the stack; it is
 	// called only when Interactive. false ends Open with ErrNotConfirmed.
 	Confirm func(TargetView) (bool, error)
+	// Show, when set, is called by the interactive guard of a kind whose
+	// kubeconfig's server is its identity (GuardEndpoint) before its first
+	// request, with what needs no network: the target and how its endpoint
+	// compares with the topology's (no version, no nodes yet). So a
+	// mismatch is on the screen before a target that does not answer
+	// ends Open.
+	Show func(TargetView)
 	// Benches lists the lima stacks' bench kubeconfigs (see Bench); it is
 	// called only when a stack is about to be read through a kubeconfig
 	// that is not its own bench (nil: none).
@@ -155,11 +162,25 @@ var ErrNotConfirmed = errors.New("target not confirmed")
 // list, so nothing can be confirmed or reported there.
 type UnreachableError struct {
 	Endpoint, Context, Kubeconfig, Reason string
+	// Source says where the kubeconfig came from (SourceText: "KUBECONFIG
+	// in the environment", "kubeconfig: in FILE"…; "" when unknown).
+	Source string
+	// Declared is the topology's endpoint: when the target's endpoint is
+	// not it ("" when it is, or none is declared), and File the topology.
+	Declared, File string
 }
 
 func (e *UnreachableError) Error() string {
-	return fmt.Sprintf("cannot read the target %s (context %s, kubeconfig %s): %s",
-		e.Endpoint, e.Context, e.Kubeconfig, e.Reason)
+	src := ""
+	if e.Source != "" {
+		src = ", from " + e.Source
+	}
+	s := fmt.Sprintf("cannot read the target %s (context %s, kubeconfig %s%s): %s",
+		e.Endpoint, e.Context, e.Kubeconfig, src, e.Reason)
+	if e.Declared != "" {
+		s += fmt.Sprintf("; and that is not the stack's API server: %s declares endpoint: %s", e.File, e.Declared)
+	}
+	return s
 }
 
 // BenchKubeconfigError: a prod stack's resolved kubeconfig is the bench
@@ -364,6 +385,9 @@ func GuardEndpoint(ctx context.Context, op *Opened) (*TargetView, error) {
 	if !op.opts.Interactive {
 		return nil, CheckEndpoint(op.Topology, op.Target)
 	}
+	if op.opts.Show != nil {
+		op.opts.Show(TargetView{Topology: op.Topology, Target: op.Target, Check: op.Check})
+	}
 	return op.guardRead(ctx)
 }
 
@@ -418,8 +442,13 @@ func (op *Opened) View(ctx context.Context) (*TargetView, error) {
 }
 
 func (op *Opened) unreachable(reason string) *UnreachableError {
-	return &UnreachableError{Endpoint: op.Target.Endpoint, Context: op.Target.Context,
-		Kubeconfig: strings.Join(op.Target.Kubeconfig.Paths, ":"), Reason: reason}
+	e := &UnreachableError{Endpoint: op.Target.Endpoint, Context: op.Target.Context,
+		Kubeconfig: strings.Join(op.Target.Kubeconfig.Paths, ":"), Reason: reason,
+		Source: SourceText(op.Target.Kubeconfig), File: op.Topology.Path}
+	if op.kind.Guarded() && op.Check.Declared != "" && !op.Check.Matches && op.Check.Err == nil {
+		e.Declared = op.Check.Declared
+	}
+	return e
 }
 
 func (op *Opened) Timeout() time.Duration {

@@ -258,6 +258,9 @@ func selectContext(merged *clientcmdapi.Config, kc Kubeconfig, contextFlag strin
 	if name == "" {
 		name = merged.CurrentContext
 	}
+	if name == "" && len(merged.Contexts) == 0 {
+		return selected{}, fmt.Errorf("kubeconfig %s defines no context (no contexts: entry), so it names no cluster to read: use the kubeconfig of the stack's cluster", files)
+	}
 	if name == "" {
 		return selected{}, fmt.Errorf("kubeconfig %s has no current-context: pass --context NAME (contexts defined: %s)", files, KeyList(merged.Contexts))
 	}

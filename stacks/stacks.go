@@ -185,6 +185,10 @@ func (s Store) known() string {
 	if _, err := os.Stat(s.Dir); errors.Is(err, fs.ErrNotExist) {
 		return " (the stacks folder " + s.Dir + " does not exist: set --stacks DIR or NESTOR_STACKS)"
 	}
+	if ex, names, ok := s.Examples(); ok {
+		return " (the folder has no NAME.yaml; its subfolder " + ex.Dir + " holds the example stacks " + strings.Join(names, ", ") +
+			": pass --stacks " + ex.Dir + " or export NESTOR_STACKS=" + ex.Dir + " to use them)"
+	}
 	entries, err := s.List()
 	if err != nil || len(entries) == 0 {
 		return " (the folder has no NAME.yaml)"

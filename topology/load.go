@@ -48,6 +48,20 @@ func Load(path string) (*Topology, error) {
 	return Parse(path, data)
 }
 
+// LoadFile is Load for a topology file named by its path anywhere on disk
+// (-f FILE): a name: that differs from the file's base name is a load
+// warning (Topology.Warnings), not an error, so that a draft saved under
+// another name (discover -o yaml > draft.yaml) reads back. A stack of the
+// stacks folder is found by its name, so there (Load) the two must agree.
+// Errors: as Load's.
+func LoadFile(path string) (*Topology, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, Errors{{File: path, Msg: "cannot read the topology: " + unwrapPathError(err), Fix: "check the path"}}
+	}
+	return parse(path, data, true)
+}
+
 func unwrapPathError(err error) string {
 	var pe *os.PathError
 	if errors.As(err, &pe) {
@@ -72,7 +86,13 @@ func unwrapPathError(err error) string {
 // file, a file that is not a mapping and a file with several documents are
 // errors too. Anchors, aliases and merge keys (<<) are followed.
 func Parse(path string, data []byte) (*Topology, error) {
-	p := &parser{file: path}
+	return parse(path, data, false)
+}
+
+// parse is Parse; anyName makes a name: other than the file's base name a
+// warning (LoadFile).
+func parse(path string, data []byte, anyName bool) (*Topology, error) {
+	p := &parser{file: path, anyName: anyName}
 	abs, err := filepath.Abs(path)
 	if err != nil {
 		abs = path
@@ -115,7 +135,9 @@ func Parse(path string, data []byte) (*Topology, error) {
 
 type parser struct {
 	file string
-	errs Errors
+	// anyName: a name: other than the file's base name is a warning.
+	anyName bool
+	errs    Errors
 	// kapsule holds what the target_kind-dependent checks need.
 	kapsule kapsuleNodes
 	// expanded holds the pairs of each mapping already expanded by pairs,
@@ -548,15 +570,33 @@ func (p *parser) topLevel(t *Topology, root *yaml.Node) {
 	for _, ext := range []string{".yaml", ".yml"} {
 		base = strings.TrimSuffix(base, ext)
 	}
+	// A file whose base name is no stack name gets a valid name to use,
+	// and the file's new name with it.
+	fixName := "add name: " + base
+	if CheckName(base) != nil {
+		fixName = "add name: " + SuggestName(base) + " and rename the file to " + SuggestName(base) + ".yaml (a stack name is lowercase letters, digits and '-')"
+	}
 	switch {
 	case nameNode == nil || t.Name == "":
 		n := nameNode
 		if n == nil {
 			n = root
 		}
-		p.add(n, "name", "add name: "+base, "is required")
+		p.add(n, "name", fixName, "is required")
 	case CheckName(t.Name) != nil:
-		p.add(resolve(nameNode), "name", "use lowercase letters, digits and '-', starting with a letter or digit", "%q is not a valid stack name", t.Name)
+		fix := "use lowercase letters, digits and '-', starting with a letter or digit: name: " + SuggestName(t.Name)
+		if SuggestName(t.Name) != base {
+			fix += ", in a file renamed " + SuggestName(t.Name) + ".yaml"
+		}
+		p.add(resolve(nameNode), "name", fix, "%q is not a valid stack name", t.Name)
+	case t.Name != base && p.anyName:
+		n := resolve(nameNode)
+		w := &Error{File: p.file, Line: n.Line, Column: n.Column, Field: "name",
+			Msg: fmt.Sprintf("%q is not the file's base name %q: read as stack %s here, but in a stacks folder it must be saved as %s.yaml", t.Name, base, t.Name, t.Name),
+			Fix: "rename the file to " + t.Name + ".yaml before you put it in the stacks folder"}
+		t.Warnings = append(t.Warnings, w.Error())
+	case t.Name != base && CheckName(base) != nil:
+		p.add(resolve(nameNode), "name", "rename the file to "+t.Name+".yaml", "%q must equal the file's base name %q", t.Name, base)
 	case t.Name != base:
 		p.add(resolve(nameNode), "name", "rename the file to "+t.Name+".yaml or set name: "+base, "%q must equal the file's base name %q", t.Name, base)
 	}

@@ -116,7 +116,7 @@ func TestLoadInvalidFixtures(t *testing.T) {
 			"testdata/invalid-lima-kubeconfig.yaml:7:10: backend: backend \"ceph\" is the layer rook-ceph, which is not declared in layers: (add - rook-ceph to layers:)",
 		}},
 		{"invalid-values.yaml", []string{
-			"testdata/invalid-values.yaml:1:7: name: \"Wrong_Name\" is not a valid stack name (use lowercase letters, digits and '-', starting with a letter or digit)",
+			"testdata/invalid-values.yaml:1:7: name: \"Wrong_Name\" is not a valid stack name (use lowercase letters, digits and '-', starting with a letter or digit: name: wrong-name, in a file renamed wrong-name.yaml)",
 			"testdata/invalid-values.yaml:2:14: target_kind: \"cloud\" is not a target kind (use lima, prod or kapsule)",
 			"testdata/invalid-values.yaml:3:11: endpoint: \"http://10.0.0.1:6443\" is not an https URL with a host (write the API server URL, e.g. https://10.0.0.1:6443)",
 			"testdata/invalid-values.yaml:4:23: kubernetes.version: \"latest\" is not a Kubernetes version (write a minor (\"1.36\") or a full version (\"1.36.2\"), quoted)",

@@ -71,10 +71,11 @@ func (n NodeState) ReadyCondition() string {
 }
 
 // ReadyText describes the node's Ready condition in one line for a node
-// that is not Ready: "Ready=Unknown (NodeStatusUnknown: Kubelet stopped
-// posting node status.)", "Ready=False (KubeletNotReady: …)", or, when the
-// condition is absent or was not read, "NotReady" (kubectl's word) and
-// ReadyMessage in brackets. It is "Ready" for a Ready node.
+// that is not Ready, each word once and without brackets, so that it reads
+// well inside a bracketed reason: "Ready=Unknown, NodeStatusUnknown:
+// Kubelet stopped posting node status.", "Ready=False, KubeletNotReady: …",
+// or, when the condition is absent or was not read, "NotReady" (kubectl's
+// word) then ReadyDetail after a comma. It is "Ready" for a Ready node.
 func (n NodeState) ReadyText() string {
 	if n.Ready {
 		return "Ready"
@@ -84,7 +85,7 @@ func (n NodeState) ReadyText() string {
 		s = "Ready=" + s
 	}
 	if d := n.ReadyDetail(); d != "" {
-		s += " (" + d + ")"
+		s += ", " + d
 	}
 	return s
 }

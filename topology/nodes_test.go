@@ -81,26 +81,28 @@ func TestPlanNodeNotReadyCarriesTheClusterReason(t *testing.T) {
 		{Name: "legacy-w4", ReadyMessage: "the node has no Ready condition (its kubelet has not posted a status)"},
 	})}
 	want := []Step{
-		{StepRepairNode, PhaseK8s, "legacy-w1", "registered but Ready=Unknown (NodeStatusUnknown: Kubelet stopped posting node status.)"},
-		{StepRepairNode, PhaseK8s, "legacy-w3", "registered but Ready=False (KubeletNotReady: container runtime network not ready: NetworkReady=false)"},
-		{StepRepairNode, PhaseK8s, "legacy-w4", "registered but NotReady (the node has no Ready condition (its kubelet has not posted a status))"},
+		{StepRepairNode, PhaseK8s, "legacy-w1", "registered, Ready=Unknown, NodeStatusUnknown: Kubelet stopped posting node status."},
+		{StepRepairNode, PhaseK8s, "legacy-w3", "registered, Ready=False, KubeletNotReady: container runtime network not ready: NetworkReady=false"},
+		{StepRepairNode, PhaseK8s, "legacy-w4", "registered, NotReady, the node has no Ready condition (its kubelet has not posted a status)"},
 	}
 	if got := BuildPlan(topo, obs, NodeCluster{}, PlanOptions{}).Steps; !reflect.DeepEqual(got, want) {
 		t.Errorf("steps:\n%s\nwant:\n%s", fmtSteps(got), fmtSteps(want))
 	}
 }
 
+// TestReadyText: the Ready condition in one line, each word once and no
+// bracket of its own (it is written inside the plan's bracketed reason).
 func TestReadyText(t *testing.T) {
 	for _, tc := range []struct {
 		n    NodeState
 		want string
 	}{
 		{NodeState{Ready: true, ReadyStatus: ConditionTrue}, "Ready"},
-		{NodeState{ReadyStatus: ConditionUnknown, ReadyReason: "NodeStatusUnknown", ReadyMessage: "Kubelet stopped posting node status."}, "Ready=Unknown (NodeStatusUnknown: Kubelet stopped posting node status.)"},
-		{NodeState{ReadyStatus: ConditionFalse, ReadyReason: "KubeletNotReady"}, "Ready=False (KubeletNotReady)"},
+		{NodeState{ReadyStatus: ConditionUnknown, ReadyReason: "NodeStatusUnknown", ReadyMessage: "Kubelet stopped posting node status."}, "Ready=Unknown, NodeStatusUnknown: Kubelet stopped posting node status."},
+		{NodeState{ReadyStatus: ConditionFalse, ReadyReason: "KubeletNotReady"}, "Ready=False, KubeletNotReady"},
 		{NodeState{ReadyStatus: ConditionFalse}, "Ready=False"},
 		{NodeState{}, "NotReady"},
-		{NodeState{ReadyMessage: "the Ready condition could not be read: forbidden"}, "NotReady (the Ready condition could not be read: forbidden)"},
+		{NodeState{ReadyMessage: "the Ready condition could not be read: forbidden"}, "NotReady, the Ready condition could not be read: forbidden"},
 	} {
 		if got := tc.n.ReadyText(); got != tc.want {
 			t.Errorf("ReadyText(%+v) = %q, want %q", tc.n, got, tc.want)

@@ -76,7 +76,9 @@ func BuildPlan(t *Topology, obs *Observed, rules Rules, o PlanOptions) Plan {
 		st, observed := states[ref.Name]
 		switch {
 		case observed && st.Health == Absent:
-			p.add(StepInstall, ref.Name, ref.Name, "not found on the cluster: "+st.Reason)
+			// The layer's reason already says what was looked for and not
+			// found: said once.
+			p.add(StepInstall, ref.Name, ref.Name, orWords(st.Reason, "not found on the cluster"))
 		case observed && st.Health == Degraded:
 			p.add(StepRepair, ref.Name, ref.Name, st.Reason)
 		case observed && st.Health == Healthy:
@@ -98,13 +100,14 @@ func BuildPlan(t *Topology, obs *Observed, rules Rules, o PlanOptions) Plan {
 		if l.Declared {
 			continue
 		}
-		reason := "present on the cluster but not declared in the topology"
+		reason := "not declared in the topology"
 		if l.Health != "" {
-			reason += " (" + string(l.Health)
+			reason += ", found " + string(l.Health)
 			if l.Reason != "" {
 				reason += ": " + l.Reason
 			}
-			reason += ")"
+		} else {
+			reason = "present on the cluster but " + reason
 		}
 		p.add(StepUndeclared, l.Name, l.Name, reason)
 	}
@@ -180,4 +183,12 @@ func (p *Plan) planBackend(t *Topology, obs *Observed, layer string) {
 		reason += fmt.Sprintf(", the one Kubernetes uses of the %d marked default (also: %s)", len(s.OtherDefaults)+1, strings.Join(s.OtherDefaults, ", "))
 	}
 	p.add(StepMigrateBackend, layer, layer, reason)
+}
+
+// orWords is s, or def when s is "".
+func orWords(s, def string) string {
+	if s == "" {
+		return def
+	}
+	return s
 }

@@ -152,7 +152,7 @@ func TestBuildPlan(t *testing.T) {
 				return o
 			},
 			steps: []Step{
-				{StepInstall, "cnpg", "cnpg", "not found on the cluster: none of its CRDs, StorageClasses or workloads found"},
+				{StepInstall, "cnpg", "cnpg", "none of its CRDs, StorageClasses or workloads found"},
 				{StepRepair, "argocd", "argocd", "argocd/argocd-repo-server 0/1 available"},
 			},
 		},
@@ -194,7 +194,7 @@ func TestBuildPlan(t *testing.T) {
 				return o
 			},
 			steps: []Step{
-				{StepRepairNode, "k8s", "dirqual2", "registered but NotReady"},
+				{StepRepairNode, "k8s", "dirqual2", "registered, NotReady"},
 				{StepJoinNode, "k8s", "dirqual3", "declared, not registered in the cluster"},
 				{StepJoinNode, "k8s", "dirqual4", "declared, not registered in the cluster"},
 				{StepUndeclared, "k8s", "other", "registered in the cluster but not declared in the topology"},
@@ -277,8 +277,8 @@ func TestBuildPlan(t *testing.T) {
 				return o
 			},
 			steps: []Step{
-				{StepInstall, "cnpg", "cnpg", "not found on the cluster: x"},
-				{StepUndeclared, "metrics-server", "metrics-server", "present on the cluster but not declared in the topology (healthy: kube-system/metrics-server 1/1 available)"},
+				{StepInstall, "cnpg", "cnpg", "x"},
+				{StepUndeclared, "metrics-server", "metrics-server", "not declared in the topology, found healthy: kube-system/metrics-server 1/1 available"},
 			},
 		},
 		{

@@ -139,7 +139,7 @@ func planNodes(t *Topology, obs *Observed, p *Plan) {
 		case !ok:
 			p.add(StepJoinNode, PhaseK8s, n.Name, "declared, not registered in the cluster")
 		case !st.Ready:
-			p.add(StepRepairNode, PhaseK8s, n.Name, "registered but "+st.ReadyText())
+			p.add(StepRepairNode, PhaseK8s, n.Name, "registered, "+st.ReadyText())
 		case (n.Role == RoleControlPlane) != HasControlPlaneRole(st.Roles):
 			roles := strings.Join(st.Roles, ",")
 			if roles == "" {

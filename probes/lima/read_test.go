@@ -198,7 +198,7 @@ func TestProbeLimaBrokenBenchKubeconfig(t *testing.T) {
 	if obs.VMs == nil || obs.VMs.Known {
 		t.Errorf("VMs = %+v, want unknown", obs.VMs)
 	}
-	if obs.Nodes.Known || !strings.Contains(obs.Nodes.Reason, "has no current-context") {
+	if obs.Nodes.Known || !strings.Contains(obs.Nodes.Reason, "defines no context") {
 		t.Errorf("Nodes = %+v", obs.Nodes)
 	}
 }

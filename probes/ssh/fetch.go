@@ -261,6 +261,9 @@ func CheckAdminConf(data []byte, address string) (*AdminConf, error) {
 		return nil, fmt.Errorf("not a kubeconfig (%d bytes): %v", len(data), err)
 	}
 	ac := &AdminConf{Data: data, Context: cfg.CurrentContext}
+	if ac.Context == "" && len(cfg.Contexts) == 0 {
+		return nil, errors.New("the kubeconfig defines no context (no contexts: entry), so it names no cluster")
+	}
 	if ac.Context == "" {
 		return nil, fmt.Errorf("the kubeconfig has no current-context (contexts: %s)", probes.KeyList(cfg.Contexts))
 	}

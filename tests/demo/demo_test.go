@@ -231,7 +231,7 @@ func TestDemo(t *testing.T) {
 	for what, re := range map[string]string{
 		"the NotReady node":             `(?m)^\s+demo3\s+Unknown\s+<none>\s+v1\.37\.2\s+10\.20\.0\.13\s+NodeStatusUnknown: Kubelet stopped posting node status\.$`,
 		"the kubelet behind the server": `(?m)^\s+demo4\s+True\s+<none>\s+v1\.36\.4\s`,
-		"demo3's repair step":           `(?m)^\s+\d+\. ~ repair-node demo3\s+\(registered but Ready=Unknown \(NodeStatusUnknown: Kubelet stopped posting node status\.\)\)$`,
+		"demo3's repair step":           `(?m)^\s+\d+\. ~ repair-node demo3\s+\(registered, Ready=Unknown, NodeStatusUnknown: Kubelet stopped posting node status\.\)$`,
 		"argocd degraded, and why":      `(?m)^\s+argocd\s+degraded\s+\(argocd/argocd-repo-server 0/1 available\)$`,
 		"argocd's repair step":          `(?m)^\s+\d+\. ~ repair argocd\s+\(argocd/argocd-repo-server 0/1 available\)$`,
 		"the absent layer":              `(?m)^\s+kube-prometheus-stack\s+absent\s`,

@@ -246,9 +246,9 @@ func TestCasesNodeRolesAndStates(t *testing.T) {
 	}
 	repairs := d.stepsOf("repair-node")
 	wantRepairs := map[string]string{
-		"legacy-w1":  "registered but Ready=Unknown (NodeStatusUnknown: Kubelet stopped posting node status.)",
-		"w-notready": "registered but Ready=False (KubeletNotReady: container runtime network not ready: NetworkReady=false reason:NetworkPluginNotReady message:Network plugin returns error: cni plugin not initialized)",
-		"w-nostatus": "registered but NotReady (the node has no Ready condition (its kubelet has not posted a status))",
+		"legacy-w1":  "registered, Ready=Unknown, NodeStatusUnknown: Kubelet stopped posting node status.",
+		"w-notready": "registered, Ready=False, KubeletNotReady: container runtime network not ready: NetworkReady=false reason:NetworkPluginNotReady message:Network plugin returns error: cni plugin not initialized",
+		"w-nostatus": "registered, NotReady, the node has no Ready condition (its kubelet has not posted a status)",
 	}
 	if !equalMaps(repairs, wantRepairs) {
 		t.Errorf("repair-node steps:\n got %q\nwant %q", repairs, wantRepairs)
@@ -278,7 +278,7 @@ func TestCasesNodeRolesAndStates(t *testing.T) {
 	wantLine(t, "legacy-w2", out, `^\s+legacy-w2\s+True,SchedulingDisabled\s+<none>\s+v1\.37\.2\s+192\.0\.2\.83$`)
 	wantLine(t, "w-notready", out, `^\s+w-notready\s+False,SchedulingDisabled\s+<none>\s+v1\.33\.5\s+192\.0\.2\.104\s+KubeletNotReady: container runtime network not ready`)
 	wantLine(t, "w-nostatus", out, `^\s+w-nostatus\s+NotReady\s+<none>\s+v1\.33\.5\s+192\.0\.2\.105\s+the node has no Ready condition`)
-	wantLine(t, "repair legacy-w1", out, `~ repair-node legacy-w1\s+\(registered but Ready=Unknown \(NodeStatusUnknown: Kubelet stopped posting node status\.\)\)$`)
+	wantLine(t, "repair legacy-w1", out, `~ repair-node legacy-w1\s+\(registered, Ready=Unknown, NodeStatusUnknown: Kubelet stopped posting node status\.\)$`)
 	for _, n := range []string{"legacy-cp1", "k3s-s1", "kops-m1", "rke2-etcd1", "legacy-w2"} {
 		wantNotContains(t, "plan", out, "repair-node "+n+" ")
 	}

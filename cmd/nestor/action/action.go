@@ -14,6 +14,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"path/filepath"
 	"strings"
 	"time"
 
@@ -57,8 +58,10 @@ func (r Refusing) Confirm(message string, _ bool) (bool, error) {
 // Config is what every action needs from the process, completed once
 // before any command runs and never changed afterwards.
 type Config struct {
-	// Log receives notes, warnings, prompts' context and progress (stderr).
-	Log io.Writer
+	// Log receives notes, warnings, prompts' context and progress (stderr);
+	// LogColor says it may carry colour (the target's WARNING lines).
+	Log      io.Writer
+	LogColor bool
 	// Env looks up environment variables; Home is $HOME ("" when unset).
 	Env  probes.Env
 	Home string
@@ -135,11 +138,10 @@ func (c Config) LoadStack(sel Selection) (*Stack, error) {
 		return nil, fmt.Errorf("use either -f FILE or --stack NAME, not both")
 	}
 	if sel.File != "" {
-		t, err := topology.Load(sel.File)
+		t, err := c.loadFile(sel.File)
 		if err != nil {
 			return nil, err
 		}
-		c.warnTopology(t)
 		k, err := KindOf(t)
 		if err != nil {
 			return nil, err
@@ -151,6 +153,9 @@ func (c Config) LoadStack(sel Selection) (*Stack, error) {
 		n, err := c.Stacks.Active()
 		if err != nil {
 			if errors.Is(err, stacks.ErrNoActive) {
+				if _, _, ok := c.Stacks.Examples(); ok {
+					return nil, fmt.Errorf("%w (or pass --stack NAME or -f FILE). %s", err, c.NoStacks())
+				}
 				return nil, fmt.Errorf("%w (or pass --stack NAME or -f FILE)", err)
 			}
 			return nil, err
@@ -163,6 +168,23 @@ func (c Config) LoadStack(sel Selection) (*Stack, error) {
 	}
 	c.warnTopology(t)
 	return c.named(t, sel.Stack != "")
+}
+
+// loadFile loads the topology file at path given with -f, its load
+// warnings written on Log: a name: other than the file's base name is one
+// of them (topology.LoadFile), unless the file is in the stacks folder,
+// where a stack is found by its name and the two must agree.
+func (c Config) loadFile(path string) (*topology.Topology, error) {
+	load := topology.LoadFile // anywhere on disk: another name is a warning
+	if canonicalDir(filepath.Dir(path)) == canonicalDir(c.Stacks.Dir) {
+		load = topology.Load // a stack of the folder is found by its name
+	}
+	t, err := load(path)
+	if err != nil {
+		return nil, err
+	}
+	c.warnTopology(t)
+	return t, nil
 }
 
 // warnTopology writes the topology's load warnings on Log.
@@ -223,7 +245,18 @@ type OpenOptions struct {
 // the prompt says so on Log and returns SilentError{ExitError}.
 func (c Config) Open(ctx context.Context, s *Stack, o OpenOptions) (*probes.Opened, error) {
 	shown := "" // the endpoint the prompt showed
+	offline := false
+	p := newPalette(c.LogColor)
 	po := c.pipelineOptions(s, o)
+	po.Show = func(v probes.TargetView) {
+		// Before any request: the endpoint and how it compares, so a
+		// mismatch is said even when the target then does not answer.
+		if c.Progress != nil {
+			c.Progress("", -1)
+		}
+		printTargetOffline(c.Log, v, p)
+		offline = true
+	}
 	po.Confirm = func(v probes.TargetView) (bool, error) {
 		if c.Progress != nil {
 			c.Progress("", -1)
@@ -234,7 +267,11 @@ func (c Config) Open(ctx context.Context, s *Stack, o OpenOptions) (*probes.Open
 		case v.Target != nil:
 			shown = v.Target.Endpoint
 		}
-		PrintTarget(c.Log, v)
+		if offline && v.Provider == nil {
+			printTargetRead(c.Log, v, p)
+		} else {
+			printTarget(c.Log, v, p)
+		}
 		return c.Prompter.Confirm(fmt.Sprintf("Is this the stack %s?", s.Name), false)
 	}
 	op, err := probes.Open(ctx, s.Kind, s.Topology, po)
@@ -355,47 +392,68 @@ func (c Config) readBenches() []probes.Bench {
 	return out
 }
 
-// PrintTarget shows the target the guard is about to confirm: endpoint and
-// how it compares with endpoint:, context, kubeconfig and its rule, server
-// version and nodes (or why they are unknown); for a kapsule stack, the
-// cluster as the provider describes it (printKapsuleTarget).
-func PrintTarget(w io.Writer, v probes.TargetView) {
+// PrintTarget shows the target the guard is about to confirm, without
+// colour: endpoint and how it compares with endpoint:, context, kubeconfig
+// and its rule, server version and nodes (or why they are unknown), the
+// nodes that are not Ready named with their condition; for a kapsule
+// stack, the cluster as the provider describes it (printProviderTarget).
+func PrintTarget(w io.Writer, v probes.TargetView) { printTarget(w, v, palette{}) }
+
+func printTarget(w io.Writer, v probes.TargetView, p palette) {
 	if v.Provider != nil {
 		printProviderTarget(w, v)
 		return
 	}
+	printTargetOffline(w, v, p)
+	printTargetRead(w, v, p)
+}
+
+// printTargetOffline is the part of the target known without a request:
+// the endpoint, how it compares with the topology's endpoint: (a WARNING
+// line, highlighted, when it does not match or cannot be checked), the
+// context and the kubeconfig with where it came from.
+func printTargetOffline(w io.Writer, v probes.TargetView, p palette) {
 	t, target := v.Topology, v.Target
+	warn := func(s string) { fmt.Fprintf(w, "  %s     %s\n", p.bold(p.red("WARNING")), p.bold(s)) }
 	fmt.Fprintf(w, "Target of stack %s (%s):\n", t.Name, t.TargetKind)
 	fmt.Fprintf(w, "  endpoint    %s\n", target.Endpoint)
 	switch {
 	case v.Check.Declared == "":
-		fmt.Fprintf(w, "  WARNING     %s declares no endpoint: — nestor cannot check this is the right cluster\n", t.Path)
+		warn(t.Path + " declares no endpoint: — nestor cannot check this is the right cluster")
 	case v.Check.Err != nil:
-		fmt.Fprintf(w, "  WARNING     endpoint: %v\n", v.Check.Err)
+		warn(fmt.Sprintf("endpoint: %v", v.Check.Err))
 	case !v.Check.Matches:
-		fmt.Fprintf(w, "  WARNING     endpoint MISMATCH: %s declares %s\n", t.Path, v.Check.Declared)
+		warn(fmt.Sprintf("endpoint MISMATCH: %s declares %s", t.Path, v.Check.Declared))
 	default:
 		fmt.Fprintf(w, "  matches     endpoint: %s declared in %s\n", v.Check.Declared, t.Path)
 	}
 	fmt.Fprintf(w, "  context     %s\n", target.Context)
 	fmt.Fprintf(w, "  kubeconfig  %s (from %s)\n", strings.Join(target.Kubeconfig.Paths, ":"), probes.SourceText(target.Kubeconfig))
+}
+
+// printTargetRead is the part of the target the guard read: the server
+// version and the nodes, those not Ready named with their condition.
+func printTargetRead(w io.Writer, v probes.TargetView, p palette) {
 	if v.Version.Known {
 		fmt.Fprintf(w, "  server      %s\n", v.Version.Value)
 	} else {
-		fmt.Fprintf(w, "  server      unknown (%s)\n", v.Version.Reason)
+		fmt.Fprintf(w, "  server      %s\n", unknownText(p, v.Version.Reason))
 	}
-	if v.Nodes.Known {
-		ready := 0
-		names := make([]string, 0, len(v.Nodes.Value))
-		for _, n := range v.Nodes.Value {
-			if n.Ready {
-				ready++
-			}
-			names = append(names, n.Name)
+	if !v.Nodes.Known {
+		fmt.Fprintf(w, "  nodes       %s\n", unknownText(p, v.Nodes.Reason))
+		return
+	}
+	names := make([]string, 0, len(v.Nodes.Value))
+	var notReady []string
+	for _, n := range v.Nodes.Value {
+		names = append(names, n.Name)
+		if !n.Ready {
+			notReady = append(notReady, n.Name+" ("+n.ReadyText()+")")
 		}
-		fmt.Fprintf(w, "  nodes       %d seen, %d Ready: %s\n", len(names), ready, abbreviate(names, 12))
-	} else {
-		fmt.Fprintf(w, "  nodes       unknown (%s)\n", v.Nodes.Reason)
+	}
+	fmt.Fprintf(w, "  nodes       %d seen, %d Ready: %s\n", len(names), len(names)-len(notReady), abbreviate(names, 12))
+	if len(notReady) > 0 {
+		fmt.Fprintf(w, "  not Ready   %s\n", p.yellow(abbreviate(notReady, 12)))
 	}
 }
 
@@ -405,4 +463,30 @@ func abbreviate(names []string, max int) string {
 		return strings.Join(names, ", ")
 	}
 	return fmt.Sprintf("%s, … and %d more", strings.Join(names[:max], ", "), len(names)-max)
+}
+
+// Contexts lists the contexts defined by the kubeconfig the stack sel
+// chooses would be read through (probes.ContextNames: the files only, read
+// as they are, nothing sent): --kubeconfig, else KUBECONFIG, else the
+// stack's kubeconfig: — or, when no stack loads, --kubeconfig or
+// KUBECONFIG alone. It is nil when there is none or a file cannot be read
+// (a shell completion has nowhere to say why).
+func (c Config) Contexts(sel Selection) []string {
+	var kc probes.Kubeconfig
+	if s, err := c.LoadStack(sel); err == nil {
+		if kc, _, err = c.Resolve(s); err != nil {
+			return nil
+		}
+	} else {
+		k, err := probes.ResolveKubeconfig(probes.ResolveOptions{Flag: c.Kubeconfig, Env: c.Env, Home: c.Home})
+		if err != nil {
+			return nil
+		}
+		kc = k
+	}
+	names, err := probes.ContextNames(kc)
+	if err != nil {
+		return nil
+	}
+	return names
 }

@@ -8,7 +8,6 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
-	"text/tabwriter"
 	"time"
 
 	"nestor.dev/nestor/probes"
@@ -156,47 +155,45 @@ func undeclaredBlindSpots(t *topology.Topology) []string {
 	return out
 }
 
-// WriteText writes discover's human report of r for stack s.
-func (r *DiscoverReport) WriteText(w io.Writer, s *Stack) {
+// WriteText writes discover's human report of r for stack s, in colour
+// when color is true (the words preview colours, coloured alike).
+func (r *DiscoverReport) WriteText(w io.Writer, s *Stack, color bool) {
+	p := newPalette(color)
 	if r.Kapsule != nil {
-		r.writeKapsuleText(w, s)
+		r.writeKapsuleText(w, s, p)
 		return
 	}
 	fmt.Fprintf(w, "Stack %s (%s) — read now from %s (context %s, kubeconfig %s); nothing was written.\n\n",
-		r.Stack.Name, r.Stack.TargetKind, r.Target.Endpoint, r.Target.Context, strings.Join(r.Target.Kubeconfig, ":"))
-	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+		p.bold(r.Stack.Name), r.Stack.TargetKind, r.Target.Endpoint, r.Target.Context, strings.Join(r.Target.Kubeconfig, ":"))
 	if r.ServerVersion.Known {
-		fmt.Fprintf(tw, "SERVER\t%s\n", r.ServerVersion.Value)
+		fmt.Fprintf(w, "%s  %s\n", p.bold("SERVER"), r.ServerVersion.Value)
 	} else {
-		fmt.Fprintf(tw, "SERVER\t%s\n", unknownFact(r.ServerVersion.Reason))
+		fmt.Fprintf(w, "%s  %s\n", p.bold("SERVER"), unknownText(p, r.ServerVersion.Reason))
 	}
-	tw.Flush()
-	r.writeNodes(w)
+	r.writeNodes(w, p)
 	if r.Namespaces.Known {
-		fmt.Fprintf(w, "\nNAMESPACES (%d)\n  %s\n", len(r.Namespaces.Value), strings.Join(r.Namespaces.Value, ", "))
+		fmt.Fprintf(w, "\n%s (%d)\n  %s\n", p.bold("NAMESPACES"), len(r.Namespaces.Value), strings.Join(r.Namespaces.Value, ", "))
 	} else {
-		fmt.Fprintf(w, "\nNAMESPACES %s\n", unknownFact(r.Namespaces.Reason))
+		fmt.Fprintf(w, "\n%s %s\n", p.bold("NAMESPACES"), unknownText(p, r.Namespaces.Reason))
 	}
-	r.writeStorageClasses(w)
+	r.writeStorageClasses(w, p)
 	if r.CRDGroups.Known {
-		fmt.Fprintf(w, "\nCRD GROUPS (%d)\n", len(r.CRDGroups.Value))
+		fmt.Fprintf(w, "\n%s (%d)\n", p.bold("CRD GROUPS"), len(r.CRDGroups.Value))
 		if len(r.CRDGroups.Value) > 0 {
 			fmt.Fprintf(w, "  %s\n", strings.Join(r.CRDGroups.Value, ", "))
 		}
 	} else {
-		fmt.Fprintf(w, "\nCRD GROUPS %s\n", unknownFact(r.CRDGroups.Reason))
+		fmt.Fprintf(w, "\n%s %s\n", p.bold("CRD GROUPS"), unknownText(p, r.CRDGroups.Reason))
 	}
-	r.writeLayers(w)
+	r.writeLayers(w, p)
 	fmt.Fprintf(w, "\nA topology draft of this cluster: %s\n", s.Suggest("discover -o yaml"))
 }
 
-// unknownFact is how discover writes a part it could not read.
-func unknownFact(reason string) string { return "unknown (" + reason + ")" }
-
-// writeNodes writes discover's NODES section.
-func (r *DiscoverReport) writeNodes(w io.Writer) {
+// writeNodes writes discover's NODES section: the node table of preview
+// (renderNodes: the same columns in the same order).
+func (r *DiscoverReport) writeNodes(w io.Writer, p palette) {
 	if !r.Nodes.Known {
-		fmt.Fprintf(w, "\nNODES %s\n", unknownFact(r.Nodes.Reason))
+		fmt.Fprintf(w, "\n%s %s\n", p.bold("NODES"), unknownText(p, r.Nodes.Reason))
 		return
 	}
 	ready := 0
@@ -205,70 +202,57 @@ func (r *DiscoverReport) writeNodes(w io.Writer) {
 			ready++
 		}
 	}
-	fmt.Fprintf(w, "\nNODES (%d, %d Ready)\n", len(r.Nodes.Value), ready)
-	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "  NAME\tROLES\tREADY\tVERSION\tINTERNAL-IP")
-	for _, n := range r.Nodes.Value {
-		roles := strings.Join(n.Roles, ",")
-		if roles == "" {
-			roles = "<none>"
-		}
-		ready, why := readyCell(n, palette{})
-		if why != "" {
-			why = "\t" + why
-		}
-		fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\t%s%s\n", n.Name, roles, ready, orNone(n.KubeletVersion), orNone(n.InternalIP), why)
-	}
-	tw.Flush()
+	fmt.Fprintf(w, "\n%s (%d, %d Ready)\n", p.bold("NODES"), len(r.Nodes.Value), ready)
+	renderNodeTable(w, "  ", r.Nodes.Value, p)
 }
 
 // writeStorageClasses writes discover's STORAGECLASSES section, the
 // default marked, and a warning when several are marked default.
-func (r *DiscoverReport) writeStorageClasses(w io.Writer) {
+func (r *DiscoverReport) writeStorageClasses(w io.Writer, p palette) {
 	if !r.StorageClasses.Known {
-		fmt.Fprintf(w, "\nSTORAGECLASSES %s\n", unknownFact(r.StorageClasses.Reason))
+		fmt.Fprintf(w, "\n%s %s\n", p.bold("STORAGECLASSES"), unknownText(p, r.StorageClasses.Reason))
 		return
 	}
-	fmt.Fprintf(w, "\nSTORAGECLASSES (%d)\n", len(r.StorageClasses.Value))
+	fmt.Fprintf(w, "\n%s (%d)\n", p.bold("STORAGECLASSES"), len(r.StorageClasses.Value))
 	if len(r.StorageClasses.Value) > 0 {
-		tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
-		fmt.Fprintln(tw, "  NAME\tPROVISIONER\tDEFAULT\tBACKEND")
+		tw := newTable("  ")
+		tw.row("NAME", "PROVISIONER", "DEFAULT", "BACKEND")
 		for _, sc := range r.StorageClasses.Value {
 			def := ""
 			if sc.Default {
 				def = "(default)"
 			}
-			fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\n", sc.Name, sc.Provisioner, def, orNone(topology.BackendForProvisioner(sc.Provisioner)))
+			tw.row(sc.Name, sc.Provisioner, def, orNone(topology.BackendForProvisioner(sc.Provisioner)))
 		}
-		tw.Flush()
+		tw.write(w)
 	}
 	if r.DefaultStorage.Known && r.DefaultStorage.Value.Class == "" {
 		fmt.Fprintln(w, "  no default StorageClass")
 	}
 	if r.DefaultStorage.Known && len(r.DefaultStorage.Value.OtherDefaults) > 0 {
-		fmt.Fprintf(w, "  WARNING %s\n", r.DefaultStorage.Value.Warning)
+		fmt.Fprintf(w, "  %s %s\n", p.yellow("WARNING"), r.DefaultStorage.Value.Warning)
 	}
 }
 
 // writeLayers writes discover's LAYERS DETECTED section, the declared
 // layers not found, and the catalog layers it may miss.
-func (r *DiscoverReport) writeLayers(w io.Writer) {
-	fmt.Fprintf(w, "\nLAYERS DETECTED (%d)\n", len(r.Layers))
-	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+func (r *DiscoverReport) writeLayers(w io.Writer, p palette) {
+	fmt.Fprintf(w, "\n%s (%d)\n", p.bold("LAYERS DETECTED"), len(r.Layers))
+	tw := newTable("  ")
 	for _, l := range r.Layers {
 		decl := "not declared"
 		if l.Declared {
 			decl = "declared"
 		}
-		reason := ""
+		cells := []string{l.Name, healthText(p, l.Health), decl}
 		if l.Reason != "" {
-			reason = "  " + l.Reason
+			cells = append(cells, l.Reason)
 		}
-		fmt.Fprintf(tw, "  %s\t%s\t%s%s\n", l.Name, l.Health, decl, reason)
+		tw.row(cells...)
 	}
-	tw.Flush()
+	tw.write(w)
 	for _, l := range r.NotFound {
-		fmt.Fprintf(w, "  declared %s: %s (%s)\n", l.Name, l.Health, l.Reason)
+		fmt.Fprintf(w, "  declared %s: %s (%s)\n", l.Name, healthText(p, l.Health), l.Reason)
 	}
 	if len(r.BlindSpots) > 0 {
 		fmt.Fprintf(w, "  (these install no CRD or StorageClass, so undeclared they are found only when their namespace is read for a declared layer: %s)\n", strings.Join(r.BlindSpots, ", "))

@@ -8,8 +8,8 @@ import (
 	"nestor.dev/nestor/topology"
 )
 
-// TestDiscoverNodesReady: discover's NODES section writes READY as preview
-// does (the condition's status, NotReady when unread, SchedulingDisabled
+// TestDiscoverNodesReady: discover's NODES section is preview's node table
+// (the same columns in the same order), READY written as preview writes it (the condition's status, NotReady when unread, SchedulingDisabled
 // for a cordoned node) and ends a node that is not Ready with the cluster's
 // reason and message.
 func TestDiscoverNodesReady(t *testing.T) {
@@ -19,13 +19,14 @@ func TestDiscoverNodesReady(t *testing.T) {
 		{Name: "w2", Roles: []string{}, KubeletVersion: "v1.37.2"},
 	})}
 	var b bytes.Buffer
-	r.writeNodes(&b)
+	r.writeNodes(&b, palette{})
 	out := b.String()
 	for _, re := range []string{
 		`(?m)^NODES \(3, 1 Ready\)$`,
-		`(?m)^\s+cp1\s+control-plane\s+True\s+v1\.37\.2\s+10\.0\.0\.1$`,
-		`(?m)^\s+w1\s+worker\s+False,SchedulingDisabled\s+v1\.37\.2\s+10\.0\.0\.2\s+KubeletNotReady: PLEG is not healthy$`,
-		`(?m)^\s+w2\s+<none>\s+NotReady\s+v1\.37\.2\s+<none>`,
+		`(?m)^\s+NAME\s+READY\s+ROLES\s+KUBELET\s+INTERNAL-IP$`,
+		`(?m)^\s+cp1\s+True\s+control-plane\s+v1\.37\.2\s+10\.0\.0\.1$`,
+		`(?m)^\s+w1\s+False,SchedulingDisabled\s+worker\s+v1\.37\.2\s+10\.0\.0\.2\s+KubeletNotReady: PLEG is not healthy$`,
+		`(?m)^\s+w2\s+NotReady\s+<none>\s+v1\.37\.2\s+<none>`,
 	} {
 		if !regexp.MustCompile(re).MatchString(out) {
 			t.Errorf("no line matches %s in:\n%s", re, out)

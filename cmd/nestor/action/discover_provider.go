@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"strings"
-	"text/tabwriter"
 	"time"
 
 	"nestor.dev/nestor/probes"
@@ -64,62 +63,62 @@ func discoverProvider(ctx context.Context, s *Stack, op *probes.Opened) (*Discov
 }
 
 // writeKapsuleText is discover's human report of a kapsule stack.
-func (r *DiscoverReport) writeKapsuleText(w io.Writer, s *Stack) {
+func (r *DiscoverReport) writeKapsuleText(w io.Writer, s *Stack, pl palette) {
 	k, pr := r.Kapsule, r.Target.Provider
 	fmt.Fprintf(w, "Stack %s (kapsule) — read now from %s (region %s; credentials: %s, access key %s); nothing was written.\n\n",
-		r.Stack.Name, pr.APIURL, pr.Region, pr.Credentials, pr.AccessKey)
-	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+		pl.bold(r.Stack.Name), pr.APIURL, pr.Region, pr.Credentials, pr.AccessKey)
+	tw := newTable("  ")
 	if k.Clusters.Known {
-		fmt.Fprintf(w, "CLUSTERS OF THE PROJECT IN %s (%d)\n", pr.Region, len(k.Clusters.Value))
-		fmt.Fprintln(tw, "  \tNAME\tID\tSTATUS\tVERSION\tCNI")
+		fmt.Fprintf(w, "%s (%d)\n", pl.bold("CLUSTERS OF THE PROJECT IN "+pr.Region), len(k.Clusters.Value))
+		tw.row("", "NAME", "ID", "STATUS", "VERSION", "CNI")
 		for _, c := range k.Clusters.Value {
 			mark := ""
 			if strings.EqualFold(c.ID, k.Declared) {
 				mark = "*"
 			}
-			fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\t%s\t%s\n", mark, c.Name, c.ID, c.Status, c.Version, c.CNI)
+			tw.row(mark, c.Name, c.ID, statusText(pl, c.Status, "ready"), c.Version, c.CNI)
 		}
-		tw.Flush()
+		tw.write(w)
 		fmt.Fprintf(w, "  (* the stack's cluster, scaleway.cluster_id)\n")
 	} else {
-		fmt.Fprintf(w, "CLUSTERS OF THE PROJECT unknown (%s)\n", k.Clusters.Reason)
+		fmt.Fprintf(w, "%s %s\n", pl.bold("CLUSTERS OF THE PROJECT"), unknownText(pl, k.Clusters.Reason))
 	}
 	o := k.Observed
 	fmt.Fprintln(w)
 	switch {
 	case o.Cluster.Known:
 		c := o.Cluster.Value
-		fmt.Fprintf(w, "CLUSTER %s (%s): %s, %s, type %s, CNI %s, auto-upgrade %t\n  cluster_url %s\n", c.Name, c.ID, c.Status, c.Version, c.Type, c.CNI, c.AutoUpgrade, c.URL)
+		fmt.Fprintf(w, "%s %s (%s): %s, %s, type %s, CNI %s, auto-upgrade %t\n  cluster_url %s\n", pl.bold("CLUSTER"), c.Name, c.ID, statusText(pl, c.Status, "ready"), c.Version, c.Type, c.CNI, c.AutoUpgrade, c.URL)
 	default:
-		fmt.Fprintf(w, "CLUSTER %s unknown (%s)\n", k.Declared, o.Cluster.Reason)
+		fmt.Fprintf(w, "%s %s %s\n", pl.bold("CLUSTER"), k.Declared, unknownText(pl, o.Cluster.Reason))
 	}
 	if o.Pools.Known {
-		fmt.Fprintf(w, "\nPOOLS (%d)\n", len(o.Pools.Value))
-		fmt.Fprintln(tw, "  NAME\tSTATUS\tVERSION\tNODE TYPE\tZONE\tSIZE\tNODES READY")
+		fmt.Fprintf(w, "\n%s (%d)\n", pl.bold("POOLS"), len(o.Pools.Value))
+		tw.row("NAME", "STATUS", "VERSION", "NODE TYPE", "ZONE", "SIZE", "NODES READY")
 		for _, p := range o.Pools.Value {
 			size := fmt.Sprint(p.Size)
 			if p.Autoscaling {
 				size = fmt.Sprintf("%d (autoscaling %d–%d)", p.Size, p.MinSize, p.MaxSize)
 			}
-			fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\t%s\t%s\t%s\n", p.Name, p.Status, p.Version, p.NodeType, p.Zone, size, nodesReady(o, p.ID))
+			tw.row(p.Name, statusText(pl, p.Status, "ready"), p.Version, p.NodeType, p.Zone, size, nodesReady(o, p.ID))
 		}
-		tw.Flush()
+		tw.write(w)
 	} else {
-		fmt.Fprintf(w, "\nPOOLS unknown (%s)\n", o.Pools.Reason)
+		fmt.Fprintf(w, "\n%s %s\n", pl.bold("POOLS"), unknownText(pl, o.Pools.Reason))
 	}
 	if len(o.Provider) > 0 {
-		fmt.Fprintf(w, "\nTHE PROVIDER'S\n  %s\n", strings.Join(o.Provider, "\n  "))
+		fmt.Fprintf(w, "\n%s\n  %s\n", pl.bold("THE PROVIDER'S"), strings.Join(o.Provider, "\n  "))
 	}
 	if o.InCluster != "" {
-		fmt.Fprintf(w, "\nIN-CLUSTER unknown (%s)\n", strings.TrimPrefix(o.InCluster, "not read: "))
+		fmt.Fprintf(w, "\n%s %s\n", pl.bold("IN-CLUSTER"), unknownText(pl, strings.TrimPrefix(o.InCluster, "not read: ")))
 	} else {
-		fmt.Fprintf(w, "\nLAYERS DETECTED (%d)\n", len(r.Layers))
+		fmt.Fprintf(w, "\n%s (%d)\n", pl.bold("LAYERS DETECTED"), len(r.Layers))
 		for _, l := range r.Layers {
-			fmt.Fprintf(tw, "  %s\t%s\t%s\n", l.Name, l.Health, l.Reason)
+			tw.row(l.Name, healthText(pl, l.Health), l.Reason)
 		}
-		tw.Flush()
+		tw.write(w)
 		for _, l := range r.NotFound {
-			fmt.Fprintf(w, "  declared %s: %s (%s)\n", l.Name, l.Health, l.Reason)
+			fmt.Fprintf(w, "  declared %s: %s (%s)\n", l.Name, healthText(pl, l.Health), l.Reason)
 		}
 	}
 	fmt.Fprintf(w, "\nA topology draft of this cluster: %s\n", s.Suggest("discover -o yaml"))

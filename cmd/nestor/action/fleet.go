@@ -9,7 +9,6 @@ import (
 	"sort"
 	"strings"
 	"sync"
-	"text/tabwriter"
 	"time"
 
 	"nestor.dev/nestor/probes"
@@ -90,8 +89,10 @@ type FleetStack struct {
 // failure is its own line.
 type Fleet struct {
 	Config
-	// Names are the stacks to read (all of the folder when empty).
-	Names []string
+	// Names are the stacks of the folder to read, and Files topology files
+	// anywhere on disk (-f); all the stacks of the folder when both are
+	// empty.
+	Names, Files []string
 	// Parallel bounds how many stacks are read at once (default 8).
 	Parallel int
 	// Sort orders the stacks: FleetSortName (the default) or
@@ -221,13 +222,18 @@ func (c Config) ownKubeconfigs() Config {
 	return c
 }
 
-// entries lists the stacks to read, sorted by name.
+// entries lists the stacks to read, sorted by name: those named and the
+// files given, else every stack of the folder. Errors: the folder cannot
+// be listed (when it is read), a name not in it, a name given twice.
 func (f Fleet) entries() ([]stacks.Entry, error) {
-	all, err := f.Stacks.List()
-	if err != nil {
-		return nil, err
+	var all []stacks.Entry
+	if len(f.Names) > 0 || len(f.Files) == 0 {
+		var err error
+		if all, err = f.Stacks.List(); err != nil {
+			return nil, err
+		}
 	}
-	if len(f.Names) > 0 {
+	if len(f.Names) > 0 || len(f.Files) > 0 {
 		byName := map[string]stacks.Entry{}
 		for _, e := range all {
 			byName[e.Name] = e
@@ -240,10 +246,25 @@ func (f Fleet) entries() ([]stacks.Entry, error) {
 			}
 			picked = append(picked, e)
 		}
+		for _, file := range f.Files {
+			t, err := f.loadFile(file)
+			e := stacks.Entry{Name: strings.TrimSuffix(filepath.Base(file), filepath.Ext(file)), Path: file, Topology: t, Err: err}
+			if t != nil {
+				e.Name = t.Name
+			}
+			picked = append(picked, e)
+		}
+		seen := map[string]bool{}
+		for _, e := range picked {
+			if seen[e.Name] {
+				return nil, fmt.Errorf("stack %s is given twice: each stack is one line of the fleet", e.Name)
+			}
+			seen[e.Name] = true
+		}
 		all = picked
 	}
 	if len(all) == 0 {
-		return nil, fmt.Errorf("no stacks in %s: write NAME.yaml there (see stacks/examples/)", f.Stacks.Dir)
+		return nil, errors.New(f.NoStacks())
 	}
 	sort.Slice(all, func(i, j int) bool { return all[i].Name < all[j].Name })
 	return all, nil
@@ -408,9 +429,8 @@ func (r *FleetReport) summary() string {
 // WriteText writes the fleet table, one line per stack, then the summary;
 // detailed adds each stack's plan (or why there is none) under its line.
 func (r *FleetReport) WriteText(w io.Writer, detailed bool) error {
-	var table strings.Builder
-	tw := tabwriter.NewWriter(&table, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "STACK\tKIND\tTARGET\tSTATUS\tVERSION\tSUPPORT\tDEADLINE\tCHANGES\tWAITING\tUNKNOWN")
+	tw := newTable("")
+	tw.row("STACK", "KIND", "TARGET", "STATUS", "VERSION", "SUPPORT", "DEADLINE", "CHANGES", "WAITING", "UNKNOWN")
 	asOf, _ := time.Parse(time.DateOnly, r.AsOf)
 	estimated := false
 	dash := func(s string) string {
@@ -433,10 +453,11 @@ func (r *FleetReport) WriteText(w io.Writer, detailed bool) error {
 				estimated = estimated || strings.HasSuffix(support, "*")
 			}
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", s.Name, dash(string(s.TargetKind)), dash(s.Target), s.Status,
+		tw.row(s.Name, dash(string(s.TargetKind)), dash(s.Target), string(s.Status),
 			dash(s.Version), support, deadlineText(s.Deadline), count(s.Changes), count(s.Waiting), count(s.Unknown))
 	}
-	if err := tw.Flush(); err != nil {
+	var table strings.Builder
+	if err := tw.write(&table); err != nil {
 		return err
 	}
 	lines := strings.Split(strings.TrimSuffix(table.String(), "\n"), "\n")

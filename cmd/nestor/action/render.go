@@ -5,7 +5,6 @@ import (
 	"io"
 	"sort"
 	"strings"
-	"text/tabwriter"
 	"time"
 	"unicode/utf8"
 
@@ -71,10 +70,10 @@ func renderTargetLine(w io.Writer, r *Report, p palette) {
 func renderDesired(w io.Writer, r *Report, p palette) {
 	d := r.Desired
 	fmt.Fprintln(w, p.bold("DESIRED")+p.dim("  (from the topology)"))
-	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
-	fmt.Fprintf(tw, "  target kind\t%s\n", d.TargetKind)
+	tw := newTable("  ")
+	tw.row("target kind", string(d.TargetKind))
 	if d.Kubernetes != "" {
-		fmt.Fprintf(tw, "  kubernetes\t%s\n", d.Kubernetes)
+		tw.row("kubernetes", d.Kubernetes)
 	}
 	nodes := make([]string, 0, len(d.Nodes))
 	for _, n := range d.Nodes {
@@ -87,17 +86,17 @@ func renderDesired(w io.Writer, r *Report, p palette) {
 	if len(d.Pools) > 0 {
 		renderPoolsDesired(tw, d)
 	} else {
-		fmt.Fprintf(tw, "  nodes\t%d: %s\n", len(d.Nodes), abbreviate(nodes, 16))
+		tw.row("nodes", fmt.Sprintf("%d: %s", len(d.Nodes), abbreviate(nodes, 16)))
 	}
-	fmt.Fprintf(tw, "  phases\t%s\n", strings.Join(d.Phases, " → "))
+	tw.row("phases", strings.Join(d.Phases, " → "))
 	if d.Backend != "" {
 		b := d.Backend
 		if d.BackendLayer != "" && d.BackendLayer != d.Backend {
 			b += " (" + d.BackendLayer + ")"
 		}
-		fmt.Fprintf(tw, "  backend\t%s\n", b)
+		tw.row("backend", b)
 	}
-	tw.Flush()
+	tw.write(w)
 }
 
 func unknownText(p palette, reason string) string {
@@ -117,10 +116,10 @@ func renderActual(w io.Writer, r *Report, p palette, suggest func(string) string
 		// The cluster's own API was read (or tried): its parts, each
 		// known or unknown with its reason. Left unread on purpose, it is
 		// said once in the provider's block instead.
-		tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+		tw := newTable("  ")
 		renderVMs(tw, o, p)
 		renderServerAndNodes(tw, o, p)
-		tw.Flush()
+		tw.write(w)
 		if o.Nodes.Known && len(o.Nodes.Value) > 0 {
 			renderNodes(w, o.Nodes.Value, p)
 		}
@@ -137,16 +136,16 @@ func renderActual(w io.Writer, r *Report, p palette, suggest func(string) string
 
 // renderVMs draws the Lima instances (lima stacks only), a Broken one with
 // limactl's errors, and the entries limactl lists that are no instance.
-func renderVMs(tw io.Writer, o *topology.Observed, p palette) {
+func renderVMs(tw *table, o *topology.Observed, p palette) {
 	if o.VMs == nil {
 		return
 	}
 	if !o.VMs.Known {
-		fmt.Fprintf(tw, "  VMs\t%s\n", unknownText(p, o.VMs.Reason))
+		tw.row("VMs", unknownText(p, o.VMs.Reason))
 		return
 	}
 	if len(o.VMs.Value) == 0 {
-		fmt.Fprintf(tw, "  VMs\tnone (limactl lists no instance)\n")
+		tw.row("VMs", "none (limactl lists no instance)")
 	}
 	for _, vm := range o.VMs.Value {
 		st := vm.Status
@@ -161,22 +160,22 @@ func renderVMs(tw io.Writer, o *topology.Observed, p palette) {
 		if len(vm.Errors) > 0 {
 			st += "  (" + strings.Join(vm.Errors, "; ") + ")"
 		}
-		fmt.Fprintf(tw, "  VM %s\t%s\n", vm.Name, st)
+		tw.row("VM "+vm.Name, st)
 	}
 	for _, e := range o.NotVMs {
-		fmt.Fprintf(tw, "  not a VM %s\t%s\n", e.Name, p.dim("skipped: limactl lists it, but it is no Lima instance ("+strings.Join(e.Errors, "; ")+")"))
+		tw.row("not a VM "+e.Name, p.dim("skipped: limactl lists it, but it is no Lima instance ("+strings.Join(e.Errors, "; ")+")"))
 	}
 }
 
 // renderServerAndNodes draws the server version and the node counts.
-func renderServerAndNodes(tw io.Writer, o *topology.Observed, p palette) {
+func renderServerAndNodes(tw *table, o *topology.Observed, p palette) {
 	if o.ServerVersion.Known {
-		fmt.Fprintf(tw, "  server\t%s\n", o.ServerVersion.Value)
+		tw.row("server", o.ServerVersion.Value)
 	} else {
-		fmt.Fprintf(tw, "  server\t%s\n", unknownText(p, o.ServerVersion.Reason))
+		tw.row("server", unknownText(p, o.ServerVersion.Reason))
 	}
 	if !o.Nodes.Known {
-		fmt.Fprintf(tw, "  nodes\t%s\n", unknownText(p, o.Nodes.Reason))
+		tw.row("nodes", unknownText(p, o.Nodes.Reason))
 		return
 	}
 	ready := 0
@@ -185,7 +184,7 @@ func renderServerAndNodes(tw io.Writer, o *topology.Observed, p palette) {
 			ready++
 		}
 	}
-	fmt.Fprintf(tw, "  nodes\t%d registered, %d Ready\n", len(o.Nodes.Value), ready)
+	tw.row("nodes", fmt.Sprintf("%d registered, %d Ready", len(o.Nodes.Value), ready))
 }
 
 // renderLayers draws each layer's health and why.
@@ -194,17 +193,9 @@ func renderLayers(w io.Writer, layers []topology.LayerState, p palette) {
 		return
 	}
 	fmt.Fprintln(w, "  layers")
-	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	tw := newTable("    ")
 	for _, l := range layers {
-		h := string(l.Health)
-		switch l.Health {
-		case topology.Healthy:
-			h = p.green(h)
-		case topology.Degraded:
-			h = p.red(h)
-		case topology.Absent, topology.Unknown:
-			h = p.yellow(h)
-		}
+		h := healthText(p, l.Health)
 		name := l.Name
 		if !l.Declared {
 			name += " (undeclared)"
@@ -213,9 +204,23 @@ func renderLayers(w io.Writer, layers []topology.LayerState, p palette) {
 		if l.Reason != "" {
 			reason = "(" + l.Reason + ")"
 		}
-		fmt.Fprintf(tw, "    %s\t%s\t%s\n", name, h, reason)
+		tw.row(name, h, reason)
 	}
-	tw.Flush()
+	tw.write(w)
+}
+
+// healthText is a layer's health word in its colour: healthy green,
+// degraded red, absent and unknown yellow.
+func healthText(p palette, h topology.Health) string {
+	switch h {
+	case topology.Healthy:
+		return p.green(string(h))
+	case topology.Degraded:
+		return p.red(string(h))
+	case topology.Absent, topology.Unknown:
+		return p.yellow(string(h))
+	}
+	return string(h)
 }
 
 // renderStorage draws the default StorageClass and the backend it means.
@@ -241,27 +246,36 @@ func renderStorage(w io.Writer, st topology.Fact[topology.StorageState], p palet
 }
 
 func renderNodes(w io.Writer, nodes []topology.NodeState, p palette) {
+	renderNodeTable(w, "    ", nodes, p)
+}
+
+// renderNodeTable is the one node table (preview's ACTUAL, discover's
+// NODES), each row starting with indent: NAME, READY (readyCell), ROLES,
+// KUBELET, INTERNAL-IP, then why a node is not Ready; sorted by name, the
+// first 50 drawn and the others counted.
+func renderNodeTable(w io.Writer, indent string, nodes []topology.NodeState, p palette) {
 	const max = 50
-	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
-	fmt.Fprintf(tw, "    NAME\tREADY\tROLES\tKUBELET\tINTERNAL-IP\n")
+	tw := newTable(indent)
+	tw.row("NAME", "READY", "ROLES", "KUBELET", "INTERNAL-IP")
 	sorted := append([]topology.NodeState(nil), nodes...)
 	sort.Slice(sorted, func(i, j int) bool { return sorted[i].Name < sorted[j].Name })
 	for i, n := range sorted {
 		if i == max {
-			fmt.Fprintf(tw, "    … %d more\t\t\t\t\n", len(sorted)-max)
+			tw.row(fmt.Sprintf("… %d more", len(sorted)-max))
 			break
 		}
 		ready, why := readyCell(n, p)
-		if why != "" {
-			why = "\t" + why
-		}
 		roles := strings.Join(n.Roles, ",")
 		if roles == "" {
 			roles = "<none>"
 		}
-		fmt.Fprintf(tw, "    %s\t%s\t%s\t%s\t%s%s\n", n.Name, ready, roles, orNone(n.KubeletVersion), orNone(n.InternalIP), why)
+		cells := []string{n.Name, ready, roles, orNone(n.KubeletVersion), orNone(n.InternalIP)}
+		if why != "" {
+			cells = append(cells, why)
+		}
+		tw.row(cells...)
 	}
-	tw.Flush()
+	tw.write(w)
 }
 
 // readyCell returns a node's READY cell and, for a node that is not
@@ -346,8 +360,8 @@ func renderVersions(w io.Writer, r *Report, p palette) {
 		return
 	}
 	fmt.Fprintf(w, "  versions    (support judged as of %s)\n", r.AsOf)
-	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
-	fmt.Fprintf(tw, "    api server\t%s\n", v.Value.APIServer.Raw)
+	tw := newTable("    ")
+	tw.row("api server", v.Value.APIServer.Raw)
 	minors := []topology.Version{v.Value.APIServer}
 	if k := v.Value.Kubelets; k.Known {
 		groups := make([]string, 0, len(k.Value))
@@ -357,9 +371,9 @@ func renderVersions(w io.Writer, r *Report, p palette) {
 				minors = append(minors, g.Version)
 			}
 		}
-		fmt.Fprintf(tw, "    kubelets\t%s\n", strings.Join(groups, ", "))
+		tw.row("kubelets", strings.Join(groups, ", "))
 	} else {
-		fmt.Fprintf(tw, "    kubelets\t%s\n", unknownText(p, k.Reason))
+		tw.row("kubelets", unknownText(p, k.Reason))
 	}
 	asOf, _ := time.Parse(time.DateOnly, r.AsOf)
 	seen := map[string]bool{}
@@ -368,9 +382,9 @@ func renderVersions(w io.Writer, r *Report, p palette) {
 			continue
 		}
 		seen[m.MinorString()] = true
-		fmt.Fprintf(tw, "    %s\t%s\n", m.MinorString(), SupportText(m, asOf, false))
+		tw.row(m.MinorString(), SupportText(m, asOf, false))
 	}
-	tw.Flush()
+	tw.write(w)
 }
 
 // SupportText says where minor v stands in the upstream calendar at asOf

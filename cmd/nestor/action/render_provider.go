@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"io"
 	"strings"
-	"text/tabwriter"
 	"time"
 
 	"nestor.dev/nestor/probes"
@@ -34,15 +33,15 @@ func orText(s, def string) string {
 }
 
 // renderPoolsDesired adds the pools and auto-upgrade to DESIRED.
-func renderPoolsDesired(tw io.Writer, d Desired) {
+func renderPoolsDesired(tw *table, d Desired) {
 	if d.AutoUpgrade != nil {
-		fmt.Fprintf(tw, "  auto-upgrade\t%t\n", *d.AutoUpgrade)
+		tw.row("auto-upgrade", fmt.Sprint(*d.AutoUpgrade))
 	}
 	var pools []string
 	for _, pl := range d.Pools {
 		pools = append(pools, pl.Name+" ("+poolShape(pl)+")")
 	}
-	fmt.Fprintf(tw, "  pools\t%d: %s\n", len(d.Pools), strings.Join(pools, ", "))
+	tw.row("pools", fmt.Sprintf("%d: %s", len(d.Pools), strings.Join(pools, ", ")))
 }
 
 func poolShape(pl topology.Pool) string {
@@ -94,13 +93,13 @@ func renderProviderActual(w io.Writer, r *Report, p palette) {
 
 // renderKapsuleCluster draws the cluster as the provider's API describes it.
 func renderKapsuleCluster(w io.Writer, k *topology.KapsuleObserved, p palette) {
-	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
-	defer tw.Flush()
+	tw := newTable("  ")
+	defer tw.write(w)
 	switch c := k.Cluster; {
 	case k.Transient["cluster"] != "":
-		fmt.Fprintf(tw, "  cluster\t%s\n", p.yellow("waiting: "+k.Transient["cluster"]+" (the provider's API answered transient_state)"))
+		tw.row("cluster", p.yellow("waiting: "+k.Transient["cluster"]+" (the provider's API answered transient_state)"))
 	case !c.Known:
-		fmt.Fprintf(tw, "  cluster\t%s\n", unknownText(p, c.Reason))
+		tw.row("cluster", unknownText(p, c.Reason))
 	default:
 		v := c.Value
 		version := v.Version
@@ -111,8 +110,8 @@ func renderKapsuleCluster(w io.Writer, k *topology.KapsuleObserved, p palette) {
 		if v.AutoUpgrade {
 			auto = "on"
 		}
-		fmt.Fprintf(tw, "  cluster\t%s (%s)  %s  %s  type %s  CNI %s  auto-upgrade %s\n", v.Name, v.ID, statusText(p, v.Status, "ready"), version, orText(v.Type, "?"), orText(v.CNI, "?"), auto)
-		fmt.Fprintf(tw, "  cluster_url\t%s\n", v.URL)
+		tw.row("cluster", fmt.Sprintf("%s (%s)  %s  %s  type %s  CNI %s  auto-upgrade %s", v.Name, v.ID, statusText(p, v.Status, "ready"), version, orText(v.Type, "?"), orText(v.CNI, "?"), auto))
+		tw.row("cluster_url", v.URL)
 	}
 }
 
@@ -128,8 +127,8 @@ func renderKapsulePools(w io.Writer, k *topology.KapsuleObserved, p palette) {
 		return
 	}
 	fmt.Fprintln(w, "  pools")
-	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
-	fmt.Fprintf(tw, "    NAME\tSTATUS\tVERSION\tNODE TYPE\tSIZE\tNODES READY\n")
+	tw := newTable("    ")
+	tw.row("NAME", "STATUS", "VERSION", "NODE TYPE", "SIZE", "NODES READY")
 	for _, pl := range k.Pools.Value {
 		size := fmt.Sprintf("%d", pl.Size)
 		if pl.Autoscaling {
@@ -139,9 +138,9 @@ func renderKapsulePools(w io.Writer, k *topology.KapsuleObserved, p palette) {
 		if pl.Status == "upgrading" {
 			version = "upgrading to " + pl.Version
 		}
-		fmt.Fprintf(tw, "    %s\t%s\t%s\t%s\t%s\t%s\n", pl.Name, statusText(p, pl.Status, "ready"), version, pl.NodeType, size, nodesReady(k, pl.ID))
+		tw.row(pl.Name, statusText(p, pl.Status, "ready"), version, pl.NodeType, size, nodesReady(k, pl.ID))
 	}
-	tw.Flush()
+	tw.write(w)
 }
 
 // renderKapsuleCalendar draws, for each minor the cluster and its pools
@@ -154,7 +153,7 @@ func renderKapsuleCalendar(w io.Writer, r *Report, k *topology.KapsuleObserved, 
 	if len(minors) > 0 {
 		fmt.Fprintf(w, "  calendar    (judged as of %s)\n", r.AsOf)
 	}
-	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	tw := newTable("    ")
 	for _, u := range minors {
 		provider := "provider: " + unknownText(p, topology.ReasonOr(k.Versions.Reason))
 		if k.Versions.Known {
@@ -163,9 +162,9 @@ func renderKapsuleCalendar(w io.Writer, r *Report, k *topology.KapsuleObserved, 
 				provider = "provider: " + providerDates(e)
 			}
 		}
-		fmt.Fprintf(tw, "    %s\t%s\t%s; upstream: %s\n", u.Version.MinorString(), strings.Join(u.Users, ", "), provider, SupportText(u.Version, asOf, false))
+		tw.row(u.Version.MinorString(), strings.Join(u.Users, ", "), provider+"; upstream: "+SupportText(u.Version, asOf, false))
 	}
-	tw.Flush()
+	tw.write(w)
 	for _, f := range r.Plan.Findings {
 		if isCalendar(f) {
 			fmt.Fprintf(w, "    %s %s: %s\n", severityText(p, f.Severity), f.Subject, f.Message)

@@ -7,9 +7,13 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"maps"
 	"os"
 	"path/filepath"
-	"text/tabwriter"
+	"slices"
+	"strings"
+
+	"gopkg.in/yaml.v3"
 
 	"nestor.dev/nestor/probes"
 	"nestor.dev/nestor/stacks"
@@ -63,8 +67,8 @@ func (c Config) StackList() ([]StackRow, error) {
 
 // WriteStackList writes the human table of rows.
 func WriteStackList(w io.Writer, rows []StackRow) error {
-	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "ACTIVE\tNAME\tTARGET KIND\tENDPOINT")
+	tw := newTable("")
+	tw.row("ACTIVE", "NAME", "TARGET KIND", "ENDPOINT")
 	for _, r := range rows {
 		mark := ""
 		if r.Active {
@@ -78,26 +82,35 @@ func WriteStackList(w io.Writer, rows []StackRow) error {
 		if ep == "" {
 			ep = "<none>"
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", mark, r.Name, kind, ep)
+		tw.row(mark, r.Name, kind, ep)
 	}
-	return tw.Flush()
+	return tw.write(w)
 }
 
-// StackShow returns stack name's topology as loaded (the active stack when
-// name is ""), as a generic document with its resolved paths added under
-// resolved_paths. Errors: no active stack; the topology does not load.
-func (c Config) StackShow(name string) (map[string]any, error) {
-	if name == "" {
-		n, err := c.Stacks.Active()
-		if err != nil {
-			return nil, fmt.Errorf("%w (or name one: nestor stack show NAME)", err)
-		}
-		name = n
-	}
-	t, err := c.Stacks.Load(name)
+// StackShowDoc is `stack show`'s document: the topology as loaded. Its
+// JSON is the topology's keys with path, warnings (when any),
+// resolved_paths and format_version; its YAML (WriteYAML) is a topology
+// file that loads back, the rest in comments at its top.
+type StackShowDoc struct {
+	// Doc is the JSON document.
+	Doc map[string]any
+	// topology is Doc without what is not a topology key, and header the
+	// comment lines of the YAML.
+	topology map[string]any
+	header   []string
+}
+
+// MarshalJSON writes Doc.
+func (d *StackShowDoc) MarshalJSON() ([]byte, error) { return json.Marshal(d.Doc) }
+
+// StackShow returns the topology of the stack sel chooses (LoadStack) as
+// loaded, with its resolved paths. Errors: LoadStack's.
+func (c Config) StackShow(sel Selection) (*StackShowDoc, error) {
+	s, err := c.LoadStack(sel)
 	if err != nil {
 		return nil, err
 	}
+	t := s.Topology
 	v := map[string]any{}
 	raw, err := json.Marshal(t)
 	if err != nil {
@@ -119,9 +132,118 @@ func (c Config) StackShow(name string) (map[string]any, error) {
 	if t.Inventory != "" {
 		paths["inventory"] = t.ResolvePath(t.Inventory, c.Home)
 	}
+	topo := map[string]any{}
+	for k, val := range v {
+		if k != "path" && k != "warnings" {
+			topo[k] = val
+		}
+	}
+	header := []string{fmt.Sprintf("Stack %s as nestor loaded it from %s (it loads back as a topology).", t.Name, t.Path)}
+	for _, k := range slices.Sorted(maps.Keys(paths)) {
+		header = append(header, fmt.Sprintf("resolved %s: %s", strings.ReplaceAll(k, "_", " "), paths[k]))
+	}
+	for _, w := range t.Warnings {
+		header = append(header, "warning: "+w)
+	}
 	v["resolved_paths"] = paths
 	v["format_version"] = StackListFormatVersion
-	return v, nil
+	return &StackShowDoc{Doc: v, topology: topo, header: header}, nil
+}
+
+// WriteYAML writes d as a topology file: its header comments, then the
+// topology's keys in the loader's order (topology.Keys), empty mappings
+// and lists left out.
+func (d *StackShowDoc) WriteYAML(w io.Writer) error {
+	var b strings.Builder
+	for _, h := range d.header {
+		b.WriteString("# " + strings.ReplaceAll(h, "\n", " ") + "\n")
+	}
+	enc := yaml.NewEncoder(&b)
+	enc.SetIndent(2)
+	if err := enc.Encode(orderedYAML(d.topology, "", topology.Keys())); err != nil {
+		return err
+	}
+	if err := enc.Close(); err != nil {
+		return err
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+// orderedYAML is v (decoded JSON) as a YAML node whose mappings list their
+// keys in keys[at]'s order (at is where v is written, "nodes[]" for an
+// element of nodes:), empty mappings and lists left out.
+func orderedYAML(v any, at string, keys map[string][]string) *yaml.Node {
+	switch x := v.(type) {
+	case map[string]any:
+		n := &yaml.Node{Kind: yaml.MappingNode}
+		order := keys[at]
+		for _, k := range slices.Sorted(maps.Keys(x)) {
+			if !slices.Contains(order, k) {
+				order = append(order, k)
+			}
+		}
+		for _, k := range order {
+			val, ok := x[k]
+			if !ok || isEmpty(val) {
+				continue
+			}
+			child := k
+			if at != "" {
+				child = at + "." + k
+			}
+			n.Content = append(n.Content, &yaml.Node{Kind: yaml.ScalarNode, Value: k}, orderedYAML(val, child, keys))
+		}
+		return n
+	case []any:
+		n := &yaml.Node{Kind: yaml.SequenceNode}
+		for _, e := range x {
+			n.Content = append(n.Content, orderedYAML(e, at+"[]", keys))
+		}
+		return n
+	}
+	var n yaml.Node
+	_ = n.Encode(v)
+	return &n
+}
+
+// isEmpty: an empty mapping or list (a topology key written with nothing).
+func isEmpty(v any) bool {
+	switch x := v.(type) {
+	case map[string]any:
+		return len(x) == 0
+	case []any:
+		return len(x) == 0
+	}
+	return false
+}
+
+// FolderStack is the name of the stack of the stacks folder whose file is
+// path (stack select -f FILE). Errors: path is not a NAME.yaml or NAME.yml
+// of the stacks folder (select makes a stack of the folder active: the
+// error says how to bring a file there, or to pass -f FILE to each
+// command instead).
+func (c Config) FolderStack(path string) (string, error) {
+	dir, file := canonicalDir(filepath.Dir(path)), filepath.Base(path)
+	ext := filepath.Ext(file)
+	name := strings.TrimSuffix(file, ext)
+	if dir != canonicalDir(c.Stacks.Dir) || (ext != ".yaml" && ext != ".yml") {
+		return "", fmt.Errorf("%s is not a stack of the stacks folder %s: stack select makes a stack of that folder active; copy the file there (cp %s %s) and select it by name, or pass -f %s to each command",
+			path, c.Stacks.Dir, ShellQuote("sh", path), ShellQuote("sh", filepath.Join(c.Stacks.Dir, name+".yaml")), ShellQuote("sh", path))
+	}
+	return name, nil
+}
+
+// canonicalDir is dir absolute, cleaned, its symlinks resolved where it
+// exists.
+func canonicalDir(dir string) string {
+	if abs, err := filepath.Abs(dir); err == nil {
+		dir = abs
+	}
+	if real, err := filepath.EvalSymlinks(dir); err == nil {
+		return real
+	}
+	return filepath.Clean(dir)
 }
 
 // StackSelect is `nestor stack select NAME`: it makes NAME the active
@@ -321,4 +443,16 @@ func writeFileAtomic(path string, data []byte, mode os.FileMode) error {
 		d.Close()
 	}
 	return nil
+}
+
+// NoStacks says that the stacks folder holds no stack, and where some are:
+// its examples/ subfolder when it has one (stacks.Store.Examples: run from
+// the root of a clone of nestor, ./stacks is the Go package and its
+// examples), else how to write one.
+func (c Config) NoStacks() string {
+	if ex, names, ok := c.Stacks.Examples(); ok {
+		return fmt.Sprintf("No stacks in %s, but its subfolder %s holds the example stacks %s: use them with --stacks %s (or export NESTOR_STACKS=%s), or copy one into %s and edit it.",
+			c.Stacks.Dir, ex.Dir, strings.Join(names, ", "), ex.Dir, ex.Dir, c.Stacks.Dir)
+	}
+	return fmt.Sprintf("No stacks in %s: write NAME.yaml there (nestor's repository has examples in stacks/examples/).", c.Stacks.Dir)
 }

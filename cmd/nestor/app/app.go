@@ -188,6 +188,9 @@ A stack is one cluster, described by a topology file in the stacks folder
 (--stacks, else $NESTOR_STACKS, else ./stacks). Reading commands never write:
 not the cluster, not the topology, not a kubeconfig.
 
+Colour: on a terminal; CLICOLOR_FORCE=1 or FORCE_COLOR=1 forces it, NO_COLOR
+or TERM=dumb turns it off, forced or not.
+
 Exit codes: 0 success, 1 error or refused, 2 changes (preview and fleet with
 --detailed-exitcode), 3 a finding at --fail-on's severity or worse, 130 interrupted.`,
 		Version:           Version,
@@ -200,12 +203,11 @@ Exit codes: 0 success, 1 error or refused, 2 changes (preview and fleet with
 	pf.BoolVar(&g.noInput, "no-input", false, "never prompt: check the target strictly instead (also NESTOR_NO_INPUT=1, or stdin not a terminal)")
 	pf.StringVar(&g.kubeconfig, "kubeconfig", "", "kubeconfig of a prod stack (beats $KUBECONFIG and the topology's kubeconfig:)")
 	pf.StringVar(&g.context, "context", "", "kubeconfig context to use instead of its current-context")
-	pf.DurationVar(&g.timeout, "timeout", 10*time.Second, "bound on each read of the cluster: the target check, then the full read")
+	g.timeout = 10 * time.Second
+	pf.Var(positiveDuration{&g.timeout}, "timeout", "one deadline for the whole read of a stack, shared by its stages (the target check, then the read)")
+	_ = root.RegisterFlagCompletionFunc("context", completeContexts(a, g))
 	root.SetVersionTemplate("nestor {{.Version}}\n")
 	root.PersistentPreRunE = func(*cobra.Command, []string) error {
-		if g.timeout <= 0 {
-			return fmt.Errorf("--timeout must be positive (got %s)", g.timeout)
-		}
 		g.cfg = a.complete(g)
 		return nil
 	}
@@ -233,7 +235,7 @@ Exit codes: 0 success, 1 error or refused, 2 changes (preview and fleet with
 func (a *App) complete(g *globals) action.Config {
 	home, _ := a.Env("HOME")
 	c := action.Config{
-		Log: a.ErrOut, Env: a.Env, Home: home,
+		Log: a.ErrOut, LogColor: a.colorFor(a.StderrTTY), Env: a.Env, Home: home,
 		StacksFlag: g.stacks, Stacks: stacks.Store{Dir: stacks.Dir(g.stacks, a.Env)},
 		Kubeconfig: g.kubeconfig, Context: g.context, Timeout: g.timeout, AsOf: time.Now(),
 		Exec: a.Run, UserAgent: UserAgent(),
@@ -250,13 +252,32 @@ func (a *App) complete(g *globals) action.Config {
 	return c
 }
 
-// color reports whether human output on stdout may use colour: stdout is a
-// terminal and NO_COLOR is not set to a non-empty value (no-color.org).
-func (a *App) color() bool {
+// color reports whether human output on stdout may use colour (colorFor).
+func (a *App) color() bool { return a.colorFor(a.StdoutTTY) }
+
+// colorFor reports whether a stream that is a terminal when tty may carry
+// colour, by the de-facto conventions: never with NO_COLOR set to a
+// non-empty value (no-color.org) nor with TERM=dumb (a terminal that draws
+// no escape sequence); else always with CLICOLOR_FORCE (bixense.com/clicolors)
+// or FORCE_COLOR (force-color.org) set to a value other than "", "0" or
+// "false"; else only on a terminal.
+func (a *App) colorFor(tty bool) bool {
 	if v, ok := a.Env("NO_COLOR"); ok && v != "" {
 		return false
 	}
-	return a.StdoutTTY
+	if v, _ := a.Env("TERM"); v == "dumb" {
+		return false
+	}
+	for _, name := range []string{"CLICOLOR_FORCE", "FORCE_COLOR"} {
+		if v, ok := a.Env(name); ok {
+			switch strings.ToLower(strings.TrimSpace(v)) {
+			case "", "0", "false":
+			default:
+				return true
+			}
+		}
+	}
+	return tty
 }
 
 // envTrue reports whether the variable name is set to a true word (1,

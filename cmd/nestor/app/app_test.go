@@ -176,10 +176,10 @@ func TestPreviewNoTargetIsUnverified(t *testing.T) {
 
 func TestPreviewBadOutputFlag(t *testing.T) {
 	a, _, errOut := testApp(t, map[string]string{}, false, nil)
-	if code := Run(a, []string{"preview", "-o", "yaml"}); code != ExitError {
+	if code := Run(a, []string{"preview", "-o", "xml"}); code != ExitError {
 		t.Fatalf("exit %d", code)
 	}
-	if !strings.Contains(errOut.String(), `unknown format "yaml" (one of: text, json, sarif, junit, prometheus, markdown)`) {
+	if !strings.Contains(errOut.String(), `unknown format "xml" (one of: text, json, yaml, sarif, junit, prometheus, markdown)`) {
 		t.Fatalf("stderr: %s", errOut)
 	}
 }

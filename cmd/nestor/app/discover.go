@@ -20,10 +20,10 @@ type discoverFlags struct {
 }
 
 func newDiscoverCmd(a *App, g *globals) *cobra.Command {
-	o := &discoverFlags{out: newOutputFlag("text", "text", "json", "yaml")}
+	o := &discoverFlags{out: newOutputFlag("text", reportFormats...)}
 	sel, fo, out := &o.sel, &o.fetch, o.out
 	cmd := &cobra.Command{
-		Use:   "discover",
+		Use:   "discover [NAME]",
 		Short: "Report what the stack's cluster runs (read-only), or fetch its kubeconfig with --cp NODE",
 		Long: `Without --cp, discover reads the stack's target — read-only, after the target
 is confirmed (interactive) or its endpoint checked (--no-input, -o json) — and
@@ -49,21 +49,26 @@ prove access. Nothing is ever written to the cluster.
 
 Exit codes: 0 done, 1 error, refused or not confirmed.`,
 		Example: `  nestor discover                       # report of the active stack's cluster
-  nestor discover -o yaml > draft.yaml  # a topology draft
+  nestor discover dirqual               # of stack dirqual (--stack dirqual)
+  nestor discover -o yaml > draft.yaml  # a topology draft (nestor preview -f draft.yaml reads it)
   nestor discover --cp dirqual1         # fetch /etc/kubernetes/admin.conf from dirqual1
   nestor discover --cp k3s1 --remote-path /etc/rancher/k3s/k3s.yaml --user ubuntu`,
-		Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
+		Args:              cobra.MaximumNArgs(1),
+		ValidArgsFunction: completeStacks(a, g, 1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if err := stackArg(sel, args); err != nil {
+				return err
+			}
 			return runDiscover(a, g, cmd, o)
 		},
 	}
-	addStackFlags(a, cmd, sel)
+	addStackFlags(a, g, cmd, sel)
 	out.register(cmd)
 	f := cmd.Flags()
 	f.StringVar(&o.name, "name", "", "stack name of the -o yaml draft (default: the stack's)")
 	f.StringVar(&o.cp, "cp", "", "fetch the admin kubeconfig from control-plane node NODE over ssh")
 	_ = cmd.RegisterFlagCompletionFunc("cp", func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
-		s, err := g.cfg.LoadStack(*sel)
+		s, err := completionConfig(a, g).LoadStack(*sel)
 		if err != nil {
 			return nil, cobra.ShellCompDirectiveNoFileComp
 		}
@@ -115,5 +120,5 @@ func runDiscover(a *App, g *globals, cmd *cobra.Command, o *discoverFlags) error
 		_, err = a.Out.Write(draft)
 		return err
 	}
-	return write(a.Out, o.out.value, r, func(w io.Writer) error { r.WriteText(w, s); return nil })
+	return write(a.Out, o.out.value, r, func(w io.Writer) error { r.WriteText(w, s, a.color()); return nil })
 }

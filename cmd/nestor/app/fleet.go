@@ -11,15 +11,17 @@ import (
 )
 
 func newFleetCmd(a *App, g *globals) *cobra.Command {
-	out := newOutputFlag("text", append([]string{"text", "json"}, documentFormats...)...)
+	out := newOutputFlag("text", append(reportFormats, documentFormats...)...)
 	var detailed, detailedExit bool
-	var parallel int
-	var sortBy string
+	parallel := 8
+	sortBy := action.FleetSortName
+	var names, files []string
 	var judge *judgeFlags
 	cmd := &cobra.Command{
-		Use:   "fleet [STACK...]",
+		Use:   "fleet [NAME...]",
 		Short: "Preview every stack at once, one line each (never prompts)",
-		Long: `fleet previews every stack of the stacks folder (or the STACKs named) in
+		Long: `fleet previews every stack of the stacks folder (or the NAMEs given, each
+also as --stack NAME, and the files given with -f FILE) in
 parallel, through the same pipeline as preview, and prints one line per stack:
 its kind, where it was read, its status, its version, and how many changes,
 waiting objects and unknown parts its plan has. It never prompts: each stack's target
@@ -50,14 +52,15 @@ of warning or worse stand before it (removed APIs served, deprecated calls,
 layers outside their supported range). --sort deadline lists the earliest first.
 
 Exit codes: 0 the table was printed; 1 nothing to read (no stacks folder, no
-stack, an unknown STACK). With --detailed-exitcode: 0 all in sync, 2 some need
+stack, an unknown NAME, a FILE that cannot be read). With --detailed-exitcode: 0 all in sync, 2 some need
 changes or are waiting and none failed, 1 any stack could not be judged.
 --fail-on warning|error: 3 when any stack has a finding of that severity or worse.`,
 		Example: `  nestor fleet
   nestor fleet dirqual bench --detailed
+  nestor fleet -f stacks/examples/dirqual.yaml -f stacks/examples/bench.yaml
   nestor fleet -o json --detailed-exitcode
   nestor fleet --sort deadline`,
-		ValidArgsFunction: completeStacks(a),
+		ValidArgsFunction: completeStacks(a, g, 0),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if err := out.checkFile(); err != nil {
 				return err
@@ -66,13 +69,7 @@ changes or are waiting and none failed, 1 any stack could not be judged.
 			if err != nil {
 				return err
 			}
-			if parallel < 1 {
-				return fmt.Errorf("--parallel must be at least 1 (got %d)", parallel)
-			}
-			if sortBy != action.FleetSortName && sortBy != action.FleetSortDeadline {
-				return fmt.Errorf("--sort must be %s or %s (got %q)", action.FleetSortName, action.FleetSortDeadline, sortBy)
-			}
-			f := action.Fleet{Config: c, Names: args, Parallel: parallel, Sort: sortBy}
+			f := action.Fleet{Config: c, Names: append(args, names...), Files: files, Parallel: parallel, Sort: sortBy}
 			progress := a.newProgress(out.machine())
 			if progress != nil {
 				f.Progress = func(done, total int) { progress.set(fmt.Sprintf("%d/%d stacks read…", done, total)) }
@@ -98,8 +95,12 @@ changes or are waiting and none failed, 1 any stack could not be judged.
 	out.registerFile(cmd)
 	cmd.Flags().BoolVar(&detailed, "detailed", false, "print each stack's plan (or why it has none) under its line")
 	cmd.Flags().BoolVar(&detailedExit, "detailed-exitcode", false, "exit 0 all in sync, 2 changes or waiting, 1 any stack not judged")
-	cmd.Flags().IntVar(&parallel, "parallel", 8, "how many stacks are read at once")
-	cmd.Flags().StringVar(&sortBy, "sort", action.FleetSortName, "order of the stacks: name, or deadline (the earliest next hard date first)")
+	cmd.Flags().Var(atLeastOne{&parallel}, "parallel", "how many stacks are read at once (at least 1)")
+	cmd.Flags().Var(oneOf{&sortBy, []string{action.FleetSortName, action.FleetSortDeadline}}, "sort", "order of the stacks: name, or deadline (the earliest next hard date first)")
+	cmd.Flags().StringArrayVar(&names, "stack", nil, "a stack NAME of the stacks folder to read (repeatable; as NAME arguments)")
+	cmd.Flags().StringArrayVarP(&files, "file", "f", nil, "a topology FILE anywhere on disk to read (repeatable)")
+	_ = cmd.RegisterFlagCompletionFunc("stack", completeStacks(a, g, 0))
+	_ = cmd.RegisterFlagCompletionFunc("file", completeYAML)
 	_ = cmd.RegisterFlagCompletionFunc("sort", cobra.FixedCompletions([]string{action.FleetSortName, action.FleetSortDeadline}, cobra.ShellCompDirectiveNoFileComp))
 	judge = addJudgeFlags(cmd)
 	return cmd

@@ -22,7 +22,14 @@ type outputFlag struct {
 	typ string
 	// file is --output-file (registerFile), "" for stdout.
 	file string
+	// alias maps a former name of a format to its name (env's "shell" is
+	// "text"); aliases are accepted, not offered.
+	alias map[string]string
 }
+
+// reportFormats are the formats of every command that reports: its human
+// view, and its model as JSON or YAML (the same field names).
+var reportFormats = []string{"text", "json", "yaml"}
 
 func newOutputFlag(def string, allowed ...string) *outputFlag {
 	return &outputFlag{allowed: allowed, value: def}
@@ -37,6 +44,9 @@ func (f *outputFlag) Type() string {
 }
 
 func (f *outputFlag) Set(v string) error {
+	if to, ok := f.alias[v]; ok {
+		v = to
+	}
 	for _, a := range f.allowed {
 		if v == a {
 			f.value = v

@@ -11,11 +11,11 @@ import (
 
 func newPreviewCmd(a *App, g *globals) *cobra.Command {
 	var sel action.Selection
-	out := newOutputFlag("text", append([]string{"text", "json"}, documentFormats...)...)
+	out := newOutputFlag("text", append(reportFormats, documentFormats...)...)
 	var detailed bool
 	var judge *judgeFlags
 	cmd := &cobra.Command{
-		Use:   "preview",
+		Use:   "preview [NAME]",
 		Short: "Show desired, actual and plan for a stack; never writes",
 		Long: `preview reads the stack's actual state now and prints three sections:
 DESIRED (from the topology), ACTUAL (read now, not stored) and PLAN (the ordered
@@ -38,10 +38,14 @@ part of ACTUAL unknown. Findings never change these; --fail-on warning|error
 exits 3 when a finding of that severity or worse exists (after the report;
 1 still wins for nestor's own errors).`,
 		Example: `  nestor preview                         # the active stack
-  nestor preview --stack dirqual -o json  # versioned JSON document
+  nestor preview dirqual -o json         # stack dirqual (--stack dirqual): versioned JSON document
   nestor preview -f stacks/examples/dirqual.yaml --no-input --detailed-exitcode`,
-		Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
+		Args:              cobra.MaximumNArgs(1),
+		ValidArgsFunction: completeStacks(a, g, 1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if err := stackArg(&sel, args); err != nil {
+				return err
+			}
 			if err := out.checkFile(); err != nil {
 				return err
 			}
@@ -70,7 +74,7 @@ exits 3 when a finding of that severity or worse exists (after the report;
 			return nil
 		},
 	}
-	addStackFlags(a, cmd, &sel)
+	addStackFlags(a, g, cmd, &sel)
 	out.register(cmd)
 	out.registerFile(cmd)
 	cmd.Flags().BoolVar(&detailed, "detailed-exitcode", false, "exit 0 in sync, 2 changes, 1 error or unknown")
@@ -80,9 +84,9 @@ exits 3 when a finding of that severity or worse exists (after the report;
 
 func newNextCmd(a *App, g *globals) *cobra.Command {
 	var sel action.Selection
-	out := newOutputFlag("text", "text", "json")
+	out := newOutputFlag("text", reportFormats...)
 	cmd := &cobra.Command{
-		Use:   "next",
+		Use:   "next [NAME]",
 		Short: "Say which phase comes next for the stack, why, and what runs it (read-only)",
 		Long: `next reads the stack's actual state (as preview does, read-only) and names the
 first phase of its sequence that is not done, why, and what runs it (RUNBOOK.md's
@@ -93,8 +97,14 @@ phase it is still moving is waiting, not done).
 
 When a phase cannot be judged because ACTUAL is unknown, next says so and that
 the next step is to make the target readable, not to install anything.`,
-		Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
+		Example: `  nestor next                # the active stack
+  nestor next bench -o json  # stack bench, as a versioned document`,
+		Args:              cobra.MaximumNArgs(1),
+		ValidArgsFunction: completeStacks(a, g, 1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if err := stackArg(&sel, args); err != nil {
+				return err
+			}
 			n, err := action.Next{Config: config(g, out), Selection: sel}.Run(cmd.Context())
 			if err != nil {
 				return err
@@ -102,7 +112,7 @@ the next step is to make the target readable, not to install anything.`,
 			return write(a.Out, out.value, n, func(w io.Writer) error { n.WriteText(w); return nil })
 		},
 	}
-	addStackFlags(a, cmd, &sel)
+	addStackFlags(a, g, cmd, &sel)
 	out.register(cmd)
 	return cmd
 }
@@ -110,9 +120,10 @@ the next step is to make the target readable, not to install anything.`,
 func newEnvCmd(a *App, g *globals) *cobra.Command {
 	var sel action.Selection
 	shell := &outputFlag{allowed: []string{"bash", "zsh", "fish"}, value: "bash", typ: "shell"}
-	out := newOutputFlag("shell", "shell", "json")
+	out := newOutputFlag("text", reportFormats...)
+	out.alias = map[string]string{"shell": "text"}
 	cmd := &cobra.Command{
-		Use:   "env",
+		Use:   "env [NAME]",
 		Short: "Print shell exports for the stack (lima: the bench kubeconfig; prod: nothing)",
 		Long: `env prints shell exports on stdout for the active (or --stack) stack:
 
@@ -121,11 +132,17 @@ func newEnvCmd(a *App, g *globals) *cobra.Command {
         which kubeconfig nestor reads for the stack and how to fetch it.
 
 It never exports the bench kubeconfig for a prod stack, whatever the environment
-holds. -o json prints the variables and the notes as a versioned document.`,
+holds. Its text form (-o text, the default; -o shell is the same) is the
+exports; -o json and -o yaml print the variables and the notes as a
+versioned document.`,
 		Example: `  eval "$(nestor env)"
-  nestor env --stack bench --shell fish | source`,
-		Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
+  nestor env bench --shell fish | source`,
+		Args:              cobra.MaximumNArgs(1),
+		ValidArgsFunction: completeStacks(a, g, 1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if err := stackArg(&sel, args); err != nil {
+				return err
+			}
 			r, err := action.Env{Config: config(g, out), Selection: sel}.Run()
 			if err != nil {
 				return err
@@ -136,7 +153,7 @@ holds. -o json prints the variables and the notes as a versioned document.`,
 			})
 		},
 	}
-	addStackFlags(a, cmd, &sel)
+	addStackFlags(a, g, cmd, &sel)
 	out.register(cmd)
 	cmd.Flags().Var(shell, "shell", "shell syntax: bash|zsh|fish")
 	_ = cmd.RegisterFlagCompletionFunc("shell", func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {

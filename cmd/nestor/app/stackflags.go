@@ -2,6 +2,8 @@ package app
 
 import (
 	"fmt"
+	"io"
+	"slices"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -12,27 +14,84 @@ import (
 )
 
 // addStackFlags registers -f FILE and --stack NAME, which choose the stack a
-// command works on (else the active stack).
-func addStackFlags(a *App, cmd *cobra.Command, sel *action.Selection) {
+// command works on (else the active stack), with their completions: -f
+// offers *.yaml and *.yml files, --stack the stacks of the folder.
+func addStackFlags(a *App, g *globals, cmd *cobra.Command, sel *action.Selection) {
 	cmd.Flags().StringVarP(&sel.File, "file", "f", "", "topology file to use (anywhere on disk)")
 	cmd.Flags().StringVar(&sel.Stack, "stack", "", "stack NAME from the stacks folder (default: the active stack)")
-	_ = cmd.RegisterFlagCompletionFunc("stack", completeStacks(a))
+	_ = cmd.RegisterFlagCompletionFunc("stack", completeStacks(a, g, 0))
+	_ = cmd.RegisterFlagCompletionFunc("file", completeYAML)
 }
 
-// completeStacks completes stack names from the stacks folder.
-func completeStacks(a *App) func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
-	return func(cmd *cobra.Command, _ []string, _ string) ([]string, cobra.ShellCompDirective) {
-		dir, _ := cmd.Flags().GetString("stacks")
-		entries, err := stacks.Store{Dir: stacks.Dir(dir, a.Env)}.List()
+// stackArg makes a command's optional NAME argument its stack: NAME is
+// --stack NAME. Errors: NAME beside -f FILE, or beside --stack with
+// another name.
+func stackArg(sel *action.Selection, args []string) error {
+	if len(args) == 0 {
+		return nil
+	}
+	name := args[0]
+	switch {
+	case sel.File != "":
+		return fmt.Errorf("stack %s and -f %s name two stacks: give one of them", name, sel.File)
+	case sel.Stack != "" && sel.Stack != name:
+		return fmt.Errorf("stack %s and --stack %s name two stacks: give one of them", name, sel.Stack)
+	}
+	sel.Stack = name
+	return nil
+}
+
+// completeYAML completes -f with the topology files: *.yaml and *.yml.
+func completeYAML(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
+	return []string{"yaml", "yml"}, cobra.ShellCompDirectiveFilterFileExt
+}
+
+// completeStacks completes stack names from the stacks folder (--stacks,
+// $NESTOR_STACKS, ./stacks), leaving out the names already on the line;
+// max > 0 is how many names the command takes (none is offered once they
+// are all given), 0 for any number.
+func completeStacks(a *App, g *globals, max int) func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
+	return func(cmd *cobra.Command, args []string, _ string) ([]string, cobra.ShellCompDirective) {
+		if max > 0 && len(args) >= max {
+			return nil, cobra.ShellCompDirectiveNoFileComp
+		}
+		entries, err := stacks.Store{Dir: stacks.Dir(g.stacks, a.Env)}.List()
 		if err != nil {
 			return nil, cobra.ShellCompDirectiveNoFileComp
 		}
 		names := make([]string, 0, len(entries))
 		for _, e := range entries {
-			names = append(names, e.Name)
+			if !slices.Contains(args, e.Name) {
+				names = append(names, e.Name)
+			}
 		}
 		return names, cobra.ShellCompDirectiveNoFileComp
 	}
+}
+
+// completeContexts completes --context with the contexts of the kubeconfig
+// the command would read (--kubeconfig, else KUBECONFIG, else the chosen
+// stack's kubeconfig:), read as kubectl's completion reads them: the files
+// only, nothing sent anywhere, nothing written.
+func completeContexts(a *App, g *globals) func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
+	return func(cmd *cobra.Command, args []string, _ string) ([]string, cobra.ShellCompDirective) {
+		var sel action.Selection
+		sel.File, _ = cmd.Flags().GetString("file")
+		sel.Stack, _ = cmd.Flags().GetString("stack")
+		if sel.Stack == "" && sel.File == "" && len(args) == 1 && cmd.ValidArgsFunction != nil {
+			sel.Stack = args[0]
+		}
+		return completionConfig(a, g).Contexts(sel), cobra.ShellCompDirectiveNoFileComp
+	}
+}
+
+// completionConfig is the Config a completion function reads with: the
+// global flags as parsed so far, never a prompt, nothing said on stderr
+// (the shell would show it).
+func completionConfig(a *App, g *globals) action.Config {
+	c := a.complete(g).NoPrompt("completion never prompts")
+	c.Log = io.Discard
+	return c
 }
 
 // config is the command's Config: g's, without prompts when out is a
