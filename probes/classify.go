@@ -35,6 +35,10 @@ func (e *TimeoutError) Unwrap() error { return e.Err }
 // at the cluster scope`).
 var forbiddenRE = regexp.MustCompile(`User "([^"]*)" cannot (\S+) resource "([^"]*)"(?: in API group "([^"]*)")?(?: in the namespace "([^"]*)")?`)
 
+// forbiddenPathRE reads the user, verb and path out of the refusal of a
+// non-resource URL (`forbidden: User "x" cannot get path "/metrics"`).
+var forbiddenPathRE = regexp.MustCompile(`User "([^"]*)" cannot (\S+) path "([^"]*)"`)
+
 // Classify turns the error of one probe into the short reason shown after
 // "unknown" in ACTUAL (ARCHITECTURE.md "Truth": a forbidden or timed-out probe is unknown
 // with its reason, never absent). Shapes:
@@ -158,6 +162,9 @@ func forbiddenReason(err error) string {
 	}
 	m := forbiddenRE.FindStringSubmatch(msg)
 	if m == nil {
+		if p := forbiddenPathRE.FindStringSubmatch(msg); p != nil {
+			return fmt.Sprintf("forbidden (user %s cannot %s path %s)", p[1], p[2], p[3])
+		}
 		return "forbidden (" + msg + ")"
 	}
 	res := m[3]

@@ -87,7 +87,7 @@ func (op *Opened) ReadUpgrade(ctx context.Context, due topology.UpgradeDue, fact
 	wg.Wait()
 	if due.ReadsAPIs() {
 		if metricsErr != nil {
-			f.DeprecatedCalls = topology.UnknownFact[topology.DeprecatedCalls]("GET /metrics: " + failReason(bctx, budget, metricsErr))
+			f.DeprecatedCalls = topology.UnknownFact[topology.DeprecatedCalls](failReason(bctx, budget, metricsErr))
 		} else {
 			f.DeprecatedCalls = topology.KnownFact(DeprecatedCallsFrom(metrics, InstancesFact(ids, leasesErr)))
 		}

@@ -75,6 +75,10 @@ type Options struct {
 	// the server on 127.0.0.2 (the serving certificate covers 127.0.0.1,
 	// 127.0.0.2, ::1 and localhost). etcd always listens on 127.0.0.1.
 	BindAddress string
+	// APIServerArgs are more kube-apiserver flags, after the harness's own
+	// (a later flag wins): "--runtime-config=resource.k8s.io/v1beta1=true"
+	// serves a group version the default configuration does not.
+	APIServerArgs []string
 }
 
 // Cluster is a running etcd + kube-apiserver pair. Its exported fields are
@@ -228,7 +232,7 @@ func start(bin string, opts Options) (c *Cluster, err error) {
 		return c, err
 	}
 
-	c.apiserver, err = startProcess("kube-apiserver", filepath.Join(bin, "kube-apiserver"), []string{
+	c.apiserver, err = startProcess("kube-apiserver", filepath.Join(bin, "kube-apiserver"), append([]string{
 		"--etcd-servers=" + etcdURL,
 		"--secure-port=" + strconv.Itoa(c.Port),
 		"--bind-address=" + bind,
@@ -251,7 +255,7 @@ func start(bin string, opts Options) (c *Cluster, err error) {
 		"--audit-log-mode=blocking", // events are written before the response ends
 		"--audit-log-format=json",
 		"--profiling=false",
-	}, filepath.Join(dir, "kube-apiserver.log"))
+	}, opts.APIServerArgs...), filepath.Join(dir, "kube-apiserver.log"))
 	if err != nil {
 		return c, err
 	}

@@ -39,6 +39,19 @@ var ReadOnlyRules = []rbacv1.PolicyRule{
 		Resources: []string{"storageclasses"},
 		Verbs:     []string{"get", "list", "watch"},
 	},
+	// Before an upgrade: the drain blockers and the API server instances.
+	// /metrics is left out on purpose: a managed control plane seldom
+	// grants it, and the tests prove what a preview says without it.
+	{
+		APIGroups: []string{"policy"},
+		Resources: []string{"poddisruptionbudgets"},
+		Verbs:     []string{"get", "list", "watch"},
+	},
+	{
+		APIGroups: []string{"coordination.k8s.io"},
+		Resources: []string{"leases"},
+		Verbs:     []string{"get", "list", "watch"},
+	},
 }
 
 func init() {
