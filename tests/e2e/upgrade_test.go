@@ -38,9 +38,9 @@ type upgradeDoc struct {
 	Upgrade *struct {
 		Targets []struct {
 			Minor  jsonMinor `json:"minor"`
-			Forced bool                 `json:"forced"`
-			Date   string               `json:"date"`
-			Steps  []string             `json:"steps"`
+			Forced bool      `json:"forced"`
+			Date   string    `json:"date"`
+			Steps  []string  `json:"steps"`
 		} `json:"targets"`
 		Drains []string `json:"drains"`
 	} `json:"upgrade"`
