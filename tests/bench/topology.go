@@ -11,16 +11,28 @@ import (
 // is StackName + ".yaml".
 const StackName = "bigprod"
 
+// FixtureVersion is the Kubernetes minor the fixture's nodes and the
+// harness's API server run, which TopologyYAML declares.
+const FixtureVersion = "1.37"
+
 // TopologyYAML renders the prod topology of f (ARCHITECTURE.md "Topology file"):
-// kubeconfig and endpoint as given, Kubernetes 1.37, backend ceph, every
-// layer of f in install order, and the nodes — all of them when allNodes,
-// else only the control planes (with their addresses in both cases).
+// kubeconfig and endpoint as given, Kubernetes FixtureVersion, backend ceph,
+// every layer of f in install order, and the nodes — all of them when
+// allNodes, else only the control planes (with their addresses in both
+// cases).
 func TopologyYAML(f *Fixture, kubeconfig, endpoint string, allNodes bool) []byte {
+	return TopologyYAMLAt(f, kubeconfig, endpoint, allNodes, FixtureVersion)
+}
+
+// TopologyYAMLAt is TopologyYAML declaring Kubernetes version instead: a
+// minor above FixtureVersion plans the upgrade of the control plane and of
+// every node, so the preview judges the move (the upgrade report's reads).
+func TopologyYAMLAt(f *Fixture, kubeconfig, endpoint string, allNodes bool, version string) []byte {
 	var b strings.Builder
 	fmt.Fprintf(&b, "# %s — benchmark stack: %d nodes (tests/bench)\n", StackName, len(f.Nodes))
 	fmt.Fprintf(&b, "name: %s\ntarget_kind: prod\n", StackName)
 	fmt.Fprintf(&b, "kubeconfig: %s\nendpoint: %s\n", kubeconfig, endpoint)
-	b.WriteString("kubernetes:\n  version: \"1.37\"\nnodes:\n")
+	fmt.Fprintf(&b, "kubernetes:\n  version: %q\nnodes:\n", version)
 	cp := map[string]bool{}
 	for _, n := range f.ControlPlanes {
 		cp[n] = true
@@ -42,9 +54,15 @@ func TopologyYAML(f *Fixture, kubeconfig, endpoint string, allNodes bool) []byte
 // WriteTopology writes TopologyYAML into dir/StackName.yaml (dir created)
 // and returns the file's path.
 func WriteTopology(dir string, f *Fixture, kubeconfig, endpoint string, allNodes bool) (string, error) {
+	return WriteTopologyAt(dir, f, kubeconfig, endpoint, allNodes, FixtureVersion)
+}
+
+// WriteTopologyAt is WriteTopology declaring Kubernetes version
+// (TopologyYAMLAt).
+func WriteTopologyAt(dir string, f *Fixture, kubeconfig, endpoint string, allNodes bool, version string) (string, error) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return "", err
 	}
 	p := filepath.Join(dir, StackName+".yaml")
-	return p, os.WriteFile(p, TopologyYAML(f, kubeconfig, endpoint, allNodes), 0o644)
+	return p, os.WriteFile(p, TopologyYAMLAt(f, kubeconfig, endpoint, allNodes, version), 0o644)
 }

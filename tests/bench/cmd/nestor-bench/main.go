@@ -38,6 +38,7 @@ type options struct {
 	runs, versionRuns      int
 	workers                int
 	allNodes               bool
+	kubernetes             string
 	markdown               string
 	showRequests           bool
 	compareGzip            bool
@@ -55,6 +56,7 @@ func main() {
 	flag.IntVar(&o.versionRuns, "version-runs", 20, "runs of `nestor version`")
 	flag.IntVar(&o.workers, "workers", bench.DefaultWorkers, "requests in flight while loading the fixture")
 	flag.StringVar(&declare, "declare-nodes", "all", "nodes the topology declares: all | control-plane")
+	flag.StringVar(&o.kubernetes, "kubernetes", bench.FixtureVersion, "the Kubernetes version the topology declares (a later minor plans an upgrade: the upgrade report's reads are measured too)")
 	flag.StringVar(&o.markdown, "markdown", "", "also write the result table as Markdown to this file")
 	flag.BoolVar(&o.showRequests, "show-requests", true, "print the requests of nestor's warm-up run, timed from the audit log")
 	flag.BoolVar(&o.compareGzip, "compare-gzip", false, "also measure the floor with gzip-compressed answers (logged, not in the table)")
@@ -187,7 +189,7 @@ func runScale(o options, n int) (*result, error) {
 	if err := os.MkdirAll(home, 0o755); err != nil {
 		return nil, err
 	}
-	topo, err := bench.WriteTopology(filepath.Join(work, "stacks"), fx, c.ReadOnly, c.URL, o.allNodes)
+	topo, err := bench.WriteTopologyAt(filepath.Join(work, "stacks"), fx, c.ReadOnly, c.URL, o.allNodes, o.kubernetes)
 	if err != nil {
 		return nil, err
 	}
