@@ -16,7 +16,12 @@ type Read struct {
 	// NonResourceURL is set instead for /version, /metrics, discovery.
 	Group, Resource string
 	NonResourceURL  string
-	Verbs           []string
+	// Namespaces are where a namespaced resource is read, when the reader
+	// reads it in named namespaces only (the declared layers' workloads,
+	// the identity leases of kube-system); empty: all namespaces, or a
+	// cluster-scoped resource.
+	Namespaces []string
+	Verbs      []string
 	// Why says what preview reads it for ("the nodes and their Ready
 	// condition").
 	Why string
@@ -27,31 +32,36 @@ type Read struct {
 // /version; the nodes, namespaces, CRDs and StorageClasses (lists, and a
 // list of one node for the Ready condition of a node that is not Ready);
 // the Deployments, DaemonSets and StatefulSets where the declared layers
-// live; each declared layer's status resources (all the versions nestor
-// knows, since the first the server serves is read), and for a custom
-// layer's detect.resource the discovery of its group version and a get of
-// its object. Undeclared catalog layers found on the cluster are read
-// with the workload rule (cluster-wide); their own status resources are
-// not in it, so without them their health is unknown, never healthy.
+// live (their namespaces in Namespaces); each declared layer's status
+// resources (all the versions nestor knows, since the first the server
+// serves is read), and for a custom layer's detect.resource the discovery
+// of its group version and a get of its object; the status resources of
+// every other catalog layer, which are read when that layer is found on the
+// cluster undeclared (its workloads with the workload rule, in their own
+// namespaces). Then what the upgrade report
+// reads when a move is due (Opened.ReadUpgrade): discovery (/api, /apis),
+// /metrics, the identity leases of kube-system, the PodDisruptionBudgets.
 // Secrets are never read.
 func ClusterReads(t *topology.Topology) []Read {
 	list := []string{"list"}
+	get := []string{"get"}
+	workloadNS := workloadNamespaces(t, topology.ClusterFacts{}, false)
 	out := []Read{
-		{NonResourceURL: "/version", Verbs: []string{"get"}, Why: "the API server's version"},
+		{NonResourceURL: "/version", Verbs: get, Why: "the API server's version (granted to every user by system:public-info-viewer)"},
 		{Group: "", Resource: "nodes", Verbs: list, Why: "the nodes, their roles, kubelet versions and Ready condition"},
 		{Group: "", Resource: "namespaces", Verbs: list, Why: "which layers' namespaces exist"},
 		{Group: "apiextensions.k8s.io", Resource: "customresourcedefinitions", Verbs: list, Why: "the CRD groups that show a layer installed"},
 		{Group: "storage.k8s.io", Resource: "storageclasses", Verbs: list, Why: "the default StorageClass and the storage layers' provisioners"},
-		{Group: "apps", Resource: "deployments", Verbs: list, Why: "the layers' workloads and their availability"},
-		{Group: "apps", Resource: "daemonsets", Verbs: list, Why: "the layers' workloads and their availability"},
-		{Group: "apps", Resource: "statefulsets", Verbs: list, Why: "the layers' workloads and their availability"},
+	}
+	for _, res := range []string{"deployments", "daemonsets", "statefulsets"} {
+		out = append(out, Read{Group: "apps", Resource: res, Namespaces: workloadNS, Verbs: list, Why: "the layers' workloads, their availability and images"})
 	}
 	for _, r := range statusResources(declaredDefs(t)) {
 		if r.Name != "" {
 			for _, v := range r.Versions {
-				out = append(out, Read{NonResourceURL: apiBase(r.Group, v), Verbs: []string{"get"}, Why: "the discovery of " + r.Kind + "'s resource (detect.resource)"})
+				out = append(out, Read{NonResourceURL: apiBase(r.Group, v), Verbs: get, Why: "the discovery of " + r.Kind + "'s resource (detect.resource)"})
 			}
-			out = append(out, Read{Group: r.Group, Resource: pluralGuess(r), Verbs: []string{"get"}, Why: r.Kind + " " + r.Name + ": its status decides the custom layer's health"})
+			out = append(out, Read{Group: r.Group, Resource: pluralGuess(r), Verbs: get, Why: r.Kind + " " + r.Name + ": its status decides the custom layer's health"})
 			continue
 		}
 		why := r.Kind + ": its status decides the layer's health"
@@ -59,6 +69,41 @@ func ClusterReads(t *topology.Topology) []Read {
 			why = r.Kind + ": what its status says of what runs on the layer"
 		}
 		out = append(out, Read{Group: r.Group, Resource: r.Resource, Verbs: list, Why: why})
+	}
+	seen := map[string]bool{}
+	for _, r := range out {
+		seen[r.Group+"/"+r.Resource] = true
+	}
+	for _, r := range statusResources(undeclaredDefs(t)) {
+		if !seen[r.Group+"/"+r.Resource] {
+			seen[r.Group+"/"+r.Resource] = true
+			out = append(out, Read{Group: r.Group, Resource: r.Resource, Verbs: list, Why: r.Kind + ": its status, when its layer is found on the cluster undeclared"})
+		}
+	}
+	const before = "before an upgrade (read only when one is planned or due): "
+	return append(out,
+		Read{NonResourceURL: pathCoreDiscovery, Verbs: get, Why: before + "the group versions served (granted to every user by system:discovery)"},
+		Read{NonResourceURL: pathGroupDiscovery, Verbs: get, Why: before + "the group versions served (granted to every user by system:discovery)"},
+		Read{NonResourceURL: pathMetrics, Verbs: get, Why: before + "apiserver_requested_deprecated_apis: the clients still calling deprecated APIs"},
+		Read{Group: "coordination.k8s.io", Resource: "leases", Namespaces: []string{"kube-system"}, Verbs: list, Why: before + "the API server identity leases: how many API servers the metric speaks for"},
+		Read{Group: "policy", Resource: "poddisruptionbudgets", Verbs: list, Why: before + "the PodDisruptionBudgets that would hold a drain"},
+	)
+}
+
+// undeclaredDefs are the catalog layers t does not declare: those the
+// reader looks for on the cluster.
+func undeclaredDefs(t *topology.Topology) []topology.LayerDef {
+	declared := map[string]bool{}
+	if t != nil {
+		for _, ref := range t.Layers {
+			declared[ref.Name] = true
+		}
+	}
+	var out []topology.LayerDef
+	for _, def := range topology.Catalog() {
+		if !declared[def.Name] {
+			out = append(out, def)
+		}
 	}
 	return out
 }
@@ -146,4 +191,27 @@ func contains(list []string, s string) bool {
 		}
 	}
 	return false
+}
+
+// NamespacedRules is Rules for a ClusterRole and namespaced Roles: the
+// reads made in named namespaces only (Read.Namespaces) become the rules
+// of a Role in each of those namespaces (keyed by namespace), every other
+// read a rule of the ClusterRole.
+func NamespacedRules(reads []Read) (cluster []Rule, byNamespace map[string][]Rule) {
+	var rest []Read
+	perNS := map[string][]Read{}
+	for _, r := range reads {
+		if len(r.Namespaces) == 0 || r.NonResourceURL != "" {
+			rest = append(rest, r)
+			continue
+		}
+		for _, ns := range r.Namespaces {
+			perNS[ns] = append(perNS[ns], r)
+		}
+	}
+	byNamespace = map[string][]Rule{}
+	for ns, rs := range perNS {
+		byNamespace[ns] = Rules(rs)
+	}
+	return Rules(rest), byNamespace
 }

@@ -2,6 +2,7 @@ package topology
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -245,6 +246,13 @@ func judgeAPIs(targets []UpgradeTarget, served Fact[ServedAPIs], calls Fact[Depr
 			f.Message = fmt.Sprintf("%s; deprecated, still served by %s (the API server plans no removal)", head, tg.Minor.MinorString())
 		}
 		out = append(out, f)
+	}
+	if calls.Known && !calls.Value.Instances.Known && !slices.ContainsFunc(out, func(f Finding) bool { return strings.Contains(f.Reach, callReach) }) {
+		// The calls not recorded are one API server's word: how many others
+		// keep their own gauge is part of that claim (a finding about a
+		// call, or a removal, says it in its reach).
+		out = append(out, upgradeUnknown("/metrics", fmt.Sprintf("the API server that answered /metrics recorded no deprecated-API call to say; how many API servers the control plane runs is not known (%s), so calls recorded by the others are not known",
+			reasonOr(calls.Value.Instances.Reason)), srcDeprecatedMetric, callReach, first.step(), first.Minor.MinorString()))
 	}
 	return out
 }

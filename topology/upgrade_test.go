@@ -338,3 +338,34 @@ func TestCompareHardDates(t *testing.T) {
 		}
 	}
 }
+
+// TestJudgeUpgradeInstancesUnread: with no call to say and no removal, the
+// API server instances not counted would reach no finding: an unknown says
+// it; with a removal, its reach says it and nothing is added.
+func TestJudgeUpgradeInstancesUnread(t *testing.T) {
+	served := ServedAPIs{GroupVersions: []ServedGroupVersion{{GroupVersion: "v1", Kinds: []string{"ConfigMap"}}}}
+	lost := UnknownFact[int]("forbidden (user ci cannot list leases.coordination.k8s.io in namespace kube-system)")
+	due := UpgradeDue{Targets: []UpgradeTarget{moveTo("1.31", "1.32")}}
+	got := JudgeUpgrade(&Topology{}, due, UpgradeFacts{Served: KnownFact(served), DeprecatedCalls: callsOf(lost), LayerImages: KnownFact([]LayerImage{})})
+	var said []Finding
+	for _, f := range got {
+		if f.Subject == "/metrics" {
+			said = append(said, f)
+		}
+	}
+	if len(said) != 1 || said[0].Kind != FindingUpgradeUnknown || !strings.Contains(said[0].Message, "cannot list leases") || said[0].Step != "upgrade kubernetes → 1.32" {
+		t.Errorf("no call, instances unread:\n%s", upFindingsText(got))
+	}
+	got = JudgeUpgrade(&Topology{}, due, UpgradeFacts{Served: KnownFact(flowcontrolServed), DeprecatedCalls: callsOf(lost), LayerImages: KnownFact([]LayerImage{})})
+	for _, f := range got {
+		if f.Subject == "/metrics" {
+			t.Errorf("a removal's reach says the instances; an unknown too:\n%s", upFindingsText(got))
+		}
+	}
+	got = JudgeUpgrade(&Topology{}, due, UpgradeFacts{Served: KnownFact(served), DeprecatedCalls: callsOf(KnownFact(3)), LayerImages: KnownFact([]LayerImage{})})
+	for _, f := range got {
+		if f.Subject == "/metrics" {
+			t.Errorf("instances read: %v", f)
+		}
+	}
+}

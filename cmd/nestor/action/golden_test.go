@@ -84,7 +84,7 @@ func TestGoldenPreview(t *testing.T) {
 					SourceDetail: "kubeconfig: in /stacks/dirqual.yaml", DeclaredEndpoint: "https://10.67.2.11:6443", EndpointMatches: &yes}
 			}
 			var got bytes.Buffer
-			renderPreview(&got, r, newPalette(false), func(s string) string { return "nestor " + s })
+			renderPreview(&got, r, newPalette(false), false, func(s string) string { return "nestor " + s })
 			path := filepath.Join(goldenDir, c.name, "stdout.golden")
 			if *update {
 				if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {

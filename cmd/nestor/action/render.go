@@ -31,13 +31,13 @@ func (p palette) dim(s string) string    { return p.wrap("2", s) }
 
 // renderPreview draws the human view of r: DESIRED, ACTUAL, PLAN and a
 // summary line, all from the same Report the JSON is made of.
-func renderPreview(w io.Writer, r *Report, p palette, suggest func(string) string) {
+func renderPreview(w io.Writer, r *Report, p palette, detailed bool, suggest func(string) string) {
 	fmt.Fprintf(w, "Stack %s (%s) — %s\n", p.bold(r.Stack.Name), r.Stack.TargetKind, r.Stack.File)
 	renderTargetLine(w, r, p)
 	fmt.Fprintln(w)
 	renderDesired(w, r, p)
 	fmt.Fprintln(w)
-	renderActual(w, r, p, suggest)
+	renderActual(w, r, p, detailed, suggest)
 	fmt.Fprintln(w)
 	renderPlan(w, r, p)
 }
@@ -103,7 +103,7 @@ func unknownText(p palette, reason string) string {
 	return p.yellow("unknown") + " (" + reason + ")"
 }
 
-func renderActual(w io.Writer, r *Report, p palette, suggest func(string) string) {
+func renderActual(w io.Writer, r *Report, p palette, detailed bool, suggest func(string) string) {
 	o := r.Actual
 	fmt.Fprintln(w, p.bold("ACTUAL")+p.dim("  (read now, not stored)"))
 	if o.NoTarget {
@@ -125,7 +125,7 @@ func renderActual(w io.Writer, r *Report, p palette, suggest func(string) string
 		}
 		renderVersions(w, r, p)
 	}
-	renderLayers(w, o.Layers, p)
+	renderLayers(w, o.Layers, p, detailed)
 	if o.InClusterUnread == "" {
 		renderStorage(w, o.Storage, p)
 	}
@@ -188,12 +188,13 @@ func renderServerAndNodes(tw *table, o *topology.Observed, p palette) {
 }
 
 // renderLayers draws each layer's health and why.
-func renderLayers(w io.Writer, layers []topology.LayerState, p palette) {
+func renderLayers(w io.Writer, layers []topology.LayerState, p palette, detailed bool) {
 	if len(layers) == 0 {
 		return
 	}
 	fmt.Fprintln(w, "  layers")
 	tw := newTable("    ")
+	var details [][]string
 	for _, l := range layers {
 		h := healthText(p, l.Health)
 		name := l.Name
@@ -205,8 +206,58 @@ func renderLayers(w io.Writer, layers []topology.LayerState, p palette) {
 			reason = "(" + l.Reason + ")"
 		}
 		tw.row(name, h, reason)
+		if detailed {
+			details = append(details, layerDetail(l, p))
+		}
 	}
-	tw.write(w)
+	if !detailed {
+		tw.write(w)
+		return
+	}
+	var b strings.Builder
+	tw.write(&b)
+	for i, line := range strings.Split(strings.TrimSuffix(b.String(), "\n"), "\n") {
+		fmt.Fprintln(w, line)
+		for _, d := range details[i] {
+			fmt.Fprintf(w, "        %s\n", d)
+		}
+	}
+}
+
+// layerDetail is what --detailed prints under a layer's line: what its
+// workloads, CRD groups and StorageClasses showed, one item a line, then
+// each of its status resources — unread with why, or each object and what
+// its status says.
+func layerDetail(l topology.LayerState, p palette) []string {
+	var out []string
+	if l.Detail != "" {
+		for _, item := range strings.Split(l.Detail, ", ") {
+			out = append(out, p.dim(item))
+		}
+	}
+	if l.Status == nil {
+		return out
+	}
+	for _, res := range l.Status.Resources {
+		switch {
+		case !res.Known:
+			out = append(out, res.Kind+": "+unknownText(p, res.Reason))
+		case len(res.Objects) == 0:
+			out = append(out, res.Kind+": none")
+		}
+		for _, o := range res.Objects {
+			name := o.Name
+			if o.Namespace != "" {
+				name = o.Namespace + "/" + o.Name
+			}
+			line := res.Kind + " " + name + ": " + healthText(p, o.Health)
+			if o.Says != "" {
+				line += " — " + o.Says
+			}
+			out = append(out, line)
+		}
+	}
+	return out
 }
 
 // healthText is a layer's health word in its colour: healthy green,
@@ -498,7 +549,19 @@ func summaryLine(r *Report, p palette) string {
 // summary line, in colour when color is true; suggest turns a nestor
 // subcommand into the command line for this stack (Stack.Suggest).
 func (r *Report) WriteText(w io.Writer, color bool, suggest func(string) string) {
-	renderPreview(w, r, newPalette(color), suggest)
+	r.WriteView(w, View{Color: color}, suggest)
+}
+
+// View chooses how a report is drawn: in colour, and with the detail of
+// every layer (preview --detailed).
+type View struct {
+	Color, Detailed bool
+}
+
+// WriteView writes preview's human view of r as v says (WriteText's, and
+// with v.Detailed every layer's detail under its line).
+func (r *Report) WriteView(w io.Writer, v View, suggest func(string) string) {
+	renderPreview(w, r, newPalette(v.Color), v.Detailed, suggest)
 }
 
 // groupUnknowns says each reason once: the plan's unknowns ("PART:

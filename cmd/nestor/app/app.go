@@ -222,6 +222,7 @@ Exit codes: 0 success, 1 error or refused, 2 changes (preview and fleet with
 		newEnvCmd(a, g),
 		newNextCmd(a, g),
 		newFleetCmd(a, g),
+		newRBACCmd(a, g),
 	)
 	return root
 }

@@ -12,7 +12,7 @@ import (
 func newPreviewCmd(a *App, g *globals) *cobra.Command {
 	var sel action.Selection
 	out := newOutputFlag("text", append(reportFormats, documentFormats...)...)
-	var detailed bool
+	var detailed, verbose bool
 	var judge *judgeFlags
 	cmd := &cobra.Command{
 		Use:   "preview [NAME]",
@@ -29,7 +29,9 @@ A part that could not be read is shown as unknown with the reason, never as abse
 ACTUAL shows the versions (API server, kubelets by version) and where each minor
 in use stands in the upstream support calendar; the findings (kubelets behind or
 newer than the server, a downgrade asked for, end of life) follow the PLAN, each
-with its severity. --as-of judges the calendar at another date.
+with its severity. --as-of judges the calendar at another date. A layer's line
+says why in a few words; --detailed adds, under it, every workload, CRD group and
+StorageClass seen and what each of its status objects says (-o json holds them too).
 
 Exit codes: 0 report printed (unknowns included), 1 no report (invalid topology,
 bad flag, target refused or unreachable). With --detailed-exitcode: 0 in sync,
@@ -60,7 +62,7 @@ exits 3 when a finding of that severity or worse exists (after the report;
 				return errors.Join(err, out.emitFailure(a, action.NewFailure(s, err)))
 			}
 			if err := out.emit(a, r, func(w io.Writer) error {
-				r.WriteText(w, a.color(), s.Suggest)
+				r.WriteView(w, action.View{Color: a.color(), Detailed: verbose}, s.Suggest)
 				return nil
 			}); err != nil {
 				return err
@@ -78,6 +80,7 @@ exits 3 when a finding of that severity or worse exists (after the report;
 	out.register(cmd)
 	out.registerFile(cmd)
 	cmd.Flags().BoolVar(&detailed, "detailed-exitcode", false, "exit 0 in sync, 2 changes, 1 error or unknown")
+	cmd.Flags().BoolVar(&verbose, "detailed", false, "under each layer, every workload, CRD group and StorageClass seen and what each of its status objects says")
 	judge = addJudgeFlags(cmd)
 	return cmd
 }
