@@ -32,6 +32,9 @@ type fakeAPI struct {
 	namespacesForbidden bool
 	// namespacesDelay: the namespace list is answered after this long.
 	namespacesDelay time.Duration
+	// workloadsGate, when set, holds every workload list until it is
+	// closed (or the request ends).
+	workloadsGate chan struct{}
 
 	mu    sync.Mutex
 	paths []string
@@ -118,6 +121,13 @@ func (f *fakeAPI) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 		ns, res := parts[0], parts[1]
+		if f.workloadsGate != nil {
+			select {
+			case <-f.workloadsGate:
+			case <-r.Context().Done():
+				return
+			}
+		}
 		if f.forbidden[ns] {
 			writeJSON(w, 403, metav1.Status{TypeMeta: metav1.TypeMeta{Kind: "Status", APIVersion: "v1"}, Status: metav1.StatusFailure,
 				Reason: metav1.StatusReasonForbidden, Code: 403,

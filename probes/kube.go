@@ -35,13 +35,18 @@ var pageSize int64 = 500
 var nodePageSize int64 = 5000
 
 // maxParallel bounds the workload lists of one read in flight at once
-// (the node pages, namespaces, CRDs and StorageClasses do not wait for a
-// slot: the node pages are the read's critical path). All requests share
-// one HTTP/2 connection, so the bound is not about sockets but about the
-// API server's CPU: measured on a 2-core server (tests/bench), 45 lists at
-// once made the first node page 6× slower; 16 keeps five layers' lists in
-// one round, well under client-go's burst (100).
-const maxParallel = 16
+// (the node pages, namespaces, CRDs, StorageClasses and status lists do not
+// wait for a slot). All requests share one HTTP/2 connection, so the bound
+// is not about sockets but about the API server's CPU and the read's round
+// trips: at 16, the 42 workload lists of fifteen layers went in three
+// sequential rounds (three round trips more over a 40 ms network, measured
+// by tests/bench/net.sh); at 64 they go in one, and the 2,000- and
+// 5,000-node previews of tests/bench/run.sh, server on the same 2 cores,
+// were no slower (BENCHMARKS.md). With the first wave's two dozen lists,
+// a read stays under kube-apiserver's default of 100 concurrent streams
+// per HTTP/2 connection (k8s.io/apiserver pkg/server/secure_serving.go),
+// past which Go's client would dial a second connection.
+const maxParallel = 64
 
 // namespaceGrace bounds how long the workload lists wait for the namespace
 // list (see readTarget). It is a variable for the tests.
@@ -620,7 +625,7 @@ func containsString(list []string, s string) bool {
 // as ReadNodes and ProbeCluster say. When neither the version nor the nodes
 // are known the endpoint did not answer: the caller decides what that means.
 func ProbeTarget(ctx context.Context, t *Target, topo *topology.Topology) (*topology.Observed, topology.ClusterFacts) {
-	ver, nodes, facts := readTarget(ctx, t, topo, true)
+	ver, nodes, facts := readTarget(ctx, t, topo, true, topology.Fact[string]{}, topology.Fact[[]topology.NodeState]{})
 	obs := &topology.Observed{ServerVersion: ver, Nodes: nodes}
 	fillLayers(obs, topo, facts)
 	return obs, facts
@@ -658,17 +663,12 @@ func ProbeTarget(ctx context.Context, t *Target, topo *topology.Topology) (*topo
 // topology.Evaluate, via topology.ObserveLayers), then topology.Undeclared;
 // Storage is topology.DefaultStorage.
 func ProbeCluster(ctx context.Context, t *Target, topo *topology.Topology, version topology.Fact[string], nodes topology.Fact[[]topology.NodeState]) (*topology.Observed, topology.ClusterFacts) {
-	facts := readClusterFacts(ctx, t, topo)
+	_, _, facts := readTarget(ctx, t, topo, false, version, nodes)
 	obs := &topology.Observed{ServerVersion: version, Nodes: nodes}
 	fillLayers(obs, topo, facts)
 	return obs, facts
 }
 
-// readClusterFacts runs the cluster reads of ProbeCluster.
-func readClusterFacts(ctx context.Context, t *Target, topo *topology.Topology) topology.ClusterFacts {
-	_, _, facts := readTarget(ctx, t, topo, false)
-	return facts
-}
 
 // readTarget runs the reads of ProbeTarget (withNodes) or ProbeCluster, in
 // two waves after the connection is up, so a preview costs at most four
@@ -691,7 +691,7 @@ func readClusterFacts(ctx context.Context, t *Target, topo *topology.Topology) t
 //     Ready condition of the nodes that are not Ready; further pages.
 //
 // Without withNodes, version and nodes are zero (the guard read them).
-func readTarget(ctx context.Context, t *Target, topo *topology.Topology, withNodes bool) (topology.Fact[string], topology.Fact[[]topology.NodeState], topology.ClusterFacts) {
+func readTarget(ctx context.Context, t *Target, topo *topology.Topology, withNodes bool, guardVer topology.Fact[string], guardNodes topology.Fact[[]topology.NodeState]) (topology.Fact[string], topology.Fact[[]topology.NodeState], topology.ClusterFacts) {
 	var (
 		ver   topology.Fact[string]
 		nodes topology.Fact[[]topology.NodeState]
@@ -736,6 +736,25 @@ func readTarget(ctx context.Context, t *Target, topo *topology.Topology, withNod
 			nodes = nodesFact(ctx, budget, c)
 		}()
 	}
+
+	// What waits for the version and the nodes (KubeOptions.AfterNodes)
+	// runs beside the rest of the read, which waits for it.
+	var after sync.WaitGroup
+	if hook := t.Options.AfterNodes; hook != nil {
+		after.Add(1)
+		go func() {
+			defer after.Done()
+			v, n := guardVer, guardNodes
+			if withNodes {
+				wg.Wait()
+				v, n = ver, nodes
+			}
+			if run := hook(ctx, v, n); run != nil {
+				run()
+			}
+		}()
+	}
+	defer after.Wait()
 
 	// Wave 1.
 	var lists sync.WaitGroup

@@ -91,7 +91,7 @@ func TestReadNodesBlackholeEndsAtTimeout(t *testing.T) {
 	start = time.Now()
 	declared := &topology.Topology{Path: "/s/dirqual.yaml", Name: "dirqual", TargetKind: topology.TargetProd,
 		Layers: []topology.LayerRef{{Name: "cnpg"}, {Name: "argocd"}}}
-	facts := readClusterFacts(ctx, tg, declared)
+	_, _, facts := readTarget(ctx, tg, declared, false, topology.Fact[string]{}, topology.Fact[[]topology.NodeState]{})
 	if d := time.Since(start); d > 4*time.Second {
 		t.Errorf("ProbeCluster reads ended after %v with a 1.5s context", d)
 	}
@@ -474,7 +474,7 @@ func TestListWorkloadsEveryNamespaceFailed(t *testing.T) {
 	defer srv.Close()
 	tg := targetAt(t, srv.URL, 5*time.Second)
 	topo := &topology.Topology{Path: "/s/x.yaml", Name: "x", TargetKind: topology.TargetProd, Layers: []topology.LayerRef{{Name: "harbor"}}}
-	facts := readClusterFacts(context.Background(), tg, topo)
+	_, _, facts := readTarget(context.Background(), tg, topo, false, topology.Fact[string]{}, topology.Fact[[]topology.NodeState]{})
 	want := "forbidden (user bob cannot list deployments.apps in namespace harbor)"
 	if facts.Workloads.Known || facts.Workloads.Reason != want {
 		t.Errorf("workloads = %+v, want unknown %q", facts.Workloads, want)
@@ -492,5 +492,49 @@ func TestClassifySanitizes(t *testing.T) {
 	forbidden := statusErr(403, metav1.StatusReasonForbidden, "no\x1b[1A way")
 	if got := Classify(forbidden); got != "forbidden (no[1A way)" {
 		t.Errorf("Classify(forbidden) = %q", got)
+	}
+}
+
+// TestAfterNodesRunsBesideTheRead: KubeOptions.AfterNodes is called with
+// the version and the nodes once they are in, and its function runs while
+// the rest of the read is under way (the workload lists here are held
+// until it runs: a hook run after the read would leave them unanswered),
+// and the read waits for it. With the guard's version and nodes
+// (ProbeCluster) it is called with those.
+func TestAfterNodesRunsBesideTheRead(t *testing.T) {
+	for _, guarded := range []bool{false, true} {
+		api := &fakeAPI{namespaces: []string{"kube-system"}, workloadsGate: make(chan struct{}),
+			workloads: []topology.WorkloadState{{Kind: topology.KindDaemonSet, Namespace: "kube-system", Name: "cilium", Desired: 1, Ready: 1}}}
+		srv := httptest.NewTLSServer(api)
+		tg := targetAt(t, srv.URL, 5*time.Second)
+		var gotVersion string
+		var gotNodes int
+		finished := false
+		tg.Options.AfterNodes = func(ctx context.Context, v topology.Fact[string], n topology.Fact[[]topology.NodeState]) func() {
+			gotVersion, gotNodes = v.Value, len(n.Value)
+			return func() {
+				close(api.workloadsGate)
+				time.Sleep(50 * time.Millisecond)
+				finished = true
+			}
+		}
+		topo := &topology.Topology{Path: "/s/dirqual.yaml", Name: "dirqual", TargetKind: topology.TargetProd, Layers: []topology.LayerRef{{Name: "cilium"}}}
+		var facts topology.ClusterFacts
+		if guarded {
+			_, facts = ProbeCluster(context.Background(), tg, topo, topology.KnownFact("v1.36.9"), topology.KnownFact([]topology.NodeState{{Name: "a"}, {Name: "b"}}))
+		} else {
+			_, facts = ProbeTarget(context.Background(), tg, topo)
+		}
+		srv.Close()
+		wantVersion, wantNodes := "v1.37.2", 1
+		if guarded {
+			wantVersion, wantNodes = "v1.36.9", 2
+		}
+		if gotVersion != wantVersion || gotNodes != wantNodes || !finished {
+			t.Errorf("guarded %v: hook got %q and %d nodes (want %q, %d), finished before the read returned: %v", guarded, gotVersion, gotNodes, wantVersion, wantNodes, finished)
+		}
+		if !facts.Workloads.Known || len(facts.Workloads.Value) != 1 {
+			t.Errorf("guarded %v: the workload lists were not answered while the hook ran: %+v", guarded, facts.Workloads)
+		}
 	}
 }

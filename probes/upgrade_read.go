@@ -29,22 +29,19 @@ const (
 // the process start are had, ParseDeprecatedAPIMetrics) and the API server
 // identity leases (IdentityLeaseSelector) when a minor is due
 // (due.ReadsAPIs); the PodDisruptionBudgets of all namespaces (one list)
-// when a step drains nodes (due.ReadsPDBs). The layers' images come from
-// the workloads the main read listed (facts, topology.LayerImages): no
-// request. The reads run at once, within what is left of the stack's one
-// deadline, each through its bound, GET only through the target's
-// read-only transport.
+// when a step drains nodes (due.ReadsPDBs). The layers' images are no
+// read of their own: topology.LayerImages takes them from the workloads
+// the main read listed. The reads run at once, within what is left of the
+// stack's one deadline, each through its bound, GET only through the
+// target's read-only transport.
 //
 // Every read that fails is an unknown fact with Classify's reason
 // ("forbidden (…)", "timed out after 10s"), never an empty list; with no
 // target loaded (op.Target nil), every needed fact is unknown with why.
-func (op *Opened) ReadUpgrade(ctx context.Context, due topology.UpgradeDue, facts topology.ClusterFacts) topology.UpgradeFacts {
+func (op *Opened) ReadUpgrade(ctx context.Context, due topology.UpgradeDue) topology.UpgradeFacts {
 	var f topology.UpgradeFacts
 	if due.Nothing() || (!due.ReadsAPIs() && !due.ReadsPDBs()) {
 		return f
-	}
-	if due.ReadsAPIs() {
-		f.LayerImages = topology.LayerImages(op.Topology, facts)
 	}
 	c, err := op.Target.clients()
 	if op.Target == nil || err != nil {
@@ -52,9 +49,6 @@ func (op *Opened) ReadUpgrade(ctx context.Context, due topology.UpgradeDue, fact
 		if due.ReadsAPIs() {
 			f.Served = topology.UnknownFact[topology.ServedAPIs](why)
 			f.DeprecatedCalls = topology.UnknownFact[topology.DeprecatedCalls](why)
-			if !f.LayerImages.Known {
-				f.LayerImages = topology.UnknownFact[[]topology.LayerImage](why)
-			}
 		}
 		if due.ReadsPDBs() {
 			f.PDBs = topology.UnknownFact[[]topology.PDBState](why)

@@ -85,7 +85,20 @@ func (s Store) Path(name string) string {
 // loaded and validated (an invalid one carries its error in Entry.Err). It
 // fails only when the folder cannot be read.
 func (s Store) List() ([]Entry, error) {
-	return s.list(nil)
+	return s.list(nil, true)
+}
+
+// Files lists the stack files of the folder as List does, sorted by name,
+// without reading them: each Entry's Topology and Err are unset until its
+// Load (fleet reads each stack's file when it reads that stack, so the
+// first stack is read before the last file is parsed). Errors: as List.
+func (s Store) Files() ([]Entry, error) {
+	return s.list(nil, false)
+}
+
+// Load parses e's topology file into e.Topology, or e.Err.
+func (e *Entry) Load() {
+	e.Topology, e.Err = topology.Load(e.Path)
 }
 
 // Lima returns the valid lima stacks of the folder (what the bench
@@ -93,7 +106,7 @@ func (s Store) List() ([]Entry, error) {
 // parsed only when its text holds "lima" at all, which every spelling of
 // target_kind: lima does. Errors: as List.
 func (s Store) Lima() ([]Entry, error) {
-	all, err := s.list(func(data []byte) bool { return bytes.Contains(data, []byte("lima")) })
+	all, err := s.list(func(data []byte) bool { return bytes.Contains(data, []byte("lima")) }, true)
 	if err != nil {
 		return nil, err
 	}
@@ -106,9 +119,9 @@ func (s Store) Lima() ([]Entry, error) {
 	return out, nil
 }
 
-// list lists the stack files; when keep is set, a file whose bytes keep
-// refuses is left out without being parsed.
-func (s Store) list(keep func([]byte) bool) ([]Entry, error) {
+// list lists the stack files, parsed when parse is set; when keep is set,
+// a file whose bytes keep refuses is left out without being parsed.
+func (s Store) list(keep func([]byte) bool, parse bool) ([]Entry, error) {
 	des, err := os.ReadDir(s.Dir)
 	if err != nil {
 		return nil, fmt.Errorf("stacks folder %s: %w (set --stacks DIR or NESTOR_STACKS)", s.Dir, err)
@@ -132,7 +145,9 @@ func (s Store) list(keep func([]byte) bool) ([]Entry, error) {
 				continue
 			}
 		}
-		e.Topology, e.Err = topology.Load(e.Path)
+		if parse {
+			e.Load()
+		}
 		entries = append(entries, e)
 	}
 	sort.Slice(entries, func(i, j int) bool { return entries[i].Name < entries[j].Name })

@@ -77,12 +77,14 @@ type Fixture struct {
 	Layers []string
 	// ControlPlanes are the names of the control-plane nodes.
 	ControlPlanes []string
+	// Tenants are the tenant namespaces (those of no layer).
+	Tenants []string
 }
 
 // Objects returns the number of objects in f.
 func (f *Fixture) Objects() int {
 	return len(f.Nodes) + len(f.Namespaces) + len(f.CRDs) + len(f.StorageClasses) +
-		len(f.Deployments) + len(f.DaemonSets) + len(f.StatefulSets)
+		len(f.Deployments) + len(f.DaemonSets) + len(f.StatefulSets) + len(genStatusObjects(len(f.Nodes), f.Tenants, time.Time{}))
 }
 
 // Generate builds the fixture of spec: deterministic for a given spec (Seed
@@ -150,6 +152,7 @@ func Generate(spec Spec) *Fixture {
 		ns.Labels["pod-security.kubernetes.io/enforce"] = "baseline"
 		ns.Annotations = map[string]string{"scheduler.alpha.kubernetes.io/node-selector": "node-role.kubernetes.io/worker="}
 		f.Namespaces = append(f.Namespaces, ns)
+		f.Tenants = append(f.Tenants, name)
 	}
 
 	for i, c := range crdCatalog[:spec.CRDs] {

@@ -531,6 +531,9 @@ func genCRD(c crdDef, rng *rand.Rand, i int) *unstructured.Unstructured {
 			"status": map[string]any{
 				"type":        "object",
 				"description": c.kind + "Status defines the observed state of " + c.kind + ".",
+				// The operators' own status fields (Ceph's health, an
+				// Application's sync) are kept as written.
+				"x-kubernetes-preserve-unknown-fields": true,
 				"properties": map[string]any{
 					"conditions":         conditionsSchema(),
 					"observedGeneration": map[string]any{"type": "integer", "format": "int64"},

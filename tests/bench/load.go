@@ -185,6 +185,27 @@ func Load(ctx context.Context, cfg *rest.Config, f *Fixture, workers int) (LoadS
 	if err := waitCRDsEstablished(ctx, dyn, len(f.CRDs), &requests); err != nil {
 		return LoadStats{Requests: int(requests.Load()), Elapsed: time.Since(start)}, err
 	}
+	// The layers' own status resources, their times counted from now.
+	var third []func() error
+	for _, so := range genStatusObjects(len(f.Nodes), f.Tenants, time.Now()) {
+		third = append(third, func() error {
+			requests.Add(2)
+			res := dyn.Resource(so.gvr).Namespace(so.obj.GetNamespace())
+			got, err := res.Create(ctx, so.obj, metav1.CreateOptions{})
+			if err != nil {
+				return fmt.Errorf("%s %s: %w", so.obj.GetKind(), so.obj.GetName(), err)
+			}
+			got.Object["status"] = so.status
+			if _, err := res.UpdateStatus(ctx, got, metav1.UpdateOptions{}); err != nil {
+				return fmt.Errorf("%s %s status: %w", so.obj.GetKind(), so.obj.GetName(), err)
+			}
+			return nil
+		})
+	}
+	run(third)
+	if err := joinErrs(errs); err != nil {
+		return LoadStats{Requests: int(requests.Load()), Elapsed: time.Since(start)}, err
+	}
 	return LoadStats{Objects: f.Objects(), Requests: int(requests.Load()), Elapsed: time.Since(start),
 		First: firstDone.Sub(start), Second: secondDone.Sub(firstDone), Established: time.Since(secondDone)}, nil
 }

@@ -229,7 +229,7 @@ func (f Fleet) entries() ([]stacks.Entry, error) {
 	var all []stacks.Entry
 	if len(f.Names) > 0 || len(f.Files) == 0 {
 		var err error
-		if all, err = f.Stacks.List(); err != nil {
+		if all, err = f.Stacks.Files(); err != nil {
 			return nil, err
 		}
 	}
@@ -288,6 +288,9 @@ func (c Config) fleetStack(ctx context.Context, e stacks.Entry) FleetStack {
 	if abs, err := filepath.Abs(e.Path); err == nil {
 		fs.File = abs
 	}
+	if e.Topology == nil && e.Err == nil {
+		e.Load() // a file of the folder is parsed when its stack is read
+	}
 	if e.Err != nil {
 		fs.Status, fs.Reason, fs.err = StatusInvalid, e.Err.Error(), e.Err
 		return fs
@@ -298,9 +301,11 @@ func (c Config) fleetStack(ctx context.Context, e stacks.Entry) FleetStack {
 		fs.Status, fs.Reason, fs.err = StatusInvalid, err.Error(), err
 		return fs
 	}
-	op, err := c.Open(ctx, s, OpenOptions{})
+	u := newUpgradeReads(s, c.AsOf)
+	op, err := c.Open(ctx, s, OpenOptions{AfterNodes: u.hook})
 	if err == nil {
-		if fs.Report, err = ReadReport(ctx, s.Kind, op, c.AsOf); err == nil {
+		u.op = op
+		if fs.Report, err = ReadReport(ctx, s.Kind, op, c.AsOf, u); err == nil {
 			fs.fromReport()
 			return fs
 		}

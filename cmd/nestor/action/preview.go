@@ -24,11 +24,13 @@ func (p Preview) Run(ctx context.Context) (*Report, *Stack, error) {
 	if err != nil {
 		return nil, nil, err
 	}
-	op, err := p.Open(ctx, s, OpenOptions{})
+	u := newUpgradeReads(s, p.AsOf)
+	op, err := p.Open(ctx, s, OpenOptions{AfterNodes: u.hook})
 	if err != nil {
 		return nil, s, err
 	}
-	r, err := ReadReport(ctx, s.Kind, op, p.AsOf)
+	u.op = op
+	r, err := ReadReport(ctx, s.Kind, op, p.AsOf, u)
 	if err != nil {
 		return nil, s, err
 	}

@@ -13,7 +13,7 @@ import (
 func newFleetCmd(a *App, g *globals) *cobra.Command {
 	out := newOutputFlag("text", append(reportFormats, documentFormats...)...)
 	var detailed, detailedExit bool
-	parallel := 8
+	parallel := defaultFleetParallel(openFileLimit())
 	sortBy := action.FleetSortName
 	var names, files []string
 	var judge *judgeFlags
@@ -95,7 +95,7 @@ changes or are waiting and none failed, 1 any stack could not be judged.
 	out.registerFile(cmd)
 	cmd.Flags().BoolVar(&detailed, "detailed", false, "print each stack's plan (or why it has none) under its line")
 	cmd.Flags().BoolVar(&detailedExit, "detailed-exitcode", false, "exit 0 all in sync, 2 changes or waiting, 1 any stack not judged")
-	cmd.Flags().Var(atLeastOne{&parallel}, "parallel", "how many stacks are read at once (at least 1)")
+	cmd.Flags().Var(atLeastOne{&parallel}, "parallel", "how many stacks are read at once (at least 1; the default follows the open-file limit, at most 64)")
 	cmd.Flags().Var(oneOf{&sortBy, []string{action.FleetSortName, action.FleetSortDeadline}}, "sort", "order of the stacks: name, or deadline (the earliest next hard date first)")
 	cmd.Flags().StringArrayVar(&names, "stack", nil, "a stack NAME of the stacks folder to read (repeatable; as NAME arguments)")
 	cmd.Flags().StringArrayVarP(&files, "file", "f", nil, "a topology FILE anywhere on disk to read (repeatable)")
@@ -104,4 +104,22 @@ changes or are waiting and none failed, 1 any stack could not be judged.
 	_ = cmd.RegisterFlagCompletionFunc("sort", cobra.FixedCompletions([]string{action.FleetSortName, action.FleetSortDeadline}, cobra.ShellCompDirectiveNoFileComp))
 	judge = addJudgeFlags(cmd)
 	return cmd
+}
+
+// defaultFleetParallel is fleet's default --parallel for a process that may
+// hold nofile open files (RLIMIT_NOFILE; 0 unknown): reading a stack is
+// mostly waiting on its API server, so many are read at once — one per 16
+// files the process may hold (an HTTP/2 connection to the API server, one
+// to a provider's API, a program's pipes, the topology and kubeconfig
+// files), at least 8 and at most 64 (1,024 files, a common default, gives
+// 64).
+func defaultFleetParallel(nofile uint64) int {
+	n := nofile / 16
+	switch {
+	case n < 8:
+		return 8
+	case n > 64:
+		return 64
+	}
+	return int(n)
 }
