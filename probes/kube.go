@@ -669,7 +669,6 @@ func ProbeCluster(ctx context.Context, t *Target, topo *topology.Topology, versi
 	return obs, facts
 }
 
-
 // readTarget runs the reads of ProbeTarget (withNodes) or ProbeCluster, in
 // two waves after the connection is up, so a preview costs at most four
 // sequential round trips whatever the cluster's size (TCP, TLS, then the
