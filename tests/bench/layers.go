@@ -527,6 +527,10 @@ func genCRD(c crdDef, rng *rand.Rand, i int) *unstructured.Unstructured {
 				"type":        "object",
 				"description": c.kind + "Spec defines the desired state of " + c.kind + ".",
 				"properties":  genProps(rng, 15+rng.IntN(46), 2),
+				// The fields of the status objects' specs the generated
+				// schema does not name (a CephCluster's health check
+				// interval) are kept.
+				"x-kubernetes-preserve-unknown-fields": true,
 			},
 			"status": map[string]any{
 				"type":        "object",

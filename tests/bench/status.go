@@ -52,7 +52,11 @@ func genStatusObjects(nodes int, tenants []string, now time.Time) []statusObject
 	ready := func(reason string) map[string]any {
 		return map[string]any{"conditions": []any{condition("Ready", "True", reason, month)}}
 	}
-	add("ceph.rook.io", "v1", "CephCluster", "rook-ceph", "rook-ceph", map[string]any{"dataDirHostPath": "/var/lib/rook"}, map[string]any{
+	// A long health check interval: no Rook runs here to check again
+	// while the benchmark runs (Rook's default, 60 s, would make the
+	// status stale).
+	interval := map[string]any{"daemonHealth": map[string]any{"status": map[string]any{"interval": "12h"}}}
+	add("ceph.rook.io", "v1", "CephCluster", "rook-ceph", "rook-ceph", map[string]any{"dataDirHostPath": "/var/lib/rook", "healthCheck": interval}, map[string]any{
 		"phase": "Ready", "state": "Created", "message": "Cluster created successfully", "observedGeneration": int64(1),
 		"ceph":       map[string]any{"health": "HEALTH_OK", "lastChecked": ago(time.Minute), "lastChanged": ago(72 * time.Hour)},
 		"conditions": []any{condition("Ready", "True", "ClusterCreated", month)},
