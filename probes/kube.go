@@ -713,42 +713,22 @@ func readTarget(ctx context.Context, t *Target, topo *topology.Topology, withNod
 	defer cancel()
 	readAt := time.Now()
 
-	var wg sync.WaitGroup
+	// The version opens the connection; the nodes and the rest follow as
+	// soon as it is up. What waits for the version and the nodes
+	// (KubeOptions.AfterNodes) runs beside the rest of the read, which
+	// waits for it.
+	ver, nodes = guardVer, guardNodes
+	versionAndNodes := func() {}
 	if withNodes {
-		connected := make(chan struct{})
-		var once sync.Once
-		up := func() { once.Do(func() { close(connected) }) }
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			defer up() // an answer (or a failure) before any connection: go on
-			vctx := httptrace.WithClientTrace(ctx, &httptrace.ClientTrace{GotConn: func(httptrace.GotConnInfo) { up() }})
-			ver = versionFact(vctx, budget, c)
-		}()
-		select {
-		case <-connected:
-		case <-ctx.Done():
-		}
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			nodes = nodesFact(ctx, budget, c)
-		}()
+		versionAndNodes = startVersionAndNodes(ctx, budget, c, &ver, &nodes)
 	}
-
-	// What waits for the version and the nodes (KubeOptions.AfterNodes)
-	// runs beside the rest of the read, which waits for it.
 	var after sync.WaitGroup
 	if hook := t.Options.AfterNodes; hook != nil {
 		after.Add(1)
 		go func() {
 			defer after.Done()
-			v, n := guardVer, guardNodes
-			if withNodes {
-				wg.Wait()
-				v, n = ver, nodes
-			}
-			if run := hook(ctx, v, n); run != nil {
+			versionAndNodes()
+			if run := hook(ctx, ver, nodes); run != nil {
 				run()
 			}
 		}()
@@ -756,36 +736,7 @@ func readTarget(ctx context.Context, t *Target, topo *topology.Topology, withNod
 	defer after.Wait()
 
 	// Wave 1.
-	var lists sync.WaitGroup
-	lists.Add(2)
-	go func() {
-		defer lists.Done()
-		groups, err := listCRDGroups(ctx, c)
-		if err != nil {
-			facts.CRDGroups = topology.UnknownFact[[]string](failReason(ctx, budget, err))
-			return
-		}
-		facts.CRDGroups = topology.KnownFact(groups)
-	}()
-	go func() {
-		defer lists.Done()
-		scs, err := listStorageClasses(ctx, c)
-		if err != nil {
-			facts.StorageClasses = topology.UnknownFact[[]topology.StorageClass](failReason(ctx, budget, err))
-			return
-		}
-		facts.StorageClasses = topology.KnownFact(scs)
-	}()
-	nsDone := make(chan struct{})
-	go func() {
-		defer close(nsDone)
-		ns, err := listNamespaces(ctx, c)
-		if err != nil {
-			facts.Namespaces = topology.UnknownFact[[]string](failReason(ctx, budget, err))
-			return
-		}
-		facts.Namespaces = topology.KnownFact(ns)
-	}()
+	nsDone, lists := startClusterLists(ctx, budget, c, &facts)
 	statusRead := map[string]bool{}
 	declaredStatus := startStatus(ctx, c, budget, statusResources(declaredDefs(topo)), statusRead)
 
@@ -808,8 +759,7 @@ func readTarget(ctx context.Context, t *Target, topo *topology.Topology, withNod
 	sem := make(chan struct{}, maxParallel)
 	declared := workloadNamespaces(topo, known, false)
 	wave1 := startWorkloads(ctx, c, sem, declared)
-	lists.Wait()
-	<-nsDone
+	lists()
 
 	// The undeclared catalog layers whose CRD group or provisioner was
 	// seen: their namespaces not read yet that exist, and their status.
@@ -827,10 +777,74 @@ func readTarget(ctx context.Context, t *Target, topo *topology.Topology, withNod
 	for k, v := range undeclaredStatus.wait() {
 		facts.Status.Lists[k] = v
 	}
-	wg.Wait()
+	versionAndNodes()
 	w := assembleWorkloads(ctx, budget, results, facts.Namespaces)
 	facts.Workloads, facts.WorkloadNamespaces, facts.WorkloadErrors = w.fact, w.read, w.errors
 	return ver, nodes, facts
+}
+
+// startClusterLists sends the CRD, StorageClass and namespace lists of
+// the first wave, each answer written into facts; nsDone is closed once the
+// namespace list is in, and wait returns once all three are.
+func startClusterLists(ctx context.Context, budget time.Duration, c *clients, facts *topology.ClusterFacts) (nsDone chan struct{}, wait func()) {
+	var lists sync.WaitGroup
+	lists.Add(2)
+	go func() {
+		defer lists.Done()
+		groups, err := listCRDGroups(ctx, c)
+		if err != nil {
+			facts.CRDGroups = topology.UnknownFact[[]string](failReason(ctx, budget, err))
+			return
+		}
+		facts.CRDGroups = topology.KnownFact(groups)
+	}()
+	go func() {
+		defer lists.Done()
+		scs, err := listStorageClasses(ctx, c)
+		if err != nil {
+			facts.StorageClasses = topology.UnknownFact[[]topology.StorageClass](failReason(ctx, budget, err))
+			return
+		}
+		facts.StorageClasses = topology.KnownFact(scs)
+	}()
+	nsDone = make(chan struct{})
+	go func() {
+		defer close(nsDone)
+		ns, err := listNamespaces(ctx, c)
+		if err != nil {
+			facts.Namespaces = topology.UnknownFact[[]string](failReason(ctx, budget, err))
+			return
+		}
+		facts.Namespaces = topology.KnownFact(ns)
+	}()
+	return nsDone, func() { lists.Wait(); <-nsDone }
+}
+
+// startVersionAndNodes sends GET /version, and once its connection is up
+// (httptrace GotConn: the TLS handshake done, the one HTTP/2 connection the
+// other requests share) the node list; it returns when that is, and a wait
+// for both answers, written to ver and nodes.
+func startVersionAndNodes(ctx context.Context, budget time.Duration, c *clients, ver *topology.Fact[string], nodes *topology.Fact[[]topology.NodeState]) (wait func()) {
+	var wg sync.WaitGroup
+	connected := make(chan struct{})
+	var once sync.Once
+	up := func() { once.Do(func() { close(connected) }) }
+	wg.Add(2)
+	go func() {
+		defer wg.Done()
+		defer up() // an answer (or a failure) before any connection: go on
+		vctx := httptrace.WithClientTrace(ctx, &httptrace.ClientTrace{GotConn: func(httptrace.GotConnInfo) { up() }})
+		*ver = versionFact(vctx, budget, c)
+	}()
+	select {
+	case <-connected:
+	case <-ctx.Done():
+	}
+	go func() {
+		defer wg.Done()
+		*nodes = nodesFact(ctx, budget, c)
+	}()
+	return wg.Wait
 }
 
 // declaredDefs are the layer definitions topo declares (catalog layers and

@@ -112,30 +112,44 @@ func lookWorkload(def LayerDef, w Workload, facts ClusterFacts) workloadResult {
 // WorkloadErrors has them, else "workloads: " and the fact's reason. The
 // result carries def.Name and declared.
 func Evaluate(def LayerDef, facts ClusterFacts, declared bool) LayerState {
-	st := LayerState{Name: def.Name, Declared: declared}
-	var seen, unknowns []string
-	present := false
+	var e evidence
+	e.signals(def, facts)
+	e.workloads(def, facts)
+	return e.verdict(def, declared)
+}
 
+// evidence is what Evaluate found of one layer: the signs seen, the reads
+// that failed, the workloads not available and those not looked for.
+type evidence struct {
+	seen, unknowns    []string
+	present, missing  bool // a sign was seen; a workload was not found (or not read)
+	problems, unread  []string
+	namespaceFailures []string
+}
+
+// signals looks for the layer's CRD groups and provisioners, and for a
+// layer known by its namespaces only, those.
+func (e *evidence) signals(def LayerDef, facts ClusterFacts) {
 	if len(def.CRDGroups) > 0 {
 		if !facts.CRDGroups.Known {
-			unknowns = append(unknowns, "CRDs: "+reasonOr(facts.CRDGroups.Reason))
+			e.unknowns = append(e.unknowns, "CRDs: "+reasonOr(facts.CRDGroups.Reason))
 		} else {
 			for _, g := range def.CRDGroups {
 				if slices.Contains(facts.CRDGroups.Value, g) {
-					present = true
-					seen = append(seen, "CRD group "+g)
+					e.present = true
+					e.seen = append(e.seen, "CRD group "+g)
 				}
 			}
 		}
 	}
 	if len(def.Provisioners) > 0 {
 		if !facts.StorageClasses.Known {
-			unknowns = append(unknowns, "StorageClasses: "+reasonOr(facts.StorageClasses.Reason))
+			e.unknowns = append(e.unknowns, "StorageClasses: "+reasonOr(facts.StorageClasses.Reason))
 		} else {
 			for _, sc := range facts.StorageClasses.Value {
 				if slices.Contains(def.Provisioners, sc.Provisioner) {
-					present = true
-					seen = append(seen, "StorageClass "+sc.Name+" ("+sc.Provisioner+")")
+					e.present = true
+					e.seen = append(e.seen, "StorageClass "+sc.Name+" ("+sc.Provisioner+")")
 				}
 			}
 		}
@@ -143,87 +157,98 @@ func Evaluate(def LayerDef, facts ClusterFacts, declared bool) LayerState {
 	if len(def.Workloads) == 0 && len(def.CRDGroups) == 0 && len(def.Provisioners) == 0 {
 		// Only namespaces: their existence is the signal.
 		if !facts.Namespaces.Known {
-			unknowns = append(unknowns, "namespaces: "+reasonOr(facts.Namespaces.Reason))
+			e.unknowns = append(e.unknowns, "namespaces: "+reasonOr(facts.Namespaces.Reason))
 		} else {
 			for _, ns := range def.Namespaces {
 				if slices.Contains(facts.Namespaces.Value, ns) {
-					present = true
-					seen = append(seen, "namespace "+ns)
+					e.present = true
+					e.seen = append(e.seen, "namespace "+ns)
 				}
 			}
 		}
 	}
+}
 
-	var problems, unread, nsErrors []string
-	allFound := true
-	if len(def.Workloads) > 0 {
-		if !facts.Workloads.Known {
-			// Every list failed: give the errors of this layer's own
-			// namespaces when they are known, else the fact's reason.
-			var own []string
-			for _, w := range def.Workloads {
-				for _, ns := range (workloadResult{w: w}).namespaces(def) {
-					if e, ok := facts.WorkloadErrors[ns]; ok && !slices.Contains(own, e) {
-						own = append(own, e)
-					}
-				}
-			}
-			if len(own) == 0 {
-				own = []string{"workloads: " + reasonOr(facts.Workloads.Reason)}
-			}
-			unknowns = append(unknowns, own...)
-			allFound = false
-		} else {
-			for _, w := range def.Workloads {
-				r := lookWorkload(def, w, facts)
-				switch {
-				case len(r.matches) > 0:
-					present = true
-					for _, m := range r.matches {
-						if !available(m) {
-							problems = append(problems, describe(m))
-						} else {
-							seen = append(seen, describe(m))
-						}
-					}
-				case len(r.unread) > 0 || len(r.failed) > 0:
-					allFound = false
-					for _, ns := range r.failed {
-						if e := facts.WorkloadErrors[ns]; !slices.Contains(nsErrors, e) {
-							nsErrors = append(nsErrors, e)
-						}
-					}
-					if len(r.unread) > 0 {
-						unread = append(unread, fmt.Sprintf("%s %s (namespace %s not read)", w.Kind, w.Name, strings.Join(r.unread, ", ")))
-					}
-				default:
-					allFound = false
-					problems = append(problems, fmt.Sprintf("%s %s not found in %s", w.Kind, w.Name, strings.Join(r.namespaces(def), ", ")))
+// workloads looks for each of the layer's workloads and their
+// availability.
+func (e *evidence) workloads(def LayerDef, facts ClusterFacts) {
+	if len(def.Workloads) == 0 {
+		return
+	}
+	if !facts.Workloads.Known {
+		// Every list failed: give the errors of this layer's own
+		// namespaces when they are known, else the fact's reason.
+		var own []string
+		for _, w := range def.Workloads {
+			for _, ns := range (workloadResult{w: w}).namespaces(def) {
+				if err, ok := facts.WorkloadErrors[ns]; ok && !slices.Contains(own, err) {
+					own = append(own, err)
 				}
 			}
 		}
+		if len(own) == 0 {
+			own = []string{"workloads: " + reasonOr(facts.Workloads.Reason)}
+		}
+		e.unknowns = append(e.unknowns, own...)
+		e.missing = true
+		return
 	}
+	for _, w := range def.Workloads {
+		r := lookWorkload(def, w, facts)
+		switch {
+		case len(r.matches) > 0:
+			e.present = true
+			for _, m := range r.matches {
+				if !available(m) {
+					e.problems = append(e.problems, describe(m))
+				} else {
+					e.seen = append(e.seen, describe(m))
+				}
+			}
+		case len(r.unread) > 0 || len(r.failed) > 0:
+			e.missing = true
+			for _, ns := range r.failed {
+				if err := facts.WorkloadErrors[ns]; !slices.Contains(e.namespaceFailures, err) {
+					e.namespaceFailures = append(e.namespaceFailures, err)
+				}
+			}
+			if len(r.unread) > 0 {
+				e.unread = append(e.unread, fmt.Sprintf("%s %s (namespace %s not read)", w.Kind, w.Name, strings.Join(r.unread, ", ")))
+			}
+		default:
+			e.missing = true
+			e.problems = append(e.problems, fmt.Sprintf("%s %s not found in %s", w.Kind, w.Name, strings.Join(r.namespaces(def), ", ")))
+		}
+	}
+}
 
+// verdict is the layer's state from what was found: degraded when a sign
+// was seen and a workload is not available or not found; unknown when a
+// sign was seen but what was not read could change that, or when nothing
+// was seen and something was not read; healthy when every sign seen holds;
+// absent when every read was made and nothing was seen.
+func (e *evidence) verdict(def LayerDef, declared bool) LayerState {
+	st := LayerState{Name: def.Name, Declared: declared}
 	// unchecked says why some workloads could not be looked for: the
 	// errors of the namespaces whose lists failed, then those not read.
-	unchecked := nsErrors
-	if len(unread) > 0 {
-		unchecked = append(unchecked, "not checked: "+strings.Join(unread, ", "))
+	unchecked := e.namespaceFailures
+	if len(e.unread) > 0 {
+		unchecked = append(unchecked, "not checked: "+strings.Join(e.unread, ", "))
 	}
 	switch {
-	case present && len(problems) > 0:
+	case e.present && len(e.problems) > 0:
 		st.Health = Degraded
-		st.Reason = strings.Join(append(problems, unchecked...), "; ")
-	case present && (len(unchecked) > 0 || (!allFound && len(unknowns) > 0)):
+		st.Reason = strings.Join(append(e.problems, unchecked...), "; ")
+	case e.present && (len(unchecked) > 0 || (e.missing && len(e.unknowns) > 0)):
 		st.Health = Unknown
-		parts := append(append([]string{}, unknowns...), unchecked...)
-		st.Reason = "present (" + strings.Join(seen, ", ") + ") but " + strings.Join(parts, "; ")
-	case present:
+		parts := append(append([]string{}, e.unknowns...), unchecked...)
+		st.Reason = "present (" + strings.Join(e.seen, ", ") + ") but " + strings.Join(parts, "; ")
+	case e.present:
 		st.Health = Healthy
-		st.Reason = strings.Join(seen, ", ")
-	case len(unknowns) > 0 || len(unchecked) > 0:
+		st.Reason = strings.Join(e.seen, ", ")
+	case len(e.unknowns) > 0 || len(unchecked) > 0:
 		st.Health = Unknown
-		parts := append(append([]string{}, unknowns...), unchecked...)
+		parts := append(append([]string{}, e.unknowns...), unchecked...)
 		st.Reason = strings.Join(parts, "; ")
 	default:
 		st.Health = Absent
