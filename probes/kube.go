@@ -945,6 +945,41 @@ func listJSON[L any](ctx context.Context, c *clients, path, kind string, cont fu
 	return listJSONWith(ctx, c, path, kind, nil, cont, keys, each)
 }
 
+// topLevelKind returns the "kind" of the JSON object raw, reading its
+// top-level members in order and skipping the others whole: the API server
+// writes kind first, so a list's items are not scanned for it (decoding the
+// page is the one full pass). "" when the object has none or raw is null;
+// an error when raw is another JSON value.
+func topLevelKind(raw []byte) (string, error) {
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	switch t, err := dec.Token(); {
+	case err != nil:
+		return "", err
+	case t == nil:
+		return "", nil // null: no kind
+	case t != json.Delim('{'):
+		return "", fmt.Errorf("not a JSON object")
+	}
+	for dec.More() {
+		key, err := dec.Token()
+		if err != nil {
+			return "", err
+		}
+		if key == "kind" {
+			var kind string
+			if err := dec.Decode(&kind); err != nil {
+				return "", err
+			}
+			return kind, nil
+		}
+		var skip json.RawMessage
+		if err := dec.Decode(&skip); err != nil {
+			return "", err
+		}
+	}
+	return "", nil
+}
+
 // listJSONWith is listJSON with extra query parameters (a fieldSelector).
 func listJSONWith[L any](ctx context.Context, c *clients, path, kind string, extra map[string]string, cont func(*L) string, keys func(*L) []string, each func(*L)) error {
 	params := map[string]string{"limit": strconv.FormatInt(pageSize, 10)}
@@ -957,14 +992,12 @@ func listJSONWith[L any](ctx context.Context, c *clients, path, kind string, ext
 		if err != nil {
 			return err
 		}
-		var head struct {
-			Kind string `json:"kind"`
-		}
-		if err := json.Unmarshal(raw, &head); err != nil {
+		got, err := topLevelKind(raw)
+		if err != nil {
 			return fmt.Errorf("the answer to %s is not a list: %v", path, err)
 		}
-		if head.Kind != kind {
-			return fmt.Errorf("the answer to %s is not a %s (kind %q)", path, kind, head.Kind)
+		if got != kind {
+			return fmt.Errorf("the answer to %s is not a %s (kind %q)", path, kind, got)
 		}
 		page := new(L)
 		if err := json.Unmarshal(raw, page); err != nil {

@@ -67,6 +67,9 @@ type App struct {
 	Prompter action.Prompter
 	// Run executes external programs (limactl, ssh).
 	Run probes.Runner
+
+	// profile is this run's --profile (set by Run).
+	profile *profiling
 }
 
 // System returns the App of the real process: os streams and environment,
@@ -94,7 +97,13 @@ func Run(a *App, args []string) int {
 	out := &countingWriter{w: a.Out}
 	run := *a
 	run.Out = out
+	run.profile = &profiling{}
 	root := newRoot(&run)
+	defer func() {
+		if err := run.profile.stop(); err != nil {
+			fmt.Fprintln(a.ErrOut, "nestor: profile:", err)
+		}
+	}()
 	root.SetArgs(args)
 	root.SetIn(a.In)
 	root.SetOut(out)
@@ -174,6 +183,8 @@ type globals struct {
 
 	// cfg is set once, by the root's PersistentPreRunE; commands read it.
 	cfg action.Config
+	// profile is --profile and --profile-output.
+	profile *profiling
 }
 
 func newRoot(a *App) *cobra.Command {
@@ -206,10 +217,18 @@ Exit codes: 0 success, 1 error or refused, 2 changes (preview and fleet with
 	g.timeout = 10 * time.Second
 	pf.Var(positiveDuration{&g.timeout}, "timeout", "one deadline for the whole read of a stack, shared by its stages (the target check, then the read)")
 	_ = root.RegisterFlagCompletionFunc("context", completeContexts(a, g))
+	g.profile = a.profile
+	if g.profile == nil { // a root made outside Run (tests, docs)
+		g.profile = &profiling{}
+	}
+	pf.StringVar(&g.profile.kind, "profile", "none", "write a profile of this run: none, cpu or heap (for go tool pprof)")
+	pf.StringVar(&g.profile.output, "profile-output", "profile.pprof", "the file --profile writes")
+	_ = pf.MarkHidden("profile")
+	_ = pf.MarkHidden("profile-output")
 	root.SetVersionTemplate("nestor {{.Version}}\n")
 	root.PersistentPreRunE = func(*cobra.Command, []string) error {
 		g.cfg = a.complete(g)
-		return nil
+		return g.profile.start()
 	}
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
 		return fmt.Errorf("%w\nSee '%s --help'.", err, c.CommandPath())

@@ -1,0 +1,54 @@
+package app
+
+import (
+	"fmt"
+	"os"
+	"runtime"
+	"runtime/pprof"
+)
+
+// profiling is kubectl's --profile and --profile-output: a CPU or heap
+// profile of this run, in pprof's format, for `go tool pprof`.
+type profiling struct {
+	kind, output string
+	cpu          *os.File
+}
+
+// start begins the CPU profile (--profile cpu). Errors: an unknown kind,
+// or the output file cannot be created.
+func (p *profiling) start() error {
+	switch p.kind {
+	case "", "none", "heap":
+		return nil
+	case "cpu":
+		f, err := os.Create(p.output)
+		if err != nil {
+			return fmt.Errorf("--profile-output: %w", err)
+		}
+		p.cpu = f
+		return pprof.StartCPUProfile(f)
+	}
+	return fmt.Errorf("--profile %q: write none, cpu or heap", p.kind)
+}
+
+// stop ends the CPU profile, or writes the heap profile (after a GC, so
+// it shows what is live at the end of the run), to --profile-output.
+func (p *profiling) stop() error {
+	switch {
+	case p.cpu != nil:
+		pprof.StopCPUProfile()
+		return p.cpu.Close()
+	case p.kind == "heap":
+		f, err := os.Create(p.output)
+		if err != nil {
+			return fmt.Errorf("--profile-output: %w", err)
+		}
+		runtime.GC()
+		if err := pprof.Lookup("heap").WriteTo(f, 0); err != nil {
+			f.Close()
+			return err
+		}
+		return f.Close()
+	}
+	return nil
+}
