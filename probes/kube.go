@@ -439,7 +439,7 @@ var nodeColumns = []string{"Name", "Status", "Roles", "Version", "Internal-IP"}
 // 16 such lists add well under 0.1 s, while reading the condition of every
 // node (one list of whole Nodes, ~8 KB each) costs ~2 s and one list per
 // node ~10 ms each. A variable only so tests can lower it.
-var readyDetailLists = maxParallel
+var readyDetailLists = 16
 
 // listNodes reads the nodes as the API server's Table and keeps, per node,
 // what the server's node printer derives from the Node:

@@ -320,7 +320,8 @@ func TestKapsuleCredentialsNeverEcho(t *testing.T) {
 	if k.Target.Provider.AccessKey != "SCWK7QH…NB5P" || !strings.Contains(k.Target.Provider.Credentials, "(the root profile) of "+cfg) {
 		t.Errorf("target provider = %+v", k.Target.Provider)
 	}
-	wantNotContains(t, "json", j.stdout+j.stderr, e2eSecretKey, e2eAccessKey, "WARNING")
+	wantNotContains(t, "json", j.stdout+j.stderr, e2eSecretKey, e2eAccessKey)
+	wantNotContains(t, "stderr", j.stderr, "WARNING")
 }
 
 // (8) --no-input with another cluster's kubeconfig is refused before any
