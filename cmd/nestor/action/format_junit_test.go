@@ -10,7 +10,12 @@ import (
 	"testing"
 )
 
-const junitXSD = "../../../tests/testdata/junit/nestor-junit.xsd"
+// The JUnit schemas of the tests (tests/testdata/junit/SOURCES.md):
+// nestor's own, and the one the Jenkins xUnit plugin publishes.
+const (
+	junitXSD        = "../../../tests/testdata/junit/nestor-junit.xsd"
+	junitJenkinsXSD = "../../../tests/testdata/junit/junit-10.xsd"
+)
 
 func junitFleet(t *testing.T, dir string) []byte {
 	t.Helper()
@@ -99,10 +104,12 @@ func TestJUnitFleet(t *testing.T) {
 }
 
 // TestJUnitValidatesAgainstXSD validates the fleet's, a preview's and a
-// failure's reports against tests/testdata/junit/nestor-junit.xsd with
-// xmllint (Debian's libxml2-utils), and checks the validation is live: a
-// testcase without classname, a failure without message, are refused.
-// Skipped when xmllint is not installed.
+// failure's reports against tests/testdata/junit/nestor-junit.xsd and the
+// Jenkins xUnit plugin's published junit-10.xsd with xmllint (Debian's
+// libxml2-utils), and checks the validation is live: a testcase without
+// classname, a failure without message, are refused by nestor's; a
+// testsuite without its counts by both. Skipped when xmllint is not
+// installed.
 func TestJUnitValidatesAgainstXSD(t *testing.T) {
 	xmllint, err := exec.LookPath("xmllint")
 	if err != nil {
@@ -116,20 +123,29 @@ func TestJUnitValidatesAgainstXSD(t *testing.T) {
 	if err := NewFailure(nil, os.ErrNotExist).WriteJUnit(&failure, JUnitOptions{ReadAt: fixtureReadAt}); err != nil {
 		t.Fatal(err)
 	}
-	validate := func(name string, data []byte) error {
+	validateWith := func(xsd, name string, data []byte) error {
 		p := filepath.Join(dir, name+".xml")
 		if err := os.WriteFile(p, data, 0o644); err != nil {
 			t.Fatal(err)
 		}
-		out, err := exec.Command(xmllint, "--noout", "--schema", junitXSD, p).CombinedOutput()
+		out, err := exec.Command(xmllint, "--noout", "--schema", xsd, p).CombinedOutput()
 		if err != nil {
 			return &xmlError{string(out)}
 		}
 		return nil
 	}
+	validate := func(name string, data []byte) error { return validateWith(junitXSD, name, data) }
 	for name, data := range map[string][]byte{"fleet": junitFleet(t, dir), "preview": preview.Bytes(), "failure": failure.Bytes()} {
-		if err := validate(name, data); err != nil {
-			t.Errorf("%s does not validate: %v\n%s", name, err, data)
+		for _, xsd := range []string{junitXSD, junitJenkinsXSD} {
+			if err := validateWith(xsd, name, data); err != nil {
+				t.Errorf("%s does not validate against %s: %v\n%s", name, filepath.Base(xsd), err, data)
+			}
+		}
+	}
+	noCounts := `<testsuites><testsuite name="s"><testcase name="c" classname="s"/></testsuite></testsuites>`
+	for _, xsd := range []string{junitXSD, junitJenkinsXSD} {
+		if validateWith(xsd, "no-counts", []byte(noCounts)) == nil {
+			t.Errorf("%s accepts a testsuite without tests, failures, errors", filepath.Base(xsd))
 		}
 	}
 	for name, bad := range map[string]string{
