@@ -517,7 +517,34 @@ func (p *parser) mapping(n *yaml.Node, field, fix string) (*yaml.Node, bool) {
 	return n, true
 }
 
+// topLevel reads the top-level keys of root into t, then checks the rules
+// that span keys: the name, the target kind, each kind's own keys, the
+// backend.
 func (p *parser) topLevel(t *Topology, root *yaml.Node) {
+	n := p.topKeys(t, root)
+	p.checkStackName(t, root, n.name)
+	p.checkTargetKind(t, root, n.kind)
+	p.checkKapsule(t, root, n.lima)
+	p.checkNodesForKind(t)
+	if nodeClusterGrammar(t.TargetKind) && n.lima != nil {
+		p.add(n.lima, "lima", "remove the lima: section", "lima: is only for target_kind: lima")
+	}
+	if t.TargetKind == TargetLima && n.kubeconfig != nil {
+		p.add(n.kubeconfig, "kubeconfig", "remove it, or set the bench kubeconfig as lima.kubeconfig", "a top-level kubeconfig: is for prod stacks; a lima bench uses its own generated kubeconfig (lima.kubeconfig)")
+	}
+	p.checkBackend(t, n.backend)
+}
+
+// topNodes are the top-level nodes the checks across keys need: the values
+// of name, target_kind and backend, the keys of kubeconfig and lima (nil
+// when not written).
+type topNodes struct {
+	name, kind, kubeconfig, backend, lima *yaml.Node
+}
+
+// topKeys reads each top-level key of root into t (an unknown key is an
+// error with the closest known one) and records its position.
+func (p *parser) topKeys(t *Topology, root *yaml.Node) topNodes {
 	var nameNode, kindNode, kubeconfigNode, backendNode, limaNode *yaml.Node
 	for _, kv := range p.pairs(root, "") {
 		k, v := kv.key, kv.value
@@ -564,8 +591,13 @@ func (p *parser) topLevel(t *Topology, root *yaml.Node) {
 			p.unknownKey(k, "", topKeys)
 		}
 	}
+	return topNodes{name: nameNode, kind: kindNode, kubeconfig: kubeconfigNode, backend: backendNode, lima: limaNode}
+}
 
-	// name: required, [a-z0-9-], equal to the file's base name.
+// checkStackName checks name: required, [a-z0-9-], equal to the file's
+// base name (any name is a warning, not an error, when the file may be
+// anywhere on disk).
+func (p *parser) checkStackName(t *Topology, root, nameNode *yaml.Node) {
 	base := filepath.Base(p.file)
 	for _, ext := range []string{".yaml", ".yml"} {
 		base = strings.TrimSuffix(base, ext)
@@ -600,8 +632,11 @@ func (p *parser) topLevel(t *Topology, root *yaml.Node) {
 	case t.Name != base:
 		p.add(resolve(nameNode), "name", "rename the file to "+t.Name+".yaml or set name: "+base, "%q must equal the file's base name %q", t.Name, base)
 	}
+}
 
-	// target_kind: required, one of Kinds().
+// checkTargetKind checks target_kind: required, one of Kinds() (an unknown
+// one gets the closest kind's name).
+func (p *parser) checkTargetKind(t *Topology, root, kindNode *yaml.Node) {
 	switch {
 	case kindNode == nil || t.TargetKind == "":
 		n := kindNode
@@ -616,17 +651,6 @@ func (p *parser) topLevel(t *Topology, root *yaml.Node) {
 		}
 		p.add(resolve(kindNode), "target_kind", fix, "%q is not a target kind", t.TargetKind)
 	}
-
-	p.checkKapsule(t, root, limaNode)
-	p.checkNodesForKind(t)
-	if nodeClusterGrammar(t.TargetKind) && limaNode != nil {
-		p.add(limaNode, "lima", "remove the lima: section", "lima: is only for target_kind: lima")
-	}
-	if t.TargetKind == TargetLima && kubeconfigNode != nil {
-		p.add(kubeconfigNode, "kubeconfig", "remove it, or set the bench kubeconfig as lima.kubeconfig", "a top-level kubeconfig: is for prod stacks; a lima bench uses its own generated kubeconfig (lima.kubeconfig)")
-	}
-
-	p.checkBackend(t, backendNode)
 }
 
 func (p *parser) checkEndpoint(n *yaml.Node, s string) {

@@ -137,103 +137,143 @@ func (c DeprecatedCall) what() string {
 }
 
 // judgeAPIs applies the removed-API and deprecated-call rules of
-// JudgeUpgrade.
+// JudgeUpgrade: what the calls' read leaves unknown, the removals of the
+// served group versions (each matched with the calls it covers), the calls
+// no removal covers, and the reach of a read that found nothing to say.
 func judgeAPIs(targets []UpgradeTarget, served Fact[ServedAPIs], calls Fact[DeprecatedCalls]) []Finding {
-	var out []Finding
-	first, last := targets[0], targets[len(targets)-1]
 	module, _ := APILifecycleSource()
-	lifecycle := module + " lifecycle"
-	since, callReach := callWords(calls.Value)
+	j := apiJudge{targets: targets, calls: calls, module: module, lifecycle: module + " lifecycle"}
+	j.since, j.callReach = callWords(calls.Value)
+	if calls.Known {
+		j.reqs = calls.Value.Requests
+	}
+	j.matched = make([]bool, len(j.reqs))
+	out := j.callsUnread()
+	out = append(out, j.servedRemovals(served)...)
+	out = append(out, j.unmatchedCalls()...)
+	return append(out, j.instancesUnread(out)...)
+}
+
+// apiJudge is what judgeAPIs' parts share: the targets, the calls read
+// (reqs, and which of them a removal finding has covered), the words of the
+// calls' window and reach, and the lifecycle table's name.
+type apiJudge struct {
+	targets           []UpgradeTarget
+	calls             Fact[DeprecatedCalls]
+	reqs              []DeprecatedCall
+	matched           []bool
+	since, callReach  string
+	module, lifecycle string
+}
+
+func (j *apiJudge) first() UpgradeTarget { return j.targets[0] }
+
+func (j *apiJudge) unknown(subject, msg, source, reach string, tg UpgradeTarget) Finding {
+	return upgradeUnknown(subject, msg, source, reach, tg.step(), tg.Minor.MinorString())
+}
+
+// callsUnread is the unknown of a /metrics read that failed or stopped at
+// its bound before the deprecated-API gauge ended.
+func (j *apiJudge) callsUnread() []Finding {
+	calls := j.calls
 	switch {
 	case !calls.Known:
-		msg := fmt.Sprintf("the API server's calls to deprecated APIs were not read (%s): which clients break on %s is not known", reasonOr(calls.Reason), minorsText(targets))
+		msg := fmt.Sprintf("the API server's calls to deprecated APIs were not read (%s): which clients break on %s is not known", reasonOr(calls.Reason), minorsText(j.targets))
 		if strings.HasPrefix(calls.Reason, "forbidden") {
 			msg += "; " + metricsPermission
 		}
-		out = append(out, upgradeUnknown("/metrics", msg, srcDeprecatedMetric, "the API server", first.step(), first.Minor.MinorString()))
+		return []Finding{j.unknown("/metrics", msg, srcDeprecatedMetric, "the API server", j.first())}
 	case !calls.Value.Complete:
-		out = append(out, upgradeUnknown("/metrics", fmt.Sprintf("the read of /metrics stopped at its bound of %d bytes before the deprecated-API gauge ended: calls beyond what was read are not known", calls.Value.Limit),
-			srcDeprecatedMetric, callReach, first.step(), first.Minor.MinorString()))
+		return []Finding{j.unknown("/metrics", fmt.Sprintf("the read of /metrics stopped at its bound of %d bytes before the deprecated-API gauge ended: calls beyond what was read are not known", calls.Value.Limit),
+			srcDeprecatedMetric, j.callReach, j.first())}
 	}
-	var reqs []DeprecatedCall
-	if calls.Known {
-		reqs = calls.Value.Requests
-	}
-	matched := make([]bool, len(reqs))
+	return nil
+}
 
+// servedRemovals is, per target, a finding per served group version the
+// target stops serving (APIRemovals), the unknown of a target beyond the
+// lifecycle table's horizon, and, once, the served group versions the table
+// does not hold or does not cover. An unread discovery is one unknown.
+func (j *apiJudge) servedRemovals(served Fact[ServedAPIs]) []Finding {
 	if !served.Known {
-		out = append(out, upgradeUnknown("served APIs", fmt.Sprintf("the API server's discovery was not read (%s): what %s stops serving is not known", reasonOr(served.Reason), minorsText(targets)),
-			lifecycle, reachDiscovery, first.step(), first.Minor.MinorString()))
-	} else {
-		kindOf := map[string]string{}
-		for _, r := range served.Value.Resources {
-			kindOf[r.GroupVersion+" "+r.Resource] = r.Kind
+		return []Finding{j.unknown("served APIs", fmt.Sprintf("the API server's discovery was not read (%s): what %s stops serving is not known", reasonOr(served.Reason), minorsText(j.targets)),
+			j.lifecycle, reachDiscovery, j.first())}
+	}
+	var out []Finding
+	kindOf := map[string]string{}
+	for _, r := range served.Value.Resources {
+		kindOf[r.GroupVersion+" "+r.Resource] = r.Kind
+	}
+	unknownGV := map[string]string{}
+	var notCovered []string
+	for i, tg := range j.targets {
+		rep, err := APIRemovals(served.Value.GroupVersions, tg.Minor)
+		if err != nil {
+			out = append(out, j.unknown("served APIs", err.Error(), j.lifecycle, reachDiscovery, tg))
+			continue
 		}
-		unknownGV := map[string]string{}
-		var notCovered []string
-		for i, tg := range targets {
-			rep, err := APIRemovals(served.Value.GroupVersions, tg.Minor)
-			if err != nil {
-				out = append(out, upgradeUnknown("served APIs", err.Error(), lifecycle, reachDiscovery, tg.step(), tg.Minor.MinorString()))
-				continue
-			}
-			for _, r := range rep.Removals {
-				f, ok := removalFinding(tg, r, reqs, matched, kindOf, calls, since, callReach, lifecycle)
-				if ok {
-					out = append(out, f)
-				}
-			}
-			if rep.Beyond {
-				out = append(out, upgradeUnknown(tg.Minor.MinorString(), fmt.Sprintf("%s: %s is beyond the lifecycle table's horizon (%s knows the removals of %s and older, and those it plans): what %s itself stops serving is not known here; the removals said for it are a floor",
-					tg.label(), tg.Minor.MinorString(), module, rep.Horizon, tg.Minor.MinorString()), lifecycle, reachDiscovery, tg.step(), tg.Minor.MinorString()))
-			}
-			for _, u := range rep.Unknown {
-				key := u.GroupVersion
-				if u.Kind != "" {
-					key += " " + u.Kind
-				}
-				if _, seen := unknownGV[key]; !seen {
-					unknownGV[key] = u.Reason
-				}
-			}
-			if i == 0 {
-				notCovered = rep.NotCovered
+		for _, r := range rep.Removals {
+			if f, ok := removalFinding(tg, r, j.reqs, j.matched, kindOf, j.calls, j.since, j.callReach, j.lifecycle); ok {
+				out = append(out, f)
 			}
 		}
-		if len(unknownGV) > 0 {
-			keys := make([]string, 0, len(unknownGV))
-			for k := range unknownGV {
-				keys = append(keys, k)
-			}
-			sort.Strings(keys)
-			out = append(out, upgradeUnknown("served APIs", fmt.Sprintf("the cluster serves %s, which %s does not hold: whether %s serves %s is not known here",
-				strings.Join(keys, ", "), module, minorsText(targets), pronoun(len(keys))), lifecycle, reachDiscovery, first.step(), first.Minor.MinorString()))
+		if rep.Beyond {
+			out = append(out, j.unknown(tg.Minor.MinorString(), fmt.Sprintf("%s: %s is beyond the lifecycle table's horizon (%s knows the removals of %s and older, and those it plans): what %s itself stops serving is not known here; the removals said for it are a floor",
+				tg.label(), tg.Minor.MinorString(), j.module, rep.Horizon, tg.Minor.MinorString()), j.lifecycle, reachDiscovery, tg))
 		}
-		if len(notCovered) > 0 {
-			shown, more := notCovered, ""
-			if len(shown) > 5 {
-				shown, more = shown[:5], fmt.Sprintf(" and %d more", len(notCovered)-5)
+		for _, u := range rep.Unknown {
+			key := u.GroupVersion
+			if u.Kind != "" {
+				key += " " + u.Kind
 			}
-			out = append(out, upgradeUnknown("served APIs", fmt.Sprintf("%s not in %s (%s%s): CustomResourceDefinitions, aggregated APIs, or Kubernetes groups kept in other modules (apiextensions.k8s.io, apiregistration.k8s.io); its lifecycle table says nothing of them, so whether %s serves them is not judged",
-				servedCount(len(notCovered)), module, strings.Join(shown, ", "), more, minorsText(targets)), lifecycle, reachDiscovery, first.step(), first.Minor.MinorString()))
+			if _, seen := unknownGV[key]; !seen {
+				unknownGV[key] = u.Reason
+			}
+		}
+		if i == 0 {
+			notCovered = rep.NotCovered
 		}
 	}
+	if len(unknownGV) > 0 {
+		keys := make([]string, 0, len(unknownGV))
+		for k := range unknownGV {
+			keys = append(keys, k)
+		}
+		sort.Strings(keys)
+		out = append(out, j.unknown("served APIs", fmt.Sprintf("the cluster serves %s, which %s does not hold: whether %s serves %s is not known here",
+			strings.Join(keys, ", "), j.module, minorsText(j.targets), pronoun(len(keys))), j.lifecycle, reachDiscovery, j.first()))
+	}
+	if len(notCovered) > 0 {
+		shown, more := notCovered, ""
+		if len(shown) > 5 {
+			shown, more = shown[:5], fmt.Sprintf(" and %d more", len(notCovered)-5)
+		}
+		out = append(out, j.unknown("served APIs", fmt.Sprintf("%s not in %s (%s%s): CustomResourceDefinitions, aggregated APIs, or Kubernetes groups kept in other modules (apiextensions.k8s.io, apiregistration.k8s.io); its lifecycle table says nothing of them, so whether %s serves them is not judged",
+			servedCount(len(notCovered)), j.module, strings.Join(shown, ", "), more, minorsText(j.targets)), j.lifecycle, reachDiscovery, j.first()))
+	}
+	return out
+}
 
-	// The calls no removed-api finding covers.
-	for i, c := range reqs {
-		if matched[i] {
+// unmatchedCalls is a finding per recorded call no removal finding covers:
+// an error when a target stops serving it (by the API server's own
+// removed_release), else information (deprecated, still served).
+func (j *apiJudge) unmatchedCalls() []Finding {
+	var out []Finding
+	last := j.targets[len(j.targets)-1]
+	for i, c := range j.reqs {
+		if j.matched[i] {
 			continue
 		}
 		rr := ParseVersion(c.RemovedRelease)
 		tg, removed := last, false
-		for _, t := range targets {
+		for _, t := range j.targets {
 			if rr.Known && CompareMinor(rr, t.Minor) <= 0 {
 				tg, removed = t, true
 				break
 			}
 		}
-		f := Finding{Kind: FindingDeprecatedCall, Subject: c.GroupVersion(), Source: srcDeprecatedMetric, Reach: callReach, Step: tg.step(), Minor: tg.Minor.MinorString()}
-		head := fmt.Sprintf("%s: requests to %s recorded by this API server %s", tg.label(), c.what(), since)
+		f := Finding{Kind: FindingDeprecatedCall, Subject: c.GroupVersion(), Source: srcDeprecatedMetric, Reach: j.callReach, Step: tg.step(), Minor: tg.Minor.MinorString()}
+		head := fmt.Sprintf("%s: requests to %s recorded by this API server %s", tg.label(), c.what(), j.since)
 		switch {
 		case removed:
 			f.Severity = SeverityError
@@ -247,14 +287,20 @@ func judgeAPIs(targets []UpgradeTarget, served Fact[ServedAPIs], calls Fact[Depr
 		}
 		out = append(out, f)
 	}
-	if calls.Known && !calls.Value.Instances.Known && !slices.ContainsFunc(out, func(f Finding) bool { return strings.Contains(f.Reach, callReach) }) {
-		// The calls not recorded are one API server's word: how many others
-		// keep their own gauge is part of that claim (a finding about a
-		// call, or a removal, says it in its reach).
-		out = append(out, upgradeUnknown("/metrics", fmt.Sprintf("the API server that answered /metrics recorded no deprecated-API call to say; how many API servers the control plane runs is not known (%s), so calls recorded by the others are not known",
-			reasonOr(calls.Value.Instances.Reason)), srcDeprecatedMetric, callReach, first.step(), first.Minor.MinorString()))
-	}
 	return out
+}
+
+// instancesUnread is the unknown of the other API servers' calls when the
+// calls were read but how many API servers run is not known and no finding
+// in out already says so in its reach: the calls not recorded are one API
+// server's word.
+func (j *apiJudge) instancesUnread(out []Finding) []Finding {
+	calls := j.calls
+	if !calls.Known || calls.Value.Instances.Known || slices.ContainsFunc(out, func(f Finding) bool { return strings.Contains(f.Reach, j.callReach) }) {
+		return nil
+	}
+	return []Finding{j.unknown("/metrics", fmt.Sprintf("the API server that answered /metrics recorded no deprecated-API call to say; how many API servers the control plane runs is not known (%s), so calls recorded by the others are not known",
+		reasonOr(calls.Value.Instances.Reason)), srcDeprecatedMetric, j.callReach, j.first())}
 }
 
 // servedCount is "1 served group version is" or "N served group versions
