@@ -126,7 +126,7 @@ func (it PlanItem) Message() string {
 // The key may not be in the topology (an undeclared node, a key not
 // written): Position falls back to its parent, then to name.
 func (r *Report) TopologyKey(it PlanItem) string {
-	kapsule := r.Stack.TargetKind == topology.TargetKapsule
+	pools := r.Desired.declaresPools()
 	switch {
 	case it.Step != nil:
 		s := it.Step
@@ -165,14 +165,14 @@ func (r *Report) TopologyKey(it PlanItem) string {
 		}
 		return topology.KeyVersion
 	case it.Waiting != "":
-		return subjectKey(it.Waiting, kapsule)
+		return subjectKey(it.Waiting, pools)
 	}
-	return subjectKey(it.Unknown, kapsule)
+	return subjectKey(it.Unknown, pools)
 }
 
 // subjectKey is the key an unknown or waiting entry ("SUBJECT: why")
 // concerns, by its subject (see TopologyKey).
-func subjectKey(entry string, kapsule bool) string {
+func subjectKey(entry string, pools bool) string {
 	subject, _, _ := strings.Cut(entry, ":")
 	first, rest, _ := strings.Cut(subject, " ")
 	switch {
@@ -182,7 +182,7 @@ func subjectKey(entry string, kapsule bool) string {
 		return topology.NodeKey(rest)
 	case subject == "VMs":
 		return topology.KeyNodes
-	case subject == "nodes" && kapsule, subject == "pools":
+	case subject == "nodes" && pools, subject == "pools":
 		return topology.KeyPools
 	case subject == "nodes":
 		return topology.KeyNodes

@@ -89,7 +89,7 @@ func TestTopologyKey(t *testing.T) {
 	lima := parsedTopology(t, dir, "bench", limaTopologyText)
 	kap := parsedTopology(t, dir, "apps", kapsuleTopologyText)
 	report := func(tp *topology.Topology) *Report {
-		r := &Report{Stack: StackInfo{Name: tp.Name, File: tp.Path, TargetKind: tp.TargetKind}, topology: tp, Actual: &topology.Observed{}}
+		r := &Report{Stack: StackInfo{Name: tp.Name, File: tp.Path, TargetKind: tp.TargetKind}, topology: tp, Desired: Desired{Nodes: tp.Nodes, Pools: tp.Pools}, Actual: &topology.Observed{}}
 		if tp.TargetKind == topology.TargetKapsule {
 			r.Actual.Kapsule = &topology.KapsuleObserved{
 				Pools: topology.KnownFact([]topology.KapsulePool{{ID: "p1", Name: "default"}, {ID: "p2", Name: "burst"}}),

@@ -97,7 +97,7 @@ func junitCaseKeys(r *Report) []string {
 	if r.Desired.Backend != "" {
 		keys = append(keys, topology.KeyBackend)
 	}
-	if r.Stack.TargetKind == topology.TargetKapsule {
+	if r.topology != nil && r.topology.Scaleway != nil {
 		keys = append(keys, topology.KeyScaleway)
 	}
 	return append(keys, topology.KeyName)

@@ -163,7 +163,7 @@ func (r *Report) gauges(fs families) {
 	for _, h := range []topology.Health{topology.Healthy, topology.Degraded, topology.Absent, topology.Unknown} {
 		fs.gauge(metricLayers, float64(byHealth[h]), "stack", stack, "state", string(h))
 	}
-	if r.Stack.TargetKind == topology.TargetKapsule {
+	if r.Desired.declaresPools() {
 		fs.gauge(metricPoolsDeclared, float64(len(r.Desired.Pools)), "stack", stack)
 	} else {
 		fs.gauge(metricNodesDeclared, float64(len(r.Desired.Nodes)), "stack", stack)

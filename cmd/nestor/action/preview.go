@@ -131,6 +131,11 @@ type Desired struct {
 	AutoUpgrade *bool           `json:"auto_upgrade,omitempty"`
 }
 
+// declaresPools reports whether the stack declares its machines as a
+// provider's pools (pools:) rather than as nodes (nodes:): the views count
+// and locate them by what was declared, not by the target kind.
+func (d Desired) declaresPools() bool { return len(d.Pools) > 0 }
+
 // Summary counts the plan: Changes are steps that would change the cluster;
 // Undeclared are information; Unknown counts the parts of ACTUAL not read.
 type Summary struct {
