@@ -97,11 +97,11 @@ func TestBuildPlan(t *testing.T) {
 			topo: func() *Topology { t := dirqual(); t.Kubernetes.Version = "1.37"; return t },
 			obs:  healthyDirqual, // server v1.36.2
 			steps: []Step{
-				{StepUpgrade, "k8s", "kubernetes", "API server v1.36.2 → 1.37"},
-				{StepUpgradeNode, "k8s", "dirqual1", "kubelet v1.36.2 → 1.37"},
-				{StepUpgradeNode, "k8s", "dirqual2", "kubelet v1.36.2 → 1.37"},
-				{StepUpgradeNode, "k8s", "dirqual3", "kubelet v1.36.2 → 1.37"},
-				{StepUpgradeNode, "k8s", "dirqual4", "kubelet v1.36.2 → 1.37"},
+				{StepUpgrade, "k8s", "kubernetes", "API server v1.36.2 → 1.37", "1.37"},
+				{StepUpgradeNode, "k8s", "dirqual1", "kubelet v1.36.2 → 1.37", "1.37"},
+				{StepUpgradeNode, "k8s", "dirqual2", "kubelet v1.36.2 → 1.37", "1.37"},
+				{StepUpgradeNode, "k8s", "dirqual3", "kubelet v1.36.2 → 1.37", "1.37"},
+				{StepUpgradeNode, "k8s", "dirqual4", "kubelet v1.36.2 → 1.37", "1.37"},
 			},
 		},
 		{
@@ -129,7 +129,7 @@ func TestBuildPlan(t *testing.T) {
 				o.Nodes.Value[0].Roles = nil
 				return o
 			},
-			steps: []Step{{StepRepairNode, "k8s", "dirqual1", "declared role control-plane, the cluster's roles: <none>"}},
+			steps: []Step{{StepRepairNode, "k8s", "dirqual1", "declared role control-plane, the cluster's roles: <none>", ""}},
 		},
 		{
 			name: "prod: storage unknown without a declared backend still counts",
@@ -152,8 +152,8 @@ func TestBuildPlan(t *testing.T) {
 				return o
 			},
 			steps: []Step{
-				{StepInstall, "cnpg", "cnpg", "none of its CRDs, StorageClasses or workloads found"},
-				{StepRepair, "argocd", "argocd", "argocd/argocd-repo-server 0/1 available"},
+				{StepInstall, "cnpg", "cnpg", "none of its CRDs, StorageClasses or workloads found", ""},
+				{StepRepair, "argocd", "argocd", "argocd/argocd-repo-server 0/1 available", ""},
 			},
 		},
 		{
@@ -163,14 +163,14 @@ func TestBuildPlan(t *testing.T) {
 				return &Observed{NoTarget: true, NoTargetReason: "no kubeconfig", VMs: vms("dirqual1", VMStopped)}
 			},
 			steps: []Step{
-				{StepBootstrap, "bootstrap", "dirqual", "unverified: no target was read, so the plan assumes no cluster yet"},
-				{StepJoinNode, "k8s", "dirqual2", "unverified: assumes an empty cluster"},
-				{StepJoinNode, "k8s", "dirqual3", "unverified: assumes an empty cluster"},
-				{StepJoinNode, "k8s", "dirqual4", "unverified: assumes an empty cluster"},
-				{StepInstall, "cilium", "cilium", "unverified: assumes an empty cluster"},
-				{StepInstall, "rook-ceph", "rook-ceph", "unverified: assumes an empty cluster"},
-				{StepInstall, "cnpg", "cnpg", "unverified: assumes an empty cluster"},
-				{StepInstall, "argocd", "argocd", "unverified: assumes an empty cluster"},
+				{StepBootstrap, "bootstrap", "dirqual", "unverified: no target was read, so the plan assumes no cluster yet", ""},
+				{StepJoinNode, "k8s", "dirqual2", "unverified: assumes an empty cluster", ""},
+				{StepJoinNode, "k8s", "dirqual3", "unverified: assumes an empty cluster", ""},
+				{StepJoinNode, "k8s", "dirqual4", "unverified: assumes an empty cluster", ""},
+				{StepInstall, "cilium", "cilium", "unverified: assumes an empty cluster", ""},
+				{StepInstall, "rook-ceph", "rook-ceph", "unverified: assumes an empty cluster", ""},
+				{StepInstall, "cnpg", "cnpg", "unverified: assumes an empty cluster", ""},
+				{StepInstall, "argocd", "argocd", "unverified: assumes an empty cluster", ""},
 			},
 			unknowns:   []string{"the whole cluster: no target was read (no kubeconfig)"},
 			unverified: true,
@@ -194,10 +194,10 @@ func TestBuildPlan(t *testing.T) {
 				return o
 			},
 			steps: []Step{
-				{StepRepairNode, "k8s", "dirqual2", "registered, NotReady"},
-				{StepJoinNode, "k8s", "dirqual3", "declared, not registered in the cluster"},
-				{StepJoinNode, "k8s", "dirqual4", "declared, not registered in the cluster"},
-				{StepUndeclared, "k8s", "other", "registered in the cluster but not declared in the topology"},
+				{StepRepairNode, "k8s", "dirqual2", "registered, NotReady", ""},
+				{StepJoinNode, "k8s", "dirqual3", "declared, not registered in the cluster", ""},
+				{StepJoinNode, "k8s", "dirqual4", "declared, not registered in the cluster", ""},
+				{StepUndeclared, "k8s", "other", "registered in the cluster but not declared in the topology", ""},
 			},
 		},
 		{
@@ -242,7 +242,7 @@ func TestBuildPlan(t *testing.T) {
 				return o
 			},
 			steps: []Step{
-				{StepMigrateBackend, "rook-ceph", "rook-ceph", "desired backend ceph (rook-ceph), cluster default StorageClass local-path (rancher.io/local-path)"},
+				{StepMigrateBackend, "rook-ceph", "rook-ceph", "desired backend ceph (rook-ceph), cluster default StorageClass local-path (rancher.io/local-path)", ""},
 			},
 		},
 		{
@@ -254,7 +254,7 @@ func TestBuildPlan(t *testing.T) {
 				return o
 			},
 			steps: []Step{
-				{StepMigrateBackend, "rook-ceph", "rook-ceph", "desired backend ceph (rook-ceph), the cluster has no default StorageClass"},
+				{StepMigrateBackend, "rook-ceph", "rook-ceph", "desired backend ceph (rook-ceph), the cluster has no default StorageClass", ""},
 			},
 		},
 		{
@@ -277,8 +277,8 @@ func TestBuildPlan(t *testing.T) {
 				return o
 			},
 			steps: []Step{
-				{StepInstall, "cnpg", "cnpg", "x"},
-				{StepUndeclared, "metrics-server", "metrics-server", "not declared in the topology, found healthy: kube-system/metrics-server 1/1 available"},
+				{StepInstall, "cnpg", "cnpg", "x", ""},
+				{StepUndeclared, "metrics-server", "metrics-server", "not declared in the topology, found healthy: kube-system/metrics-server 1/1 available", ""},
 			},
 		},
 		{
@@ -288,12 +288,12 @@ func TestBuildPlan(t *testing.T) {
 				return &Observed{NoTarget: true, Layers: []LayerState{{Name: "cilium", Declared: true, Health: Healthy}, {Name: "cnpg", Declared: true, Health: Unknown, Reason: "timeout"}}}
 			},
 			steps: []Step{
-				{StepBootstrap, "bootstrap", "dirqual", "unverified: no target was read, so the plan assumes no cluster yet"},
-				{StepJoinNode, "k8s", "dirqual2", "unverified: assumes an empty cluster"},
-				{StepJoinNode, "k8s", "dirqual3", "unverified: assumes an empty cluster"},
-				{StepJoinNode, "k8s", "dirqual4", "unverified: assumes an empty cluster"},
-				{StepInstall, "rook-ceph", "rook-ceph", "unverified: assumes an empty cluster"},
-				{StepInstall, "argocd", "argocd", "unverified: assumes an empty cluster"},
+				{StepBootstrap, "bootstrap", "dirqual", "unverified: no target was read, so the plan assumes no cluster yet", ""},
+				{StepJoinNode, "k8s", "dirqual2", "unverified: assumes an empty cluster", ""},
+				{StepJoinNode, "k8s", "dirqual3", "unverified: assumes an empty cluster", ""},
+				{StepJoinNode, "k8s", "dirqual4", "unverified: assumes an empty cluster", ""},
+				{StepInstall, "rook-ceph", "rook-ceph", "unverified: assumes an empty cluster", ""},
+				{StepInstall, "argocd", "argocd", "unverified: assumes an empty cluster", ""},
 			},
 			unknowns:   []string{"the whole cluster: no target was read (not read)", "layer cnpg: timeout"},
 			unverified: true,

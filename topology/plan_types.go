@@ -28,6 +28,10 @@ type Step struct {
 	// Target is what the step acts on: a VM, node or layer name.
 	Target string `json:"target"`
 	Reason string `json:"reason"`
+	// To is the version an upgrade step (upgrade, upgrade-node,
+	// upgrade-pool) moves to, canonical ("1.37", "1.35.2"); "" for another
+	// kind of step.
+	To string `json:"to,omitempty"`
 }
 
 // IsChange reports whether the step would change the cluster (every kind but

@@ -134,7 +134,7 @@ func TestPlanBackendWithSeveralDefaults(t *testing.T) {
 	}
 	// Desired local-path: a migration, saying which one Kubernetes uses.
 	p := BuildPlan(k3s("local-path"), observe(handed, "v1.37.2+k3s1"), NodeCluster{}, PlanOptions{})
-	want := []Step{{StepMigrateBackend, "local-path", "local-path", "desired backend local-path, cluster default StorageClass longhorn (driver.longhorn.io), the one Kubernetes uses of the 2 marked default (also: local-path)"}}
+	want := []Step{{StepMigrateBackend, "local-path", "local-path", "desired backend local-path, cluster default StorageClass longhorn (driver.longhorn.io), the one Kubernetes uses of the 2 marked default (also: local-path)", ""}}
 	if !reflect.DeepEqual(p.Steps, want) {
 		t.Errorf("desired local-path:\n%s\nwant:\n%s", fmtSteps(p.Steps), fmtSteps(want))
 	}

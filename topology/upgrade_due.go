@@ -5,7 +5,6 @@ import (
 	"math"
 	"slices"
 	"sort"
-	"strings"
 	"time"
 )
 
@@ -23,27 +22,15 @@ func StepRef(s Step) string {
 }
 
 // StepTo returns the version an upgrade step (upgrade, upgrade-node,
-// upgrade-pool) moves to, read from its reason: the rules write it "FROM →
-// TO" first (versions.go planControlPlane and planNodes: "API server
-// v1.36.2 → 1.37 (step 1 of 2 …)", "kubelet v1.36.1 → 1.37"; the kapsule
-// rules: "1.34.1 → 1.35.2 (offered by the provider …)", "1.34.1 → 1.35.2
-// (the cluster's version)"). False for another kind of step or a reason
-// without a version after its first "→".
+// upgrade-pool) moves to, as the rule that planned it set it (Step.To).
+// False for another kind of step or a step with no version to move to.
 func StepTo(s Step) (Version, bool) {
 	switch s.Kind {
 	case StepUpgrade, StepUpgradeNode, StepUpgradePool:
 	default:
 		return Version{}, false
 	}
-	_, after, ok := strings.Cut(s.Reason, "→")
-	if !ok {
-		return Version{}, false
-	}
-	word := strings.Fields(after)
-	if len(word) == 0 {
-		return Version{}, false
-	}
-	v := ParseVersion(strings.TrimRight(word[0], ";,)"))
+	v := ParseVersion(s.To)
 	return v, v.Known
 }
 

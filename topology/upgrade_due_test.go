@@ -13,15 +13,17 @@ func TestStepToAndRef(t *testing.T) {
 		to   string // "" = none
 		ref  string
 	}{
-		{Step{Kind: StepUpgrade, Phase: PhaseK8s, Target: "kubernetes", Reason: "API server v1.36.2 → 1.37 (step 1 of 2 to 1.38: the API server must not skip minors)"}, "1.37", "upgrade kubernetes → 1.37"},
-		{Step{Kind: StepUpgrade, Phase: PhaseK8s, Target: "kubernetes", Reason: "API server v1.36.2 → 1.37.3; blocked: kubelet v1.33.1 on n3 would be 4 minors behind"}, "1.37.3", "upgrade kubernetes → 1.37.3"},
-		{Step{Kind: StepUpgradeNode, Phase: PhaseK8s, Target: "n1", Reason: "kubelet v1.36.1 → 1.37"}, "1.37", "upgrade-node n1 → 1.37"},
-		{Step{Kind: StepUpgrade, Phase: PhaseCluster, Target: "cluster", Reason: "1.34.1 → 1.35.2 (offered by the provider; one minor at a time)"}, "1.35.2", "upgrade cluster → 1.35.2"},
-		{Step{Kind: StepUpgradePool, Phase: PhasePools, Target: "default", Reason: "1.34.1 → 1.35.2 (the cluster's version)"}, "1.35.2", "upgrade-pool default → 1.35.2"},
-		{Step{Kind: StepReplacePool, Phase: PhasePools, Target: "default", Reason: "node_type a → b (cannot change in place)"}, "", "replace-pool default"},
-		{Step{Kind: StepRepairNode, Phase: PhaseK8s, Target: "n2", Reason: "registered but NotReady → Ready expected"}, "", "repair-node n2"},
-		{Step{Kind: StepUpgrade, Phase: PhaseK8s, Target: "kubernetes", Reason: "no arrow here"}, "", "upgrade kubernetes"},
-		{Step{Kind: StepUpgrade, Phase: PhaseK8s, Target: "kubernetes", Reason: "API server → soon"}, "", "upgrade kubernetes"},
+		{Step{Kind: StepUpgrade, Phase: PhaseK8s, Target: "kubernetes", Reason: "API server v1.36.2 → 1.37 (step 1 of 2 to 1.38: the API server must not skip minors)", To: "1.37"}, "1.37", "upgrade kubernetes → 1.37"},
+		{Step{Kind: StepUpgrade, Phase: PhaseK8s, Target: "kubernetes", Reason: "API server v1.36.2 → 1.37.3; blocked: kubelet v1.33.1 on n3 would be 4 minors behind", To: "1.37.3"}, "1.37.3", "upgrade kubernetes → 1.37.3"},
+		{Step{Kind: StepUpgradeNode, Phase: PhaseK8s, Target: "n1", Reason: "kubelet v1.36.1 → 1.37", To: "1.37"}, "1.37", "upgrade-node n1 → 1.37"},
+		{Step{Kind: StepUpgrade, Phase: PhaseCluster, Target: "cluster", Reason: "1.34.1 → 1.35.2 (offered by the provider; one minor at a time)", To: "1.35.2"}, "1.35.2", "upgrade cluster → 1.35.2"},
+		{Step{Kind: StepUpgradePool, Phase: PhasePools, Target: "default", Reason: "1.34.1 → 1.35.2 (the cluster's version)", To: "1.35.2"}, "1.35.2", "upgrade-pool default → 1.35.2"},
+		// The version is the step's field, never read from its words.
+		{Step{Kind: StepUpgrade, Phase: PhaseK8s, Target: "kubernetes", Reason: "API server v1.36.2 → 1.37"}, "", "upgrade kubernetes"},
+		{Step{Kind: StepUpgrade, Phase: PhaseK8s, Target: "kubernetes", Reason: "API server", To: "soon"}, "", "upgrade kubernetes"},
+		// Only upgrade steps move to a version.
+		{Step{Kind: StepReplacePool, Phase: PhasePools, Target: "default", Reason: "node_type a → b (cannot change in place)", To: "1.35"}, "", "replace-pool default"},
+		{Step{Kind: StepRepairNode, Phase: PhaseK8s, Target: "n2", Reason: "registered but NotReady → 1.37 expected"}, "", "repair-node n2"},
 	}
 	for _, tt := range tests {
 		to, ok := StepTo(tt.step)
@@ -192,8 +194,8 @@ func kapsuleAt(version, poolVersion string, versions ...KapsuleVersion) *Observe
 
 func TestUpgradeTargetsKapsule(t *testing.T) {
 	asOf := day(2026, 5, 1) // 1.34's upstream end of life (2026-10-27) is far
-	upgrade := Step{Kind: StepUpgrade, Phase: PhaseCluster, Target: "cluster", Reason: "1.34.3 → 1.35.2 (offered by the provider; one minor at a time)"}
-	pool := Step{Kind: StepUpgradePool, Phase: PhasePools, Target: "default", Reason: "1.34.1 → 1.34.3 (the cluster's version)"}
+	upgrade := Step{Kind: StepUpgrade, Phase: PhaseCluster, Target: "cluster", Reason: "1.34.3 → 1.35.2 (offered by the provider; one minor at a time)", To: "1.35.2"}
+	pool := Step{Kind: StepUpgradePool, Phase: PhasePools, Target: "default", Reason: "1.34.1 → 1.34.3 (the cluster's version)", To: "1.34.3"}
 	listed := func(eol, dep *time.Time) []KapsuleVersion {
 		return []KapsuleVersion{{Name: "1.34.3", DeprecatedAt: dep, EndOfLifeAt: eol}, {Name: "1.35.1"}, {Name: "1.35.4"}, {Name: "1.36.0"}}
 	}
@@ -220,7 +222,7 @@ func TestUpgradeTargetsKapsule(t *testing.T) {
 		{name: "the provider lists no next minor", obs: kapsuleAt("1.34.3", "1.34.3", KapsuleVersion{Name: "1.34.3", EndOfLifeAt: dayp(2026, 5, 31)}),
 			want: []target{{minor: "1.35", to: "1.35", from: "1.34", date: dayp(2026, 5, 31), forced: true, why: "which its version list does not name yet"}}},
 		{name: "a patch upgrade and a pool replaced: drains only",
-			steps:  []Step{{Kind: StepUpgrade, Phase: PhaseCluster, Target: "cluster", Reason: "1.34.1 → 1.34.3 (offered by the provider)"}, {Kind: StepReplacePool, Phase: PhasePools, Target: "default", Reason: "zone a → b"}},
+			steps:  []Step{{Kind: StepUpgrade, Phase: PhaseCluster, Target: "cluster", Reason: "1.34.1 → 1.34.3 (offered by the provider)", To: "1.34.3"}, {Kind: StepReplacePool, Phase: PhasePools, Target: "default", Reason: "zone a → b"}},
 			obs:    kapsuleAt("1.34.1", "1.34.1", listed(nil, nil)...),
 			drains: []string{"replace-pool default"}},
 	}

@@ -250,7 +250,7 @@ func (j *versionJudge) planControlPlane(desired string, want, server Version, gr
 		if len(blockers) > 0 {
 			reason += "; blocked: " + strings.Join(blockers, "; ")
 		}
-		j.cpSteps = append(j.cpSteps, Step{Kind: StepUpgrade, Phase: PhaseK8s, Target: "kubernetes", Reason: reason})
+		j.cpSteps = append(j.cpSteps, Step{Kind: StepUpgrade, Phase: PhaseK8s, Target: "kubernetes", Reason: reason, To: to.Canonical()})
 		from = to.Canonical()
 	}
 	return true
@@ -288,7 +288,7 @@ func (j *versionJudge) planNodes(desired string, want Version, groups []KubeletG
 			if len(path) > 1 {
 				reason += fmt.Sprintf(" (step %d of %d to %s: one minor at a time, as kubeadm upgrades)", i+1, len(path), desired)
 			}
-			j.nodeSteps = append(j.nodeSteps, Step{Kind: StepUpgradeNode, Phase: PhaseK8s, Target: nk.node, Reason: reason})
+			j.nodeSteps = append(j.nodeSteps, Step{Kind: StepUpgradeNode, Phase: PhaseK8s, Target: nk.node, Reason: reason, To: to.Canonical()})
 			from = to.Canonical()
 		}
 	}

@@ -138,6 +138,12 @@ func (j *KapsuleJudgement) add(kind topology.StepKind, phase, target, reason str
 	j.Steps = append(j.Steps, topology.Step{Kind: kind, Phase: phase, Target: target, Reason: reason})
 }
 
+// upgrade adds an upgrade step (kind upgrade or upgrade-pool) from the
+// version from to the version to, the reason's words after the versions.
+func (j *KapsuleJudgement) upgrade(kind topology.StepKind, phase, target, from, to, why string) {
+	j.Steps = append(j.Steps, topology.Step{Kind: kind, Phase: phase, Target: target, Reason: fmt.Sprintf("%s → %s (%s)", from, to, why), To: to})
+}
+
 func (j *KapsuleJudgement) finding(sev topology.Severity, kind topology.FindingKind, subject, format string, args ...any) {
 	j.Findings = append(j.Findings, topology.Finding{Severity: sev, Kind: kind, Subject: subject, Message: fmt.Sprintf(format, args...)})
 }
@@ -200,7 +206,7 @@ func (j *KapsuleJudgement) judgeVersion(t *topology.Topology, k *topology.Kapsul
 			j.Unknowns = append(j.Unknowns, fmt.Sprintf("kubernetes version: desired %s, but the provider offers no %d.%d to this cluster (available: %s)", desiredText, actual.Major, next, versionList(offered)))
 			return
 		}
-		j.add(topology.StepUpgrade, topology.PhaseCluster, "cluster", fmt.Sprintf("%s → %s (offered by the provider; one minor at a time)", c.Version, to.Canonical()))
+		j.upgrade(topology.StepUpgrade, topology.PhaseCluster, "cluster", c.Version, to.Canonical(), "offered by the provider; one minor at a time")
 		if desired.Minor > next {
 			j.finding(topology.SeverityInfo, topology.FindingProviderVersions, "cluster", "desired %s: the provider offers the next minor only once the cluster runs %d.%d; preview again after this upgrade", desiredText, actual.Major, next)
 		}
@@ -209,7 +215,7 @@ func (j *KapsuleJudgement) judgeVersion(t *topology.Topology, k *topology.Kapsul
 		case c.AutoUpgrade:
 			j.finding(topology.SeverityInfo, topology.FindingProviderVersions, "cluster", "patch %s is behind the declared %s: auto-upgrade is on, the provider applies patches in its maintenance window", c.Version, desiredText)
 		case containsVersion(offered, desired):
-			j.add(topology.StepUpgrade, topology.PhaseCluster, "cluster", fmt.Sprintf("%s → %s (offered by the provider)", c.Version, desired.Canonical()))
+			j.upgrade(topology.StepUpgrade, topology.PhaseCluster, "cluster", c.Version, desired.Canonical(), "offered by the provider")
 		default:
 			j.Unknowns = append(j.Unknowns, fmt.Sprintf("kubernetes version: desired %s is not offered to this cluster (available: %s)", desiredText, versionList(offered)))
 		}
@@ -363,7 +369,7 @@ func (j *KapsuleJudgement) judgePoolVersion(p topology.KapsulePool, c topology.K
 	case !pv.Known || !pv.HasPatch || !cv.HasPatch:
 		j.Unknowns = append(j.Unknowns, fmt.Sprintf("%s: version \"%s\" cannot be compared with the cluster's %s", subject, p.Version, c.Version))
 	case topology.CompareVersions(pv, cv) < 0:
-		j.add(topology.StepUpgradePool, topology.PhasePools, p.Name, fmt.Sprintf("%s → %s (the cluster's version)", p.Version, c.Version))
+		j.upgrade(topology.StepUpgradePool, topology.PhasePools, p.Name, p.Version, c.Version, "the cluster's version")
 	case topology.CompareVersions(pv, cv) > 0:
 		j.Unknowns = append(j.Unknowns, fmt.Sprintf("%s: version %s is ahead of the cluster's %s, which the provider never allows", subject, p.Version, c.Version))
 	}
