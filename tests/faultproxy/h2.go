@@ -6,15 +6,20 @@ import (
 	"sync"
 )
 
-// h2FrameGoAway is the GOAWAY frame type (RFC 9113 section 6.8).
-const h2FrameGoAway = 0x7
+// The frame types h2Conn watches: DATA (RFC 9113 section 6.1) and GOAWAY
+// (section 6.8).
+const (
+	h2FrameData   = 0x0
+	h2FrameGoAway = 0x7
+)
 
 // h2Conn is a server's HTTP/2 connection that watches the frames the
 // server writes (RFC 9113 section 4.1: a 9-byte header — 24-bit length,
 // type, flags, stream id — then the payload; a server's side starts with a
 // frame, its preface being a SETTINGS frame) and closes goaway once a
 // whole GOAWAY frame has been written, so GoAway can close the connection
-// right after it and not before.
+// right after it and not before; it counts the DATA payload written, so
+// GoAway can wait for the body bytes it passed to be on the wire.
 type h2Conn struct {
 	*tls.Conn
 
@@ -23,6 +28,7 @@ type h2Conn struct {
 	hn     int // bytes of hdr read
 	remain int // payload bytes of the current frame still to come
 	typ    byte
+	data   int // DATA payload bytes written, every stream
 	once   sync.Once
 	goaway chan struct{}
 }
@@ -55,6 +61,9 @@ func (c *h2Conn) scan(b []byte) {
 			c.typ = c.hdr[3]
 		} else {
 			k := min(c.remain, len(b))
+			if c.typ == h2FrameData {
+				c.data += k
+			}
 			c.remain -= k
 			b = b[k:]
 		}
@@ -65,4 +74,12 @@ func (c *h2Conn) scan(b []byte) {
 			c.hn = 0
 		}
 	}
+}
+
+// dataWritten is how many DATA payload bytes the server has written on the
+// connection so far.
+func (c *h2Conn) dataWritten() int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.data
 }

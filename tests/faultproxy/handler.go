@@ -132,11 +132,12 @@ var errInjected = errors.New("faultproxy: body cut")
 
 // faultReader is the body of a forwarded answer under a body fault.
 type faultReader struct {
-	body  io.ReadCloser
-	a     *applied
-	ctx   context.Context
-	left  int // bytes to pass before acting
-	acted bool
+	body   io.ReadCloser
+	a      *applied
+	ctx    context.Context
+	left   int // bytes to pass before acting
+	passed int // bytes passed
+	acted  bool
 }
 
 func (fr *faultReader) Read(b []byte) (int, error) {
@@ -154,6 +155,7 @@ func (fr *faultReader) Read(b []byte) (int, error) {
 	if fr.left > 0 {
 		n, err := fr.body.Read(b[:min(fr.left, len(b))])
 		fr.left -= n
+		fr.passed += n
 		if err == io.EOF && fr.left > 0 {
 			fr.left = 0 // a body shorter than After: act at its end
 			err = nil
@@ -174,6 +176,16 @@ func (fr *faultReader) Read(b []byte) (int, error) {
 				case <-ci.h2.goaway:
 				case <-fr.ctx.Done():
 				case <-fr.a.p.closed:
+				}
+				// ReverseProxy flushed the bytes passed; the server's
+				// writer sends them in its own time: close after them
+				// (or after 2 s, should they never be flushed).
+				for end := time.Now().Add(2 * time.Second); ci.h2.dataWritten() < fr.passed && fr.ctx.Err() == nil && time.Now().Before(end); {
+					select {
+					case <-time.After(time.Millisecond):
+					case <-fr.a.p.closed:
+						return 0, errInjected
+					}
 				}
 			}
 			ci.raw.Close()
