@@ -157,7 +157,8 @@ func Redirect(location string) Fault { return Fault{Kind: KindRedirect, Location
 // GoAway forwards the real answer with "Connection: close", which makes
 // the HTTP/2 server send GOAWAY (NO_ERROR) on the stream's connection, and
 // after after bytes of the body (-1: half), once that GOAWAY frame has been
-// written, closes the connection under the stream: the client sees
+// written and the connection's other streams have ended, closes the
+// connection under the stream: the client sees
 // "http2: server sent GOAWAY and closed the connection". On HTTP/1.1 the
 // connection is closed after those bytes.
 func GoAway(after int) Fault { return Fault{Kind: KindGoAway, After: after} }
