@@ -92,7 +92,10 @@ func HostKey(u *url.URL) string {
 //     target's API server never receives nestor's request or credentials;
 //   - an answer that is a redirect (301, 302, 303, 307, 308 with a
 //     Location) is closed and becomes a *RedirectRefusedError naming both
-//     hosts, so no HTTP client above ever follows it.
+//     hosts, so no HTTP client above ever follows it;
+//   - at most MaxInFlightPerHost requests to the endpoint are in flight
+//     at once in the process (a request waits for a slot, or for its
+//     context's end).
 //
 // endpoint must be the absolute base URL of the target
 // (rest.DefaultServerUrlFor).
@@ -148,14 +151,24 @@ func (t *readOnlyTransport) RoundTrip(req *http.Request) (*http.Response, error)
 			}
 			return nil, &HostRefusedError{Method: m, Host: got, Endpoint: t.pin}
 		}
+		release, err := acquireSlot(req, t.pin)
+		if err != nil {
+			if req.Body != nil {
+				_ = req.Body.Close()
+			}
+			return nil, err
+		}
 		resp, err := t.next.RoundTrip(req)
 		if err != nil {
+			release()
 			return resp, err
 		}
 		if rr := redirectOf(req, resp); rr != nil {
 			_ = resp.Body.Close()
+			release()
 			return nil, rr
 		}
+		resp.Body = &slotBody{ReadCloser: resp.Body, release: release}
 		return resp, nil
 	}
 	if req.Body != nil {

@@ -1,0 +1,65 @@
+package probes
+
+import (
+	"io"
+	"net/http"
+	"sync"
+)
+
+// MaxInFlightPerHost bounds the requests nestor has in flight to one host
+// (scheme://host:port), across the process. The stacks of a fleet that
+// reach the same API server share their HTTP/2 connections (client-go
+// caches transports by TLS configuration, not by server), and once a
+// connection carries as many streams as the server allows
+// (SETTINGS_MAX_CONCURRENT_STREAMS, RFC 9113 section 6.5.2; kube-apiserver's
+// default is 100 per connection, k8s.io/apiserver pkg/server/secure_serving.go)
+// Go's client dials a connection for each further request: a TLS handshake
+// the server pays for each. One preview has at most ~75 requests in flight
+// (its first wave, maxParallel workload lists, the upgrade reads), so it
+// never waits for a slot; a fleet's stacks on one server take turns.
+const MaxInFlightPerHost = 100
+
+// hostSlots holds a semaphore per host key (HostKey): a request holds a
+// slot from before it is sent until its body is read to its end or closed.
+var hostSlots sync.Map // string → chan struct{}
+
+func slotsOf(host string) chan struct{} {
+	if s, ok := hostSlots.Load(host); ok {
+		return s.(chan struct{})
+	}
+	s, _ := hostSlots.LoadOrStore(host, make(chan struct{}, MaxInFlightPerHost))
+	return s.(chan struct{})
+}
+
+// acquireSlot waits for a slot of host, or for req's context to end (its
+// error). It returns the slot's release, which may be called more than once.
+func acquireSlot(req *http.Request, host string) (func(), error) {
+	s := slotsOf(host)
+	select {
+	case s <- struct{}{}:
+		return sync.OnceFunc(func() { <-s }), nil
+	case <-req.Context().Done():
+		return nil, req.Context().Err()
+	}
+}
+
+// slotBody is a response body that releases its request's slot at its end
+// (EOF or a read error) or when closed, whichever comes first.
+type slotBody struct {
+	io.ReadCloser
+	release func()
+}
+
+func (b *slotBody) Read(p []byte) (int, error) {
+	n, err := b.ReadCloser.Read(p)
+	if err != nil {
+		b.release()
+	}
+	return n, err
+}
+
+func (b *slotBody) Close() error {
+	err := b.ReadCloser.Close()
+	b.release()
+	return err
+}
