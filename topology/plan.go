@@ -59,7 +59,7 @@ func BuildPlan(t *Topology, obs *Observed, rules Rules, o PlanOptions) Plan {
 		return p
 	}
 	if obs.NoTarget {
-		p.Unknowns = append(p.Unknowns, "the whole cluster: no target was read ("+reasonOr(obs.NoTargetReason)+")")
+		p.Unknowns = append(p.Unknowns, NoTargetUnknown(obs.NoTargetReason))
 	}
 
 	states := map[string]LayerState{}
@@ -191,4 +191,11 @@ func orWords(s, def string) string {
 		return def
 	}
 	return s
+}
+
+// NoTargetUnknown is the plan's unknown when no target was read (an
+// Observed with NoTarget): "the whole cluster: no target was read: REASON",
+// the reason as the probes gave it ("not read" when they gave none).
+func NoTargetUnknown(reason string) string {
+	return "the whole cluster: no target was read: " + reasonOr(reason)
 }

@@ -172,7 +172,7 @@ func TestBuildPlan(t *testing.T) {
 				{StepInstall, "cnpg", "cnpg", "unverified: assumes an empty cluster", ""},
 				{StepInstall, "argocd", "argocd", "unverified: assumes an empty cluster", ""},
 			},
-			unknowns:   []string{"the whole cluster: no target was read (no kubeconfig)"},
+			unknowns:   []string{"the whole cluster: no target was read: no kubeconfig"},
 			unverified: true,
 		},
 		{
@@ -295,7 +295,7 @@ func TestBuildPlan(t *testing.T) {
 				{StepInstall, "rook-ceph", "rook-ceph", "unverified: assumes an empty cluster", ""},
 				{StepInstall, "argocd", "argocd", "unverified: assumes an empty cluster", ""},
 			},
-			unknowns:   []string{"the whole cluster: no target was read (not read)", "layer cnpg: timeout"},
+			unknowns:   []string{"the whole cluster: no target was read: not read", "layer cnpg: timeout"},
 			unverified: true,
 		},
 	}

@@ -147,7 +147,7 @@ func TestBuildPlanLima(t *testing.T) {
 				{Kind: topology.StepInstall, Phase: "flannel", Target: "flannel", Reason: "unverified: assumes an empty cluster"},
 				{Kind: topology.StepInstall, Phase: "local-path", Target: "local-path", Reason: "unverified: assumes an empty cluster"},
 			},
-			unknowns:   []string{"the whole cluster: no target was read (not read)"},
+			unknowns:   []string{"the whole cluster: no target was read: not read"},
 			unverified: true,
 		},
 	}

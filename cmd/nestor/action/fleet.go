@@ -479,7 +479,7 @@ func (r *FleetReport) WriteText(w io.Writer, detailed bool) error {
 			continue
 		}
 		var b strings.Builder
-		renderPlan(&b, s.Report, newPalette(false))
+		renderPlan(&b, s.Report, newPalette(false), false)
 		for _, line := range strings.Split(strings.TrimRight(b.String(), "\n"), "\n") {
 			if line == "" {
 				continue

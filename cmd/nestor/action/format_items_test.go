@@ -144,7 +144,7 @@ func TestTopologyKey(t *testing.T) {
 		{prod, PlanItem{Unknown: "default StorageClass: forbidden"}, "backend", "backend: ceph"},
 		{prod, PlanItem{Unknown: "server version: unreachable"}, "kubernetes.version", `version: "1.37"`},
 		{prod, PlanItem{Unknown: "kubelet version v1.37.x on dirqual1: does not parse"}, "kubernetes.version", `version: "1.37"`},
-		{prod, PlanItem{Unknown: "the whole cluster: no target was read (no kubeconfig)"}, "kubeconfig", "kubeconfig: ~/.kube/dirqual.config"},
+		{prod, PlanItem{Unknown: "the whole cluster: no target was read: no kubeconfig"}, "kubeconfig", "kubeconfig: ~/.kube/dirqual.config"},
 		{lima, PlanItem{Unknown: "VMs: limactl not found"}, "nodes", "nodes:"},
 		{lima, PlanItem{Unknown: `VM lima-node1: status "Paused"`}, "nodes/lima-node1", "name: lima-node1"},
 		{lima, PlanItem{Unknown: "the whole cluster: no bench kubeconfig"}, "kubeconfig", "name: bench"}, // no kubeconfig: key: the top

@@ -39,7 +39,7 @@ func renderPreview(w io.Writer, r *Report, p palette, detailed bool, suggest fun
 	fmt.Fprintln(w)
 	renderActual(w, r, p, detailed, suggest)
 	fmt.Fprintln(w)
-	renderPlan(w, r, p)
+	renderPlan(w, r, p, true)
 }
 
 func renderTargetLine(w io.Writer, r *Report, p palette) {
@@ -354,7 +354,11 @@ func orNone(s string) string {
 	return s
 }
 
-func renderPlan(w io.Writer, r *Report, p palette) {
+// renderPlan draws PLAN: the steps with the findings placed under them, the
+// unknowns (each reason once), the waiting objects and the summary line.
+// With actualShown (preview, which drew ACTUAL above) the unknown of a
+// stack with no target points at ACTUAL's reason instead of repeating it.
+func renderPlan(w io.Writer, r *Report, p palette, actualShown bool) {
 	title := p.bold("PLAN")
 	if r.Plan.Unverified {
 		title += "  " + p.red("UNVERIFIED: assumes an empty cluster (nothing was read)")
@@ -389,6 +393,10 @@ func renderPlan(w io.Writer, r *Report, p palette) {
 		fmt.Fprintln(w, "  (no steps)")
 	}
 	for _, u := range groupUnknowns(r.Plan.Unknowns) {
+		if actualShown && r.Actual != nil && r.Actual.NoTarget && u == topology.NoTargetUnknown(r.Actual.NoTargetReason) {
+			// ACTUAL's NO TARGET block says why, a few lines above.
+			u = "the whole cluster: no target was read, as ACTUAL says"
+		}
 		fmt.Fprintf(w, "  ?  %s\n", unknownText(p, u))
 	}
 	renderWaiting(w, r, p)

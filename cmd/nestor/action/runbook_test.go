@@ -59,7 +59,7 @@ func TestRunbookQuotesTheFindings(t *testing.T) {
 	var printed []line
 	for _, r := range reports {
 		var b bytes.Buffer
-		renderPlan(&b, r, palette{})
+		renderPlan(&b, r, palette{}, false)
 		for _, l := range strings.Split(b.String(), "\n") {
 			kind := "step"
 			for _, f := range r.Plan.Findings {
