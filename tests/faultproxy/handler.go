@@ -62,8 +62,6 @@ func (p *Proxy) serveHTTP(w http.ResponseWriter, r *http.Request) {
 	entry := Request{Time: time.Now(), Method: r.Method, Path: r.URL.Path, Query: r.URL.RawQuery, Host: r.Host, Proto: r.Proto, UserAgent: r.UserAgent()}
 	if ci != nil {
 		entry.Conn = ci.id
-		ci.inflight.Add(1)
-		defer ci.inflight.Add(-1)
 	}
 	if ok {
 		entry.Fault = f.String()
@@ -179,13 +177,14 @@ func (fr *faultReader) Read(b []byte) (int, error) {
 				case <-fr.ctx.Done():
 				case <-fr.a.p.closed:
 				}
-				// ReverseProxy flushed the bytes passed; the server's
-				// writer sends them in its own time: close after them.
 				// The other streams the server accepted before its
 				// GOAWAY end first, as a server that sends GOAWAY lets
-				// them (RFC 9113 section 6.8): the connection dies under
-				// this stream alone. At most 2 s of either.
-				for end := time.Now().Add(2 * time.Second); (ci.h2.dataWritten() < fr.passed || ci.inflight.Load() > 1) && fr.ctx.Err() == nil && time.Now().Before(end); {
+				// them (RFC 9113 section 6.8), and the bytes passed,
+				// which ReverseProxy flushed and the server's writer
+				// sends in its own time, are on the wire: the
+				// connection dies under this stream alone, after them.
+				// At most 2 s of it.
+				for end := time.Now().Add(2 * time.Second); !ci.h2.alone(fr.passed) && fr.ctx.Err() == nil && time.Now().Before(end); {
 					select {
 					case <-time.After(time.Millisecond):
 					case <-fr.a.p.closed:

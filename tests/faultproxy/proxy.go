@@ -31,7 +31,6 @@ import (
 	"net/http/httputil"
 	"net/url"
 	"sync"
-	"sync/atomic"
 	"testing"
 	"time"
 
@@ -150,8 +149,6 @@ type connInfo struct {
 	id  int
 	raw net.Conn
 	h2  *h2Conn // nil on HTTP/1.1
-	// inflight counts the requests being served on the connection.
-	inflight atomic.Int32
 }
 
 // Start starts a proxy in front of o.Upstream on a free port of 127.0.0.1
