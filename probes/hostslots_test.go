@@ -98,8 +98,22 @@ func TestHostSlots(t *testing.T) {
 	if p := peak.Load(); p > MaxInFlightPerHost {
 		t.Errorf("peak %d in flight, above the bound %d", p, MaxInFlightPerHost)
 	}
-	// Every slot is free again: a full bound of requests goes at once.
+	// Every slot is free again.
 	if got := len(slotsOf(HostKey(u))); got != 0 {
 		t.Errorf("%d slots still held after every body was read", got)
+	}
+
+	// An answer without a body (HEAD) frees its slot at once, read or not.
+	for i := 0; i < MaxInFlightPerHost+10; i++ {
+		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+		req, _ := http.NewRequestWithContext(ctx, http.MethodHead, srv.URL+"/quick", nil)
+		_, err := a.Do(req) // the body is left unread and open
+		cancel()
+		if err != nil {
+			t.Fatalf("HEAD %d: %v (a bodiless answer kept its slot)", i, err)
+		}
+	}
+	if got := len(slotsOf(HostKey(u))); got != 0 {
+		t.Errorf("%d slots still held after the HEAD requests", got)
 	}
 }

@@ -168,6 +168,11 @@ func (t *readOnlyTransport) RoundTrip(req *http.Request) (*http.Response, error)
 			release()
 			return nil, rr
 		}
+		if resp.Body == nil || resp.Body == http.NoBody || req.Method == http.MethodHead {
+			// No body to read: nothing would ever free the slot.
+			release()
+			return resp, nil
+		}
 		resp.Body = &slotBody{ReadCloser: resp.Body, release: release}
 		return resp, nil
 	}
