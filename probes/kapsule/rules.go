@@ -369,7 +369,7 @@ func (j *KapsuleJudgement) judgePoolVersion(p topology.KapsulePool, c topology.K
 	case !pv.Known || !pv.HasPatch || !cv.HasPatch:
 		j.Unknowns = append(j.Unknowns, fmt.Sprintf("%s: version \"%s\" cannot be compared with the cluster's %s", subject, p.Version, c.Version))
 	case topology.CompareVersions(pv, cv) < 0:
-		j.upgrade(topology.StepUpgradePool, topology.PhasePools, p.Name, p.Version, c.Version, "the cluster's version")
+		j.upgrade(topology.StepUpgradePool, topology.PhasePools, p.Name, p.Version, cv.Canonical(), "the cluster's version")
 	case topology.CompareVersions(pv, cv) > 0:
 		j.Unknowns = append(j.Unknowns, fmt.Sprintf("%s: version %s is ahead of the cluster's %s, which the provider never allows", subject, p.Version, c.Version))
 	}
