@@ -14,13 +14,14 @@ import (
 // (SETTINGS_MAX_CONCURRENT_STREAMS, RFC 9113 section 6.5.2; kube-apiserver's
 // default is 100 per connection, k8s.io/apiserver pkg/server/secure_serving.go)
 // Go's client dials a connection for each further request: a TLS handshake
-// the server pays for each. The bound keeps a margin under 100, because
-// Go's client forgets a stream a moment after its body is done (and counts
-// a stream it reset until the server acknowledges). A preview of the
-// benchmarks' fixture has ~70 requests in flight at most (its first wave,
-// the workload lists, the upgrade reads), so it does not wait for a slot; a
-// fleet's stacks on one server take turns.
-const MaxInFlightPerHost = 90
+// the server pays for each. The bound is the server's default itself:
+// measured with tests/bench/net.sh (32 stacks on 4 API servers), 100 opened
+// 22–38 connections per fleet, 90 opened 111–191, and no bound 751–1,614
+// (BENCHMARKS.md, "fleet over the network"). A preview of the benchmarks'
+// fixture has ~70 requests in flight at most (its first wave, the workload
+// lists, the upgrade reads), so it does not wait for a slot; a fleet's
+// stacks on one server take turns.
+const MaxInFlightPerHost = 100
 
 // hostSlots holds a semaphore per host key (HostKey): a request holds a
 // slot from before it is sent until its body is read to its end or closed.
