@@ -39,12 +39,10 @@ func slotsOf(host string) chan struct{} {
 // error). It returns the slot's release, which may be called more than once.
 func acquireSlot(req *http.Request, host string) (func(), error) {
 	s := slotsOf(host)
-	select {
-	case s <- struct{}{}:
-		return sync.OnceFunc(func() { <-s }), nil
-	case <-req.Context().Done():
-		return nil, req.Context().Err()
+	if err := acquire(req.Context(), s); err != nil {
+		return nil, err
 	}
+	return sync.OnceFunc(func() { <-s }), nil
 }
 
 // slotBody is a response body that releases its request's slot at its end

@@ -865,15 +865,9 @@ func declaredDefs(topo *topology.Topology) []topology.LayerDef {
 // signalledDefs are the catalog layers topo does not declare whose cheap
 // signals facts show (topology.SignalSeen): the undeclared layers found.
 func signalledDefs(topo *topology.Topology, facts topology.ClusterFacts) []topology.LayerDef {
-	declared := map[string]bool{}
-	if topo != nil {
-		for _, ref := range topo.Layers {
-			declared[ref.Name] = true
-		}
-	}
 	var out []topology.LayerDef
-	for _, def := range topology.Catalog() {
-		if !declared[def.Name] && topology.SignalSeen(def, facts) {
+	for _, def := range undeclaredDefs(topo) {
+		if topology.SignalSeen(def, facts) {
 			out = append(out, def)
 		}
 	}
