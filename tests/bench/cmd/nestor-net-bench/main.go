@@ -71,6 +71,7 @@ type options struct {
 	waveRTT          time.Duration
 	runs, rttRuns    int
 	markdown         string
+	profile          string
 }
 
 func main() {
@@ -89,6 +90,7 @@ func main() {
 	flag.IntVar(&o.runs, "runs", 7, "measured rounds per row, after one warm-up")
 	flag.IntVar(&o.rttRuns, "rtt-runs", 7, "previews per RTT of the round-trip estimate, after one warm-up")
 	flag.StringVar(&o.markdown, "markdown", "", "also write the tables as Markdown to this file")
+	flag.StringVar(&o.profile, "profile", "", "after the stand-in row, write CPU and heap profiles of -runs more fleet runs on the stand-ins into this folder (cpu-K.pprof, heap-K.pprof; nestor's --profile)")
 	flag.Parse()
 	for _, s := range strings.Split(counts, ",") {
 		if strings.TrimSpace(s) == "" {
@@ -286,6 +288,11 @@ func run(o options) error {
 		}
 		rows = append(rows, r)
 		printRows(os.Stdout, rows, o.parallel)
+		if o.profile != "" {
+			if err := e.profileFleet(ctx, filepath.Join(e.work, "stacks-"+fmt.Sprintf("standin-%d", o.standins)), o.standins); err != nil {
+				return err
+			}
+		}
 		misses, keys := 0, []string{}
 		var served int64
 		for _, ep := range stand {
@@ -379,6 +386,31 @@ func (e *env) fleetRun(ctx context.Context, dir string, n, parallel int) (bench.
 		return s, err
 	}
 	return s, nil
+}
+
+// profileFleet runs fleet over dir -runs times with --profile cpu, then
+// -runs times with --profile heap, each writing its profile into -profile
+// (cpu-K.pprof, heap-K.pprof; `go tool pprof -proto` merges them). The
+// profiled runs are not measured.
+func (e *env) profileFleet(ctx context.Context, dir string, n int) error {
+	if err := os.MkdirAll(e.o.profile, 0o755); err != nil {
+		return err
+	}
+	for _, kind := range []string{"cpu", "heap"} {
+		for k := 1; k <= e.o.runs; k++ {
+			out := filepath.Join(e.o.profile, fmt.Sprintf("%s-%d.pprof", kind, k))
+			argv := []string{e.o.nestor, "fleet", "-o", "json", "--stacks", dir, "--profile", kind, "--profile-output", out}
+			var doc bytes.Buffer
+			if _, err := bench.RunSteps(ctx, e.o.launcher, []bench.Step{{Argv: argv, Env: e.env}}, &doc); err != nil {
+				return fmt.Errorf("profiled fleet: %w", err)
+			}
+			if _, err := bench.CheckFleet(doc.Bytes(), n); err != nil {
+				return fmt.Errorf("profiled fleet: %w", err)
+			}
+		}
+	}
+	logf("profiles of %d fleet runs on the stand-ins in %s", e.o.runs, e.o.profile)
+	return nil
 }
 
 // writeStacks writes one prod stack per endpoint into dir (prodNN: the
