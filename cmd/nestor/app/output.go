@@ -70,6 +70,12 @@ func (f *outputFlag) register(cmd *cobra.Command) {
 	})
 }
 
+// jsonWriter is a model that writes its own -o json document, byte for
+// byte what json.Encoder with a two-space indent writes, piece by piece
+// (action.FleetReport: a fleet's document is the sum of its stacks'
+// reports).
+type jsonWriter interface{ WriteJSON(io.Writer) error }
+
 // write is the one output writer of every command that reports: the model v
 // as indented JSON, as YAML (through its JSON form, so both carry the same
 // field names), as a document format when v is an action.Document (see
@@ -80,6 +86,9 @@ func write(w io.Writer, format string, v any, text func(io.Writer) error) error 
 	}
 	switch format {
 	case "json":
+		if s, ok := v.(jsonWriter); ok {
+			return s.WriteJSON(w)
+		}
 		enc := json.NewEncoder(w)
 		enc.SetIndent("", "  ")
 		return enc.Encode(v)
