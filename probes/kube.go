@@ -288,8 +288,8 @@ func listTable(ctx context.Context, c *clients, path string, limit int64, cols [
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel() // stops the fetcher when a page is refused
 	type fetched struct {
-		raw []byte
-		err error
+		body *bytes.Buffer // getPooled's: released once decoded
+		err  error
 	}
 	bound := limit*tableRowBound + 1<<20
 	what := fmt.Sprintf("what a Table of %d rows can take", limit)
@@ -298,17 +298,22 @@ func listTable(ctx context.Context, c *clients, path string, limit int64, cols [
 		defer close(pages)
 		params := map[string]string{"limit": strconv.FormatInt(limit, 10), "includeObject": "None"}
 		for {
-			raw, err := c.get(ctx, path, acceptTable, params, bound, what)
+			body, err := c.getPooled(ctx, path, acceptTable, params, bound, what)
 			var next string
 			if err == nil {
-				next, err = tableContinue(raw)
+				next, err = tableContinue(body.Bytes())
 				if err != nil {
 					err = fmt.Errorf("the answer to %s is not a Table: %v", path, err)
+					releaseBody(body)
+					body = nil
 				}
 			}
 			select {
-			case pages <- fetched{raw, err}:
+			case pages <- fetched{body, err}:
 			case <-ctx.Done():
+				if body != nil {
+					releaseBody(body)
+				}
 				return
 			}
 			if err != nil || next == "" {
@@ -335,7 +340,7 @@ func listTable(ctx context.Context, c *clients, path string, limit int64, cols [
 			return p.err
 		}
 		pageRows := int64(0)
-		err := tableRows(p.raw, path, cols, cells, func(cells []string) {
+		err := tableRows(p.body.Bytes(), path, cols, cells, func(cells []string) {
 			pageRows++
 			if rowErr == nil {
 				rowErr = names.add(cells[0])
@@ -345,6 +350,7 @@ func listTable(ctx context.Context, c *clients, path string, limit int64, cols [
 				each(cells)
 			}
 		})
+		releaseBody(p.body)
 		if err != nil {
 			return err
 		}
@@ -529,7 +535,7 @@ type nodeCondition struct {
 // nodeList is a NodeList (core/v1) decoded only as far as readyDetails
 // reads it: each node's name and conditions.
 type nodeList struct {
-	Metadata listMeta `json:"metadata"`
+	listHead
 	Items    []struct {
 		Metadata struct {
 			Name string `json:"name"`
@@ -572,7 +578,7 @@ func readyDetails(ctx context.Context, c *clients, names []string, max int) (map
 		go func() {
 			defer wg.Done()
 			params := map[string]string{"fieldSelector": "metadata.name=" + name}
-			err := listJSONWith(ctx, c, pathNodes, "NodeList", params, func(l *nodeList) string { return l.Metadata.Continue }, func(l *nodeList) []string {
+			err := listJSONWith(ctx, c, pathNodes, "NodeList", params, func(l *nodeList) []string {
 				var ks []string
 				for _, it := range l.Items {
 					ks = append(ks, it.Metadata.Name)
@@ -919,6 +925,23 @@ type listMeta struct {
 	Continue string `json:"continue"`
 }
 
+// listHead is what every list answer carries besides its items: its kind
+// (metav1.TypeMeta) and metadata (metav1.ListMeta). A list type embeds it,
+// so the kind is decoded in the page's one pass: the API server writes the
+// lists of custom resources with their keys sorted, kind after items.
+type listHead struct {
+	Kind     string   `json:"kind"`
+	Metadata listMeta `json:"metadata"`
+}
+
+func (h *listHead) head() *listHead { return h }
+
+// listPage is a pointer to a list type that embeds listHead.
+type listPage[L any] interface {
+	*L
+	head() *listHead
+}
+
 // objectMeta is the part of an object's metadata nestor reads.
 type objectMeta struct {
 	Name        string            `json:"name"`
@@ -928,22 +951,21 @@ type objectMeta struct {
 
 // listJSON reads every page of the JSON list of kind kind ("DeploymentList")
 // at path (limit pageSize, continue), decoding each page into a fresh *L and
-// calling each with it; cont returns the page's continue token, keys the
-// keys of its items (namespace/name), which may not repeat over the pages.
-// A 2xx answer that is not that list (another kind, no kind, null) is an
-// error, never an empty list: an empty answer must not read as "absent".
-// So is a page larger than jsonPageBound, one with more items than the
-// limit, an item listed twice, or a continue token the server repeats (it
-// would loop until the deadline).
-func listJSON[L any](ctx context.Context, c *clients, path, kind string, cont func(*L) string, keys func(*L) []string, each func(*L)) error {
-	return listJSONWith(ctx, c, path, kind, nil, cont, keys, each)
+// calling each with it; keys returns the keys of its items (namespace/name),
+// which may not repeat over the pages, and its listHead the kind and the
+// continue token. A 2xx answer that is not that list (another kind, no
+// kind, null) is an error, never an empty list: an empty answer must not
+// read as "absent". So is a page larger than jsonPageBound, one with more
+// items than the limit, an item listed twice, or a continue token the
+// server repeats (it would loop until the deadline).
+func listJSON[L any, P listPage[L]](ctx context.Context, c *clients, path, kind string, keys func(P) []string, each func(P)) error {
+	return listJSONWith(ctx, c, path, kind, nil, keys, each)
 }
 
 // topLevelKind returns the "kind" of the JSON object raw, reading its
-// top-level members in order and skipping the others whole: the API server
-// writes kind first, so a list's items are not scanned for it (decoding the
-// page is the one full pass). "" when the object has none or raw is null;
-// an error when raw is another JSON value.
+// top-level members in order and skipping the others whole. "" when the
+// object has none or raw is null; an error when raw is another JSON value.
+// It only explains a page that did not decode as the list asked for.
 func topLevelKind(raw []byte) (string, error) {
 	dec := json.NewDecoder(bytes.NewReader(raw))
 	switch t, err := dec.Token(); {
@@ -975,27 +997,32 @@ func topLevelKind(raw []byte) (string, error) {
 }
 
 // listJSONWith is listJSON with extra query parameters (a fieldSelector).
-func listJSONWith[L any](ctx context.Context, c *clients, path, kind string, extra map[string]string, cont func(*L) string, keys func(*L) []string, each func(*L)) error {
+func listJSONWith[L any, P listPage[L]](ctx context.Context, c *clients, path, kind string, extra map[string]string, keys func(P) []string, each func(P)) error {
 	params := map[string]string{"limit": strconv.FormatInt(pageSize, 10)}
 	for k, v := range extra {
 		params[k] = v
 	}
 	items := newItemSet(path)
 	for {
-		raw, err := c.get(ctx, path, acceptJSON, params, jsonPageBound, "what a page of a list can take")
+		body, err := c.getPooled(ctx, path, acceptJSON, params, jsonPageBound, "what a page of a list can take")
 		if err != nil {
 			return err
 		}
-		got, err := topLevelKind(raw)
+		page := P(new(L))
+		err = json.Unmarshal(body.Bytes(), page)
 		if err != nil {
-			return fmt.Errorf("the answer to %s is not a list: %v", path, err)
+			// Say what the answer is when it is not the list at all.
+			if got, kerr := topLevelKind(body.Bytes()); kerr == nil && got != kind {
+				err = fmt.Errorf("kind %q", got)
+			}
 		}
-		if got != kind {
+		releaseBody(body)
+		got := page.head().Kind
+		switch {
+		case err != nil:
+			return fmt.Errorf("the answer to %s is not a %s: %v", path, kind, err)
+		case got != kind:
 			return fmt.Errorf("the answer to %s is not a %s (kind %q)", path, kind, got)
-		}
-		page := new(L)
-		if err := json.Unmarshal(raw, page); err != nil {
-			return fmt.Errorf("the answer to %s is not a list: %v", path, err)
 		}
 		ks := keys(page)
 		if int64(len(ks)) > pageSize {
@@ -1007,7 +1034,7 @@ func listJSONWith[L any](ctx context.Context, c *clients, path, kind string, ext
 			}
 		}
 		each(page)
-		next := cont(page)
+		next := page.head().Metadata.Continue
 		if next == "" {
 			return nil
 		}
@@ -1019,7 +1046,7 @@ func listJSONWith[L any](ctx context.Context, c *clients, path, kind string, ext
 }
 
 type storageClassList struct {
-	Metadata listMeta `json:"metadata"`
+	listHead
 	Items    []struct {
 		Metadata struct {
 			objectMeta
@@ -1037,7 +1064,7 @@ type storageClassList struct {
 // their creationTimestamp (zero when absent or not RFC 3339), sorted by name.
 func listStorageClasses(ctx context.Context, c *clients) ([]topology.StorageClass, error) {
 	out := []topology.StorageClass{}
-	err := listJSON(ctx, c, pathStorageClasses, "StorageClassList", func(l *storageClassList) string { return l.Metadata.Continue },
+	err := listJSON(ctx, c, pathStorageClasses, "StorageClassList",
 		func(l *storageClassList) []string {
 			var ks []string
 			for _, sc := range l.Items {
@@ -1067,7 +1094,7 @@ func listStorageClasses(ctx context.Context, c *clients) ([]topology.StorageClas
 // workloadList is a DeploymentList, DaemonSetList or StatefulSetList
 // (apps/v1), decoded only as far as nestor reads it.
 type workloadList struct {
-	Metadata listMeta `json:"metadata"`
+	listHead
 	Items    []struct {
 		Metadata objectMeta `json:"metadata"`
 		Spec     struct {
@@ -1235,7 +1262,7 @@ func listWorkloadKind(ctx context.Context, c *clients, kind, ns string) ([]topol
 	}
 	var out []topology.WorkloadState
 	path := "/apis/apps/v1/namespaces/" + ns + "/" + res
-	err := listJSON(ctx, c, path, kind+"List", func(l *workloadList) string { return l.Metadata.Continue }, func(l *workloadList) []string {
+	err := listJSON(ctx, c, path, kind+"List", func(l *workloadList) []string {
 		var ks []string
 		for _, it := range l.Items {
 			ks = append(ks, it.Metadata.Namespace+"/"+it.Metadata.Name)

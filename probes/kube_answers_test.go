@@ -26,7 +26,10 @@ func answersNodePage(cont string) string {
 // A 2xx answer that is not the list asked for must not read as an empty
 // list, or a layer would be reported absent.
 func TestJSONListThatIsNotAListIsUnknown(t *testing.T) {
-	for _, body := range []string{`{}`, `null`, `{"kind":"Status","apiVersion":"v1","status":"Success"}`, `{"kind":"Table","rows":[]}`} {
+	for _, body := range []string{`{}`, `null`, `[1,2]`, `"StorageClassList"`, `{"kind":"Status","apiVersion":"v1","status":"Success"}`, `{"kind":"Table","rows":[]}`,
+		// keys sorted, as the API server writes custom resources: kind after items
+		`{"apiVersion":"v1","items":[{"metadata":{"name":"a"}}],"kind":"PodList","metadata":{}}`,
+		`{"apiVersion":"v1","items":{"not":"a list"},"kind":"StorageClassList","metadata":{}}`} {
 		t.Run(body, func(t *testing.T) {
 			srv := httptest.NewTLSServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 				w.Header().Set("Content-Type", "application/json")

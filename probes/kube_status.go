@@ -90,11 +90,75 @@ func apiBase(group, version string) string {
 	return "/apis/" + group + "/" + version
 }
 
-// statusList is a list of status objects, each kept as the generic JSON
-// object DecodeStatusObject takes.
+// statusList is a list of status objects, each decoded only as far as
+// topology.DecodeStatusObject reads it (statusItem).
 type statusList struct {
-	Metadata listMeta         `json:"metadata"`
-	Items    []map[string]any `json:"items"`
+	listHead
+	Items []statusItem `json:"items"`
+}
+
+// statusItem is one object of a status list: its kind, the five fields of
+// its metadata DecodeStatusObject reads, its status whole, and its spec
+// undecoded until a field of the resource is read from it (object): the
+// rest — managedFields, annotations, a large spec — is skipped in the
+// page's one pass, never built. Metadata that is not an object fails the
+// page's decoding (the API server validates every object's metadata).
+type statusItem struct {
+	Kind     any             `json:"kind"`
+	Metadata *statusMeta     `json:"metadata"`
+	Spec     json.RawMessage `json:"spec"`
+	Status   any             `json:"status"`
+}
+
+// statusMeta is the part of an object's metadata DecodeStatusObject reads,
+// each field as the JSON value it came as, for it to check.
+type statusMeta struct {
+	Name              any `json:"name"`
+	Namespace         any `json:"namespace"`
+	Generation        any `json:"generation"`
+	CreationTimestamp any `json:"creationTimestamp"`
+	DeletionTimestamp any `json:"deletionTimestamp"`
+}
+
+// object returns the item as the generic JSON object DecodeStatusObject
+// takes, its spec decoded only when withSpec. Errors: a spec that is not
+// JSON.
+func (it *statusItem) object(withSpec bool) (map[string]any, error) {
+	obj := map[string]any{}
+	if it.Kind != nil {
+		obj["kind"] = it.Kind
+	}
+	if m := it.Metadata; m != nil {
+		meta := map[string]any{}
+		for k, v := range map[string]any{"name": m.Name, "namespace": m.Namespace, "generation": m.Generation,
+			"creationTimestamp": m.CreationTimestamp, "deletionTimestamp": m.DeletionTimestamp} {
+			if v != nil {
+				meta[k] = v
+			}
+		}
+		obj["metadata"] = meta
+	}
+	if it.Status != nil {
+		obj["status"] = it.Status
+	}
+	if withSpec && len(it.Spec) > 0 {
+		var spec any
+		if err := json.Unmarshal(it.Spec, &spec); err != nil {
+			return nil, err
+		}
+		obj["spec"] = spec
+	}
+	return obj, nil
+}
+
+// readsSpec says whether a field of r is read from its objects' spec.
+func readsSpec(r topology.StatusResource) bool {
+	for _, f := range r.Fields {
+		if strings.HasPrefix(f, "spec.") {
+			return true
+		}
+	}
+	return false
 }
 
 // listStatus lists the objects of r across the cluster (JSON, paginated,
@@ -105,27 +169,35 @@ type statusList struct {
 // (topology.DecodeStatusObject); one that contradicts the request makes the
 // whole list an error, never a shorter list.
 func listStatus(ctx context.Context, c *clients, r topology.StatusResource) ([]topology.StatusObject, error) {
+	withSpec := readsSpec(r)
 	for _, v := range r.Versions {
 		path := apiBase(r.Group, v) + "/" + r.Resource
 		var out []topology.StatusObject
 		var decodeErr error
-		err := listJSON(ctx, c, path, r.Kind+"List", func(l *statusList) string { return l.Metadata.Continue },
+		err := listJSON(ctx, c, path, r.Kind+"List",
 			func(l *statusList) []string {
 				ks := make([]string, 0, len(l.Items))
 				for _, it := range l.Items {
-					m, _ := it["metadata"].(map[string]any)
-					ns, _ := m["namespace"].(string)
-					name, _ := m["name"].(string)
+					var ns, name string
+					if m := it.Metadata; m != nil {
+						ns, _ = m.Namespace.(string)
+						name, _ = m.Name.(string)
+					}
 					ks = append(ks, ns+"/"+name)
 				}
 				return ks
 			},
 			func(l *statusList) {
-				for _, it := range l.Items {
+				for i := range l.Items {
 					if decodeErr != nil {
 						return
 					}
-					o, err := topology.DecodeStatusObject(r, it, statusCleaner)
+					obj, err := l.Items[i].object(withSpec)
+					if err != nil {
+						decodeErr = fmt.Errorf("the answer to %s: %v", path, err)
+						return
+					}
+					o, err := topology.DecodeStatusObject(r, obj, statusCleaner)
 					if err != nil {
 						decodeErr = fmt.Errorf("the answer to %s: %v", path, err)
 						return
