@@ -536,7 +536,7 @@ type nodeCondition struct {
 // reads it: each node's name and conditions.
 type nodeList struct {
 	listHead
-	Items    []struct {
+	Items []struct {
 		Metadata struct {
 			Name string `json:"name"`
 		} `json:"metadata"`
@@ -1047,7 +1047,7 @@ func listJSONWith[L any, P listPage[L]](ctx context.Context, c *clients, path, k
 
 type storageClassList struct {
 	listHead
-	Items    []struct {
+	Items []struct {
 		Metadata struct {
 			objectMeta
 			// CreationTimestamp is RFC 3339 text (metav1.Time), kept as
@@ -1095,7 +1095,7 @@ func listStorageClasses(ctx context.Context, c *clients) ([]topology.StorageClas
 // (apps/v1), decoded only as far as nestor reads it.
 type workloadList struct {
 	listHead
-	Items    []struct {
+	Items []struct {
 		Metadata objectMeta `json:"metadata"`
 		Spec     struct {
 			// Replicas of a Deployment or StatefulSet; nil means the API's
