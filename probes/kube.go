@@ -288,8 +288,8 @@ func listTable(ctx context.Context, c *clients, path string, limit int64, cols [
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel() // stops the fetcher when a page is refused
 	type fetched struct {
-		body *bytes.Buffer // getPooled's: released once decoded
-		err  error
+		raw []byte
+		err error
 	}
 	bound := limit*tableRowBound + 1<<20
 	what := fmt.Sprintf("what a Table of %d rows can take", limit)
@@ -298,22 +298,17 @@ func listTable(ctx context.Context, c *clients, path string, limit int64, cols [
 		defer close(pages)
 		params := map[string]string{"limit": strconv.FormatInt(limit, 10), "includeObject": "None"}
 		for {
-			body, err := c.getPooled(ctx, path, acceptTable, params, bound, what)
+			raw, err := c.get(ctx, path, acceptTable, params, bound, what)
 			var next string
 			if err == nil {
-				next, err = tableContinue(body.Bytes())
+				next, err = tableContinue(raw)
 				if err != nil {
 					err = fmt.Errorf("the answer to %s is not a Table: %v", path, err)
-					releaseBody(body)
-					body = nil
 				}
 			}
 			select {
-			case pages <- fetched{body, err}:
+			case pages <- fetched{raw, err}:
 			case <-ctx.Done():
-				if body != nil {
-					releaseBody(body)
-				}
 				return
 			}
 			if err != nil || next == "" {
@@ -340,7 +335,7 @@ func listTable(ctx context.Context, c *clients, path string, limit int64, cols [
 			return p.err
 		}
 		pageRows := int64(0)
-		err := tableRows(p.body.Bytes(), path, cols, cells, func(cells []string) {
+		err := tableRows(p.raw, path, cols, cells, func(cells []string) {
 			pageRows++
 			if rowErr == nil {
 				rowErr = names.add(cells[0])
@@ -350,7 +345,6 @@ func listTable(ctx context.Context, c *clients, path string, limit int64, cols [
 				each(cells)
 			}
 		})
-		releaseBody(p.body)
 		if err != nil {
 			return err
 		}
@@ -1004,19 +998,17 @@ func listJSONWith[L any, P listPage[L]](ctx context.Context, c *clients, path, k
 	}
 	items := newItemSet(path)
 	for {
-		body, err := c.getPooled(ctx, path, acceptJSON, params, jsonPageBound, "what a page of a list can take")
+		raw, err := c.get(ctx, path, acceptJSON, params, jsonPageBound, "what a page of a list can take")
 		if err != nil {
 			return err
 		}
 		page := P(new(L))
-		err = json.Unmarshal(body.Bytes(), page)
-		if err != nil {
+		if err = json.Unmarshal(raw, page); err != nil {
 			// Say what the answer is when it is not the list at all.
-			if got, kerr := topLevelKind(body.Bytes()); kerr == nil && got != kind {
+			if got, kerr := topLevelKind(raw); kerr == nil && got != kind {
 				err = fmt.Errorf("kind %q", got)
 			}
 		}
-		releaseBody(body)
 		got := page.head().Kind
 		switch {
 		case err != nil:

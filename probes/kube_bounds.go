@@ -1,13 +1,11 @@
 package probes
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
 	"io"
 	"net/http"
-	"sync"
 	"time"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -154,45 +152,6 @@ func (c *clients) stream(ctx context.Context, path, accept string, params map[st
 		case <-t.C:
 		}
 		retries++
-	}
-}
-
-// bodyPool holds the buffers that getPooled reads answers into, so that
-// the pages of a read (and of the other stacks of a fleet) reuse them
-// rather than each growing a new one.
-var bodyPool = sync.Pool{New: func() any { return new(bytes.Buffer) }}
-
-// pooledBodyMax is the largest buffer releaseBody gives back to bodyPool:
-// a larger one (a huge page) is left to the garbage collector rather than
-// kept for pages that never need it.
-const pooledBodyMax = 4 << 20
-
-// getPooled is get, reading the body into a buffer of bodyPool. The caller
-// decodes it, then gives it back with releaseBody, and keeps nothing that
-// shares its bytes (encoding/json copies what it decodes).
-func (c *clients) getPooled(ctx context.Context, path, accept string, params map[string]string, max int64, what string) (*bytes.Buffer, error) {
-	body, err := c.stream(ctx, path, accept, params)
-	if err != nil {
-		return nil, err
-	}
-	defer body.Close()
-	buf := bodyPool.Get().(*bytes.Buffer)
-	buf.Reset()
-	if _, err := buf.ReadFrom(io.LimitReader(body, max+1)); err != nil {
-		releaseBody(buf)
-		return nil, err
-	}
-	if int64(buf.Len()) > max {
-		releaseBody(buf)
-		return nil, &TooLargeError{Path: path, Bound: max, What: what}
-	}
-	return buf, nil
-}
-
-// releaseBody gives a buffer of getPooled back.
-func releaseBody(buf *bytes.Buffer) {
-	if buf.Cap() <= pooledBodyMax {
-		bodyPool.Put(buf)
 	}
 }
 
