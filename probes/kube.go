@@ -1003,17 +1003,17 @@ func listJSONWith[L any, P listPage[L]](ctx context.Context, c *clients, path, k
 			return err
 		}
 		page := P(new(L))
-		if err = json.Unmarshal(raw, page); err != nil {
-			// Say what the answer is when it is not the list at all.
-			if got, kerr := topLevelKind(raw); kerr == nil && got != kind {
-				err = fmt.Errorf("kind %q", got)
-			}
-		}
+		err = json.Unmarshal(raw, page)
 		got := page.head().Kind
-		switch {
-		case err != nil:
-			return fmt.Errorf("the answer to %s is not a %s: %v", path, kind, err)
-		case got != kind:
+		if err != nil {
+			// Say what the answer is when it is not the list at all.
+			k, kerr := topLevelKind(raw)
+			if kerr != nil || k == kind {
+				return fmt.Errorf("the answer to %s is not a %s: %v", path, kind, err)
+			}
+			got = k
+		}
+		if got != kind {
 			return fmt.Errorf("the answer to %s is not a %s (kind %q)", path, kind, got)
 		}
 		ks := keys(page)

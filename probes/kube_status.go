@@ -101,10 +101,15 @@ type statusList struct {
 // its metadata DecodeStatusObject reads, its status whole, and its spec
 // undecoded until a field of the resource is read from it (object): the
 // rest — managedFields, annotations, a large spec — is skipped in the
-// page's one pass, never built. Metadata that is not an object fails the
-// page's decoding (the API server validates every object's metadata).
+// page's one pass, never built. Kind and spec are kept as the JSON text
+// they came as, so that a null one stays present, as in the whole object.
+// Being a struct, it differs from the whole object's decoding only for
+// answers no API server writes: metadata that is not an object fails the
+// page (the API server validates every object's metadata), keys are
+// matched without regard to case, and a repeated metadata key merges into
+// the first rather than replacing it.
 type statusItem struct {
-	Kind     any             `json:"kind"`
+	Kind     json.RawMessage `json:"kind"`
 	Metadata *statusMeta     `json:"metadata"`
 	Spec     json.RawMessage `json:"spec"`
 	Status   any             `json:"status"`
@@ -121,12 +126,16 @@ type statusMeta struct {
 }
 
 // object returns the item as the generic JSON object DecodeStatusObject
-// takes, its spec decoded only when withSpec. Errors: a spec that is not
-// JSON.
+// takes, its spec decoded only when withSpec. Errors: a kind or spec that
+// is not JSON.
 func (it *statusItem) object(withSpec bool) (map[string]any, error) {
 	obj := map[string]any{}
-	if it.Kind != nil {
-		obj["kind"] = it.Kind
+	if len(it.Kind) > 0 {
+		var kind any
+		if err := json.Unmarshal(it.Kind, &kind); err != nil {
+			return nil, err
+		}
+		obj["kind"] = kind
 	}
 	if m := it.Metadata; m != nil {
 		meta := map[string]any{}
@@ -151,7 +160,10 @@ func (it *statusItem) object(withSpec bool) (map[string]any, error) {
 	return obj, nil
 }
 
-// readsSpec says whether a field of r is read from its objects' spec.
+// readsSpec says whether a field of r is read from its objects' spec. A
+// status list decodes nothing else a field could name: every field of the
+// catalog is under spec or status (TestStatusFieldsAreUnderSpecOrStatus).
+
 func readsSpec(r topology.StatusResource) bool {
 	for _, f := range r.Fields {
 		if strings.HasPrefix(f, "spec.") {

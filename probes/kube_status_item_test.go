@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 
@@ -32,6 +33,14 @@ func TestStatusItemDecodesAsTheWholeObject(t *testing.T) {
 		`{"kind":"KIND","metadata":{"name":"f","namespace":"ns"},"status":{"conditions":{"type":"Ready"}}}`,
 		`{"kind":"KIND","metadata":{"name":"g","namespace":"ns"},"status":{"observedGeneration":1.5}}`,
 		`{"kind":"KIND","metadata":{"name":"h","namespace":"ns"},"spec":null,"status":null}`,
+		`{"kind":null,"metadata":{"name":"i","namespace":"ns"}}`,
+		`{"kind":"KIND","metadata":null}`,
+		`{"kind":"KIND","metadata":{"name":null,"namespace":null,"generation":null,"deletionTimestamp":null}}`,
+	}
+	// The same objects cluster-scoped, so that those of a cluster-scoped
+	// resource are compared past the namespace check too.
+	for _, o := range slices.Clone(objects) {
+		objects = append(objects, strings.ReplaceAll(strings.ReplaceAll(o, `"namespace":"ns",`, ""), `,"namespace":"ns"`, ""))
 	}
 	seen := map[string]bool{}
 	for _, def := range topology.Catalog() {
@@ -69,5 +78,25 @@ func TestStatusItemDecodesAsTheWholeObject(t *testing.T) {
 	}
 	if len(seen) < 10 {
 		t.Fatalf("only %d status resources in the catalog: the test reads the wrong catalog", len(seen))
+	}
+}
+
+// TestStatusFieldsAreUnderSpecOrStatus holds every field the catalog's
+// status resources read to the parts of an object a status list decodes
+// (statusItem: spec, status): a field elsewhere would read as absent.
+func TestStatusFieldsAreUnderSpecOrStatus(t *testing.T) {
+	n := 0
+	for _, def := range topology.Catalog() {
+		for _, res := range def.Status {
+			for _, f := range res.Fields {
+				n++
+				if !strings.HasPrefix(f, "spec.") && !strings.HasPrefix(f, "status.") {
+					t.Errorf("%s %s reads %s, which a status list does not decode (statusItem keeps spec and status)", def.Name, res.Kind, f)
+				}
+			}
+		}
+	}
+	if n == 0 {
+		t.Fatal("the catalog's status resources read no field: the test reads the wrong catalog")
 	}
 }

@@ -376,8 +376,9 @@ func noTargetFix(s *Stack, n *probes.NoTarget) string {
 // benches lists the bench kubeconfigs of the lima stacks of the stacks
 // folder (none when it cannot be listed: no bench to mistake then); the
 // pipeline asks for them only when a stack is about to be read through a
-// kubeconfig that is not its own bench. After prefetchBenches it waits for
-// the list being read; otherwise it reads it now.
+// kubeconfig that is not its own bench. After prefetchBenches (preview,
+// fleet) it waits for the list being read since the command started,
+// needed or not; otherwise it reads it now.
 func (c Config) benches() []probes.Bench {
 	if c.benchList != nil {
 		return c.benchList()

@@ -151,7 +151,12 @@ func (f Fleet) Run(ctx context.Context) (*FleetReport, error) {
 				return
 			}
 			if e.Topology == nil && e.Err == nil {
-				parsing <- struct{}{}
+				select {
+				case parsing <- struct{}{}:
+				case <-ctx.Done():
+					out[i] = FleetStack{Name: e.Name, File: e.Path, Status: StatusUnknown, Reason: ctx.Err().Error()}
+					return
+				}
 				e.Load()
 				<-parsing
 			}
@@ -177,9 +182,15 @@ func (f Fleet) Run(ctx context.Context) (*FleetReport, error) {
 // WriteJSON writes r as -o json writes every model (json.Encoder: HTML
 // escaped, two-space indent, a final newline), byte for byte, but one stack
 // at a time, so that a fleet's document — each stack's whole preview
-// report — is never held in memory whole. Errors: w's, or a stack that
-// does not marshal.
+// report — is not built whole in memory before it is written (to stdout;
+// --output-file still gathers it to write the file at once). Errors: w's,
+// or a stack that does not marshal, after the stacks before it were
+// written: json.Encoder would have written nothing then.
 func (r *FleetReport) WriteJSON(w io.Writer) error {
+	if r == nil {
+		_, err := io.WriteString(w, "null\n")
+		return err
+	}
 	head := *r
 	if r.Stacks != nil {
 		head.Stacks = []FleetStack{}

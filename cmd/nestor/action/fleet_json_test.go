@@ -31,6 +31,7 @@ func TestFleetWriteJSON(t *testing.T) {
 		{"no stack", []FleetStack{}},
 		{"one stack", []FleetStack{stack("a")}},
 		{"three stacks, one without report", []FleetStack{stack("a"), {Name: "b", Status: StatusUnreachable, Reason: "dial tcp: refused"}, stack("c")}},
+		{"the fleet of the format fixtures", fixtureFleet(t, t.TempDir()).Stacks},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			r := &FleetReport{FormatVersion: FleetFormatVersion, AsOf: "2026-12-02", Stacks: tc.stacks}
