@@ -221,7 +221,7 @@ Exit codes: 0 success, 1 error or refused, 2 changes (preview and fleet with
 	if g.profile == nil { // a root made outside Run (tests, docs)
 		g.profile = &profiling{}
 	}
-	pf.StringVar(&g.profile.kind, "profile", "none", "write a profile of this run: none, cpu or heap (for go tool pprof)")
+	pf.StringVar(&g.profile.kind, "profile", "none", "write a profile of this run: none, cpu or heap (for go tool pprof), or trace (for go tool trace)")
 	pf.StringVar(&g.profile.output, "profile-output", "profile.pprof", "the file --profile writes")
 	_ = pf.MarkHidden("profile")
 	_ = pf.MarkHidden("profile-output")

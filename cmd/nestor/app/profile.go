@@ -5,21 +5,32 @@ import (
 	"os"
 	"runtime"
 	"runtime/pprof"
+	"runtime/trace"
 )
 
 // profiling is kubectl's --profile and --profile-output: a CPU or heap
-// profile of this run, in pprof's format, for `go tool pprof`.
+// profile of this run, in pprof's format, for `go tool pprof`, or an
+// execution trace (trace), for `go tool trace`.
 type profiling struct {
 	kind, output string
 	cpu          *os.File
+	trace        *os.File
 }
 
-// start begins the CPU profile (--profile cpu). Errors: an unknown kind,
-// or the output file cannot be created.
+// start begins the CPU profile (--profile cpu) or the execution trace
+// (--profile trace). Errors: an unknown kind, or the output file cannot be
+// created.
 func (p *profiling) start() error {
 	switch p.kind {
 	case "", "none", "heap":
 		return nil
+	case "trace":
+		f, err := os.Create(p.output)
+		if err != nil {
+			return fmt.Errorf("--profile-output: %w", err)
+		}
+		p.trace = f
+		return trace.Start(f)
 	case "cpu":
 		f, err := os.Create(p.output)
 		if err != nil {
@@ -28,7 +39,7 @@ func (p *profiling) start() error {
 		p.cpu = f
 		return pprof.StartCPUProfile(f)
 	}
-	return fmt.Errorf("--profile %q: write none, cpu or heap", p.kind)
+	return fmt.Errorf("--profile %q: write none, cpu, heap or trace", p.kind)
 }
 
 // stop ends the CPU profile, or writes the heap profile (after a GC, so
@@ -38,6 +49,9 @@ func (p *profiling) stop() error {
 	case p.cpu != nil:
 		pprof.StopCPUProfile()
 		return p.cpu.Close()
+	case p.trace != nil:
+		trace.Stop()
+		return p.trace.Close()
 	case p.kind == "heap":
 		f, err := os.Create(p.output)
 		if err != nil {

@@ -90,7 +90,7 @@ func main() {
 	flag.IntVar(&o.runs, "runs", 7, "measured rounds per row, after one warm-up")
 	flag.IntVar(&o.rttRuns, "rtt-runs", 7, "previews per RTT of the round-trip estimate, after one warm-up")
 	flag.StringVar(&o.markdown, "markdown", "", "also write the tables as Markdown to this file")
-	flag.StringVar(&o.profile, "profile", "", "after the stand-in row, write CPU and heap profiles of -runs more fleet runs on the stand-ins into this folder (cpu-K.pprof, heap-K.pprof; nestor's --profile)")
+	flag.StringVar(&o.profile, "profile", "", "after the stand-in row, write CPU and heap profiles and execution traces of -runs more fleet runs each on the stand-ins into this folder (cpu-K.pprof, heap-K.pprof, trace-K.pprof; nestor's --profile)")
 	flag.Parse()
 	for _, s := range strings.Split(counts, ",") {
 		if strings.TrimSpace(s) == "" {
@@ -388,15 +388,16 @@ func (e *env) fleetRun(ctx context.Context, dir string, n, parallel int) (bench.
 	return s, nil
 }
 
-// profileFleet runs fleet over dir -runs times with --profile cpu, then
-// -runs times with --profile heap, each writing its profile into -profile
-// (cpu-K.pprof, heap-K.pprof; `go tool pprof -proto` merges them). The
-// profiled runs are not measured.
+// profileFleet runs fleet over dir -runs times with each of --profile
+// cpu, heap and trace, each run writing its profile into -profile
+// (cpu-K.pprof, heap-K.pprof, trace-K.pprof; `go tool pprof -proto` merges
+// the first two kinds, `go tool trace` reads the third). The profiled runs
+// are not measured.
 func (e *env) profileFleet(ctx context.Context, dir string, n int) error {
 	if err := os.MkdirAll(e.o.profile, 0o755); err != nil {
 		return err
 	}
-	for _, kind := range []string{"cpu", "heap"} {
+	for _, kind := range []string{"cpu", "heap", "trace"} {
 		for k := 1; k <= e.o.runs; k++ {
 			out := filepath.Join(e.o.profile, fmt.Sprintf("%s-%d.pprof", kind, k))
 			argv := []string{e.o.nestor, "fleet", "-o", "json", "--stacks", dir, "--profile", kind, "--profile-output", out}
