@@ -165,7 +165,10 @@ func GoAway(after int) Fault { return Fault{Kind: KindGoAway, After: after} }
 
 // Kill forwards the real answer and after after bytes of its body (-1:
 // half) the whole proxy dies: every connection and listener closed, new
-// connections refused (ConnRefuse) until SetConn(ConnNormal).
+// connections refused (ConnRefuse) until SetConn(ConnNormal). On HTTP/2 it
+// dies once the other streams of the answer's connection have ended (at
+// most 2 s, as GoAway), so that the answer that fails is this one, not one
+// that happened to be in flight beside it.
 func Kill(after int) Fault { return Fault{Kind: KindKill, After: after} }
 
 // ConnFault is what the proxy does to every new connection.

@@ -179,27 +179,42 @@ func (fr *faultReader) Read(b []byte) (int, error) {
 				}
 				// The other streams the server accepted before its
 				// GOAWAY end first, as a server that sends GOAWAY lets
-				// them (RFC 9113 section 6.8), and the bytes passed,
-				// which ReverseProxy flushed and the server's writer
-				// sends in its own time, are on the wire: the
-				// connection dies under this stream alone, after them.
-				// At most 2 s of it.
-				for end := time.Now().Add(2 * time.Second); !ci.h2.alone(fr.passed) && fr.ctx.Err() == nil && time.Now().Before(end); {
-					select {
-					case <-time.After(time.Millisecond):
-					case <-fr.a.p.closed:
-						return 0, errInjected
-					}
+				// them (RFC 9113 section 6.8).
+				if !fr.untilAlone() {
+					return 0, errInjected
 				}
 			}
 			ci.raw.Close()
 		}
 		fr.a.p.wait(fr.ctx)
 	case KindKill:
+		// The server dies during this answer, after the others in flight
+		// on its connection: the fault is this read's, whatever the
+		// order the other answers would have come in.
+		if ci := fr.a.ci; ci != nil && ci.h2 != nil && !fr.untilAlone() {
+			return 0, errInjected
+		}
 		fr.a.p.kill()
 		fr.a.p.wait(fr.ctx)
 	}
 	return 0, errInjected
+}
+
+// untilAlone waits until this stream is the only one open on its HTTP/2
+// connection and the bytes passed so far, which ReverseProxy flushed and
+// the server's writer sends in its own time, are on the wire, so that the
+// connection dies under this stream alone, after them. At most 2 s; false
+// when the proxy closed meanwhile.
+func (fr *faultReader) untilAlone() bool {
+	ci := fr.a.ci
+	for end := time.Now().Add(2 * time.Second); !ci.h2.alone(fr.passed) && fr.ctx.Err() == nil && time.Now().Before(end); {
+		select {
+		case <-time.After(time.Millisecond):
+		case <-fr.a.p.closed:
+			return false
+		}
+	}
+	return true
 }
 
 func (fr *faultReader) Close() error { return fr.body.Close() }
