@@ -362,14 +362,12 @@ func entryNames(es []stacks.Entry) string {
 }
 
 // fleetStack previews one stack and says its status; every failure is
-// the stack's own status, never the fleet's error.
+// the stack's own status, never the fleet's error. e is loaded (Run parses
+// the folder's files; entries, the files given).
 func (c Config) fleetStack(ctx context.Context, e stacks.Entry) FleetStack {
 	fs := FleetStack{Name: e.Name, File: e.Path}
 	if abs, err := filepath.Abs(e.Path); err == nil {
 		fs.File = abs
-	}
-	if e.Topology == nil && e.Err == nil {
-		e.Load()
 	}
 	if e.Err != nil {
 		fs.Status, fs.Reason, fs.err = StatusInvalid, e.Err.Error(), e.Err

@@ -2,6 +2,7 @@ package app
 
 import (
 	"fmt"
+	"io"
 	"os"
 	"runtime"
 	"runtime/pprof"
@@ -21,23 +22,21 @@ type profiling struct {
 // (--profile trace). Errors: an unknown kind, or the output file cannot be
 // created.
 func (p *profiling) start() error {
+	begin := map[string]func(io.Writer) error{"cpu": pprof.StartCPUProfile, "trace": trace.Start}[p.kind]
 	switch p.kind {
 	case "", "none", "heap":
 		return nil
-	case "trace":
+	case "cpu", "trace":
 		f, err := os.Create(p.output)
 		if err != nil {
 			return fmt.Errorf("--profile-output: %w", err)
 		}
-		p.trace = f
-		return trace.Start(f)
-	case "cpu":
-		f, err := os.Create(p.output)
-		if err != nil {
-			return fmt.Errorf("--profile-output: %w", err)
+		if p.kind == "cpu" {
+			p.cpu = f
+		} else {
+			p.trace = f
 		}
-		p.cpu = f
-		return pprof.StartCPUProfile(f)
+		return begin(f)
 	}
 	return fmt.Errorf("--profile %q: write none, cpu, heap or trace", p.kind)
 }
