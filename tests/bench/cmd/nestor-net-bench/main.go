@@ -49,6 +49,7 @@ import (
 	"net"
 	"net/url"
 	"os"
+	"os/signal"
 	"path/filepath"
 	"runtime"
 	"slices"
@@ -72,6 +73,7 @@ type options struct {
 	runs, rttRuns    int
 	markdown         string
 	profile          string
+	hold             bool
 }
 
 func main() {
@@ -90,6 +92,7 @@ func main() {
 	flag.IntVar(&o.runs, "runs", 7, "measured rounds per row, after one warm-up")
 	flag.IntVar(&o.rttRuns, "rtt-runs", 7, "previews per RTT of the round-trip estimate, after one warm-up")
 	flag.StringVar(&o.markdown, "markdown", "", "also write the tables as Markdown to this file")
+	flag.BoolVar(&o.hold, "hold", false, "after the stand-in row, keep the stand-ins serving and print the fleet command that reads them, until interrupted (to experiment by hand)")
 	flag.StringVar(&o.profile, "profile", "", "after the stand-in row, write CPU and heap profiles and execution traces of -runs more fleet runs each on the stand-ins into this folder (cpu-K.pprof, heap-K.pprof, trace-K.pprof; nestor's --profile)")
 	flag.Parse()
 	for _, s := range strings.Split(counts, ",") {
@@ -288,6 +291,9 @@ func run(o options) error {
 		}
 		rows = append(rows, r)
 		printRows(os.Stdout, rows, o.parallel)
+		if o.hold {
+			e.hold(filepath.Join(e.work, "stacks-"+fmt.Sprintf("standin-%d", o.standins)))
+		}
 		if o.profile != "" {
 			if err := e.profileFleet(ctx, filepath.Join(e.work, "stacks-"+fmt.Sprintf("standin-%d", o.standins)), o.standins); err != nil {
 				return err
@@ -412,6 +418,17 @@ func (e *env) profileFleet(ctx context.Context, dir string, n int) error {
 	}
 	logf("profiles of %d fleet runs on the stand-ins in %s", e.o.runs, e.o.profile)
 	return nil
+}
+
+// hold prints the command that runs the fleet of dir on the stand-ins,
+// with the environment the bench runs it with, and returns when the
+// process is interrupted (SIGINT or SIGTERM).
+func (e *env) hold(dir string) {
+	stop := make(chan os.Signal, 1)
+	signal.Notify(stop, os.Interrupt, syscall.SIGTERM)
+	defer signal.Stop(stop)
+	logf("stand-ins serving until interrupted; their fleet:\n  env -i %s %s fleet --stacks %s", strings.Join(e.env, " "), e.o.nestor, dir)
+	<-stop
 }
 
 // writeStacks writes one prod stack per endpoint into dir (prodNN: the
