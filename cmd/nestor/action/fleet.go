@@ -122,7 +122,6 @@ func (f Fleet) Run(ctx context.Context) (*FleetReport, error) {
 	if c.Log != nil {
 		c.Log = &onceLines{w: c.Log, seen: map[string]bool{}}
 	}
-	c = c.prefetchBenches()
 	par := f.Parallel
 	if par <= 0 {
 		par = 8
@@ -134,8 +133,10 @@ func (f Fleet) Run(ctx context.Context) (*FleetReport, error) {
 	// more at once only delays them all; this way each stack's first
 	// connection leaves as soon as its own parse is done, not after every
 	// stack's, and the last stack still starts as early as when all are
-	// parsed at once.
+	// parsed at once. The bench list, which every stack waits for before
+	// connecting, is read first, in one of these slots.
 	parsing := make(chan struct{}, runtime.GOMAXPROCS(0))
+	c = c.prefetchBenches(parsing)
 	var wg sync.WaitGroup
 	var mu sync.Mutex
 	done := 0

@@ -20,7 +20,7 @@ type Preview struct {
 // the command lines the human view suggests). Errors: the stack does not
 // load; the pipeline refused or could not open the target; ctx ended.
 func (p Preview) Run(ctx context.Context) (*Report, *Stack, error) {
-	p.Config = p.Config.prefetchBenches()
+	p.Config = p.Config.prefetchBenches(nil)
 	s, err := p.LoadStack(p.Selection)
 	if err != nil {
 		return nil, nil, err
