@@ -268,6 +268,16 @@ type Opened struct {
 // Kind returns the target kind the stack was opened with.
 func (op *Opened) Kind() Kind { return op.kind }
 
+// Close ends the connections the stack's reads opened to its API server
+// (Target.Close), once the stack has been read: a fleet then holds the
+// connections of the stacks being read, not of every stack read so far.
+// Safe on nil and more than once.
+func (op *Opened) Close() {
+	if op != nil {
+		op.Target.Close()
+	}
+}
+
 // Options returns the options the stack was opened with (a kind's guard
 // and read take their environment, runner, timeout and prompt from them).
 func (op *Opened) Options() OpenOptions { return op.opts }

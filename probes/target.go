@@ -86,6 +86,19 @@ type clientCache struct {
 	once sync.Once
 	c    *clients
 	err  error
+	// conns are the connections the clients dialed (rest.Config's
+	// DialHolder), for Close.
+	conns *connSet
+}
+
+// Close ends the connections t's reads opened, once the stack has been
+// read: the reads made through t (or a copy) after Close fail to connect.
+// A Target made without LoadTargetWith holds none. Safe on nil and more
+// than once.
+func (t *Target) Close() {
+	if t != nil && t.cache != nil && t.cache.conns != nil {
+		t.cache.conns.close()
+	}
 }
 
 // LoadOptions are the inputs of LoadTargetWith.
@@ -172,7 +185,8 @@ func LoadTargetWith(kc Kubeconfig, o LoadOptions) (*Target, error) {
 	if err := prepareUser(merged, sel, o.Interactive); err != nil {
 		return nil, err
 	}
-	rc, err := restConfig(merged, sel, o, time.Now)
+	conns := newConnSet()
+	rc, err := restConfig(merged, sel, o, time.Now, conns)
 	if err != nil {
 		return nil, err
 	}
@@ -184,7 +198,7 @@ func LoadTargetWith(kc Kubeconfig, o LoadOptions) (*Target, error) {
 		Endpoint:   sel.cluster.Server,
 		Options:    o.Kube,
 		Config:     rc,
-		cache:      &clientCache{},
+		cache:      &clientCache{conns: conns},
 	}, nil
 }
 
@@ -325,11 +339,12 @@ func prepareUser(merged *clientcmdapi.Config, sel selected, interactive bool) er
 // clientcmd.NewNonInteractiveClientConfig and no ConfigAccess (nothing is
 // ever written back), nestor's user agent, no client-side rate limiter,
 // protobuf where the API server offers it, and the read-only transport
-// pinned to the server; then it builds the transport once, on a copy, to
+// pinned to the server, dialing through conns (so Target.Close can end the
+// connections); then it builds the transport once, on a copy, to
 // learn now what the first request would fail on (files read and parsed,
 // the auth-provider set up; nothing is run, nothing sent), and checks the
 // client certificate's validity at now() (checkClientCertificate).
-func restConfig(merged *clientcmdapi.Config, sel selected, o LoadOptions, now func() time.Time) (*rest.Config, error) {
+func restConfig(merged *clientcmdapi.Config, sel selected, o LoadOptions, now func() time.Time, conns *connSet) (*rest.Config, error) {
 	cc := clientcmd.NewNonInteractiveClientConfig(*merged, sel.name, &clientcmd.ConfigOverrides{}, nil)
 	rc, err := cc.ClientConfig()
 	if err != nil {
@@ -347,6 +362,7 @@ func restConfig(merged *clientcmdapi.Config, sel selected, o LoadOptions, now fu
 		return nil, sel.fail("cluster %q: server %s: %v", sel.kctx.Cluster, sel.cluster.Server, err)
 	}
 	rc.Wrap(ReadOnlyTo(base))
+	rc.Dial = conns.dial
 	if _, err := rest.TransportFor(rest.CopyConfig(rc)); err != nil {
 		if sel.kctx.AuthInfo == "" {
 			return nil, sel.fail("cannot use the TLS settings of cluster %q: %v", sel.kctx.Cluster, err)

@@ -359,6 +359,9 @@ type runOpts struct {
 	env []string
 	// stdin, when set, is the process's stdin; else /dev/null.
 	stdin *os.File
+	// nofile, when not 0, is the process's open-file limit (RLIMIT_NOFILE,
+	// soft and hard), set by util-linux's prlimit, which runs nestor.
+	nofile uint64
 }
 
 // run runs the built nestor with args in the world (cwd Root, stdin
@@ -383,6 +386,13 @@ func (w *world) runWith(o runOpts, args ...string) result {
 	ctx, cancel := context.WithTimeout(context.Background(), runLimit)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, bin, args...)
+	if o.nofile > 0 {
+		prlimit, err := exec.LookPath("prlimit")
+		if err != nil {
+			w.t.Fatalf("an open-file limit needs util-linux's prlimit: %v", err)
+		}
+		cmd = exec.CommandContext(ctx, prlimit, append([]string{fmt.Sprintf("--nofile=%d:%d", o.nofile, o.nofile), "--", bin}, args...)...)
+	}
 	cmd.Dir = w.Root
 	cmd.Env = o.env
 	if o.stdin != nil {

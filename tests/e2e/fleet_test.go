@@ -6,6 +6,7 @@ package e2e
 
 import (
 	"encoding/json"
+	"fmt"
 	"net"
 	"os"
 	"path/filepath"
@@ -228,5 +229,41 @@ func TestFleetTimeoutBoundsASilentServer(t *testing.T) {
 	wantLine(t, "healthy", r.stdout, `^healthy\s+prod\s+\S+\s+in sync\s`)
 	if r.took > 10*time.Second {
 		t.Errorf("fleet took %v with --timeout 2s", r.took)
+	}
+}
+
+// TestFleetHoldsOnlyTheConnectionsOfTheStacksBeingRead runs a fleet of more
+// stacks than the process may hold open files: each stack's connection to
+// its API server ends once the stack is read, so the fleet needs the files
+// of the stacks read at once (--parallel), not one socket per stack read so
+// far. Before connections were closed, 10 of these 40 stacks failed with
+// "too many open files".
+func TestFleetHoldsOnlyTheConnectionsOfTheStacksBeingRead(t *testing.T) {
+	healthy := sharedFixtureCluster(t, healthyFixture)
+	w := newWorld(t, healthy)
+	src, err := os.ReadFile(filepath.Join(repoRoot(t), "stacks", "examples", "dirqual.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	w.kubeconfig(healthy, filepath.Join(w.Home, ".kube", "healthy.config"), harness.IdentityReadOnly, "")
+	const stacks, nofile = 40, 32
+	for i := 0; i < stacks; i++ {
+		text := replaceLine(t, string(src), "name:", fmt.Sprintf("prod%02d", i))
+		text = replaceLine(t, text, "endpoint:", healthy.URL)
+		w.stackFile(fmt.Sprintf("prod%02d", i), replaceLine(t, text, "kubeconfig:", "~/.kube/healthy.config"))
+	}
+	r := w.runWith(runOpts{env: w.env(), nofile: nofile}, "fleet", "--stacks", w.Stacks, "--parallel", "8", "-o", "json")
+	wantCode(t, r, 0)
+	var doc fleetDoc
+	if err := json.Unmarshal([]byte(r.stdout), &doc); err != nil {
+		t.Fatalf("fleet -o json: %v\n%s", err, r.stdout)
+	}
+	if len(doc.Stacks) != stacks {
+		t.Fatalf("fleet read %d stacks, want %d", len(doc.Stacks), stacks)
+	}
+	for _, s := range doc.Stacks {
+		if s.Status != "in sync" {
+			t.Errorf("stack %s: status %q (%s), want in sync with an open-file limit of %d", s.Name, s.Status, s.Reason, nofile)
+		}
 	}
 }

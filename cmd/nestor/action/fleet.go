@@ -382,6 +382,7 @@ func (c Config) fleetStack(ctx context.Context, e stacks.Entry) FleetStack {
 	}
 	u := newUpgradeReads(s, c.AsOf)
 	op, err := c.Open(ctx, s, OpenOptions{AfterNodes: u.hook})
+	defer op.Close()
 	if err == nil {
 		u.op = op
 		if fs.Report, err = ReadReport(ctx, s.Kind, op, c.AsOf, u); err == nil {

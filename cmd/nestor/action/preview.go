@@ -27,6 +27,7 @@ func (p Preview) Run(ctx context.Context) (*Report, *Stack, error) {
 	}
 	u := newUpgradeReads(s, p.AsOf)
 	op, err := p.Open(ctx, s, OpenOptions{AfterNodes: u.hook})
+	defer op.Close()
 	if err != nil {
 		return nil, s, err
 	}
