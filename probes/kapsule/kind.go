@@ -173,10 +173,11 @@ func (Kind) Clusters(ctx context.Context, op *probes.Opened) topology.Fact[[]top
 	}
 	ctx, cancel := context.WithTimeout(ctx, op.Timeout())
 	defer cancel()
-	api, err := kapsuleAPI(ctx, st.creds, op.Topology, op.Options().UserAgent)
+	api, closeAPI, err := kapsuleAPI(ctx, st.creds, op.Topology, op.Options().UserAgent)
 	if err != nil {
 		return topology.UnknownFact[[]topology.KapsuleCluster](st.creds.redact(err.Error()))
 	}
+	defer closeAPI()
 	res, err := api.ListClusters(&k8s.ListClustersRequest{Region: scw.Region(op.Topology.Scaleway.Region), ProjectID: &project}, scw.WithContext(ctx), scw.WithAllPages())
 	if err != nil {
 		r, _ := kapsuleReason(ctx, op.Timeout(), err, st.creds)
@@ -428,17 +429,22 @@ func (r noKubeconfigRoute) RoundTrip(req *http.Request) (*http.Response, error) 
 // well as by its own (bounded): the SDK sends GET /metadata after its calls
 // with a context of its own, which ctx's deadline and cancellation must end
 // too.
-func kapsuleHTTPClient(ctx context.Context, apiURL string) (*http.Client, error) {
+//
+// The client has a connection pool of its own; the returned closeIdle ends
+// its connections (http.Transport.CloseIdleConnections), once the reads
+// made through it are done, so that a fleet does not keep one connection
+// to the provider per stack read until it exits.
+func kapsuleHTTPClient(ctx context.Context, apiURL string) (hc *http.Client, closeIdle func(), err error) {
 	u, err := url.Parse(apiURL)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	base := http.DefaultTransport.(*http.Transport).Clone()
 	base.Proxy = nil // the environment is read through probes.Env only
 	return &http.Client{
 		Transport:     bounded{ctx: ctx, next: probes.ReadOnlyTo(u)(noKubeconfigRoute{next: base})},
 		CheckRedirect: probes.RefuseRedirect,
-	}, nil
+	}, base.CloseIdleConnections, nil
 }
 
 // providerBodyBound is what one answer of the provider's API may take: a
@@ -506,11 +512,12 @@ func (b *boundedBody) Close() error {
 // never reads the kubeconfig route.
 func readKapsule(ctx context.Context, budget time.Duration, creds *ScalewayCredentials, t *topology.Topology, userAgent string) *topology.KapsuleObserved {
 	k := &topology.KapsuleObserved{Transient: map[string]string{}, Provider: []string{}}
-	api, err := kapsuleAPI(ctx, creds, t, userAgent)
+	api, closeAPI, err := kapsuleAPI(ctx, creds, t, userAgent)
 	if err != nil {
 		unknownKapsule(k, creds.redact(err.Error()))
 		return k
 	}
+	defer closeAPI()
 	r := &kapsuleReader{ctx: ctx, budget: budget, creds: creds, api: api, k: k,
 		region: scw.Region(t.Scaleway.Region), id: t.Scaleway.ClusterID}
 	if !r.cluster() {
@@ -736,12 +743,13 @@ func allPages[T any](ctx context.Context, part string, fetch func(page int32) ([
 
 // kapsuleAPI is the SDK's k8s/v1 client for t: nestor's HTTP client
 // (kapsuleHTTPClient), the API URL and credentials creds resolved, t's
-// region, nestor's user agent; the SDK's logger silenced.
-func kapsuleAPI(ctx context.Context, creds *ScalewayCredentials, t *topology.Topology, userAgent string) (*k8s.API, error) {
+// region, nestor's user agent; the SDK's logger silenced. closeIdle ends its
+// connections once the caller's reads are done (nil with an error).
+func kapsuleAPI(ctx context.Context, creds *ScalewayCredentials, t *topology.Topology, userAgent string) (api *k8s.API, closeIdle func(), err error) {
 	quietSDK.Do(func() { logger.SetLogger(silentLogger{}) })
-	hc, err := kapsuleHTTPClient(ctx, creds.APIURL)
+	hc, closeIdle, err := kapsuleHTTPClient(ctx, creds.APIURL)
 	if err != nil {
-		return nil, fmt.Errorf("the API URL: %v", err)
+		return nil, nil, fmt.Errorf("the API URL: %v", err)
 	}
 	if userAgent == "" {
 		userAgent = "nestor"
@@ -751,9 +759,10 @@ func kapsuleAPI(ctx context.Context, creds *ScalewayCredentials, t *topology.Top
 	if err != nil {
 		// checkKeys ran first; the SDK's own text may quote a key, and the
 		// caller redacts it.
-		return nil, fmt.Errorf("the Scaleway client refused its settings: %v", err)
+		closeIdle()
+		return nil, nil, fmt.Errorf("the Scaleway client refused its settings: %v", err)
 	}
-	return k8s.NewAPI(client), nil
+	return k8s.NewAPI(client), closeIdle, nil
 }
 
 func deref(s *string) string {

@@ -118,6 +118,25 @@ func TestKapsuleReadHealthy(t *testing.T) {
 	}
 }
 
+// The provider's connections end with the stack's read: none is left
+// open for the rest of a fleet.
+func TestKapsuleReadClosesItsConnections(t *testing.T) {
+	s := startStub(t)
+	if _, err := openKapsule(t, kapsuleStack(t, s.URL, ""), kvEnv("SCW_ACCESS_KEY", testAccessKey, "SCW_SECRET_KEY", testSecretKey), 0); err != nil {
+		t.Fatal(err)
+	}
+	if len(s.Log()) == 0 {
+		t.Fatal("the stand-in saw no request")
+	}
+	deadline := time.Now().Add(5 * time.Second)
+	for s.OpenConns() > 0 && time.Now().Before(deadline) {
+		time.Sleep(10 * time.Millisecond)
+	}
+	if n := s.OpenConns(); n != 0 {
+		t.Errorf("%d connections to the provider's API still open after the read, want none", n)
+	}
+}
+
 // A 409 transient_state is waiting, a 501 of an unknown type is unknown
 // with the reason, a 5xx and a 403 too — never absent, never 0 nodes.
 func TestKapsuleReadErrors(t *testing.T) {
@@ -334,10 +353,11 @@ func TestKapsuleIdentityRefusals(t *testing.T) {
 // (it answers a credential), nor a write, nor to another host.
 func TestKapsuleHTTPClientRefusals(t *testing.T) {
 	s := startStub(t)
-	hc, err := kapsuleHTTPClient(context.Background(), s.URL)
+	hc, closeIdle, err := kapsuleHTTPClient(context.Background(), s.URL)
 	if err != nil {
 		t.Fatal(err)
 	}
+	defer closeIdle()
 	kc := s.URL + "/k8s/v1/regions/fr-par/clusters/" + scwstub.ClusterID + "/kubeconfig"
 	for _, tc := range []struct {
 		method, url string

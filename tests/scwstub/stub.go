@@ -25,6 +25,7 @@ package scwstub
 import (
 	"encoding/json"
 	"fmt"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"strconv"
@@ -69,6 +70,7 @@ type Stub struct {
 
 	srv      *httptest.Server
 	mu       sync.Mutex
+	open     int // connections accepted and not closed
 	region   string
 	id       string
 	secret   string
@@ -97,9 +99,28 @@ func Start(o Options) *Stub {
 	if s.pageSize == 0 {
 		s.pageSize = 2
 	}
-	s.srv = httptest.NewServer(http.HandlerFunc(s.serve))
+	s.srv = httptest.NewUnstartedServer(http.HandlerFunc(s.serve))
+	s.srv.Config.ConnState = func(_ net.Conn, st http.ConnState) {
+		s.mu.Lock()
+		defer s.mu.Unlock()
+		switch st {
+		case http.StateNew:
+			s.open++
+		case http.StateClosed, http.StateHijacked:
+			s.open--
+		}
+	}
+	s.srv.Start()
 	s.URL = s.srv.URL
 	return s
+}
+
+// OpenConns returns how many client connections the stand-in holds open
+// now (accepted and not yet closed).
+func (s *Stub) OpenConns() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.open
 }
 
 // Close stops the stub, releasing hung requests.
