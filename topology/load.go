@@ -712,7 +712,12 @@ func (p *parser) nodes(t *Topology, v *yaml.Node) {
 		p.add(v, "nodes", "write a list: - {name: NODE, role: control-plane}", "must be a list, found %s", kindName(v))
 		return
 	}
-	firstLine := map[string]int{}
+	firstLine := make(map[string]int, len(v.Content))
+	if t.Nodes == nil && len(v.Content) > 0 {
+		// One node per item: the slice is allocated once, at its size (a
+		// fleet holds every stack's nodes until its document is written).
+		t.Nodes = make([]Node, 0, len(v.Content))
+	}
 	var firstCP *yaml.Node = v
 	hasCP := false
 	for i, item := range v.Content {
