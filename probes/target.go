@@ -86,8 +86,8 @@ type clientCache struct {
 	once sync.Once
 	c    *clients
 	err  error
-	// conns are the connections the clients dialed (rest.Config's
-	// DialHolder), for Close.
+	// conns are the connections the clients dialed (they dial through
+	// rest.Config.Dial), for Close.
 	conns *connSet
 }
 
