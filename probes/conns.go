@@ -5,15 +5,18 @@ import (
 	"net"
 	"sync"
 	"time"
+
+	"k8s.io/client-go/util/connrotation"
 )
 
-// connSet dials a Target's connections and keeps them, so that Target.Close
-// can end them when the stack has been read. client-go keeps its
-// transports in a process-wide cache and net/http keeps idle connections
-// for its IdleConnTimeout (90 s, utilnet.SetTransportDefaults): without
-// this, a fleet would hold every stack's connection — a socket, its TLS
-// buffers, an HTTP/2 read loop — until it exits, so the open files would
-// grow with the number of stacks read, not with the number read at once.
+// connSet dials a Target's connections and keeps track of them (client-go's
+// connrotation tracker), so that Target.Close can end them when the stack
+// has been read. net/http keeps an idle connection for its IdleConnTimeout
+// (90 s, utilnet.SetTransportDefaults), its read loop keeping the transport
+// alive with it: without this, a fleet would hold the connection of every
+// stack read so far — a socket, its TLS buffers, an HTTP/2 read loop — so
+// its open files would grow with the number of stacks read, not with the
+// number read at once.
 //
 // It is the Target's rest.Config.Dial: client-go then builds the Target a
 // transport of its own rather than one from its cache (each build wraps
@@ -22,9 +25,8 @@ import (
 // copies of the Target share the clients built once (Target.clients).
 type connSet struct {
 	mu     sync.Mutex
-	conns  map[net.Conn]struct{}
 	closed bool
-	dialer net.Dialer
+	dialer *connrotation.Dialer
 }
 
 // newConnSet returns an empty set that dials as client-go's default
@@ -32,59 +34,39 @@ type connSet struct {
 // k8s.io/client-go/transport/cache.go); the request's context bounds each
 // dial as well.
 func newConnSet() *connSet {
-	return &connSet{conns: map[net.Conn]struct{}{}, dialer: net.Dialer{Timeout: 30 * time.Second, KeepAlive: 30 * time.Second}}
+	d := &net.Dialer{Timeout: 30 * time.Second, KeepAlive: 30 * time.Second}
+	return &connSet{dialer: connrotation.NewDialer(d.DialContext)}
 }
 
-// dial opens a connection and keeps it until it is closed; once the set is
-// closed it dials nothing and returns net.ErrClosed (a dial that was under
-// way then is closed as soon as it connects).
+// dial opens a connection and tracks it until it is closed. Once the set
+// is closed it dials nothing and returns net.ErrClosed; a dial that was
+// under way then is closed as soon as it connects.
 func (s *connSet) dial(ctx context.Context, network, address string) (net.Conn, error) {
-	s.mu.Lock()
-	closed := s.closed
-	s.mu.Unlock()
-	if closed {
+	if s.isClosed() {
 		return nil, net.ErrClosed
 	}
 	c, err := s.dialer.DialContext(ctx, network, address)
 	if err != nil {
 		return nil, err
 	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.closed {
+	if s.isClosed() {
 		c.Close()
 		return nil, net.ErrClosed
 	}
-	tc := &trackedConn{Conn: c, set: s}
-	s.conns[tc] = struct{}{}
-	return tc, nil
+	return c, nil
 }
 
-// close closes every connection of the set and refuses new ones; it
-// returns how many were open. Safe to call more than once.
-func (s *connSet) close() int {
+func (s *connSet) isClosed() bool {
 	s.mu.Lock()
-	conns := s.conns
-	s.conns, s.closed = map[net.Conn]struct{}{}, true
+	defer s.mu.Unlock()
+	return s.closed
+}
+
+// close closes every connection of the set and refuses new ones. Safe to
+// call more than once.
+func (s *connSet) close() {
+	s.mu.Lock()
+	s.closed = true
 	s.mu.Unlock()
-	for c := range conns {
-		c.(*trackedConn).Conn.Close()
-	}
-	return len(conns)
-}
-
-// trackedConn leaves its set when it is closed by its user.
-type trackedConn struct {
-	net.Conn
-	set  *connSet
-	once sync.Once
-}
-
-func (c *trackedConn) Close() error {
-	c.once.Do(func() {
-		c.set.mu.Lock()
-		delete(c.set.conns, c)
-		c.set.mu.Unlock()
-	})
-	return c.Conn.Close()
+	s.dialer.CloseAll()
 }

@@ -38,14 +38,18 @@ func TestTargetCloseEndsItsConnections(t *testing.T) {
 		t.Fatalf("version unknown: %s", ver.Reason)
 	}
 	// ReadNodes sends /version and the nodes at once: both may dial, and
-	// HTTP/2 keeps one of the two connections.
-	time.Sleep(100 * time.Millisecond) // the server's side of that close
+	// HTTP/2 keeps one of the two connections, closing the other.
+	open := func() int { return count(http.StateNew) - count(http.StateClosed) }
+	deadline := time.Now().Add(5 * time.Second)
+	for open() > 1 && time.Now().Before(deadline) {
+		time.Sleep(10 * time.Millisecond)
+	}
 	opened := count(http.StateNew)
-	if open := opened - count(http.StateClosed); open != 1 {
-		t.Fatalf("after the reads: %d connections open (%d opened), want 1 (kept idle for reuse)", open, opened)
+	if n := open(); n != 1 {
+		t.Fatalf("after the reads: %d connections open (%d opened), want 1 (kept idle for reuse)", n, opened)
 	}
 	tg.Close()
-	deadline := time.Now().Add(5 * time.Second)
+	deadline = time.Now().Add(5 * time.Second)
 	for count(http.StateClosed) < opened && time.Now().Before(deadline) {
 		time.Sleep(10 * time.Millisecond)
 	}

@@ -7,20 +7,22 @@ import (
 )
 
 // MaxInFlightPerHost bounds the requests nestor has in flight to one host
-// (scheme://host:port), across the process. The stacks of a fleet that
-// reach the same API server share their HTTP/2 connections (client-go
-// caches transports by TLS configuration, not by server), and once a
-// connection carries as many streams as the server allows
+// (scheme://host:port), across the process: a fleet's stacks on one API
+// server take turns beyond it, so that nestor never asks more of a server
+// at once than one connection may carry by the server's default
 // (SETTINGS_MAX_CONCURRENT_STREAMS, RFC 9113 section 6.5.2; kube-apiserver's
-// default is 100 per connection, k8s.io/apiserver pkg/server/secure_serving.go)
-// Go's client dials a connection for each further request: a TLS handshake
-// the server pays for each. The bound is the server's default itself:
-// measured with tests/bench/net.sh (32 stacks on 4 API servers), 100 opened
-// 22–38 connections per fleet, 90 opened 111–191, and no bound 751–1,614
-// (BENCHMARKS.md, "fleet over the network"). A preview of the benchmarks'
-// fixture has ~70 requests in flight at most (its first wave, the workload
-// lists, the upgrade reads), so it does not wait for a slot; a fleet's
-// stacks on one server take turns.
+// default is 100 per connection, k8s.io/apiserver pkg/server/secure_serving.go).
+// The value was measured with tests/bench/net.sh (32 stacks on 4 API
+// servers) when the stacks of one server shared client-go's cached
+// transport, and so their HTTP/2 connections: beyond a connection's
+// streams Go's client dials another, a TLS handshake the server pays for
+// each; 100 opened 22–38 connections per fleet, 90 opened 111–191, and no
+// bound 751–1,614 (BENCHMARKS.md, "fleet over the network"). Each stack now
+// reads through a connection of its own (Target.Close's connection set), so
+// the bound no longer saves a dial; it still bounds the server's load from
+// one nestor, and has not been measured again since. A preview of the
+// benchmarks' fixture has ~70 requests in flight at most (its first wave,
+// the workload lists, the upgrade reads), so it does not wait for a slot.
 const MaxInFlightPerHost = 100
 
 // hostSlots holds a semaphore per host key (HostKey): a request holds a

@@ -361,23 +361,28 @@ func Open(ctx context.Context, k Kind, t *topology.Topology, o OpenOptions) (*Op
 		if errors.As(err, &unreachable) || gctx.Err() != nil {
 			return op, err
 		}
+		op.Close() // the guard's reads may have connected: no Opened is returned to close them
 		return nil, err
 	}
 	if view == nil || !o.Interactive {
 		return op, nil
 	}
 	op.Guard = view
+	refuse := func(err error) (*Opened, error) {
+		op.Close()
+		return nil, err
+	}
 	if o.Confirm == nil {
-		return nil, errors.New("the target must be confirmed, and no prompt is available")
+		return refuse(errors.New("the target must be confirmed, and no prompt is available"))
 	}
 	asked := time.Now()
 	yes, err := o.Confirm(*view)
 	op.deadline = op.deadline.Add(time.Since(asked))
 	if err != nil {
-		return nil, err
+		return refuse(err)
 	}
 	if !yes {
-		return nil, ErrNotConfirmed
+		return refuse(ErrNotConfirmed)
 	}
 	return op, nil
 }
