@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"net/url"
 	"os"
 	"path/filepath"
@@ -12,6 +13,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"syscall"
 	"unicode/utf8"
 
 	"gopkg.in/yaml.v3"
@@ -43,7 +45,7 @@ var (
 func Load(path string) (*Topology, error) {
 	data, err := os.ReadFile(path)
 	if err != nil {
-		return nil, Errors{{File: path, Msg: "cannot read the topology: " + unwrapPathError(err), Fix: "check the path"}}
+		return nil, readError(path, err)
 	}
 	return Parse(path, data)
 }
@@ -57,9 +59,27 @@ func Load(path string) (*Topology, error) {
 func LoadFile(path string) (*Topology, error) {
 	data, err := os.ReadFile(path)
 	if err != nil {
-		return nil, Errors{{File: path, Msg: "cannot read the topology: " + unwrapPathError(err), Fix: "check the path"}}
+		return nil, readError(path, err)
 	}
 	return parse(path, data, true)
+}
+
+// readError is the error of a topology file that could not be read: what
+// the system said, and the fix that suits it. The process out of open
+// files (EMFILE, or the system's table full: ENFILE) is not the path's
+// fault: its fix is the open-file limit (getrlimit(2) RLIMIT_NOFILE,
+// `ulimit -n`) or fewer stacks read at once; a permission refused is the
+// file's mode; anything else (a path that does not exist, a folder) is the
+// path's.
+func readError(path string, err error) error {
+	fix := "check the path"
+	switch {
+	case errors.Is(err, syscall.EMFILE), errors.Is(err, syscall.ENFILE):
+		fix = "the process has too many files open: raise its open-file limit (ulimit -n), or read fewer stacks at once (fleet --parallel)"
+	case errors.Is(err, fs.ErrPermission):
+		fix = "check the file's permissions"
+	}
+	return Errors{{File: path, Msg: "cannot read the topology: " + unwrapPathError(err), Fix: fix}}
 }
 
 func unwrapPathError(err error) string {
