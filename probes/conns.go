@@ -3,7 +3,7 @@ package probes
 import (
 	"context"
 	"net"
-	"sync"
+	"sync/atomic"
 	"time"
 
 	"k8s.io/client-go/util/connrotation"
@@ -24,8 +24,7 @@ import (
 // k8s.io/client-go/rest/transport.go and transport/cache.go), and the
 // copies of the Target share the clients built once (Target.clients).
 type connSet struct {
-	mu     sync.Mutex
-	closed bool
+	closed atomic.Bool
 	dialer *connrotation.Dialer
 }
 
@@ -42,31 +41,23 @@ func newConnSet() *connSet {
 // is closed it dials nothing and returns net.ErrClosed; a dial that was
 // under way then is closed as soon as it connects.
 func (s *connSet) dial(ctx context.Context, network, address string) (net.Conn, error) {
-	if s.isClosed() {
+	if s.closed.Load() {
 		return nil, net.ErrClosed
 	}
 	c, err := s.dialer.DialContext(ctx, network, address)
 	if err != nil {
 		return nil, err
 	}
-	if s.isClosed() {
+	if s.closed.Load() {
 		c.Close()
 		return nil, net.ErrClosed
 	}
 	return c, nil
 }
 
-func (s *connSet) isClosed() bool {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.closed
-}
-
 // close closes every connection of the set and refuses new ones. Safe to
 // call more than once.
 func (s *connSet) close() {
-	s.mu.Lock()
-	s.closed = true
-	s.mu.Unlock()
+	s.closed.Store(true)
 	s.dialer.CloseAll()
 }

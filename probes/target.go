@@ -525,6 +525,9 @@ func loadError(kc Kubeconfig, p string, err error) error {
 	}
 	var pe *fs.PathError
 	if errors.As(err, &pe) {
+		if fix := topology.ReadFix(err); fix != "" {
+			return fmt.Errorf("kubeconfig %s (from %s) cannot be read: %v: %s", p, sourceName(kc.Source), pe.Err, fix)
+		}
 		return fmt.Errorf("kubeconfig %s (from %s) cannot be read: %v", p, sourceName(kc.Source), pe.Err)
 	}
 	return fmt.Errorf("kubeconfig %s (from %s) is not a valid kubeconfig: %v", p, sourceName(kc.Source), err)

@@ -3,12 +3,14 @@ package probes
 import (
 	"context"
 	"errors"
+	"io/fs"
 	"nestor.dev/nestor/probes/internal/probetest"
 	"net/http"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 
 	"k8s.io/client-go/rest"
@@ -270,6 +272,22 @@ func TestLoadTargetRefusesUserInfo(t *testing.T) {
 			if !strings.Contains(err.Error(), w) {
 				t.Errorf("server %s: error %q does not say %q", server, err, w)
 			}
+		}
+	}
+}
+
+// A kubeconfig that cannot be read says why, and the fix when the cause is
+// not its path (the process out of open files, a permission refused), as a
+// topology file does (topology.ReadFix).
+func TestKubeconfigReadErrorFixes(t *testing.T) {
+	kc := Kubeconfig{Paths: []string{"/k/a"}, Source: SourceTopology, Detail: "a.yaml"}
+	for errno, want := range map[syscall.Errno]string{
+		syscall.EMFILE: "kubeconfig /k/a (from the topology's kubeconfig:) cannot be read: too many open files: the process has too many files open: raise its open-file limit (ulimit -n), or read fewer stacks at once (fleet --parallel)",
+		syscall.EACCES: "kubeconfig /k/a (from the topology's kubeconfig:) cannot be read: permission denied: check the file's permissions",
+		syscall.EISDIR: "kubeconfig /k/a (from the topology's kubeconfig:) cannot be read: is a directory",
+	} {
+		if got := loadError(kc, "/k/a", &fs.PathError{Op: "open", Path: "/k/a", Err: errno}).Error(); got != want {
+			t.Errorf("%v:\n got %s\nwant %s", errno, got, want)
 		}
 	}
 }

@@ -65,21 +65,29 @@ func LoadFile(path string) (*Topology, error) {
 }
 
 // readError is the error of a topology file that could not be read: what
-// the system said, and the fix that suits it. The process out of open
-// files (EMFILE, or the system's table full: ENFILE) is not the path's
-// fault: its fix is the open-file limit (getrlimit(2) RLIMIT_NOFILE,
-// `ulimit -n`) or fewer stacks read at once; a permission refused is the
-// file's mode; anything else (a path that does not exist, a folder) is the
-// path's.
+// the system said, and the fix that suits it (ReadFix; else the path's).
 func readError(path string, err error) error {
-	fix := "check the path"
-	switch {
-	case errors.Is(err, syscall.EMFILE), errors.Is(err, syscall.ENFILE):
-		fix = "the process has too many files open: raise its open-file limit (ulimit -n), or read fewer stacks at once (fleet --parallel)"
-	case errors.Is(err, fs.ErrPermission):
-		fix = "check the file's permissions"
+	fix := ReadFix(err)
+	if fix == "" {
+		fix = "check the path"
 	}
 	return Errors{{File: path, Msg: "cannot read the topology: " + unwrapPathError(err), Fix: fix}}
+}
+
+// ReadFix is the fix of a file nestor could not read when the cause is not
+// the file's path, "" otherwise: the process out of open files (EMFILE, or
+// the system's table full: ENFILE) is fixed by the open-file limit
+// (getrlimit(2) RLIMIT_NOFILE, `ulimit -n`) or fewer stacks read at once; a
+// permission refused (EACCES, EPERM) by the file's mode. Every file nestor
+// reads (topologies, kubeconfigs) says it the same way.
+func ReadFix(err error) string {
+	switch {
+	case errors.Is(err, syscall.EMFILE), errors.Is(err, syscall.ENFILE):
+		return "the process has too many files open: raise its open-file limit (ulimit -n), or read fewer stacks at once (fleet --parallel)"
+	case errors.Is(err, fs.ErrPermission):
+		return "check the file's permissions"
+	}
+	return ""
 }
 
 func unwrapPathError(err error) string {

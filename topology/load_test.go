@@ -265,6 +265,7 @@ func TestLoadReadErrorFixes(t *testing.T) {
 		{syscall.EMFILE, "too many open files (the process has too many files open: raise its open-file limit (ulimit -n), or read fewer stacks at once (fleet --parallel))"},
 		{syscall.ENFILE, "too many open files in system (the process has too many files open: raise its open-file limit (ulimit -n), or read fewer stacks at once (fleet --parallel))"},
 		{syscall.EACCES, "permission denied (check the file's permissions)"},
+		{syscall.EPERM, "operation not permitted (check the file's permissions)"},
 		{syscall.ENOENT, "no such file or directory (check the path)"},
 	} {
 		err := readError("s/a.yaml", &fs.PathError{Op: "open", Path: "s/a.yaml", Err: tc.errno})

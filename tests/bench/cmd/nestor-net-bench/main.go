@@ -291,11 +291,12 @@ func run(o options) error {
 		}
 		rows = append(rows, r)
 		printRows(os.Stdout, rows, o.parallel)
+		standinStacks := filepath.Join(e.work, fmt.Sprintf("stacks-standin-%d", o.standins))
 		if o.hold {
-			e.hold(filepath.Join(e.work, "stacks-"+fmt.Sprintf("standin-%d", o.standins)))
+			e.hold(standinStacks)
 		}
 		if o.profile != "" {
-			if err := e.profileFleet(ctx, filepath.Join(e.work, "stacks-"+fmt.Sprintf("standin-%d", o.standins)), o.standins); err != nil {
+			if err := e.profileFleet(ctx, standinStacks, o.standins); err != nil {
 				return err
 			}
 		}
