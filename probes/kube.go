@@ -196,7 +196,7 @@ func (t *Target) bound(ctx context.Context) (context.Context, context.CancelFunc
 func ReadNodes(ctx context.Context, t *Target) (topology.Fact[string], topology.Fact[[]topology.NodeState]) {
 	c, err := t.clients()
 	if err != nil {
-		r := Classify(err)
+		r := Explain(err)
 		return topology.UnknownFact[string](r), topology.UnknownFact[[]topology.NodeState](r)
 	}
 	ctx, cancel, budget := t.bound(ctx)
@@ -698,7 +698,7 @@ func readTarget(ctx context.Context, t *Target, topo *topology.Topology, withNod
 	)
 	c, err := t.clients()
 	if err != nil {
-		r := Classify(err)
+		r := Explain(err)
 		if withNodes {
 			ver = topology.UnknownFact[string](r)
 			nodes = topology.UnknownFact[[]topology.NodeState](r)
@@ -1183,7 +1183,7 @@ type workloadLists struct {
 	read []string
 	// errors maps each other namespace to its reason
 	// ("deployments in argocd: forbidden (…)"); nil when none failed.
-	errors map[string]string
+	errors map[string]topology.Why
 }
 
 // assembleWorkloads makes the workload facts of the lists' results. A
@@ -1209,17 +1209,17 @@ func assembleWorkloads(ctx context.Context, budget time.Duration, results []nsRe
 
 	out := workloadLists{read: []string{}}
 	items := []topology.WorkloadState{}
-	firstReason := ""
+	var firstReason topology.Why
 	for _, r := range results {
 		if r.err != nil {
 			reason := failReason(ctx, budget, r.err)
-			if firstReason == "" {
+			if firstReason.Text == "" {
 				firstReason = reason
 			}
 			if out.errors == nil {
-				out.errors = map[string]string{}
+				out.errors = map[string]topology.Why{}
 			}
-			out.errors[r.ns] = workloadResources[r.kind] + " in " + r.ns + ": " + reason
+			out.errors[r.ns] = reason.Prefixed(workloadResources[r.kind] + " in " + r.ns + ": ")
 			continue
 		}
 		out.read = append(out.read, r.ns)
@@ -1298,7 +1298,7 @@ func replicas(r *int32) int32 {
 func ReadWorkloads(ctx context.Context, t *Target, ns string, kinds ...string) topology.Fact[[]topology.WorkloadState] {
 	c, err := t.clients()
 	if err != nil {
-		return topology.UnknownFact[[]topology.WorkloadState](Classify(err))
+		return topology.UnknownFact[[]topology.WorkloadState](Explain(err))
 	}
 	ctx, cancel, budget := t.bound(ctx)
 	defer cancel()

@@ -65,7 +65,7 @@ type ClusterFacts struct {
 	// e.g. "deployments in argocd: forbidden (user bob cannot list
 	// deployments.apps in namespace argocd)". Evaluate gives it as the
 	// reason a workload there is unknown.
-	WorkloadErrors map[string]string `json:"workload_errors,omitempty"`
+	WorkloadErrors map[string]Why `json:"workload_errors,omitempty"`
 	// Status is what the layers' own status resources said (the declared
 	// layers' and the undeclared ones found): read with the other lists.
 	Status StatusFacts `json:"status"`

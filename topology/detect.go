@@ -125,6 +125,22 @@ type evidence struct {
 	present, missing  bool // a sign was seen; a workload was not found (or not read)
 	problems, unread  []string
 	namespaceFailures []string
+	// code is the ReasonCode of the first part that could not be read.
+	code ReasonCode
+}
+
+// unknown records a part of the layer's evidence that could not be read:
+// its words, and its code when it is the first.
+func (e *evidence) unknown(why Why) {
+	e.unknowns = append(e.unknowns, why.Text)
+	e.because(why.Code)
+}
+
+// because keeps code as the evidence's code when none is kept yet.
+func (e *evidence) because(code ReasonCode) {
+	if e.code == "" {
+		e.code = code
+	}
 }
 
 // signals looks for the layer's CRD groups and provisioners, and for a
@@ -132,7 +148,7 @@ type evidence struct {
 func (e *evidence) signals(def LayerDef, facts ClusterFacts) {
 	if len(def.CRDGroups) > 0 {
 		if !facts.CRDGroups.Known {
-			e.unknowns = append(e.unknowns, "CRDs: "+reasonOr(facts.CRDGroups.Reason))
+			e.unknown(facts.CRDGroups.Why().Prefixed("CRDs: "))
 		} else {
 			for _, g := range def.CRDGroups {
 				if slices.Contains(facts.CRDGroups.Value, g) {
@@ -144,7 +160,7 @@ func (e *evidence) signals(def LayerDef, facts ClusterFacts) {
 	}
 	if len(def.Provisioners) > 0 {
 		if !facts.StorageClasses.Known {
-			e.unknowns = append(e.unknowns, "StorageClasses: "+reasonOr(facts.StorageClasses.Reason))
+			e.unknown(facts.StorageClasses.Why().Prefixed("StorageClasses: "))
 		} else {
 			for _, sc := range facts.StorageClasses.Value {
 				if slices.Contains(def.Provisioners, sc.Provisioner) {
@@ -157,7 +173,7 @@ func (e *evidence) signals(def LayerDef, facts ClusterFacts) {
 	if len(def.Workloads) == 0 && len(def.CRDGroups) == 0 && len(def.Provisioners) == 0 {
 		// Only namespaces: their existence is the signal.
 		if !facts.Namespaces.Known {
-			e.unknowns = append(e.unknowns, "namespaces: "+reasonOr(facts.Namespaces.Reason))
+			e.unknown(facts.Namespaces.Why().Prefixed("namespaces: "))
 		} else {
 			for _, ns := range def.Namespaces {
 				if slices.Contains(facts.Namespaces.Value, ns) {
@@ -181,13 +197,16 @@ func (e *evidence) workloads(def LayerDef, facts ClusterFacts) {
 		var own []string
 		for _, w := range def.Workloads {
 			for _, ns := range (workloadResult{w: w}).namespaces(def) {
-				if err, ok := facts.WorkloadErrors[ns]; ok && !slices.Contains(own, err) {
-					own = append(own, err)
+				if err, ok := facts.WorkloadErrors[ns]; ok && !slices.Contains(own, err.Text) {
+					own = append(own, err.Text)
+					e.because(err.Code)
 				}
 			}
 		}
 		if len(own) == 0 {
-			own = []string{"workloads: " + reasonOr(facts.Workloads.Reason)}
+			why := facts.Workloads.Why().Prefixed("workloads: ")
+			own = []string{why.Text}
+			e.because(why.Code)
 		}
 		e.unknowns = append(e.unknowns, own...)
 		e.missing = true
@@ -208,12 +227,14 @@ func (e *evidence) workloads(def LayerDef, facts ClusterFacts) {
 		case len(r.unread) > 0 || len(r.failed) > 0:
 			e.missing = true
 			for _, ns := range r.failed {
-				if err := facts.WorkloadErrors[ns]; !slices.Contains(e.namespaceFailures, err) {
-					e.namespaceFailures = append(e.namespaceFailures, err)
+				if err := facts.WorkloadErrors[ns]; !slices.Contains(e.namespaceFailures, err.Text) {
+					e.namespaceFailures = append(e.namespaceFailures, err.Text)
+					e.because(err.Code)
 				}
 			}
 			if len(r.unread) > 0 {
 				e.unread = append(e.unread, fmt.Sprintf("%s %s (namespace %s not read)", w.Kind, w.Name, strings.Join(r.unread, ", ")))
+				e.because(ReasonNotRead)
 			}
 		default:
 			e.missing = true
@@ -240,14 +261,14 @@ func (e *evidence) verdict(def LayerDef, declared bool) LayerState {
 		st.Health = Degraded
 		st.Reason = strings.Join(append(e.problems, unchecked...), "; ")
 	case e.present && (len(unchecked) > 0 || (e.missing && len(e.unknowns) > 0)):
-		st.Health = Unknown
+		st.Health, st.Code = Unknown, e.why()
 		parts := append(append([]string{}, e.unknowns...), unchecked...)
 		st.Reason = "present (" + strings.Join(e.seen, ", ") + ") but " + strings.Join(parts, "; ")
 	case e.present:
 		st.Health = Healthy
 		st.Reason = strings.Join(e.seen, ", ")
 	case len(e.unknowns) > 0 || len(unchecked) > 0:
-		st.Health = Unknown
+		st.Health, st.Code = Unknown, e.why()
 		parts := append(append([]string{}, e.unknowns...), unchecked...)
 		st.Reason = strings.Join(parts, "; ")
 	default:
@@ -255,6 +276,15 @@ func (e *evidence) verdict(def LayerDef, declared bool) LayerState {
 		st.Reason = absentReason(def)
 	}
 	return st
+}
+
+// why is the evidence's ReasonCode: its first unread part's, else
+// ReasonNotRead.
+func (e *evidence) why() ReasonCode {
+	if e.code == "" {
+		return ReasonNotRead
+	}
+	return e.code
 }
 
 // absentReason names what was looked for and not found, so an absent layer
@@ -373,7 +403,7 @@ func SignalSeen(def LayerDef, facts ClusterFacts) bool {
 // Kubernetes' order and Warning names them all and the rule applied.
 func DefaultStorage(facts ClusterFacts, server Fact[string]) Fact[StorageState] {
 	if !facts.StorageClasses.Known {
-		return UnknownFact[StorageState]("StorageClasses: " + reasonOr(facts.StorageClasses.Reason))
+		return UnknownFact[StorageState](facts.StorageClasses.Why().Prefixed("StorageClasses: "))
 	}
 	var defaults []StorageClass
 	for _, sc := range facts.StorageClasses.Value {
@@ -397,15 +427,15 @@ func DefaultStorage(facts ClusterFacts, server Fact[string]) Fact[StorageState] 
 	several := fmt.Sprintf("%d StorageClasses are marked default (%s)", len(defaults), strings.Join(names, ", "))
 	for _, d := range defaults {
 		if d.Created.IsZero() {
-			return UnknownFact[StorageState](several + ", and the creation time of " + d.Name + " was not read: Kubernetes uses the newest, which nestor cannot tell")
+			return UnknownFact[StorageState](Because(ReasonNotRead, several+", and the creation time of "+d.Name+" was not read: Kubernetes uses the newest, which nestor cannot tell"))
 		}
 	}
 	if !server.Known {
-		return UnknownFact[StorageState](several + ", and which one Kubernetes uses depends on its version (the newest since 1.26, none before), which is unknown: " + reasonOr(server.Reason))
+		return UnknownFact[StorageState](server.Why().Prefixed(several + ", and which one Kubernetes uses depends on its version (the newest since 1.26, none before), which is unknown: "))
 	}
 	v := ParseVersion(server.Value)
 	if !v.Known {
-		return UnknownFact[StorageState](fmt.Sprintf("%s, and which one Kubernetes uses depends on its version (the newest since 1.26, none before), but the server version %q is not a version (%s)", several, server.Value, v.Reason))
+		return UnknownFact[StorageState](Because(ReasonUnrecognised, fmt.Sprintf("%s, and which one Kubernetes uses depends on its version (the newest since 1.26, none before), but the server version %q is not a version (%s)", several, server.Value, v.Reason)))
 	}
 
 	// GetDefaultClass: newest first, then by name.

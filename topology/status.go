@@ -71,7 +71,7 @@ func JudgeStatus(def LayerDef, facts StatusFacts) StatusVerdict {
 	for _, res := range def.Status {
 		f, ok := facts.Lists[res.Key()]
 		if !ok {
-			f = UnknownFact[[]StatusObject]("not read")
+			f = UnknownFact[[]StatusObject](Because(ReasonNotRead, "not read"))
 		}
 		j.lists[res.Kind] = f
 		j.res = append(j.res, res)
@@ -81,6 +81,7 @@ func JudgeStatus(def LayerDef, facts StatusFacts) StatusVerdict {
 			what := pluralKind(res.Kind) + ": " + reasonOr(f.Reason)
 			if res.Decides {
 				j.unknown = append(j.unknown, what)
+				j.because(f.Why().Code)
 			} else {
 				j.finding(SeverityInfo, FindingStatusUnread, pluralKind(res.Kind), "not read (%s): what they say is unknown", reasonOr(f.Reason))
 			}
@@ -107,8 +108,10 @@ type statusJudge struct {
 	// counts those that are progressing.
 	bad    []string
 	moving int
-	// unknown are the words of what keeps the layer's health unknown.
+	// unknown are the words of what keeps the layer's health unknown;
+	// code is the ReasonCode of the first of them.
 	unknown []string
+	code    ReasonCode
 	// good are the words of a healthy layer ("Ceph HEALTH_OK").
 	good     []string
 	findings []Finding
@@ -141,11 +144,19 @@ func (j *statusJudge) decide(o StatusObject, h Health, progressing bool, says, w
 		}
 	case Unknown:
 		j.unknown = append(j.unknown, words)
+		j.because(ReasonNotReported)
+	}
+}
+
+// because keeps code as the verdict's code when none is kept yet.
+func (j *statusJudge) because(code ReasonCode) {
+	if j.code == "" {
+		j.code = code
 	}
 }
 
 func (j *statusJudge) finding(sev Severity, kind FindingKind, subject, format string, args ...any) {
-	j.findings = append(j.findings, Finding{Severity: sev, Kind: kind, Subject: subject, Message: fmt.Sprintf(format, args...)})
+	j.findings = append(j.findings, Finding{Severity: sev, Kind: kind, Subject: ObjectSubject(j.def.Name, subject), Message: fmt.Sprintf(format, args...)})
 }
 
 // listWords bounds a list of words for a one-line reason: the first three,
@@ -173,6 +184,10 @@ func (j *statusJudge) verdict() StatusVerdict {
 		v.Words = listWords(append(append([]string{}, j.bad...), j.unknown...))
 	case len(j.unknown) > 0:
 		v.Health = Unknown
+		v.Code = j.code
+		if v.Code == "" {
+			v.Code = ReasonNotReported
+		}
 		v.Words = listWords(j.unknown)
 	case decides:
 		v.Health = Healthy

@@ -52,16 +52,21 @@ func EvaluateWithStatus(def LayerDef, facts ClusterFacts, status StatusFacts, de
 	if w.Health == Absent {
 		res, only := customResourceOnly(def)
 		if !only {
-			return j // Evaluate found nothing of a catalog layer: absent
+			// Evaluate found nothing of a catalog layer: absent. What its
+			// status resources would say of it ("no Prometheus resource")
+			// is no verdict on a layer that is not there: the JSON
+			// document never says absent beside degraded.
+			j.Status.Health, j.Status.Words, j.Status.Progressing, j.Status.Code = "", "", false, ""
+			return j
 		}
 		f, read := status.Lists[res.Key()]
 		switch {
 		case !read || !f.Known:
-			st.Health, st.Reason = Unknown, res.Kind+" "+refName(res)+": "+reasonOr(f.Reason)
+			st.Health, st.Reason, st.Code = Unknown, res.Kind+" "+refName(res)+": "+reasonOr(f.Reason), f.Why().Code
 		case len(f.Value) == 0:
 			st.Health, st.Reason = Absent, fmt.Sprintf("not found: %s %s (%s)", res.Kind, refName(res), apiVersionOf(res))
 		default:
-			st.Health, st.Reason = v.Health, v.Words
+			st.Health, st.Reason, st.Code = v.Health, v.Words, v.Code
 		}
 		j.State = st
 		return j
@@ -86,6 +91,10 @@ func EvaluateWithStatus(def LayerDef, facts ClusterFacts, status StatusFacts, de
 		var parts []string
 		if v.Health == Unknown {
 			parts = append(parts, v.Words)
+			st.Code = v.Code
+		}
+		if st.Code == "" {
+			st.Code = w.Code
 		}
 		if w.Health == Unknown {
 			parts = append(parts, w.Reason)

@@ -63,10 +63,10 @@ func TestEvaluateWithStatus(t *testing.T) {
 	// Workloads unknown (their namespace forbidden), status healthy: unknown.
 	f := rookFacts(rookUp)
 	f.WorkloadNamespaces = nil
-	f.WorkloadErrors = map[string]string{"rook-ceph": "deployments in rook-ceph: forbidden"}
+	f.WorkloadErrors = map[string]Why{"rook-ceph": Because(ReasonForbidden, "deployments in rook-ceph: forbidden")}
 	j := EvaluateWithStatus(def, f, factsFor(def, []StatusObject{healthy}), true)
-	if j.State.Health != Unknown || !strings.Contains(j.State.Reason, "deployments in rook-ceph: forbidden") {
-		t.Errorf("workloads unread, status healthy: %s %q", j.State.Health, j.State.Reason)
+	if j.State.Health != Unknown || !strings.Contains(j.State.Reason, "deployments in rook-ceph: forbidden") || j.State.Code != ReasonForbidden {
+		t.Errorf("workloads unread, status healthy: %s %q (code %q)", j.State.Health, j.State.Reason, j.State.Code)
 	}
 
 	// Absent stays absent: nothing of rook-ceph on the cluster.
@@ -98,7 +98,7 @@ func TestEvaluateWithStatusArgoCDFindingsOnly(t *testing.T) {
 	if j.State.Health != Healthy || j.State.Reason != "1 Application (1 not healthy), 3 workloads available" {
 		t.Errorf("argocd: %s %q", j.State.Health, j.State.Reason)
 	}
-	if len(j.Status.Findings) != 1 || j.Status.Findings[0].Kind != FindingApplication || j.Status.Findings[0].Subject != "Application argocd/web" {
+	if len(j.Status.Findings) != 1 || j.Status.Findings[0].Kind != FindingApplication || j.Status.Findings[0].Subject != ObjectSubject("argocd", "Application argocd/web") {
 		t.Errorf("findings %+v", j.Status.Findings)
 	}
 	// Applications unread: still the workloads' health, and a finding says so.

@@ -138,6 +138,10 @@ type StatusVerdict struct {
 	// reconciling, a replica being created): Health is then Degraded, and
 	// the words say it progresses.
 	Progressing bool `json:"progressing,omitempty"`
+	// Code is why an Unknown verdict is unknown: an unread list's code,
+	// else ReasonNotReported (an object whose owner reported nothing nestor
+	// can judge).
+	Code ReasonCode `json:"reason_code,omitempty"`
 	// Resources say, per status resource, what was read and what each
 	// object says.
 	Resources []ResourceReport `json:"resources,omitempty"`

@@ -64,14 +64,14 @@ func TestGoldenPreview(t *testing.T) {
 		}},
 		{name: "forbidden", target: true, obs: &topology.Observed{
 			ServerVersion: topology.KnownFact("v1.37.2"),
-			Nodes:         topology.UnknownFact[[]topology.NodeState]("forbidden (user nestor-test-noaccess cannot list nodes)"),
+			Nodes:         topology.UnknownFact[[]topology.NodeState](topology.Because(topology.ReasonFailed, "forbidden (user nestor-test-noaccess cannot list nodes)")),
 			Layers: []topology.LayerState{
 				{Name: "cilium", Declared: true, Health: topology.Unknown, Reason: "CRDs: forbidden"},
 				{Name: "rook-ceph", Declared: true, Health: topology.Unknown, Reason: "CRDs: forbidden"},
 				{Name: "cnpg", Declared: true, Health: topology.Unknown, Reason: "CRDs: forbidden"},
 				{Name: "argocd", Declared: true, Health: topology.Unknown, Reason: "CRDs: forbidden"},
 			},
-			Storage: topology.UnknownFact[topology.StorageState]("forbidden (user nestor-test-noaccess cannot list storageclasses.storage.k8s.io)"),
+			Storage: topology.UnknownFact[topology.StorageState](topology.Because(topology.ReasonFailed, "forbidden (user nestor-test-noaccess cannot list storageclasses.storage.k8s.io)")),
 		}},
 	}
 	for _, c := range cases {

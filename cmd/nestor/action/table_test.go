@@ -89,7 +89,7 @@ func colourDiscover(r *Report) *DiscoverReport {
 		ServerVersion: o.ServerVersion, Nodes: o.Nodes, DefaultStorage: o.Storage,
 		Namespaces:     topology.KnownFact([]string{"default", "kube-system", "rook-ceph"}),
 		StorageClasses: topology.KnownFact([]topology.StorageClass{{Name: "rook-ceph-block", Provisioner: "rook-ceph.rbd.csi.ceph.com", Default: true}}),
-		CRDGroups:      topology.UnknownFact[[]string]("forbidden (user nestor cannot list customresourcedefinitions.apiextensions.k8s.io)"),
+		CRDGroups:      topology.UnknownFact[[]string](topology.Because(topology.ReasonForbidden, "forbidden (user nestor cannot list customresourcedefinitions.apiextensions.k8s.io)")),
 		BlindSpots:     []string{"flannel"},
 	}
 	for _, l := range o.Layers {
