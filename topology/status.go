@@ -108,6 +108,9 @@ type statusJudge struct {
 	// counts those that are progressing.
 	bad    []string
 	moving int
+	// absentObjects counts the words of bad that say an object the layer
+	// must have does not exist: they rest on the layer running at all.
+	absentObjects int
 	// unknown are the words of what keeps the layer's health unknown;
 	// code is the ReasonCode of the first of them.
 	unknown []string
@@ -148,6 +151,14 @@ func (j *statusJudge) decide(o StatusObject, h Health, progressing bool, says, w
 	}
 }
 
+// noObject records that the object a running layer must have does not
+// exist (words): degraded — when the layer runs, which the workloads say,
+// not the status (EvaluateWithStatus).
+func (j *statusJudge) noObject(words string) {
+	j.bad = append(j.bad, words)
+	j.absentObjects++
+}
+
 // because keeps code as the verdict's code when none is kept yet.
 func (j *statusJudge) because(code ReasonCode) {
 	if j.code == "" {
@@ -181,6 +192,7 @@ func (j *statusJudge) verdict() StatusVerdict {
 	case len(j.bad) > 0:
 		v.Health = Degraded
 		v.Progressing = j.moving == len(j.bad)
+		v.onlyAbsentObjects = j.absentObjects == len(j.bad)
 		v.Words = listWords(append(append([]string{}, j.bad...), j.unknown...))
 	case len(j.unknown) > 0:
 		v.Health = Unknown
@@ -311,7 +323,7 @@ const cephDefaultInterval = 60 * time.Second
 func judgeRookCeph(j *statusJudge) {
 	clusters, known := j.objects("CephCluster")
 	if known && len(clusters) == 0 {
-		j.bad = append(j.bad, "rook-ceph runs, no CephCluster")
+		j.noObject("rook-ceph runs, no CephCluster")
 	}
 	var oks []string
 	for _, o := range clusters {
@@ -631,7 +643,7 @@ func backupTime(b StatusObject) time.Time {
 func judgeLonghorn(j *statusJudge) {
 	nodes, known := j.objects("Node")
 	if known && len(nodes) == 0 {
-		j.bad = append(j.bad, "longhorn runs, no Longhorn Node registered")
+		j.noObject("longhorn runs, no Longhorn Node registered")
 	}
 	ready := 0
 	for _, o := range nodes {
@@ -703,7 +715,7 @@ func longhornVolumeHealth(o StatusObject) (Health, string) {
 func judgePrometheus(j *statusJudge) {
 	proms, known := j.objects("Prometheus")
 	if known && len(proms) == 0 {
-		j.bad = append(j.bad, "no Prometheus resource")
+		j.noObject("no Prometheus resource")
 	}
 	var good []string
 	allGood := known

@@ -2,6 +2,7 @@ package topology
 
 import (
 	"fmt"
+	"strconv"
 	"strings"
 )
 
@@ -72,6 +73,15 @@ func EvaluateWithStatus(def LayerDef, facts ClusterFacts, status StatusFacts, de
 		return j
 	}
 
+	if w.Health == Unknown && v.Health == Degraded && v.onlyAbsentObjects {
+		// "runs, but has no CephCluster" rests on the layer running: with
+		// its workloads not read, that is not known, and neither is the
+		// layer's health. No step may rest on it.
+		st.Health, st.Code = Unknown, w.Code
+		st.Reason = "whether it runs is not known (" + w.Reason + "), so " + strconv.Quote(v.Words) + " says nothing of its health"
+		j.State = st
+		return j
+	}
 	switch {
 	case w.Health == Degraded || v.Health == Degraded:
 		st.Health = Degraded

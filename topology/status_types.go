@@ -142,6 +142,10 @@ type StatusVerdict struct {
 	// else ReasonNotReported (an object whose owner reported nothing nestor
 	// can judge).
 	Code ReasonCode `json:"reason_code,omitempty"`
+	// onlyAbsentObjects says a Degraded verdict rests only on objects the
+	// layer must have not existing ("no Prometheus resource"): true of a
+	// layer that runs, nothing of one whose presence is not known.
+	onlyAbsentObjects bool
 	// Resources say, per status resource, what was read and what each
 	// object says.
 	Resources []ResourceReport `json:"resources,omitempty"`
