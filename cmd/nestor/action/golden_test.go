@@ -2,20 +2,17 @@ package action
 
 import (
 	"bytes"
-	"flag"
-	"nestor.dev/nestor/probes/prod"
-	"os"
 	"path/filepath"
 	"testing"
 	"time"
 
+	"nestor.dev/nestor/probes/prod"
+
 	"nestor.dev/nestor/probes"
 	"nestor.dev/nestor/topology"
-)
 
-// update rewrites the golden files: go test ./cmd/nestor/action -run Golden -update
-// (then review the diff like code).
-var update = flag.Bool("update", false, "rewrite the golden files of the human output")
+	"nestor.dev/nestor/tests/golden"
+)
 
 // goldenDir holds the human views drawn from fixed observations (states a
 // test cluster cannot be put in cheaply); the commands themselves are
@@ -85,22 +82,7 @@ func TestGoldenPreview(t *testing.T) {
 			}
 			var got bytes.Buffer
 			renderPreview(&got, r, newPalette(false), false, func(s string) string { return "nestor " + s })
-			path := filepath.Join(goldenDir, c.name, "stdout.golden")
-			if *update {
-				if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-					t.Fatal(err)
-				}
-				if err := os.WriteFile(path, got.Bytes(), 0o644); err != nil {
-					t.Fatal(err)
-				}
-			}
-			want, err := os.ReadFile(path)
-			if err != nil {
-				t.Fatalf("%v (run with -update to create it)", err)
-			}
-			if !bytes.Equal(got.Bytes(), want) {
-				t.Errorf("%s differs from the golden file; got:\n%s", path, got.String())
-			}
+			golden.Check(t, filepath.Join(goldenDir, c.name, "stdout.golden"), got.Bytes())
 		})
 	}
 }
