@@ -1088,7 +1088,12 @@ func listStorageClasses(ctx context.Context, c *clients) ([]topology.StorageClas
 type workloadList struct {
 	listHead
 	Items []struct {
-		Metadata objectMeta `json:"metadata"`
+		Metadata struct {
+			objectMeta
+			// Labels: app.kubernetes.io/part-of says which layer the
+			// workload belongs to (topology.LayerDef.IsMember).
+			Labels map[string]string `json:"labels"`
+		} `json:"metadata"`
 		Spec     struct {
 			// Replicas of a Deployment or StatefulSet; nil means the API's
 			// default of 1.
@@ -1262,7 +1267,8 @@ func listWorkloadKind(ctx context.Context, c *clients, kind, ns string) ([]topol
 		return ks
 	}, func(l *workloadList) {
 		for _, it := range l.Items {
-			w := topology.WorkloadState{Kind: kind, Namespace: it.Metadata.Namespace, Name: it.Metadata.Name}
+			w := topology.WorkloadState{Kind: kind, Namespace: it.Metadata.Namespace, Name: it.Metadata.Name,
+				PartOf: SanitizeName(it.Metadata.Labels[labelPartOf])}
 			if w.Namespace == "" {
 				w.Namespace = ns
 			}
@@ -1282,6 +1288,10 @@ func listWorkloadKind(ctx context.Context, c *clients, kind, ns string) ([]topol
 	}
 	return out, nil
 }
+
+// labelPartOf is Kubernetes' recommended label naming the application a
+// workload is part of (kubernetes.io "Recommended Labels").
+const labelPartOf = "app.kubernetes.io/part-of"
 
 // replicas is spec.replicas with the API's default of 1 when unset.
 func replicas(r *int32) int32 {

@@ -82,7 +82,7 @@ func fillLayers(obs *topology.Observed, topo *topology.Topology, facts topology.
 	obs.Layers = []topology.LayerState{}
 	if topo != nil {
 		layers, unread := topology.ObserveLayers(topo, facts)
-		obs.Layers, obs.UndeclaredUnread = append(obs.Layers, layers...), unread
+		obs.Layers, obs.UndeclaredUnread, obs.UndeclaredUnreadCode = append(obs.Layers, layers...), unread.Text, unread.Code
 	}
 	obs.Storage = topology.DefaultStorage(facts, obs.ServerVersion)
 }

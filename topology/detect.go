@@ -127,6 +127,9 @@ type evidence struct {
 	namespaceFailures []string
 	// code is the ReasonCode of the first part that could not be read.
 	code ReasonCode
+	// all is every workload, CRD group and StorageClass seen, in the
+	// order they were (LayerState.Detail).
+	all []string
 }
 
 // unknown records a part of the layer's evidence that could not be read:
@@ -154,6 +157,7 @@ func (e *evidence) signals(def LayerDef, facts ClusterFacts) {
 				if slices.Contains(facts.CRDGroups.Value, g) {
 					e.present = true
 					e.seen = append(e.seen, "CRD group "+g)
+					e.all = append(e.all, "CRD group "+g)
 				}
 			}
 		}
@@ -166,6 +170,7 @@ func (e *evidence) signals(def LayerDef, facts ClusterFacts) {
 				if slices.Contains(def.Provisioners, sc.Provisioner) {
 					e.present = true
 					e.seen = append(e.seen, "StorageClass "+sc.Name+" ("+sc.Provisioner+")")
+					e.all = append(e.all, "StorageClass "+sc.Name+" ("+sc.Provisioner+")")
 				}
 			}
 		}
@@ -212,12 +217,15 @@ func (e *evidence) workloads(def LayerDef, facts ClusterFacts) {
 		e.missing = true
 		return
 	}
+	named := map[string]bool{}
 	for _, w := range def.Workloads {
 		r := lookWorkload(def, w, facts)
 		switch {
 		case len(r.matches) > 0:
 			e.present = true
 			for _, m := range r.matches {
+				named[workloadKey(m)] = true
+				e.all = append(e.all, describe(m))
 				if !available(m) {
 					e.problems = append(e.problems, describe(m))
 				} else {
@@ -241,7 +249,55 @@ func (e *evidence) workloads(def LayerDef, facts ClusterFacts) {
 			e.problems = append(e.problems, fmt.Sprintf("%s %s not found in %s", w.Kind, w.Name, strings.Join(r.namespaces(def), ", ")))
 		}
 	}
+	if !e.present {
+		return // members are judged once the layer is detected
+	}
+	// The namespaces members may be in: a list that failed or was not
+	// made there leaves the layer's members unknown, never healthy.
+	for _, ns := range memberNamespaces(def) {
+		switch {
+		case slices.Contains(facts.WorkloadNamespaces, ns):
+		case facts.Namespaces.Known && !slices.Contains(facts.Namespaces.Value, ns):
+			// the namespace does not exist: no member is in it
+		default:
+			if err, failed := facts.WorkloadErrors[ns]; failed {
+				if !slices.Contains(e.namespaceFailures, err.Text) {
+					e.namespaceFailures = append(e.namespaceFailures, err.Text)
+				}
+				e.because(err.Code)
+			} else if u := "the layer's workloads (namespace " + ns + " not read)"; !slices.Contains(e.unread, u) {
+				e.unread = append(e.unread, u)
+				e.because(ReasonNotRead)
+			}
+		}
+	}
+	for _, ws := range facts.Workloads.Value {
+		if named[workloadKey(ws)] || !def.IsMember(ws) || !slices.Contains(facts.WorkloadNamespaces, ws.Namespace) {
+			continue
+		}
+		e.all = append(e.all, describe(ws))
+		switch {
+		case ws.Desired > 0 && ws.Ready < ws.Desired:
+			e.problems = append(e.problems, describe(ws))
+		case ws.Desired > 0:
+			e.seen = append(e.seen, describe(ws))
+		}
+		// Scaled to zero (a Deployment at replicas 0, a DaemonSet no
+		// node is selected for): its owner asked for none, listed only.
+	}
 }
+
+// memberNamespaces are the namespaces def's members may be in: the ones
+// it owns, and all of its namespaces when members are known by a label.
+func memberNamespaces(def LayerDef) []string {
+	if len(def.Members.PartOf) > 0 {
+		return def.Namespaces
+	}
+	return def.Members.Namespaces
+}
+
+// workloadKey is ws's identity: its kind, namespace and name.
+func workloadKey(ws WorkloadState) string { return ws.Kind + "/" + ws.Namespace + "/" + ws.Name }
 
 // verdict is the layer's state from what was found: degraded when a sign
 // was seen and a workload is not available or not found; unknown when a
@@ -249,7 +305,7 @@ func (e *evidence) workloads(def LayerDef, facts ClusterFacts) {
 // was seen and something was not read; healthy when every sign seen holds;
 // absent when every read was made and nothing was seen.
 func (e *evidence) verdict(def LayerDef, declared bool) LayerState {
-	st := LayerState{Name: def.Name, Declared: declared}
+	st := LayerState{Name: def.Name, Declared: declared, Detail: e.all}
 	// unchecked says why some workloads could not be looked for: the
 	// errors of the namespaces whose lists failed, then those not read.
 	unchecked := e.namespaceFailures
@@ -483,8 +539,9 @@ func sameSecond(defaults []StorageClass) []string {
 // declared=true: its workloads and its own status resources; a ref that is
 // in neither the catalog nor has detect: is Unknown, which Parse never lets
 // through), then the Undeclared catalog layers; and why the search for
-// undeclared layers is incomplete ("" when it is not).
-func ObserveLayers(t *Topology, facts ClusterFacts) ([]LayerState, string) {
+// undeclared layers is incomplete (its code and words; the zero Why when
+// it is not).
+func ObserveLayers(t *Topology, facts ClusterFacts) ([]LayerState, Why) {
 	out := make([]LayerState, 0, len(t.Layers))
 	for _, ref := range t.Layers {
 		def, ok := LayerDefFor(ref)
@@ -498,12 +555,10 @@ func ObserveLayers(t *Topology, facts ClusterFacts) ([]LayerState, string) {
 }
 
 // judged is a layer's state with its detail and status kept: Detail is
-// the workloads' full reason when the short one says less.
+// everything the workloads' judgement saw, one item each.
 func judged(j LayerJudgement) LayerState {
 	st := j.State
-	if j.Workloads.Reason != "" && j.Workloads.Reason != st.Reason {
-		st.Detail = j.Workloads.Reason
-	}
+	st.Detail = j.Workloads.Detail
 	if j.Status.Health != "" || len(j.Status.Resources) > 0 {
 		v := j.Status
 		st.Status = &v
@@ -513,13 +568,18 @@ func judged(j LayerJudgement) LayerState {
 
 // undeclaredUnread says why Undeclared could not look at every sign: the
 // CRD groups, the StorageClasses, or the workloads could not be read.
-func undeclaredUnread(facts ClusterFacts) string {
+func undeclaredUnread(facts ClusterFacts) Why {
 	var why []string
+	var code ReasonCode
 	if !facts.CRDGroups.Known {
 		why = append(why, "CRDs: "+reasonOr(facts.CRDGroups.Reason))
+		code = facts.CRDGroups.Why().Code
 	}
 	if !facts.StorageClasses.Known {
 		why = append(why, "StorageClasses: "+reasonOr(facts.StorageClasses.Reason))
+		if code == "" {
+			code = facts.StorageClasses.Why().Code
+		}
 	}
-	return strings.Join(why, "; ")
+	return Because(code, strings.Join(why, "; "))
 }

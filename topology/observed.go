@@ -177,10 +177,10 @@ type LayerState struct {
 	// Code is why an Unknown layer is unknown, from the closed set of
 	// ReasonCode: the code of the first part that kept it unknown.
 	Code ReasonCode `json:"reason_code,omitempty"`
-	// Detail is everything that was seen of its workloads, CRD groups and
-	// StorageClasses, one by one (for --detailed and JSON); "" when it
-	// says no more than Reason.
-	Detail string `json:"detail,omitempty"`
+	// Detail is everything that was seen of it, one item each: every
+	// workload of the layer (its named workloads and its members, available
+	// or not), CRD group and StorageClass (for --detailed and JSON).
+	Detail []string `json:"detail,omitempty"`
 	// Status is what the layer's own status resources said: each
 	// resource, read or not, and what each of its objects says; nil for a
 	// layer that declares none.

@@ -1,6 +1,7 @@
 package topology
 
 import (
+	"reflect"
 	"strings"
 	"testing"
 	"time"
@@ -54,7 +55,7 @@ func TestEvaluateWithStatus(t *testing.T) {
 			if j.State.Name != "rook-ceph" || !j.State.Declared {
 				t.Errorf("name/declared lost: %+v", j.State)
 			}
-			if want := Evaluate(def, rookFacts(tc.workloads), true); j.Workloads != want {
+			if want := Evaluate(def, rookFacts(tc.workloads), true); !reflect.DeepEqual(j.Workloads, want) {
 				t.Errorf("Workloads %+v, want Evaluate's %+v", j.Workloads, want)
 			}
 		})
@@ -77,7 +78,7 @@ func TestEvaluateWithStatus(t *testing.T) {
 
 	// A layer without status resources: Evaluate's judgement, unchanged.
 	cil, _ := CatalogLayer("cilium")
-	if j := EvaluateWithStatus(cil, none, StatusFacts{}, true); j.State != Evaluate(cil, none, true) {
+	if j := EvaluateWithStatus(cil, none, StatusFacts{}, true); !reflect.DeepEqual(j.State, Evaluate(cil, none, true)) {
 		t.Errorf("cilium: %+v", j.State)
 	}
 }

@@ -230,10 +230,8 @@ func renderLayers(w io.Writer, layers []topology.LayerState, p palette, detailed
 // its status says.
 func layerDetail(l topology.LayerState, p palette) []string {
 	var out []string
-	if l.Detail != "" {
-		for _, item := range strings.Split(l.Detail, ", ") {
-			out = append(out, p.dim(item))
-		}
+	for _, item := range l.Detail {
+		out = append(out, p.dim(item))
 	}
 	if l.Status == nil {
 		return out
