@@ -75,7 +75,13 @@ type faultRig struct {
 
 func newFaultRig(t *testing.T, custom bool) *faultRig {
 	t.Helper()
-	c := sharedFixtureCluster(t, healthyFixture)
+	return newFaultRigOn(t, healthyFixture, custom)
+}
+
+// newFaultRigOn is newFaultRig reading the shared cluster of fixture.
+func newFaultRigOn(t *testing.T, fixture string, custom bool) *faultRig {
+	t.Helper()
+	c := sharedFixtureCluster(t, fixture)
 	o, err := faultproxy.ForCluster(c, harness.UserReadOnly, nil)
 	if err != nil {
 		t.Fatal(err)
