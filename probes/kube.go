@@ -1094,7 +1094,7 @@ type workloadList struct {
 			// workload belongs to (topology.LayerDef.IsMember).
 			Labels map[string]string `json:"labels"`
 		} `json:"metadata"`
-		Spec     struct {
+		Spec struct {
 			// Replicas of a Deployment or StatefulSet; nil means the API's
 			// default of 1.
 			Replicas *int32 `json:"replicas"`
