@@ -85,3 +85,33 @@ func TestAbsentLayerHasNoStatusVerdict(t *testing.T) {
 		t.Errorf("an absent layer's status verdict %s %q: want none", j.Status.Health, j.Status.Words)
 	}
 }
+
+// TestForbiddenSaidOnce: an identity without the status grants gets one
+// phrase naming every list it may not read and what grants them, not each
+// refusal in brackets; each list's own refusal stays in its report (what
+// --detailed shows).
+func TestForbiddenSaidOnce(t *testing.T) {
+	def, _ := CatalogLayer("rook-ceph")
+	f := StatusFacts{ReadAt: statusNow, Lists: map[string]Fact[[]StatusObject]{}}
+	for _, res := range def.Status {
+		f.Lists[res.Key()] = UnknownFact[[]StatusObject](Because(ReasonForbidden,
+			"forbidden (user ro cannot list "+strings.ToLower(res.Kind)+"s.ceph.rook.io)"))
+	}
+	v := JudgeStatus(def, f)
+	want := "CephClusters, CephBlockPools and CephFilesystems: forbidden — the role `nestor rbac` prints grants them"
+	if v.Health != Unknown || v.Code != ReasonForbidden || v.Words != want {
+		t.Errorf("%s %s %q, want unknown, forbidden, %q", v.Health, v.Code, v.Words, want)
+	}
+	for _, r := range v.Resources {
+		if r.Known || !strings.Contains(r.Reason, "user ro cannot list") {
+			t.Errorf("resource %s: %+v, want its own refusal kept", r.Kind, r)
+		}
+	}
+	// Another cause is grouped by its words.
+	for _, res := range def.Status {
+		f.Lists[res.Key()] = UnknownFact[[]StatusObject](Because(ReasonTimedOut, "timed out after 3s"))
+	}
+	if v := JudgeStatus(def, f); v.Words != "CephClusters, CephBlockPools and CephFilesystems: timed out after 3s" {
+		t.Errorf("timed out: %q", v.Words)
+	}
+}

@@ -78,9 +78,8 @@ func JudgeStatus(def LayerDef, facts StatusFacts) StatusVerdict {
 		r := &ResourceReport{Group: res.Group, Kind: res.Kind, Known: f.Known, Reason: f.Reason, Decides: res.Decides}
 		j.reports[res.Kind] = r
 		if !f.Known {
-			what := pluralKind(res.Kind) + ": " + reasonOr(f.Reason)
 			if res.Decides {
-				j.unknown = append(j.unknown, what)
+				j.unread = append(j.unread, unreadList{kind: pluralKind(res.Kind), why: f.Why()})
 				j.because(f.Why().Code)
 			} else {
 				j.finding(SeverityInfo, FindingStatusUnread, pluralKind(res.Kind), "not read (%s): what they say is unknown", reasonOr(f.Reason))
@@ -91,10 +90,57 @@ func JudgeStatus(def LayerDef, facts StatusFacts) StatusVerdict {
 	if def.Category == CategoryCustom {
 		rule = judgeCustom
 	}
+	j.unknown = append(sayUnreadOnce(j.unread), j.unknown...)
 	if rule != nil {
 		rule(j)
 	}
 	return j.verdict()
+}
+
+// unreadList is a status list that decides health and was not read.
+type unreadList struct {
+	kind string // its plural kind ("CephClusters")
+	why  Why
+}
+
+// sayUnreadOnce words the unread lists with one cause said once:
+// forbidden lists in one phrase that names them and what grants them
+// ("CephClusters, CephBlockPools and CephFilesystems: forbidden — the role
+// `nestor rbac` prints grants them"; each list's own refusal is in its
+// ResourceReport, which --detailed shows), the others grouped by their
+// words ("CephClusters and CephBlockPools: timed out after 3s").
+func sayUnreadOnce(lists []unreadList) []string {
+	var order []string
+	kinds := map[string][]string{}
+	for _, l := range lists {
+		key := string(l.why.Code) + "\x00" + l.why.Text
+		if l.why.Code == ReasonForbidden {
+			key = string(ReasonForbidden)
+		}
+		if _, ok := kinds[key]; !ok {
+			order = append(order, key)
+		}
+		kinds[key] = append(kinds[key], l.kind)
+	}
+	var out []string
+	for _, key := range order {
+		names := andList(kinds[key])
+		if key == string(ReasonForbidden) {
+			out = append(out, names+": forbidden — the role `nestor rbac` prints grants them")
+			continue
+		}
+		_, text, _ := strings.Cut(key, "\x00")
+		out = append(out, names+": "+text)
+	}
+	return out
+}
+
+// andList is "a", "a and b", "a, b and c".
+func andList(items []string) string {
+	if len(items) < 2 {
+		return strings.Join(items, "")
+	}
+	return strings.Join(items[:len(items)-1], ", ") + " and " + items[len(items)-1]
 }
 
 // statusJudge collects what a layer's rule finds.
@@ -112,9 +158,11 @@ type statusJudge struct {
 	// must have does not exist: they rest on the layer running at all.
 	absentObjects int
 	// unknown are the words of what keeps the layer's health unknown;
-	// code is the ReasonCode of the first of them.
+	// code is the ReasonCode of the first of them; unread are the lists
+	// that decide health and were not read (said in unknown's first words).
 	unknown []string
 	code    ReasonCode
+	unread  []unreadList
 	// good are the words of a healthy layer ("Ceph HEALTH_OK").
 	good     []string
 	findings []Finding

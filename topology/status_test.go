@@ -403,7 +403,7 @@ func TestJudgeCustomResource(t *testing.T) {
 func TestJudgeStatusNotInFacts(t *testing.T) {
 	def, _ := CatalogLayer("rook-ceph")
 	v := JudgeStatus(def, StatusFacts{ReadAt: statusNow})
-	if v.Health != Unknown || !strings.Contains(v.Words, "CephClusters: not read") {
+	if v.Health != Unknown || !strings.Contains(v.Words, "CephClusters, CephBlockPools and CephFilesystems: not read") {
 		t.Errorf("nothing read: %s %q, want unknown, not read", v.Health, v.Words)
 	}
 	if cil, _ := CatalogLayer("cilium"); JudgeStatus(cil, StatusFacts{}).Health != "" {

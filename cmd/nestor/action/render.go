@@ -103,6 +103,32 @@ func unknownText(p palette, reason string) string {
 	return p.yellow("unknown") + " (" + reason + ")"
 }
 
+// saidOnce says each reason of ACTUAL once: the first part unknown for a
+// reason prints it, the next ones unknown for the same code and words
+// name that part instead ("unknown (as server)"), so one cause that kept
+// the whole cluster from being read is one line, not one per part.
+type saidOnce struct {
+	p     palette
+	first map[topology.Why]string
+}
+
+func newSaidOnce(p palette) *saidOnce { return &saidOnce{p: p, first: map[topology.Why]string{}} }
+
+// reason is the words of why, or "as PART" when an earlier part said
+// them; part is the name the view gives the part now.
+func (s *saidOnce) reason(part string, why topology.Why) string {
+	if prev, ok := s.first[why]; ok && why.Text != "" {
+		return "as " + prev
+	}
+	s.first[why] = part
+	return why.Text
+}
+
+// unknown is unknownText of why, said once (reason).
+func (s *saidOnce) unknown(part string, why topology.Why) string {
+	return unknownText(s.p, s.reason(part, why))
+}
+
 func renderActual(w io.Writer, r *Report, p palette, detailed bool, suggest func(string) string) {
 	o := r.Actual
 	fmt.Fprintln(w, p.bold("ACTUAL")+p.dim("  (read now, not stored)"))
@@ -112,22 +138,23 @@ func renderActual(w io.Writer, r *Report, p palette, detailed bool, suggest func
 		return
 	}
 	renderProviderActual(w, r, p)
+	once := newSaidOnce(p) // server, nodes, layers, storage: each reason said once
 	if o.InClusterUnread == "" {
 		// The cluster's own API was read (or tried): its parts, each
 		// known or unknown with its reason. Left unread on purpose, it is
 		// said once in the provider's block instead.
 		tw := newTable("  ")
 		renderVMs(tw, o, p)
-		renderServerAndNodes(tw, o, p)
+		renderServerAndNodes(tw, o, p, once)
 		tw.write(w)
 		if o.Nodes.Known && len(o.Nodes.Value) > 0 {
 			renderNodes(w, o.Nodes.Value, p)
 		}
 		renderVersions(w, r, p)
 	}
-	renderLayers(w, o.Layers, p, detailed)
+	renderLayers(w, o.Layers, p, detailed, once)
 	if o.InClusterUnread == "" {
-		renderStorage(w, o.Storage, p)
+		renderStorage(w, o.Storage, p, once)
 	}
 	if r.Target != nil && r.Target.Source == string(probes.SourceBench) && !o.Nodes.Known {
 		fmt.Fprintf(w, "  %s\n", p.dim("hint: no bench cluster was read (not bootstrapped yet, or lima.kubeconfig: names another file); `"+suggest("next")+"` says what runs next, `eval \"$("+suggest("env")+")\"` exports the bench kubeconfig once it exists"))
@@ -168,14 +195,14 @@ func renderVMs(tw *table, o *topology.Observed, p palette) {
 }
 
 // renderServerAndNodes draws the server version and the node counts.
-func renderServerAndNodes(tw *table, o *topology.Observed, p palette) {
+func renderServerAndNodes(tw *table, o *topology.Observed, p palette, once *saidOnce) {
 	if o.ServerVersion.Known {
 		tw.row("server", o.ServerVersion.Value)
 	} else {
-		tw.row("server", unknownText(p, o.ServerVersion.Reason))
+		tw.row("server", once.unknown("server", o.ServerVersion.Why()))
 	}
 	if !o.Nodes.Known {
-		tw.row("nodes", unknownText(p, o.Nodes.Reason))
+		tw.row("nodes", once.unknown("nodes", o.Nodes.Why()))
 		return
 	}
 	ready := 0
@@ -188,7 +215,7 @@ func renderServerAndNodes(tw *table, o *topology.Observed, p palette) {
 }
 
 // renderLayers draws each layer's health and why.
-func renderLayers(w io.Writer, layers []topology.LayerState, p palette, detailed bool) {
+func renderLayers(w io.Writer, layers []topology.LayerState, p palette, detailed bool, once *saidOnce) {
 	if len(layers) == 0 {
 		return
 	}
@@ -201,9 +228,12 @@ func renderLayers(w io.Writer, layers []topology.LayerState, p palette, detailed
 		if !l.Declared {
 			name += " (undeclared)"
 		}
-		reason := ""
-		if l.Reason != "" {
-			reason = "(" + l.Reason + ")"
+		reason := l.Reason
+		if l.Health == topology.Unknown && l.Code != "" {
+			reason = once.reason("layer "+l.Name, topology.Because(l.Code, l.Reason))
+		}
+		if reason != "" {
+			reason = "(" + reason + ")"
 		}
 		tw.row(name, h, reason)
 		if detailed {
@@ -273,9 +303,9 @@ func healthText(p palette, h topology.Health) string {
 }
 
 // renderStorage draws the default StorageClass and the backend it means.
-func renderStorage(w io.Writer, st topology.Fact[topology.StorageState], p palette) {
+func renderStorage(w io.Writer, st topology.Fact[topology.StorageState], p palette, once *saidOnce) {
 	if !st.Known {
-		fmt.Fprintf(w, "  storage     %s\n", unknownText(p, st.Reason))
+		fmt.Fprintf(w, "  storage     %s\n", once.unknown("storage", st.Why()))
 		return
 	}
 	s := st.Value
