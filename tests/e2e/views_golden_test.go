@@ -38,7 +38,7 @@ func TestGoldenViewsDiscover(t *testing.T) {
 		s = strings.ReplaceAll(s, c.URL, "$API")
 		s = strings.ReplaceAll(s, kw.cluster.URL, "$API")
 		s = strings.ReplaceAll(s, kw.stub.URL, "$SCW")
-		s = regexp.MustCompile(`checked \d+ s ago`).ReplaceAllString(s, "checked NN s ago")
+		s = regexp.MustCompile(`checked \d+ (s|min) ago`).ReplaceAllString(s, "checked NN s ago")
 		return draftDate.ReplaceAllString(s, "on $$DATE. Review it")
 	}
 	cases := []struct {
