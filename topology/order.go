@@ -32,7 +32,9 @@ import (
 //     a pool (upgrade-pool) never above its cluster: every upgrade step to
 //     a version at or below the one it moves to comes before it
 //     (kubernetes.io "Version Skew Policy": "kubelet must not be newer than
-//     kube-apiserver");
+//     kube-apiserver"); a pool moves to its cluster's version only, so the
+//     last upgrade before an upgrade-pool moves to its version (Scaleway
+//     Kubernetes API v1, UpgradePool);
 //   - with vs known: after every upgrade step, every kubelet is within
 //     KubeletSkewAllowed of the API server, unless the step names its node
 //     in Blocked; a Blocked node is one no step of the plan moves, and the
@@ -126,6 +128,16 @@ func CheckOrder(p Plan, vs Fact[VersionsState]) error {
 				return c.Kind == StepUpgrade && ok && CompareVersions(ct, to) <= 0
 			}); ok {
 				bad(i, "comes before step %d (%s): it would be newer than its control plane", k+1, StepRef(p.Steps[k]))
+			}
+		}
+		if to, ok := StepTo(s); ok && s.Kind == StepUpgradePool {
+			for k := i - 1; k >= 0; k-- {
+				if c := p.Steps[k]; c.Kind == StepUpgrade {
+					if ct, _ := StepTo(c); CompareVersions(ct, to) != 0 {
+						bad(i, "follows step %d (%s): a pool is upgraded to its cluster's version only", k+1, StepRef(c))
+					}
+					break
+				}
 			}
 		}
 		hasBlocked := strings.Contains(s.Reason, "blocked:")

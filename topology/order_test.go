@@ -196,6 +196,7 @@ func TestCheckOrderRefuses(t *testing.T) {
 	vs := DeriveVersions(KnownFact("v1.37.2"), KnownFact([]NodeState{{Name: "a", KubeletVersion: "v1.37.2"}, {Name: "b", KubeletVersion: "v1.36.4"}}))
 	up := func(to string) Step { s := NewStep(StepUpgrade, PhaseK8s, "kubernetes", "r"); s.To = to; return s }
 	node := func(n, to string) Step { s := NewStep(StepUpgradeNode, PhaseK8s, n, "r"); s.To = to; return s }
+	pool := func(to string) Step { s := NewStep(StepUpgradePool, PhasePools, "default", "r"); s.To = to; return s }
 	blocked := up("1.40")
 	blocked.Reason = "r; blocked: b"
 	tests := []struct {
@@ -211,6 +212,8 @@ func TestCheckOrderRefuses(t *testing.T) {
 		{"a need that comes later", []Step{withNeeds(up("1.38"), "upgrade-node b → 1.37"), node("b", "1.37")}, "not an earlier step"},
 		{"blocked without a subject", []Step{up("1.38"), up("1.39"), blocked}, "reason says blocked: true"},
 		{"install after repair", []Step{NewStep(StepRepair, "cnpg", "cnpg", "r"), NewStep(StepInstall, "cnpg", "cnpg", "r")}, "installed first"},
+		{"a pool to a version its cluster is not at", []Step{pool("1.35.3"), up("1.36.1"), pool("1.35.3")}, "to its cluster's version only"},
+		{"a pool before its cluster's upgrade", []Step{pool("1.36.1"), up("1.36.1")}, "newer than its control plane"},
 		{"a VM after its node's join", []Step{NewStep(StepJoinNode, PhaseK8s, "b", "r"), NewStep(StepCreateVM, PhaseUp, "b", "r")}, "its VM runs first"},
 	}
 	for _, tc := range tests {
@@ -219,4 +222,19 @@ func TestCheckOrderRefuses(t *testing.T) {
 			t.Errorf("%s: CheckOrder = %v, want an error with %q", tc.name, err, tc.has)
 		}
 	}
+}
+
+// checkedPlan is BuildPlan, and fails t when the plan is not a valid order
+// (CheckOrder): every plan the topology tests build is checked.
+func checkedPlan(t testing.TB, tp *Topology, obs *Observed, rules Rules, o PlanOptions) Plan {
+	t.Helper()
+	p := BuildPlan(tp, obs, rules, o)
+	vs := UnknownFact[VersionsState](Because(ReasonNotRead, "no observation"))
+	if obs != nil {
+		vs = DeriveVersions(obs.ServerVersion, obs.Nodes)
+	}
+	if err := CheckOrder(p, vs); err != nil {
+		t.Errorf("the plan is not a valid order:\n%v\n%s", err, fmtSteps(p.Steps))
+	}
+	return p
 }

@@ -190,7 +190,7 @@ func TestBuildPlanVersions(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			p := BuildPlan(skewTopology(tc.version), skewObserved(), NodeCluster{}, PlanOptions{})
+			p := checkedPlan(t, skewTopology(tc.version), skewObserved(), NodeCluster{}, PlanOptions{})
 			if !reflect.DeepEqual(p.Steps, tc.steps) {
 				t.Errorf("steps:\n%s\nwant:\n%s", fmtSteps(p.Steps), fmtSteps(tc.steps))
 			}
@@ -339,7 +339,7 @@ func TestBuildPlanKubeletSkew(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			p := BuildPlan(skewTopology(tc.version), tc.obs, NodeCluster{}, PlanOptions{})
+			p := checkedPlan(t, skewTopology(tc.version), tc.obs, NodeCluster{}, PlanOptions{})
 			n := 0
 			for _, s := range p.Steps {
 				if s.Kind == StepUpgrade || s.Kind == StepUpgradeNode {
@@ -371,7 +371,7 @@ func TestBuildPlanKubeletSkew(t *testing.T) {
 // and each kubelet minor; a zero AsOf judges nothing.
 func TestBuildPlanCalendar(t *testing.T) {
 	today := day(2026, 11, 30)
-	p := BuildPlan(skewTopology(""), skewObserved(), NodeCluster{}, PlanOptions{AsOf: today})
+	p := checkedPlan(t, skewTopology(""), skewObserved(), NodeCluster{}, PlanOptions{AsOf: today})
 	checkFindings(t, p.Findings, []finding{
 		{SeverityInfo, FindingKubeletBehind, "kubelet v1.36.4", "1 minor behind"},
 		{SeverityError, FindingKubeletSkew, "kubelet v1.34.1+rke2r1", skewNote},
@@ -388,17 +388,17 @@ func TestBuildPlanCalendar(t *testing.T) {
 	// life, and so is 1.36; at 2026-12-01 nothing is.
 	o := skewObserved()
 	o.Nodes = KnownFact([]NodeState{{Name: "skew1", Ready: true, KubeletVersion: "v1.37.2"}})
-	p = BuildPlan(skewTopology("1.37"), o, NodeCluster{}, PlanOptions{AsOf: day(2027, 11, 1)})
+	p = checkedPlan(t, skewTopology("1.37"), o, NodeCluster{}, PlanOptions{AsOf: day(2027, 11, 1)})
 	checkFindings(t, p.Findings, []finding{
 		{SeverityWarning, FindingEndOfLife, "1.37", "1.37 reached end of life upstream on 2027-10-28, 4 days ago: no more patch releases, security fixes included (the API server; kubelet v1.37.2 on skew1)"},
 	})
-	p = BuildPlan(skewTopology("1.37"), o, NodeCluster{}, PlanOptions{AsOf: day(2026, 12, 1)})
+	p = checkedPlan(t, skewTopology("1.37"), o, NodeCluster{}, PlanOptions{AsOf: day(2026, 12, 1)})
 	checkFindings(t, p.Findings, []finding{})
 
 	// Zero AsOf: nothing about dates, even for an ended minor.
 	o.ServerVersion = KnownFact("v1.30.0")
 	o.Nodes = KnownFact([]NodeState{{Name: "skew1", Ready: true, KubeletVersion: "v1.30.0"}})
-	p = BuildPlan(skewTopology(""), o, NodeCluster{}, PlanOptions{})
+	p = checkedPlan(t, skewTopology(""), o, NodeCluster{}, PlanOptions{})
 	checkFindings(t, p.Findings, []finding{})
 }
 
@@ -483,7 +483,7 @@ func TestDeriveVersions(t *testing.T) {
 // severity, kind, subject, message.
 func TestPlanFindingsJSON(t *testing.T) {
 	for _, obs := range []*Observed{nil, healthyDirqual(), skewObserved()} {
-		b, err := json.Marshal(BuildPlan(dirqual(), obs, NodeCluster{}, PlanOptions{AsOf: day(2026, 11, 30)}))
+		b, err := json.Marshal(checkedPlan(t, dirqual(), obs, NodeCluster{}, PlanOptions{AsOf: day(2026, 11, 30)}))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -527,7 +527,7 @@ func TestSeverity(t *testing.T) {
 func TestBuildPlanDoesNotModifyObserved(t *testing.T) {
 	o := skewObserved()
 	before, _ := json.Marshal(o)
-	BuildPlan(skewTopology("1.39"), o, NodeCluster{}, PlanOptions{AsOf: time.Now()})
+	checkedPlan(t, skewTopology("1.39"), o, NodeCluster{}, PlanOptions{AsOf: time.Now()})
 	after, _ := json.Marshal(o)
 	if string(before) != string(after) {
 		t.Errorf("BuildPlan modified the observation:\n%s\n%s", before, after)
