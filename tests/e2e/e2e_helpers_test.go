@@ -583,10 +583,13 @@ type previewDoc struct {
 }
 
 type planStep struct {
-	Kind   string `json:"kind"`
-	Phase  string `json:"phase"`
-	Target string `json:"target"`
-	Reason string `json:"reason"`
+	Kind    string        `json:"kind"`
+	Phase   string        `json:"phase"`
+	Target  string        `json:"target"`
+	Reason  string        `json:"reason"`
+	To      string        `json:"to"`
+	Needs   []string      `json:"needs"`
+	Blocked []jsonSubject `json:"blocked"`
 }
 
 // decodePreview decodes the -o json document of r (exactly one JSON value on
