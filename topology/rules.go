@@ -80,7 +80,7 @@ func (NodeCluster) PlanOwn(t *Topology, obs *Observed, o PlanOptions, p *Plan) {
 		return
 	}
 	var nodeSteps []Step
-	ns := NodeSet{Declared: make(map[string]bool, len(t.Nodes)), Repair: map[string]string{}}
+	ns := nodeSet{Declared: make(map[string]bool, len(t.Nodes)), Repair: map[string]string{}}
 	for _, n := range t.Nodes {
 		ns.Declared[n.Name] = true
 	}

@@ -126,11 +126,11 @@ func KubeletSkewAllowed(k Version) int {
 	return 3
 }
 
-// NodeSet is what the version rules need of the nodes beyond their
+// nodeSet is what the version rules need of the nodes beyond their
 // kubelets: which the topology declares (only those get steps), and the
 // StepRef of the repair-node step planned for a node ("" when none), which
 // its first upgrade-node waits for.
-type NodeSet struct {
+type nodeSet struct {
 	Declared map[string]bool
 	Repair   map[string]string
 }
@@ -144,8 +144,10 @@ type versionJudge struct {
 
 // judgeVersions applies the version rules to a stack: desired is the
 // topology's kubernetes.version ("" when not declared), vs the observation's
-// versions, cal and asOf the support calendar and the day it is judged at
-// (zero: not judged).
+// versions, nodes the nodes the topology declares and the repair-node steps
+// planned for them, cal and asOf the support calendar and the day it is
+// judged at (zero: not judged). It returns the steps in a dependency order
+// (CheckOrder), the findings and the unknowns.
 //
 //   - desired vs the API server: the upgrade steps of UpgradePath; desired
 //     below the server is not a step but an error finding (a downgrade is not
@@ -164,7 +166,7 @@ type versionJudge struct {
 //     is declared (the node steps depend on it), else an info finding;
 //   - the calendar, for the server's minor and each kubelet minor
 //     (Calendar.JudgeSupport).
-func judgeVersions(desired string, vs Fact[VersionsState], nodes NodeSet, cal Calendar, asOf time.Time) versionJudge {
+func judgeVersions(desired string, vs Fact[VersionsState], nodes nodeSet, cal Calendar, asOf time.Time) versionJudge {
 	var j versionJudge
 	if !vs.Known {
 		j.unknowns = append(j.unknowns, UnknownOf(VersionSubject("server version"), vs.Code, vs.Reason))
@@ -281,7 +283,7 @@ func (tr *nodeTrack) step(desired string) Step {
 // want below the server is a downgrade finding and nothing is planned
 // (the topology is to be fixed first). A kubelet above want is an error
 // finding. upgraded gets the raw versions of the kubelets moved.
-func (j *versionJudge) planUpgrades(desired string, want, server Version, groups []KubeletGroup, nodes NodeSet, upgraded map[string]bool) {
+func (j *versionJudge) planUpgrades(desired string, want, server Version, groups []KubeletGroup, nodes nodeSet, upgraded map[string]bool) {
 	if !server.Satisfies(want) && CompareVersions(server, want) > 0 {
 		j.findings = append(j.findings, Finding{Severity: SeverityError, Kind: FindingDowngrade, Subject: VersionSubject("api-server"),
 			Message: fmt.Sprintf("kubernetes.version %s is below the API server's %s: a downgrade is not possible (nestor plans upgrades only); declare %s or later", desired, server, server.MinorString())})
