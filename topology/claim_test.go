@@ -41,7 +41,7 @@ func TestNoObjectRestsOnPresence(t *testing.T) {
 			tp := &Topology{Name: "s", TargetKind: TargetProd, Layers: []LayerRef{{Name: layer}}}
 			obs := &Observed{ServerVersion: KnownFact("v1.37.2"), Nodes: KnownFact([]NodeState{}), Layers: []LayerState{j.State},
 				Storage: KnownFact(StorageState{})}
-			p := BuildPlan(tp, obs, NodeCluster{}, PlanOptions{})
+			p := checkedPlan(t, tp, obs, NodeCluster{}, PlanOptions{})
 			for _, s := range p.Steps {
 				if s.Subject.Key == LayerKey(layer) {
 					t.Errorf("%s, workloads %s: step %s %s rests on a read that failed", layer, fail.Code, s.Kind, s.Reason)

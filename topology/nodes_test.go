@@ -51,7 +51,7 @@ func TestPlanNodeRolesAcrossDistributions(t *testing.T) {
 			topo := &Topology{Name: "x", TargetKind: TargetProd, Nodes: []Node{{Name: "n1", Role: tc.declared}}}
 			obs := &Observed{ServerVersion: KnownFact("v1.37.2"), Storage: KnownFact(StorageState{}),
 				Nodes: KnownFact([]NodeState{{Name: "n1", Ready: true, ReadyStatus: ConditionTrue, Roles: tc.roles}})}
-			if p := BuildPlan(topo, obs, NodeCluster{}, PlanOptions{}); len(p.Steps) != 0 {
+			if p := checkedPlan(t, topo, obs, NodeCluster{}, PlanOptions{}); len(p.Steps) != 0 {
 				t.Errorf("declared %s, roles %v: steps %s", tc.declared, tc.roles, fmtSteps(p.Steps))
 			}
 			other := RoleWorker
@@ -59,7 +59,7 @@ func TestPlanNodeRolesAcrossDistributions(t *testing.T) {
 				other = RoleControlPlane
 			}
 			topo.Nodes[0].Role = other
-			p := BuildPlan(topo, obs, NodeCluster{}, PlanOptions{})
+			p := checkedPlan(t, topo, obs, NodeCluster{}, PlanOptions{})
 			if len(p.Steps) != 1 || p.Steps[0].Kind != StepRepairNode {
 				t.Errorf("declared %s, roles %v: steps %s, want one repair-node", other, tc.roles, fmtSteps(p.Steps))
 			}
@@ -85,7 +85,7 @@ func TestPlanNodeNotReadyCarriesTheClusterReason(t *testing.T) {
 		mkStep(StepRepairNode, PhaseK8s, "legacy-w3", "registered, Ready=False, KubeletNotReady: container runtime network not ready: NetworkReady=false", ""),
 		mkStep(StepRepairNode, PhaseK8s, "legacy-w4", "registered, NotReady, the node has no Ready condition (its kubelet has not posted a status)", ""),
 	}
-	if got := BuildPlan(topo, obs, NodeCluster{}, PlanOptions{}).Steps; !reflect.DeepEqual(got, want) {
+	if got := checkedPlan(t, topo, obs, NodeCluster{}, PlanOptions{}).Steps; !reflect.DeepEqual(got, want) {
 		t.Errorf("steps:\n%s\nwant:\n%s", fmtSteps(got), fmtSteps(want))
 	}
 }

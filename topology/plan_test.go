@@ -308,7 +308,7 @@ func TestBuildPlan(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			got := BuildPlan(tc.topo(), tc.obs(), NodeCluster{}, PlanOptions{})
+			got := checkedPlan(t, tc.topo(), tc.obs(), NodeCluster{}, PlanOptions{})
 			if !reflect.DeepEqual(got.Steps, tc.steps) {
 				t.Errorf("steps:\n%s\nwant:\n%s", fmtSteps(got.Steps), fmtSteps(tc.steps))
 			}
@@ -416,7 +416,7 @@ func TestPlanInvariants(t *testing.T) {
 				o.Layers = append(o.Layers, LayerState{Name: l.Name, Declared: true, Health: healths[r.Intn(len(healths))]})
 			}
 		}
-		p := BuildPlan(tp, o, NodeCluster{}, PlanOptions{})
+		p := checkedPlan(t, tp, o, NodeCluster{}, PlanOptions{})
 		seen := map[string]Health{}
 		for _, l := range o.Layers {
 			seen[l.Name] = l.Health
@@ -441,7 +441,7 @@ func TestPlanInvariants(t *testing.T) {
 }
 
 func TestBuildPlanNilObservation(t *testing.T) {
-	p := BuildPlan(dirqual(), nil, NodeCluster{}, PlanOptions{})
+	p := checkedPlan(t, dirqual(), nil, NodeCluster{}, PlanOptions{})
 	if !p.Unverified || p.Changes() == 0 {
 		t.Errorf("nil observation: %+v", p)
 	}

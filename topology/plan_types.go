@@ -34,6 +34,16 @@ type Step struct {
 	To string `json:"to,omitempty"`
 	// Subject is what the step acts on, typed (NewStep sets it).
 	Subject Subject `json:"subject"`
+	// Needs are the StepRef of the steps that must be done before this
+	// one and that the plan puts before it: the kubelet upgrades an API
+	// server upgrade waits for, the repair-node an upgrade-node waits
+	// for. Empty when only the order of the phases matters.
+	Needs []string `json:"needs,omitempty"`
+	// Blocked are the subjects that block the step and that no step of
+	// the plan can move (the kubelet of a node the topology does not
+	// declare); the reason says what the operator must do. Empty when
+	// nothing blocks it.
+	Blocked []Subject `json:"blocked,omitempty"`
 }
 
 // IsChange reports whether the step would change the cluster (every kind but

@@ -49,8 +49,9 @@ func (NodeCluster) OwnPhases(*Topology) []Phase {
 //     declared node, all unverified;
 //   - otherwise the versions (judgeVersions, on DeriveVersions of
 //     obs.ServerVersion and obs.Nodes): when kubernetes.version is declared,
-//     upgrade steps one minor at a time for the API server, then
-//     upgrade-node steps for each node whose kubelet is behind it; findings
+//     upgrade steps one minor at a time for the API server, interleaved
+//     with upgrade-node steps for each declared node whose kubelet is
+//     behind it (never a node the topology does not declare); findings
 //     for a downgrade asked for, kubelet skew and, when o.AsOf is set, the
 //     upstream support calendar; server version unknown → Unknowns. Then,
 //     when Nodes is known, join-node for a declared node not registered,
@@ -60,6 +61,10 @@ func (NodeCluster) OwnPhases(*Topology) []Phase {
 //     declared role; unknown → Unknowns; a cordoned node is no step; an
 //     undeclared step (information) for each registered node the topology
 //     does not declare.
+//
+// The steps are in a dependency order (CheckOrder): repair-node first (a
+// node is repaired before it is upgraded), then the version sequence,
+// then join-node and the undeclared nodes.
 func (NodeCluster) PlanOwn(t *Topology, obs *Observed, o PlanOptions, p *Plan) {
 	if obs.NoTarget {
 		p.add(StepBootstrap, PhaseBootstrap, t.Name, "unverified: no target was read, so the plan assumes no cluster yet")
@@ -74,12 +79,40 @@ func (NodeCluster) PlanOwn(t *Topology, obs *Observed, o PlanOptions, p *Plan) {
 		}
 		return
 	}
-	j := judgeVersions(t.Kubernetes.Version, DeriveVersions(obs.ServerVersion, obs.Nodes), UpstreamCalendar(), o.AsOf)
-	p.Steps = append(p.Steps, j.cpSteps...)
-	p.Steps = append(p.Steps, j.nodeSteps...)
+	var nodeSteps []Step
+	ns := nodeSet{Declared: make(map[string]bool, len(t.Nodes)), Repair: map[string]string{}}
+	for _, n := range t.Nodes {
+		ns.Declared[n.Name] = true
+	}
+	if obs.Nodes.Known {
+		nodeSteps = planNodes(t, obs.Nodes.Value)
+		for _, s := range nodeSteps {
+			if s.Kind == StepRepairNode {
+				ns.Repair[s.Target] = StepRef(s)
+			}
+		}
+	}
+	j := judgeVersions(t.Kubernetes.Version, DeriveVersions(obs.ServerVersion, obs.Nodes), ns, UpstreamCalendar(), o.AsOf)
+	// The order is a dependency order (CheckOrder): a node is repaired
+	// before it is upgraded; the version steps interleave the API server
+	// and the kubelets (planUpgrades); a node joins the cluster at the
+	// version it has reached.
+	for _, s := range nodeSteps {
+		if s.Kind == StepRepairNode {
+			p.Steps = append(p.Steps, s)
+		}
+	}
+	p.Steps = append(p.Steps, j.steps...)
+	for _, s := range nodeSteps {
+		if s.Kind != StepRepairNode {
+			p.Steps = append(p.Steps, s)
+		}
+	}
 	p.Findings = append(p.Findings, j.findings...)
 	p.Unknowns = append(p.Unknowns, j.unknowns...)
-	planNodes(t, obs, p)
+	if !obs.Nodes.Known {
+		p.AddUnknown(NodesSubject(KeyNodes), obs.Nodes.Code, obs.Nodes.Reason)
+	}
 }
 
 // PhaseDone judges bootstrap by a readable API server (a lima bench
@@ -124,28 +157,29 @@ func (NodeCluster) PhaseDone(t *Topology, obs *Observed, ph Phase) (done, unknow
 // AllDone: the nodes and the layers match.
 func (NodeCluster) AllDone() string { return "nodes and layers match the topology" }
 
-func planNodes(t *Topology, obs *Observed, p *Plan) {
-	if !obs.Nodes.Known {
-		p.AddUnknown(NodesSubject(KeyNodes), obs.Nodes.Code, obs.Nodes.Reason)
-		return
-	}
-	nodes := make(map[string]NodeState, len(obs.Nodes.Value))
-	for _, n := range obs.Nodes.Value {
+// planNodes returns the steps of the registered nodes against the
+// declared ones: join-node, repair-node (NotReady, or the control-plane
+// role differs), and undeclared (information) for a node the topology
+// does not declare, sorted by name.
+func planNodes(t *Topology, observed []NodeState) []Step {
+	var steps []Step
+	nodes := make(map[string]NodeState, len(observed))
+	for _, n := range observed {
 		nodes[n.Name] = n
 	}
 	for _, n := range t.Nodes {
 		st, ok := nodes[n.Name]
 		switch {
 		case !ok:
-			p.add(StepJoinNode, PhaseK8s, n.Name, "declared, not registered in the cluster")
+			steps = append(steps, NewStep(StepJoinNode, PhaseK8s, n.Name, "declared, not registered in the cluster"))
 		case !st.Ready:
-			p.add(StepRepairNode, PhaseK8s, n.Name, "registered, "+st.ReadyText())
+			steps = append(steps, NewStep(StepRepairNode, PhaseK8s, n.Name, "registered, "+st.ReadyText()))
 		case (n.Role == RoleControlPlane) != HasControlPlaneRole(st.Roles):
 			roles := strings.Join(st.Roles, ",")
 			if roles == "" {
 				roles = "<none>"
 			}
-			p.add(StepRepairNode, PhaseK8s, n.Name, fmt.Sprintf("declared role %s, the cluster's roles: %s", n.Role, roles))
+			steps = append(steps, NewStep(StepRepairNode, PhaseK8s, n.Name, fmt.Sprintf("declared role %s, the cluster's roles: %s", n.Role, roles)))
 		}
 	}
 	declared := make(map[string]bool, len(t.Nodes))
@@ -153,15 +187,16 @@ func planNodes(t *Topology, obs *Observed, p *Plan) {
 		declared[n.Name] = true
 	}
 	var extra []string
-	for _, n := range obs.Nodes.Value {
+	for _, n := range observed {
 		if !declared[n.Name] {
 			extra = append(extra, n.Name)
 		}
 	}
 	sort.Strings(extra)
 	for _, name := range extra {
-		p.add(StepUndeclared, PhaseK8s, name, "registered in the cluster but not declared in the topology")
+		steps = append(steps, NewStep(StepUndeclared, PhaseK8s, name, "registered in the cluster but not declared in the topology"))
 	}
+	return steps
 }
 
 // Add appends a step of kind in phase to p, acting on target, with its

@@ -129,23 +129,23 @@ func TestPlanBackendWithSeveralDefaults(t *testing.T) {
 
 	// Desired longhorn: Kubernetes uses longhorn, the newest: no step (the
 	// alphabetical pick, local-path, planned a migration here).
-	if p := BuildPlan(k3s("longhorn"), observe(handed, "v1.37.2+k3s1"), NodeCluster{}, PlanOptions{}); len(p.Steps) != 0 || len(p.Unknowns) != 0 {
+	if p := checkedPlan(t, k3s("longhorn"), observe(handed, "v1.37.2+k3s1"), NodeCluster{}, PlanOptions{}); len(p.Steps) != 0 || len(p.Unknowns) != 0 {
 		t.Errorf("desired longhorn: steps %s, unknowns %q; want none", fmtSteps(p.Steps), p.Unknowns)
 	}
 	// Desired local-path: a migration, saying which one Kubernetes uses.
-	p := BuildPlan(k3s("local-path"), observe(handed, "v1.37.2+k3s1"), NodeCluster{}, PlanOptions{})
+	p := checkedPlan(t, k3s("local-path"), observe(handed, "v1.37.2+k3s1"), NodeCluster{}, PlanOptions{})
 	want := []Step{mkStep(StepMigrateBackend, "local-path", "local-path", "desired backend local-path, cluster default StorageClass longhorn (driver.longhorn.io), the one Kubernetes uses of the 2 marked default (also: local-path)", "")}
 	if !reflect.DeepEqual(p.Steps, want) {
 		t.Errorf("desired local-path:\n%s\nwant:\n%s", fmtSteps(p.Steps), fmtSteps(want))
 	}
 	// Before 1.26 neither works.
-	p = BuildPlan(k3s("longhorn"), observe(handed, "v1.25.16+k3s1"), NodeCluster{}, PlanOptions{})
+	p = checkedPlan(t, k3s("longhorn"), observe(handed, "v1.25.16+k3s1"), NodeCluster{}, PlanOptions{})
 	if len(p.Steps) != 1 || p.Steps[0].Kind != StepMigrateBackend || !strings.Contains(p.Steps[0].Reason, "no default StorageClass that works: 2 StorageClasses are marked default") {
 		t.Errorf("before 1.26: %s", fmtSteps(p.Steps))
 	}
 	// A creation time missing: no step at all, an unknown.
 	noTime := []StorageClass{handed[0], {Name: "longhorn", Provisioner: "driver.longhorn.io", Default: true}}
-	p = BuildPlan(k3s("local-path"), observe(noTime, "v1.37.2"), NodeCluster{}, PlanOptions{})
+	p = checkedPlan(t, k3s("local-path"), observe(noTime, "v1.37.2"), NodeCluster{}, PlanOptions{})
 	if len(p.Steps) != 0 || len(p.Unknowns) != 1 || !strings.Contains(p.Unknowns[0].String(), "the creation time of longhorn was not read") ||
 		p.Unknowns[0].Subject != StorageSubject() || p.Unknowns[0].Reason != ReasonNotRead {
 		t.Errorf("creation time missing: steps %s, unknowns %q", fmtSteps(p.Steps), p.Unknowns)

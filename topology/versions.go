@@ -126,17 +126,28 @@ func KubeletSkewAllowed(k Version) int {
 	return 3
 }
 
+// nodeSet is what the version rules need of the nodes beyond their
+// kubelets: which the topology declares (only those get steps), and the
+// StepRef of the repair-node step planned for a node ("" when none), which
+// its first upgrade-node waits for.
+type nodeSet struct {
+	Declared map[string]bool
+	Repair   map[string]string
+}
+
 // versionJudge holds what the version rules produced for one plan.
 type versionJudge struct {
-	cpSteps, nodeSteps []Step
-	findings           []Finding
-	unknowns           []UnknownPart
+	steps    []Step
+	findings []Finding
+	unknowns []UnknownPart
 }
 
 // judgeVersions applies the version rules to a stack: desired is the
 // topology's kubernetes.version ("" when not declared), vs the observation's
-// versions, cal and asOf the support calendar and the day it is judged at
-// (zero: not judged).
+// versions, nodes the nodes the topology declares and the repair-node steps
+// planned for them, cal and asOf the support calendar and the day it is
+// judged at (zero: not judged). It returns the steps in a dependency order
+// (CheckOrder), the findings and the unknowns.
 //
 //   - desired vs the API server: the upgrade steps of UpgradePath; desired
 //     below the server is not a step but an error finding (a downgrade is not
@@ -144,15 +155,18 @@ type versionJudge struct {
 //     kubernetes.io "Upgrading kubeadm clusters"), and then nothing else is
 //     planned towards it;
 //   - kubelets, when desired is declared (and not below the server):
-//     upgrade-node steps for every registered node whose kubelet is behind
-//     it, one minor at a time (UpgradePath), after the control-plane steps;
-//     a kubelet above desired is an error finding;
+//     upgrade-node steps for every declared node (nodes.Declared) whose
+//     kubelet is behind it, one minor at a time, interleaved with the
+//     control-plane steps so that the skew policy holds at every step
+//     (planUpgrades); a node the topology does not declare gets no step,
+//     but its kubelet still counts; a kubelet above desired is an error
+//     finding;
 //   - kubelets vs the server (judgeKubelets); a kubelet version that does
 //     not parse (or is not reported) is an unknown of the plan when desired
 //     is declared (the node steps depend on it), else an info finding;
 //   - the calendar, for the server's minor and each kubelet minor
 //     (Calendar.JudgeSupport).
-func judgeVersions(desired string, vs Fact[VersionsState], cal Calendar, asOf time.Time) versionJudge {
+func judgeVersions(desired string, vs Fact[VersionsState], nodes nodeSet, cal Calendar, asOf time.Time) versionJudge {
 	var j versionJudge
 	if !vs.Known {
 		j.unknowns = append(j.unknowns, UnknownOf(VersionSubject("server version"), vs.Code, vs.Reason))
@@ -184,9 +198,7 @@ func judgeVersions(desired string, vs Fact[VersionsState], cal Calendar, asOf ti
 		case want.Major != server.Major:
 			j.unknowns = append(j.unknowns, UnknownOf(VersionSubject("kubernetes version"), ReasonUnrecognised, fmt.Sprintf("desired %s and the API server %s differ in major version; nestor plans upgrades within a major version only", desired, server)))
 		default:
-			if j.planControlPlane(desired, want, server, groups) {
-				j.planNodes(desired, want, groups, upgraded)
-			}
+			j.planUpgrades(desired, want, server, groups, nodes, upgraded)
 		}
 	}
 	j.judgeKubelets(server, groups, upgraded)
@@ -215,58 +227,70 @@ func judgeVersions(desired string, vs Fact[VersionsState], cal Calendar, asOf ti
 	return j
 }
 
-// planControlPlane adds the upgrade steps from server to want, each saying
-// which kubelets block it: a kubelet that would be farther behind the step's
-// target than KubeletSkewAllowed. want below the server is a downgrade
-// finding, and it returns false: nothing is planned towards a version the
-// cluster has left (the topology is to be fixed first).
-func (j *versionJudge) planControlPlane(desired string, want, server Version, groups []KubeletGroup) bool {
-	if server.Satisfies(want) {
-		return true
-	}
-	if CompareVersions(server, want) > 0 {
-		j.findings = append(j.findings, Finding{Severity: SeverityError, Kind: FindingDowngrade, Subject: VersionSubject("api-server"),
-			Message: fmt.Sprintf("kubernetes.version %s is below the API server's %s: a downgrade is not possible (nestor plans upgrades only); declare %s or later", desired, server, server.MinorString())})
-		return false
-	}
-	path := UpgradePath(server, want)
-	from := server.String()
-	for i, to := range path {
-		reason := fmt.Sprintf("API server %s → %s", from, to.Canonical())
-		if len(path) > 1 {
-			reason += fmt.Sprintf(" (step %d of %d to %s: the API server must not skip minors)", i+1, len(path), desired)
-		}
-		var blockers []string
-		for _, g := range groups {
-			k := g.Version
-			if !k.Known || k.Major != to.Major {
-				continue
-			}
-			if behind := to.Minor - k.Minor; behind > KubeletSkewAllowed(k) {
-				blockers = append(blockers, fmt.Sprintf("kubelet %s %s would be %d minors behind %s, more than the %d the version skew policy allows: upgrade it to %d.%d or later first",
-					k, onNodes(g), behind, to.MinorString(), KubeletSkewAllowed(k), k.Major, to.Minor-KubeletSkewAllowed(k)))
-			}
-		}
-		if len(blockers) > 0 {
-			reason += "; blocked: " + strings.Join(blockers, "; ")
-		}
-		st := NewStep(StepUpgrade, PhaseK8s, "kubernetes", reason)
-		st.To = to.Canonical()
-		j.cpSteps = append(j.cpSteps, st)
-		from = to.Canonical()
-	}
-	return true
+// nodeTrack is one declared node's kubelet on its way to the desired
+// version: where it is now (k, as the sequence has moved it), the steps of
+// its UpgradePath not yet planned, and the step it waits for (its
+// repair-node, "" when none).
+type nodeTrack struct {
+	node  string
+	k     Version
+	path  []Version
+	next  int
+	from  string
+	total int
+	after string
 }
 
-// planNodes adds, for each node whose kubelet is behind want, the
-// upgrade-node steps of UpgradePath (nodes sorted by name); a kubelet above
-// want is an error finding.
-func (j *versionJudge) planNodes(desired string, want Version, groups []KubeletGroup, upgraded map[string]bool) {
-	type nodeKubelet struct {
-		node string
-		k    Version
+// step plans tr's next kubelet step and returns it.
+func (tr *nodeTrack) step(desired string) Step {
+	to := tr.path[tr.next]
+	reason := fmt.Sprintf("kubelet %s → %s", tr.from, to.Canonical())
+	if tr.total > 1 {
+		reason += fmt.Sprintf(" (step %d of %d to %s: one minor at a time, as kubeadm upgrades)", tr.next+1, tr.total, desired)
 	}
-	var behind []nodeKubelet
+	st := NewStep(StepUpgradeNode, PhaseK8s, tr.node, reason)
+	st.To = to.Canonical()
+	if tr.next == 0 && tr.after != "" {
+		st.Needs = []string{tr.after}
+	}
+	tr.k, tr.from = to, to.Canonical()
+	tr.next++
+	return st
+}
+
+// planUpgrades plans the move of the API server and the declared nodes'
+// kubelets from what runs to want, as one sequence in which every step
+// keeps the cluster within the version skew policy:
+//
+//   - the API server moves one minor at a time (UpgradePath: kubeadm
+//     upgrades the control plane one minor at a time, kubernetes.io
+//     "Upgrading kubeadm clusters": "Skipping MINOR versions when upgrading
+//     is unsupported");
+//   - before each of its steps, every declared node whose kubelet would be
+//     farther behind the step's version than KubeletSkewAllowed is moved,
+//     one minor at a time and never above the API server ("kubelet must not
+//     be newer than kube-apiserver", kubernetes.io "Version Skew Policy"),
+//     just far enough: the control-plane step names those kubelet steps
+//     (Step.Needs) and says why;
+//   - a kubelet no step of the plan moves (a node the topology does not
+//     declare, nodes.Declared false) that would be too far behind blocks
+//     the step: Step.Blocked names the node, the reason says what the
+//     operator must do;
+//   - then every declared node's remaining steps to want, node by node
+//     (sorted by name); a node's first step waits for its repair-node
+//     (nodes.Repair), which the plan puts before the version steps.
+//
+// want below the server is a downgrade finding and nothing is planned
+// (the topology is to be fixed first). A kubelet above want is an error
+// finding. upgraded gets the raw versions of the kubelets moved.
+func (j *versionJudge) planUpgrades(desired string, want, server Version, groups []KubeletGroup, nodes nodeSet, upgraded map[string]bool) {
+	if !server.Satisfies(want) && CompareVersions(server, want) > 0 {
+		j.findings = append(j.findings, Finding{Severity: SeverityError, Kind: FindingDowngrade, Subject: VersionSubject("api-server"),
+			Message: fmt.Sprintf("kubernetes.version %s is below the API server's %s: a downgrade is not possible (nestor plans upgrades only); declare %s or later", desired, server, server.MinorString())})
+		return
+	}
+	var tracks []*nodeTrack
+	var fixed []KubeletGroup // kubelets behind want that no step moves
 	for _, g := range groups {
 		k := g.Version
 		switch {
@@ -275,25 +299,77 @@ func (j *versionJudge) planNodes(desired string, want Version, groups []KubeletG
 			j.findings = append(j.findings, Finding{Severity: SeverityError, Kind: FindingDowngrade, Subject: VersionSubject("kubelet " + k.String()),
 				Message: fmt.Sprintf("kubelet %s %s is above kubernetes.version %s: a downgrade is not possible", k, onNodes(g), desired)})
 		default:
-			upgraded[k.Raw] = true
+			var stay []string
 			for _, n := range g.Nodes {
-				behind = append(behind, nodeKubelet{n, k})
+				if !nodes.Declared[n] {
+					stay = append(stay, n)
+					continue
+				}
+				upgraded[k.Raw] = true
+				path := UpgradePath(k, want)
+				tracks = append(tracks, &nodeTrack{node: n, k: k, path: path, from: k.String(), total: len(path), after: nodes.Repair[n]})
+			}
+			if len(stay) > 0 {
+				fixed = append(fixed, KubeletGroup{Version: k, Count: len(stay), Nodes: stay})
 			}
 		}
 	}
-	sort.Slice(behind, func(a, b int) bool { return behind[a].node < behind[b].node })
-	for _, nk := range behind {
-		path := UpgradePath(nk.k, want)
-		from := nk.k.String()
-		for i, to := range path {
-			reason := fmt.Sprintf("kubelet %s → %s", from, to.Canonical())
-			if len(path) > 1 {
-				reason += fmt.Sprintf(" (step %d of %d to %s: one minor at a time, as kubeadm upgrades)", i+1, len(path), desired)
+	sort.Slice(tracks, func(a, b int) bool { return tracks[a].node < tracks[b].node })
+
+	path := UpgradePath(server, want)
+	cur, from := server, server.String()
+	for i, to := range path {
+		var pre []Step
+		var needs, why, blockers []string
+		var blocked []Subject
+		for _, tr := range tracks {
+			before, beforeV := tr.from, tr.k
+			moved := false
+			for tr.next < len(tr.path) && to.Minor-tr.k.Minor > KubeletSkewAllowed(tr.k) && tr.path[tr.next].Minor <= cur.Minor {
+				pre = append(pre, tr.step(desired))
+				moved = true
 			}
-			st := NewStep(StepUpgradeNode, PhaseK8s, nk.node, reason)
-			st.To = to.Canonical()
-			j.nodeSteps = append(j.nodeSteps, st)
-			from = to.Canonical()
+			if moved {
+				last := pre[len(pre)-1]
+				needs = append(needs, StepRef(last))
+				why = append(why, fmt.Sprintf("kubelet %s on %s would otherwise be %d minors behind %s, more than the %d the version skew policy allows", before, tr.node, to.Minor-beforeV.Minor, to.MinorString(), KubeletSkewAllowed(beforeV)))
+			}
+		}
+		for _, g := range fixed {
+			k := g.Version
+			if behind := to.Minor - k.Minor; behind > KubeletSkewAllowed(k) {
+				who, verb := "it is", "declare it under nodes:"
+				if len(g.Nodes) > 1 {
+					who, verb = "they are", "declare them under nodes:"
+				}
+				blockers = append(blockers, fmt.Sprintf("kubelet %s %s would be %d minors behind %s, more than the %d the version skew policy allows, and %s not declared in the topology, so no step of this plan upgrades it: upgrade it to %d.%d or later outside nestor, or %s, first",
+					k, onNodes(g), behind, to.MinorString(), KubeletSkewAllowed(k), who, k.Major, to.Minor-KubeletSkewAllowed(k), verb))
+				for _, n := range g.Nodes {
+					blocked = append(blocked, NodeSubject(n))
+				}
+			}
+		}
+		reason := fmt.Sprintf("API server %s → %s", from, to.Canonical())
+		if len(path) > 1 {
+			reason += fmt.Sprintf(" (step %d of %d to %s: the API server must not skip minors)", i+1, len(path), desired)
+		}
+		if len(needs) > 0 {
+			reason += fmt.Sprintf("; after %s: %s", strings.Join(needs, ", "), strings.Join(why, "; "))
+		}
+		if len(blockers) > 0 {
+			reason += "; blocked: " + strings.Join(blockers, "; ")
+		}
+		st := NewStep(StepUpgrade, PhaseK8s, "kubernetes", reason)
+		st.To = to.Canonical()
+		st.Needs = needs
+		st.Blocked = blocked
+		j.steps = append(j.steps, pre...)
+		j.steps = append(j.steps, st)
+		cur, from = to, to.Canonical()
+	}
+	for _, tr := range tracks {
+		for tr.next < len(tr.path) {
+			j.steps = append(j.steps, tr.step(desired))
 		}
 	}
 }

@@ -47,6 +47,12 @@ type finding struct {
 	has     string
 }
 
+// withNeeds is s with Needs set to refs.
+func withNeeds(s Step, refs ...string) Step {
+	s.Needs = refs
+	return s
+}
+
 func checkFindings(t *testing.T, got []Finding, want []finding) {
 	t.Helper()
 	if got == nil {
@@ -75,7 +81,7 @@ func fmtFindings(fs []Finding) string {
 const skewNote = "kubelet v1.34.1+rke2r1 on skew3 is 3 minors behind the API server v1.37.2, the most the version skew policy allows: the API server cannot be upgraded to 1.38 until this kubelet is upgraded"
 
 func TestBuildPlanVersions(t *testing.T) {
-	blocked := "; blocked: kubelet v1.34.1+rke2r1 on skew3 would be %d minors behind %s, more than the 3 the version skew policy allows: upgrade it to %s or later first"
+	after := "; after upgrade-node skew3 → %s: kubelet %s on skew3 would otherwise be %d minors behind %s, more than the 3 the version skew policy allows"
 	skewError := finding{SeverityError, FindingKubeletSkew, "kubelet v1.34.1+rke2r1", skewNote}
 	tests := []struct {
 		name     string
@@ -104,14 +110,14 @@ func TestBuildPlanVersions(t *testing.T) {
 			},
 		},
 		{
-			name:    "1.38: one control-plane upgrade, blocked by the kubelet at the skew limit, then the nodes",
+			name:    "1.38: the kubelet at the skew limit moves one minor first, then the control plane, then the nodes",
 			version: "1.38",
 			steps: []Step{
-				mkStep(StepUpgrade, "k8s", "kubernetes", "API server v1.37.2 → 1.38"+fmt.Sprintf(blocked, 4, "1.38", "1.35"), "1.38"),
+				mkStep(StepUpgradeNode, "k8s", "skew3", "kubelet v1.34.1+rke2r1 → 1.35 (step 1 of 4 to 1.38: one minor at a time, as kubeadm upgrades)", "1.35"),
+				withNeeds(mkStep(StepUpgrade, "k8s", "kubernetes", "API server v1.37.2 → 1.38"+fmt.Sprintf(after, "1.35", "v1.34.1+rke2r1", 4, "1.38"), "1.38"), "upgrade-node skew3 → 1.35"),
 				mkStep(StepUpgradeNode, "k8s", "skew1", "kubelet v1.37.2 → 1.38", "1.38"),
 				mkStep(StepUpgradeNode, "k8s", "skew2", "kubelet v1.36.4 → 1.37 (step 1 of 2 to 1.38: one minor at a time, as kubeadm upgrades)", "1.37"),
 				mkStep(StepUpgradeNode, "k8s", "skew2", "kubelet 1.37 → 1.38 (step 2 of 2 to 1.38: one minor at a time, as kubeadm upgrades)", "1.38"),
-				mkStep(StepUpgradeNode, "k8s", "skew3", "kubelet v1.34.1+rke2r1 → 1.35 (step 1 of 4 to 1.38: one minor at a time, as kubeadm upgrades)", "1.35"),
 				mkStep(StepUpgradeNode, "k8s", "skew3", "kubelet 1.35 → 1.36 (step 2 of 4 to 1.38: one minor at a time, as kubeadm upgrades)", "1.36"),
 				mkStep(StepUpgradeNode, "k8s", "skew3", "kubelet 1.36 → 1.37 (step 3 of 4 to 1.38: one minor at a time, as kubeadm upgrades)", "1.37"),
 				mkStep(StepUpgradeNode, "k8s", "skew3", "kubelet 1.37 → 1.38 (step 4 of 4 to 1.38: one minor at a time, as kubeadm upgrades)", "1.38"),
@@ -119,18 +125,18 @@ func TestBuildPlanVersions(t *testing.T) {
 			findings: []finding{skewError},
 		},
 		{
-			name:    "1.39: two control-plane upgrades in order, each blocked by skew3 only, then the nodes",
+			name:    "1.39: each control-plane step after the one kubelet step it needs, then the nodes",
 			version: "1.39",
 			steps: []Step{
-				mkStep(StepUpgrade, "k8s", "kubernetes", "API server v1.37.2 → 1.38 (step 1 of 2 to 1.39: the API server must not skip minors)"+fmt.Sprintf(blocked, 4, "1.38", "1.35"), "1.38"),
-				mkStep(StepUpgrade, "k8s", "kubernetes", "API server 1.38 → 1.39 (step 2 of 2 to 1.39: the API server must not skip minors)"+fmt.Sprintf(blocked, 5, "1.39", "1.36"), "1.39"),
+				mkStep(StepUpgradeNode, "k8s", "skew3", "kubelet v1.34.1+rke2r1 → 1.35 (step 1 of 5 to 1.39: one minor at a time, as kubeadm upgrades)", "1.35"),
+				withNeeds(mkStep(StepUpgrade, "k8s", "kubernetes", "API server v1.37.2 → 1.38 (step 1 of 2 to 1.39: the API server must not skip minors)"+fmt.Sprintf(after, "1.35", "v1.34.1+rke2r1", 4, "1.38"), "1.38"), "upgrade-node skew3 → 1.35"),
+				mkStep(StepUpgradeNode, "k8s", "skew3", "kubelet 1.35 → 1.36 (step 2 of 5 to 1.39: one minor at a time, as kubeadm upgrades)", "1.36"),
+				withNeeds(mkStep(StepUpgrade, "k8s", "kubernetes", "API server 1.38 → 1.39 (step 2 of 2 to 1.39: the API server must not skip minors)"+fmt.Sprintf(after, "1.36", "1.35", 4, "1.39"), "1.39"), "upgrade-node skew3 → 1.36"),
 				mkStep(StepUpgradeNode, "k8s", "skew1", "kubelet v1.37.2 → 1.38 (step 1 of 2 to 1.39: one minor at a time, as kubeadm upgrades)", "1.38"),
 				mkStep(StepUpgradeNode, "k8s", "skew1", "kubelet 1.38 → 1.39 (step 2 of 2 to 1.39: one minor at a time, as kubeadm upgrades)", "1.39"),
 				mkStep(StepUpgradeNode, "k8s", "skew2", "kubelet v1.36.4 → 1.37 (step 1 of 3 to 1.39: one minor at a time, as kubeadm upgrades)", "1.37"),
 				mkStep(StepUpgradeNode, "k8s", "skew2", "kubelet 1.37 → 1.38 (step 2 of 3 to 1.39: one minor at a time, as kubeadm upgrades)", "1.38"),
 				mkStep(StepUpgradeNode, "k8s", "skew2", "kubelet 1.38 → 1.39 (step 3 of 3 to 1.39: one minor at a time, as kubeadm upgrades)", "1.39"),
-				mkStep(StepUpgradeNode, "k8s", "skew3", "kubelet v1.34.1+rke2r1 → 1.35 (step 1 of 5 to 1.39: one minor at a time, as kubeadm upgrades)", "1.35"),
-				mkStep(StepUpgradeNode, "k8s", "skew3", "kubelet 1.35 → 1.36 (step 2 of 5 to 1.39: one minor at a time, as kubeadm upgrades)", "1.36"),
 				mkStep(StepUpgradeNode, "k8s", "skew3", "kubelet 1.36 → 1.37 (step 3 of 5 to 1.39: one minor at a time, as kubeadm upgrades)", "1.37"),
 				mkStep(StepUpgradeNode, "k8s", "skew3", "kubelet 1.37 → 1.38 (step 4 of 5 to 1.39: one minor at a time, as kubeadm upgrades)", "1.38"),
 				mkStep(StepUpgradeNode, "k8s", "skew3", "kubelet 1.38 → 1.39 (step 5 of 5 to 1.39: one minor at a time, as kubeadm upgrades)", "1.39"),
@@ -184,7 +190,7 @@ func TestBuildPlanVersions(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			p := BuildPlan(skewTopology(tc.version), skewObserved(), NodeCluster{}, PlanOptions{})
+			p := checkedPlan(t, skewTopology(tc.version), skewObserved(), NodeCluster{}, PlanOptions{})
 			if !reflect.DeepEqual(p.Steps, tc.steps) {
 				t.Errorf("steps:\n%s\nwant:\n%s", fmtSteps(p.Steps), fmtSteps(tc.steps))
 			}
@@ -192,6 +198,9 @@ func TestBuildPlanVersions(t *testing.T) {
 				t.Errorf("unknowns = %q, want none", p.Unknowns)
 			}
 			checkFindings(t, p.Findings, tc.findings)
+			if err := CheckOrder(p, DeriveVersions(skewObserved().ServerVersion, skewObserved().Nodes)); err != nil {
+				t.Errorf("not a valid order:\n%v", err)
+			}
 			for _, s := range p.Steps {
 				if !s.IsChange() {
 					t.Errorf("%s is not counted as a change", s.Kind)
@@ -330,7 +339,7 @@ func TestBuildPlanKubeletSkew(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			p := BuildPlan(skewTopology(tc.version), tc.obs, NodeCluster{}, PlanOptions{})
+			p := checkedPlan(t, skewTopology(tc.version), tc.obs, NodeCluster{}, PlanOptions{})
 			n := 0
 			for _, s := range p.Steps {
 				if s.Kind == StepUpgrade || s.Kind == StepUpgradeNode {
@@ -362,7 +371,7 @@ func TestBuildPlanKubeletSkew(t *testing.T) {
 // and each kubelet minor; a zero AsOf judges nothing.
 func TestBuildPlanCalendar(t *testing.T) {
 	today := day(2026, 11, 30)
-	p := BuildPlan(skewTopology(""), skewObserved(), NodeCluster{}, PlanOptions{AsOf: today})
+	p := checkedPlan(t, skewTopology(""), skewObserved(), NodeCluster{}, PlanOptions{AsOf: today})
 	checkFindings(t, p.Findings, []finding{
 		{SeverityInfo, FindingKubeletBehind, "kubelet v1.36.4", "1 minor behind"},
 		{SeverityError, FindingKubeletSkew, "kubelet v1.34.1+rke2r1", skewNote},
@@ -379,17 +388,17 @@ func TestBuildPlanCalendar(t *testing.T) {
 	// life, and so is 1.36; at 2026-12-01 nothing is.
 	o := skewObserved()
 	o.Nodes = KnownFact([]NodeState{{Name: "skew1", Ready: true, KubeletVersion: "v1.37.2"}})
-	p = BuildPlan(skewTopology("1.37"), o, NodeCluster{}, PlanOptions{AsOf: day(2027, 11, 1)})
+	p = checkedPlan(t, skewTopology("1.37"), o, NodeCluster{}, PlanOptions{AsOf: day(2027, 11, 1)})
 	checkFindings(t, p.Findings, []finding{
 		{SeverityWarning, FindingEndOfLife, "1.37", "1.37 reached end of life upstream on 2027-10-28, 4 days ago: no more patch releases, security fixes included (the API server; kubelet v1.37.2 on skew1)"},
 	})
-	p = BuildPlan(skewTopology("1.37"), o, NodeCluster{}, PlanOptions{AsOf: day(2026, 12, 1)})
+	p = checkedPlan(t, skewTopology("1.37"), o, NodeCluster{}, PlanOptions{AsOf: day(2026, 12, 1)})
 	checkFindings(t, p.Findings, []finding{})
 
 	// Zero AsOf: nothing about dates, even for an ended minor.
 	o.ServerVersion = KnownFact("v1.30.0")
 	o.Nodes = KnownFact([]NodeState{{Name: "skew1", Ready: true, KubeletVersion: "v1.30.0"}})
-	p = BuildPlan(skewTopology(""), o, NodeCluster{}, PlanOptions{})
+	p = checkedPlan(t, skewTopology(""), o, NodeCluster{}, PlanOptions{})
 	checkFindings(t, p.Findings, []finding{})
 }
 
@@ -474,7 +483,7 @@ func TestDeriveVersions(t *testing.T) {
 // severity, kind, subject, message.
 func TestPlanFindingsJSON(t *testing.T) {
 	for _, obs := range []*Observed{nil, healthyDirqual(), skewObserved()} {
-		b, err := json.Marshal(BuildPlan(dirqual(), obs, NodeCluster{}, PlanOptions{AsOf: day(2026, 11, 30)}))
+		b, err := json.Marshal(checkedPlan(t, dirqual(), obs, NodeCluster{}, PlanOptions{AsOf: day(2026, 11, 30)}))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -518,7 +527,7 @@ func TestSeverity(t *testing.T) {
 func TestBuildPlanDoesNotModifyObserved(t *testing.T) {
 	o := skewObserved()
 	before, _ := json.Marshal(o)
-	BuildPlan(skewTopology("1.39"), o, NodeCluster{}, PlanOptions{AsOf: time.Now()})
+	checkedPlan(t, skewTopology("1.39"), o, NodeCluster{}, PlanOptions{AsOf: time.Now()})
 	after, _ := json.Marshal(o)
 	if string(before) != string(after) {
 		t.Errorf("BuildPlan modified the observation:\n%s\n%s", before, after)

@@ -72,8 +72,13 @@ var (
 //     finding; unknown → unknown. Size, autoscaling, min or max different →
 //     update-pool naming the field; node_type or zone different →
 //     replace-pool (they cannot change in place); a version below the
-//     cluster's (cluster ready) → upgrade-pool X → Y; above it → unknown (a
-//     pool can never be ahead of its control plane).
+//     cluster's (cluster ready) → upgrade-pool X → Y, Y the cluster's
+//     version after its planned upgrade, which the step then needs (the
+//     provider upgrades a pool to its cluster's version only: UpgradePool);
+//     above it → unknown (a pool can never be ahead of its control plane).
+//     A pool the cluster's upgrade would leave beyond the version skew
+//     policy holds it back when declared, blocks it when not
+//     (holdForPools).
 //   - nodes of a pool that is not moving: creating, starting, registering,
 //     rebooting, upgrading, deleting → waiting (surge and leaving nodes
 //     never make a pool's size drift: size is the pool's field); not_ready
@@ -121,6 +126,9 @@ func JudgeKapsule(t *topology.Topology, k *topology.KapsuleObserved) KapsuleJudg
 		if want := t.Kubernetes.AutoUpgrade; want != nil && *want != cluster.AutoUpgrade {
 			j.add(topology.StepUpdateCluster, topology.PhaseCluster, "auto_upgrade", fmt.Sprintf("auto_upgrade %t → %t", cluster.AutoUpgrade, *want))
 		}
+	}
+	if clusterReady {
+		j.holdForPools(t, k)
 	}
 	// A pool step is planned only on a cluster that can take one (ready,
 	// or waiting for its first pool); while the cluster is moving, locked
@@ -376,20 +384,96 @@ func (j *KapsuleJudgement) poolStatus(p topology.KapsulePool) bool {
 	return true
 }
 
-// judgePoolVersion compares a pool's version with its ready cluster's:
-// behind is upgrade-pool; ahead is unknown (a pool can never be ahead of
-// its control plane); a version that does not parse is unknown.
+// clusterUpgrade is the cluster's upgrade step of the judgement so far,
+// nil when none is planned.
+func (j *KapsuleJudgement) clusterUpgrade() *topology.Step {
+	for i := range j.Steps {
+		if j.Steps[i].Kind == topology.StepUpgrade {
+			return &j.Steps[i]
+		}
+	}
+	return nil
+}
+
+// holdForPools keeps the cluster's planned upgrade within the version
+// skew policy for every pool (a pool's nodes are kubelets: at most
+// topology.KubeletSkewAllowed minors behind the control plane,
+// kubernetes.io "Version Skew Policy"). A declared pool that the upgrade
+// would leave farther behind holds it back: the upgrade is not planned
+// (the pool is upgraded to the cluster's version first, an upgrade-pool of
+// this plan, and the next preview plans the cluster's); a pool the topology
+// does not declare, which no step moves, blocks it (Step.Blocked), and the
+// reason says what the operator must do. A pool moving or whose version
+// does not parse is judged elsewhere.
+func (j *KapsuleJudgement) holdForPools(t *topology.Topology, k *topology.KapsuleObserved) {
+	up := j.clusterUpgrade()
+	if up == nil || !k.Pools.Known {
+		return
+	}
+	to := topology.ParseVersion(up.To)
+	declared := map[string]bool{}
+	for _, p := range t.Pools {
+		declared[p.Name] = true
+	}
+	var held, blockers []string
+	for _, p := range k.Pools.Value {
+		pv := topology.ParseVersion(p.Version)
+		if !pv.Known || pv.Major != to.Major || poolMoving[p.Status] {
+			continue
+		}
+		allowed := topology.KubeletSkewAllowed(pv)
+		behind := to.Minor - pv.Minor
+		if behind <= allowed {
+			continue
+		}
+		if declared[p.Name] {
+			held = append(held, fmt.Sprintf("pool %s at %s would be %d minors behind %s, more than the %d the version skew policy allows", p.Name, p.Version, behind, to.MinorString(), allowed))
+			continue
+		}
+		blockers = append(blockers, fmt.Sprintf("pool %s at %s would be %d minors behind %s, more than the %d the version skew policy allows, and it is not declared in the topology, so no step of this plan upgrades it: upgrade it to the cluster's version outside nestor (scw k8s pool upgrade), or declare it under pools:, first", p.Name, p.Version, behind, to.MinorString(), allowed))
+		up.Blocked = append(up.Blocked, topology.PoolSubject(p.Name))
+	}
+	if len(held) > 0 {
+		ref := topology.StepRef(*up)
+		steps := j.Steps[:0]
+		for _, s := range j.Steps {
+			if s.Kind != topology.StepUpgrade {
+				steps = append(steps, s)
+			}
+		}
+		j.Steps = steps
+		j.finding(topology.SeverityWarning, topology.FindingProviderVersions, clusterVersion(), "%s is not planned yet: %s; the pool is upgraded to the cluster's version first, then preview again", ref, strings.Join(held, "; "))
+		return
+	}
+	if len(blockers) > 0 {
+		up.Reason += "; blocked: " + strings.Join(blockers, "; ")
+	}
+}
+
+// judgePoolVersion compares a pool's version with its ready cluster's,
+// as it will be after the cluster's planned upgrade (clusterUpgrade):
+// behind is upgrade-pool to it, after that upgrade (Step.Needs; the
+// provider upgrades a pool only to its cluster's version: Scaleway
+// Kubernetes API v1, UpgradePool); ahead is unknown (a pool can never be
+// ahead of its control plane); a version that does not parse is unknown.
 func (j *KapsuleJudgement) judgePoolVersion(p topology.KapsulePool, c topology.KapsuleCluster) {
 	subject := topology.PoolSubject(p.Name)
 	cv, pv := topology.ParseVersion(c.Version), topology.ParseVersion(p.Version)
+	target, why, up := cv, "the cluster's version", j.clusterUpgrade()
+	if up != nil {
+		target, why = topology.ParseVersion(up.To), "the cluster's version after "+topology.StepRef(*up)
+	}
 	switch {
 	case !cv.Known:
 	case !pv.Known || !pv.HasPatch || !cv.HasPatch:
 		j.unknown(subject, topology.ReasonUnrecognised, fmt.Sprintf("version \"%s\" cannot be compared with the cluster's %s", p.Version, c.Version))
-	case topology.CompareVersions(pv, cv) < 0:
-		j.upgrade(topology.StepUpgradePool, topology.PhasePools, p.Name, p.Version, cv.Canonical(), "the cluster's version")
 	case topology.CompareVersions(pv, cv) > 0:
 		j.unknown(subject, topology.ReasonUnrecognised, fmt.Sprintf("version %s is ahead of the cluster's %s, which the provider never allows", p.Version, c.Version))
+	case topology.CompareVersions(pv, target) < 0:
+		j.upgrade(topology.StepUpgradePool, topology.PhasePools, p.Name, p.Version, target.Canonical(), why)
+		if up != nil {
+			j.Steps[len(j.Steps)-1].Needs = []string{topology.StepRef(*up)}
+		}
 	}
 }
 

@@ -185,12 +185,30 @@ func TestJudgeKapsule(t *testing.T) {
 		{name: "minor above: one minor at a time, only what is offered", topo: kapsuleTopo("1.37", nil), edit: func(k *topology.KapsuleObserved) {
 			k.Available = topology.KnownFact([]string{"1.35.8", "1.36.1", "1.36.4"})
 			k.Cluster.Value.UpgradeAvailable = true
-		}, steps: "upgrade cluster: 1.35.3 → 1.36.4 (offered by the provider; one minor at a time)",
+		}, steps: "upgrade cluster: 1.35.3 → 1.36.4 (offered by the provider; one minor at a time)\n" +
+			"upgrade-pool default: 1.35.3 → 1.36.4 (the cluster's version after upgrade cluster → 1.36.4)\n" +
+			"upgrade-pool burst: 1.35.3 → 1.36.4 (the cluster's version after upgrade cluster → 1.36.4)",
 			findings: []string{"info cluster: desired 1.37: the provider offers the next minor only once the cluster runs 1.36"}},
 		{name: "declared next patch offered", topo: kapsuleTopo("1.36.1", nil), edit: func(k *topology.KapsuleObserved) {
 			k.Available = topology.KnownFact([]string{"1.35.8", "1.36.1", "1.36.4"})
 			k.Cluster.Value.UpgradeAvailable = true
-		}, steps: "upgrade cluster: 1.35.3 → 1.36.1 (offered by the provider; one minor at a time)"},
+		}, steps: "upgrade cluster: 1.35.3 → 1.36.1 (offered by the provider; one minor at a time)\n" +
+			"upgrade-pool default: 1.35.3 → 1.36.1 (the cluster's version after upgrade cluster → 1.36.1)\n" +
+			"upgrade-pool burst: 1.35.3 → 1.36.1 (the cluster's version after upgrade cluster → 1.36.1)"},
+		{name: "a declared pool the next minor would leave beyond the skew policy: it moves first, the cluster's upgrade waits", topo: kapsuleTopo("1.36", nil), edit: func(k *topology.KapsuleObserved) {
+			k.Available = topology.KnownFact([]string{"1.36.1"})
+			k.Cluster.Value.UpgradeAvailable = true
+			k.Pools.Value[1].Version = "1.32.9"
+		}, steps: "upgrade-pool burst: 1.32.9 → 1.35.3 (the cluster's version)",
+			findings: []string{"warning cluster: upgrade cluster → 1.36.1 is not planned yet: pool burst at 1.32.9 would be 4 minors behind 1.36, more than the 3 the version skew policy allows; the pool is upgraded to the cluster's version first, then preview again"}},
+		{name: "an undeclared pool the next minor would leave beyond the skew policy: the upgrade is blocked, no step for the pool", topo: kapsuleTopo("1.36", nil,
+			topology.Pool{Name: "default", NodeType: "PRO2-XXS", Size: 3}), edit: func(k *topology.KapsuleObserved) {
+			k.Available = topology.KnownFact([]string{"1.36.1"})
+			k.Cluster.Value.UpgradeAvailable = true
+			k.Pools.Value[1].Version = "1.32.9"
+		}, steps: "upgrade cluster: 1.35.3 → 1.36.1 (offered by the provider; one minor at a time); blocked: pool burst at 1.32.9 would be 4 minors behind 1.36, more than the 3 the version skew policy allows, and it is not declared in the topology, so no step of this plan upgrades it: upgrade it to the cluster's version outside nestor (scw k8s pool upgrade), or declare it under pools:, first\n" +
+			"upgrade-pool default: 1.35.3 → 1.36.1 (the cluster's version after upgrade cluster → 1.36.1)\n" +
+			"undeclared burst: a pool of the cluster not declared in the topology"},
 		{name: "next minor not offered: unknown, no guessed step", topo: kapsuleTopo("1.36", nil), edit: func(k *topology.KapsuleObserved) {
 			k.Available = topology.KnownFact([]string{"1.35.8"})
 			k.Cluster.Value.UpgradeAvailable = true
@@ -210,7 +228,9 @@ func TestJudgeKapsule(t *testing.T) {
 		{name: "patch behind without auto-upgrade: a step", topo: kapsuleTopo("1.35.8", nil), edit: func(k *topology.KapsuleObserved) {
 			k.Cluster.Value.UpgradeAvailable = true
 			k.Available = topology.KnownFact([]string{"1.35.8"})
-		}, steps: "upgrade cluster: 1.35.3 → 1.35.8 (offered by the provider)"},
+		}, steps: "upgrade cluster: 1.35.3 → 1.35.8 (offered by the provider)\n" +
+			"upgrade-pool default: 1.35.3 → 1.35.8 (the cluster's version after upgrade cluster → 1.35.8)\n" +
+			"upgrade-pool burst: 1.35.3 → 1.35.8 (the cluster's version after upgrade cluster → 1.35.8)"},
 		{name: "upgrade_available disagrees with the list", topo: kapsuleTopo("1.35", nil), edit: func(k *topology.KapsuleObserved) {
 			k.Cluster.Value.UpgradeAvailable = true
 		}, findings: []string{"warning cluster: the cluster says upgrade_available=true, its available-versions list offers none"}},
@@ -244,6 +264,9 @@ func TestJudgeKapsule(t *testing.T) {
 				tc.edit(k)
 			}
 			j := JudgeKapsule(tc.topo, k)
+			if err := topology.CheckOrder(topology.Plan{Steps: j.Steps}, topology.UnknownFact[topology.VersionsState](topology.Because(topology.ReasonNotRead, "a managed cluster"))); err != nil {
+				t.Errorf("not a valid order:\n%v", err)
+			}
 			if got := steps(j); got != tc.steps {
 				t.Errorf("steps:\n%s\nwant:\n%s", got, tc.steps)
 			}

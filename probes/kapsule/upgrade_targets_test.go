@@ -10,7 +10,8 @@ import (
 
 // TestUpgradeTargetsOfKapsuleSteps: the steps JudgeKapsule plans are read
 // by topology.UpgradeTargets (the "FROM → TO" of their reasons), and the
-// provider's forced move uses this kind's warning window.
+// provider's forced move uses this kind's warning window. The pools follow
+// the cluster to its new version, after its upgrade.
 func TestUpgradeTargetsOfKapsuleSteps(t *testing.T) {
 	k := healthy()
 	c := k.Cluster.Value
@@ -24,10 +25,10 @@ func TestUpgradeTargetsOfKapsuleSteps(t *testing.T) {
 	plan := topology.Plan{Steps: j.Steps}
 	asOf := time.Date(2026, 5, 1, 0, 0, 0, 0, time.UTC)
 	d := topology.UpgradeTargets(plan, &topology.Observed{Kapsule: k}, KapsuleCalendarWarnDays, asOf)
-	if len(d.Targets) != 1 || d.Targets[0].To.Canonical() != "1.35.2" || !reflect.DeepEqual(d.Targets[0].Steps, []string{"upgrade cluster → 1.35.2"}) {
+	if len(d.Targets) != 1 || d.Targets[0].To.Canonical() != "1.35.2" || !reflect.DeepEqual(d.Targets[0].Steps, []string{"upgrade cluster → 1.35.2", "upgrade-pool default → 1.35.2", "upgrade-pool burst → 1.35.2"}) {
 		t.Errorf("steps:\n%s\ntargets %+v", steps(j), d.Targets)
 	}
-	if !reflect.DeepEqual(d.Drains, []string{"upgrade-pool default → 1.34.3"}) {
+	if !reflect.DeepEqual(d.Drains, []string{"upgrade-pool default → 1.35.2", "upgrade-pool burst → 1.35.2"}) {
 		t.Errorf("steps:\n%s\ndrains %q", steps(j), d.Drains)
 	}
 

@@ -165,7 +165,11 @@ func TestBuildPlanLima(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			got := topology.BuildPlan(tc.topo(), tc.obs(), Rules{}, topology.PlanOptions{})
+			obs := tc.obs()
+			got := topology.BuildPlan(tc.topo(), obs, Rules{}, topology.PlanOptions{})
+			if err := topology.CheckOrder(got, topology.DeriveVersions(obs.ServerVersion, obs.Nodes)); err != nil {
+				t.Errorf("not a valid order:\n%v", err)
+			}
 			if !reflect.DeepEqual(got.Steps, tc.steps) {
 				t.Errorf("steps:\n%s\nwant:\n%s", fmtSteps(got.Steps), fmtSteps(tc.steps))
 			}

@@ -29,6 +29,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"nestor.dev/nestor/tests/harness"
+	"nestor.dev/nestor/topology"
 )
 
 // nestorUA is the prefix of nestor's user agent (nestor/<version>); the audit
@@ -582,10 +583,13 @@ type previewDoc struct {
 }
 
 type planStep struct {
-	Kind   string `json:"kind"`
-	Phase  string `json:"phase"`
-	Target string `json:"target"`
-	Reason string `json:"reason"`
+	Kind    string        `json:"kind"`
+	Phase   string        `json:"phase"`
+	Target  string        `json:"target"`
+	Reason  string        `json:"reason"`
+	To      string        `json:"to"`
+	Needs   []string      `json:"needs"`
+	Blocked []jsonSubject `json:"blocked"`
 }
 
 // decodePreview decodes the -o json document of r (exactly one JSON value on
@@ -603,7 +607,35 @@ func decodePreview(t testing.TB, r result) previewDoc {
 	if doc.FormatVersion != 2 {
 		t.Errorf("format_version = %d, want 2", doc.FormatVersion)
 	}
+	checkPlanOrder(t, r.stdout)
 	return doc
+}
+
+// checkPlanOrder decodes the plan and the versions of preview's -o json
+// document doc into nestor's own types and fails t unless the plan is a
+// valid order (topology.CheckOrder): every plan an end-to-end test reads is
+// checked against the real API server's versions.
+func checkPlanOrder(t testing.TB, doc string) {
+	t.Helper()
+	var d struct {
+		Actual *struct {
+			Versions *topology.Fact[topology.VersionsState] `json:"versions"`
+		} `json:"actual"`
+		Plan *topology.Plan `json:"plan"`
+	}
+	if err := json.Unmarshal([]byte(doc), &d); err != nil {
+		t.Fatalf("preview -o json: %v", err)
+	}
+	if d.Plan == nil {
+		return
+	}
+	vs := topology.UnknownFact[topology.VersionsState](topology.Because(topology.ReasonNotRead, "not in the document"))
+	if d.Actual != nil && d.Actual.Versions != nil {
+		vs = *d.Actual.Versions
+	}
+	if err := topology.CheckOrder(*d.Plan, vs); err != nil {
+		t.Errorf("preview -o json: the plan is not a valid order:\n%v", err)
+	}
 }
 
 // changeSteps are the plan's steps that change something (not undeclared).

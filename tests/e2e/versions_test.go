@@ -40,7 +40,9 @@ type versionsDoc struct {
 	} `json:"actual"`
 	Plan struct {
 		Steps []struct {
-			Kind, Phase, Target, Reason string
+			Kind, Phase, Target, Reason, To string
+			Needs                           []string
+			Blocked                         []jsonSubject
 		} `json:"steps"`
 		Findings []struct {
 			Severity, Kind, Message string
@@ -72,6 +74,12 @@ func (d versionsDoc) findings(kind string) []string {
 // versionsWorld writes stack skew (the three fixture nodes, local-path)
 // declaring kubernetes.version: version ("" for none).
 func versionsWorld(t *testing.T, c *harness.Cluster, version string) *world {
+	return versionsWorldOf(t, c, version, "skew1", "skew2", "skew3")
+}
+
+// versionsWorldOf is versionsWorld declaring the nodes named (skew1 the
+// control plane, the others workers).
+func versionsWorldOf(t *testing.T, c *harness.Cluster, version string, nodes ...string) *world {
 	t.Helper()
 	w := newWorld(t, c)
 	w.kubeconfig(c, filepath.Join(w.Home, ".kube", "skew.config"), harness.IdentityReadOnly, "")
@@ -79,9 +87,16 @@ func versionsWorld(t *testing.T, c *harness.Cluster, version string) *world {
 	if version != "" {
 		k = fmt.Sprintf("kubernetes:\n  version: %q\n", version)
 	}
-	w.stackFile("skew", fmt.Sprintf("name: skew\ntarget_kind: prod\nkubeconfig: ~/.kube/skew.config\nendpoint: %s\n%snodes:\n"+
-		"  - {name: skew1, role: control-plane}\n  - {name: skew2, role: worker}\n  - {name: skew3, role: worker}\n"+
-		"backend: local-path\nlayers: [local-path]\n", c.URL, k))
+	var decl strings.Builder
+	for _, n := range nodes {
+		role := "worker"
+		if n == "skew1" {
+			role = "control-plane"
+		}
+		fmt.Fprintf(&decl, "  - {name: %s, role: %s}\n", n, role)
+	}
+	w.stackFile("skew", fmt.Sprintf("name: skew\ntarget_kind: prod\nkubeconfig: ~/.kube/skew.config\nendpoint: %s\n%snodes:\n%s"+
+		"backend: local-path\nlayers: [local-path]\n", c.URL, k, decl.String()))
 	return w
 }
 
@@ -92,6 +107,7 @@ func previewVersions(t *testing.T, w *world, args ...string) (versionsDoc, resul
 	if err := json.Unmarshal([]byte(r.stdout), &d); err != nil {
 		t.Fatalf("preview -o json: %v\n%s", err, r)
 	}
+	checkPlanOrder(t, r.stdout)
 	return d, r
 }
 
@@ -146,6 +162,59 @@ func TestVersions(t *testing.T) {
 		}
 		if down := d.findings("downgrade"); len(down) != 1 || !strings.HasPrefix(down[0], "error") {
 			t.Errorf("1.36: downgrade findings %q", down)
+		}
+	})
+
+	t.Run("1.40: each control-plane step after the kubelet steps it needs, named", func(t *testing.T) {
+		d, _ := previewVersions(t, versionsWorld(t, c, "1.40"))
+		var refs []string
+		for _, s := range d.Plan.Steps {
+			ref := s.Kind + " " + s.Target
+			if s.To != "" {
+				ref += " → " + s.To
+			}
+			refs = append(refs, ref)
+		}
+		head := []string{"upgrade-node skew3 → 1.35", "upgrade kubernetes → 1.38", "upgrade-node skew3 → 1.36", "upgrade kubernetes → 1.39",
+			"upgrade-node skew2 → 1.37", "upgrade-node skew3 → 1.37", "upgrade kubernetes → 1.40"}
+		if len(refs) < len(head) || strings.Join(refs[:len(head)], "\n") != strings.Join(head, "\n") {
+			t.Errorf("steps:\n%s\nwant them to start with:\n%s", strings.Join(refs, "\n"), strings.Join(head, "\n"))
+		}
+		for _, s := range d.Plan.Steps {
+			if s.Kind == "upgrade" && s.To == "1.40" && strings.Join(s.Needs, ", ") != "upgrade-node skew2 → 1.37, upgrade-node skew3 → 1.37" {
+				t.Errorf("upgrade → 1.40 needs %q", s.Needs)
+			}
+			if len(s.Blocked) > 0 || strings.Contains(s.Reason, "blocked") {
+				t.Errorf("a blocked step where the plan moves every kubelet: %s %s (%s)", s.Kind, s.Target, s.Reason)
+			}
+		}
+		// The text view numbers them and prints what each waits for.
+		w := versionsWorld(t, c, "1.40")
+		r := w.run(nil, "preview", "--stacks", w.Stacks, "--stack", "skew")
+		wantContains(t, "preview", r.stdout,
+			"   1. ~ upgrade-node skew3  (kubelet v1.34.1+rke2r1 → 1.35 (step 1 of 6 to 1.40: one minor at a time, as kubeadm upgrades))\n"+
+				"   2. ~ upgrade kubernetes  (API server v1.37.2 → 1.38 (step 1 of 3 to 1.40: the API server must not skip minors); after upgrade-node skew3 → 1.35: kubelet v1.34.1+rke2r1 on skew3 would otherwise be 4 minors behind 1.38, more than the 3 the version skew policy allows)\n"+
+				"        ↳ after 1. upgrade-node skew3 → 1.35\n")
+	})
+
+	t.Run("a node not declared: no step for it, and the upgrade it would leave beyond the skew is blocked", func(t *testing.T) {
+		d, _ := previewVersions(t, versionsWorldOf(t, c, "1.38", "skew1", "skew2"))
+		for _, s := range d.Plan.Steps {
+			if s.Target == "skew3" && s.Kind != "undeclared" {
+				t.Errorf("a change step for the undeclared skew3: %s (%s)", s.Kind, s.Reason)
+			}
+		}
+		if und := d.steps("undeclared"); len(und) != 1 || !strings.HasPrefix(und[0], "skew3: ") {
+			t.Errorf("undeclared steps: %q", und)
+		}
+		up := d.steps("upgrade")
+		if len(up) != 1 || !strings.Contains(up[0], "; blocked: kubelet v1.34.1+rke2r1 on skew3 would be 4 minors behind 1.38, more than the 3 the version skew policy allows, and it is not declared in the topology, so no step of this plan upgrades it: upgrade it to 1.35 or later outside nestor, or declare it under nodes:, first") {
+			t.Errorf("upgrade steps: %q", up)
+		}
+		for _, s := range d.Plan.Steps {
+			if s.Kind == "upgrade" && (len(s.Blocked) != 1 || s.Blocked[0].Key != "nodes/skew3") {
+				t.Errorf("upgrade blocked by %+v, want node skew3", s.Blocked)
+			}
 		}
 	})
 

@@ -43,7 +43,7 @@ func TestMarkdownLiteral(t *testing.T) {
 			row = l
 		}
 	}
-	want := `| ~ | upgrade-node | dirqual2 | see &#64;admin &#35;12 &lt;img src=x&gt; \*\*bold\*\* \[x\](http://evil) ` + "\\`code\\`" + ` a\|b line2 \_u\_ \~s\~ |`
+	want := `| ~ | repair-node | dirqual2 | see &#64;admin &#35;12 &lt;img src=x&gt; \*\*bold\*\* \[x\](http://evil) ` + "\\`code\\`" + ` a\|b line2 \_u\_ \~s\~ |`
 	if row != want {
 		t.Errorf("row\n%s\nwant\n%s", row, want)
 	}

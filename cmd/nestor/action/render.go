@@ -395,6 +395,14 @@ func renderPlan(w io.Writer, r *Report, p palette, actualShown bool) {
 	// placed are the findings shown under the step they concern
 	// (Finding.Step); the others are listed under FINDINGS.
 	placed := map[int]bool{}
+	// number is each step's number as printed, by its StepRef: a step
+	// that needs another (Step.Needs) names it by that number.
+	number := make(map[string]int, len(r.Plan.Steps))
+	for i, s := range r.Plan.Steps {
+		if _, dup := number[topology.StepRef(s)]; !dup {
+			number[topology.StepRef(s)] = i + 1
+		}
+	}
 	n := 0
 	for _, s := range r.Plan.Steps {
 		n++
@@ -409,6 +417,9 @@ func renderPlan(w io.Writer, r *Report, p palette, actualShown bool) {
 			mark = "±"
 		}
 		fmt.Fprintf(w, "  %2d. %s %s %s  %s\n", n, mark, s.Kind, p.bold(s.Target), p.dim("("+s.Reason+")"))
+		for _, need := range s.Needs {
+			fmt.Fprintf(w, "        ↳ %s\n", p.dim(fmt.Sprintf("after %d. %s", number[need], need)))
+		}
 		ref := topology.StepRef(s)
 		for i, f := range r.Plan.Findings {
 			if f.Step != "" && f.Step == ref && !placed[i] {

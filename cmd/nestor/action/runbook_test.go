@@ -17,13 +17,21 @@ import (
 // server and whose kubelets are kubelets, the topology declaring version
 // ("" for none), judged at asOf.
 func versionsReport(version, server string, asOf time.Time, kubelets ...string) *Report {
+	return versionsReportWithout("", version, server, asOf, kubelets...)
+}
+
+// versionsReportWithout is versionsReport with node undeclared registered
+// but not declared in the topology.
+func versionsReportWithout(undeclared, version, server string, asOf time.Time, kubelets ...string) *Report {
 	topo := goldenTopology()
 	topo.Kubernetes.Version = version
 	topo.Nodes, topo.Layers, topo.Backend = nil, nil, ""
 	var nodes []topology.NodeState
 	for i, k := range kubelets {
 		name := string(rune('a'+i)) + "1"
-		topo.Nodes = append(topo.Nodes, topology.Node{Name: name, Role: topology.RoleControlPlane})
+		if name != undeclared {
+			topo.Nodes = append(topo.Nodes, topology.Node{Name: name, Role: topology.RoleControlPlane})
+		}
 		nodes = append(nodes, topology.NodeState{Name: name, Ready: true, ReadyStatus: "True", Roles: []string{"control-plane"}, KubeletVersion: k})
 	}
 	obs := &topology.Observed{ServerVersion: topology.KnownFact(server), Nodes: topology.KnownFact(nodes),
@@ -54,6 +62,8 @@ func TestRunbookQuotesTheFindings(t *testing.T) {
 		versionsReport("1.37", "v1.37.2", time.Date(2027, 9, 1, 0, 0, 0, 0, time.UTC), "v1.37.2"),
 		versionsReport("", "v1.99.0", nov, "v1.99.0"),
 		versionsReport("1.37", "v1.36.2", nov, "v1.36.2"),
+		versionsReport("1.38", "v1.37.2", nov, "v1.37.2", "v1.34.1"),
+		versionsReportWithout("b1", "1.38", "v1.37.2", nov, "v1.37.2", "v1.34.1"),
 	}
 	type line struct{ text, kind string }
 	var printed []line
