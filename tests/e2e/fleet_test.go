@@ -174,7 +174,7 @@ func TestFleet(t *testing.T) {
 		var fromFleet, fromPreview any
 		// A status's age is counted from each read: the two reads are
 		// seconds apart.
-		age := regexp.MustCompile(`checked [0-9]+ s ago`)
+		age := regexp.MustCompile(`checked [0-9]+ (s|min) ago`)
 		if err := json.Unmarshal(age.ReplaceAll(s.Report, []byte("checked N s ago")), &fromFleet); err != nil {
 			t.Fatal(err)
 		}
