@@ -5,15 +5,14 @@
 //
 //	go run ./cmd/nestor-docs -man DIR -completions DIR [-date RFC3339]
 //
-// The pages' date is -date, else $SOURCE_DATE_EPOCH (reproducible-builds.org's
-// convention, seconds since the epoch), else today.
+// The pages' date is -date (a release passes its commit's date, so that
+// two builds of a commit make the same pages), else today.
 package main
 
 import (
 	"flag"
 	"fmt"
 	"os"
-	"strconv"
 	"time"
 
 	"nestor.dev/nestor/cmd/nestor/app"
@@ -30,14 +29,14 @@ func run(args []string) error {
 	fs := flag.NewFlagSet("nestor-docs", flag.ContinueOnError)
 	man := fs.String("man", "", "write the man pages (section 1) into `DIR`")
 	comp := fs.String("completions", "", "write the bash, zsh, fish and PowerShell completion scripts into `DIR`")
-	dateFlag := fs.String("date", "", "the man pages' date, RFC 3339 (default $SOURCE_DATE_EPOCH, else now)")
+	dateFlag := fs.String("date", "", "the man pages' date, RFC 3339 (default now)")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
 	if fs.NArg() > 0 || (*man == "" && *comp == "") {
 		return fmt.Errorf("usage: nestor-docs -man DIR -completions DIR [-date RFC3339]")
 	}
-	date, err := pageDate(*dateFlag, os.Getenv("SOURCE_DATE_EPOCH"))
+	date, err := pageDate(*dateFlag)
 	if err != nil {
 		return err
 	}
@@ -58,22 +57,14 @@ func run(args []string) error {
 	return nil
 }
 
-// pageDate is the date of the man pages: flag (RFC 3339), else epoch
-// (seconds), else now.
-func pageDate(flag, epoch string) (time.Time, error) {
-	switch {
-	case flag != "":
-		t, err := time.Parse(time.RFC3339, flag)
-		if err != nil {
-			return time.Time{}, fmt.Errorf("-date %q: not RFC 3339 (2026-12-03T15:43:07Z): %w", flag, err)
-		}
-		return t, nil
-	case epoch != "":
-		n, err := strconv.ParseInt(epoch, 10, 64)
-		if err != nil {
-			return time.Time{}, fmt.Errorf("SOURCE_DATE_EPOCH %q: not a number of seconds: %w", epoch, err)
-		}
-		return time.Unix(n, 0), nil
+// pageDate is the date of the man pages: flag (RFC 3339), else now.
+func pageDate(flag string) (time.Time, error) {
+	if flag == "" {
+		return time.Now(), nil
 	}
-	return time.Now(), nil
+	t, err := time.Parse(time.RFC3339, flag)
+	if err != nil {
+		return time.Time{}, fmt.Errorf("-date %q: not RFC 3339 (2026-12-03T15:43:07Z): %w", flag, err)
+	}
+	return t, nil
 }
