@@ -13,6 +13,8 @@ import (
 	"time"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+
+	"nestor.dev/nestor/topology"
 )
 
 // TimeoutError is a read that did not finish within its bound (KubeOptions.
@@ -58,87 +60,100 @@ var forbiddenPathRE = regexp.MustCompile(`User "([^"]*)" cannot (\S+) path "([^"
 // secrets, and URLs carry no token. Control characters from the server
 // (escape sequences…) are removed (sanitize): the text is safe to print.
 func Classify(err error) string {
-	if err == nil {
-		return ""
-	}
-	return Sanitize(classify(err))
+	return Explain(err).Text
 }
 
-func classify(err error) string {
+// Explain is Classify with the reason's code: why err kept a part from
+// being read, from the closed set of topology.ReasonCode, and the same
+// words as Classify. A nil error is the zero Why.
+func Explain(err error) topology.Why {
+	if err == nil {
+		return topology.Why{}
+	}
+	code, text := classify(err)
+	return topology.Because(code, Sanitize(text))
+}
+
+func classify(err error) (topology.ReasonCode, string) {
 	var re *RetryError
 	if errors.As(err, &re) {
-		return re.Error()
+		return topology.ReasonServerError, re.Error()
 	}
 	var tl *TooLargeError
 	if errors.As(err, &tl) {
-		return tl.Error()
+		return topology.ReasonAnswerRefused, tl.Error()
 	}
 	var ie *InconsistentError
 	if errors.As(err, &ie) {
-		return ie.Error()
+		return topology.ReasonAnswerRefused, ie.Error()
 	}
 	var te *TimeoutError
 	if errors.As(err, &te) {
-		return te.Error()
+		return topology.ReasonTimedOut, te.Error()
 	}
 	var wr *WriteRefusedError
 	if errors.As(err, &wr) {
-		return "refused by nestor: " + wr.Error()
+		return topology.ReasonRefused, "refused by nestor: " + wr.Error()
 	}
 	var rr *RedirectRefusedError
 	if errors.As(err, &rr) {
-		return "refused by nestor: " + rr.Error()
+		return topology.ReasonRefused, "refused by nestor: " + rr.Error()
 	}
 	var hr *HostRefusedError
 	if errors.As(err, &hr) {
-		return "refused by nestor: " + hr.Error()
+		return topology.ReasonRefused, "refused by nestor: " + hr.Error()
 	}
 	if apierrors.IsForbidden(err) {
-		return forbiddenReason(err)
+		return topology.ReasonForbidden, forbiddenReason(err)
 	}
 	if apierrors.IsUnauthorized(err) {
-		return "unauthorized (the API server refused the credentials)"
+		return topology.ReasonUnauthorized, "unauthorized (the API server refused the credentials)"
 	}
 	if errors.Is(err, context.DeadlineExceeded) {
-		return "timed out"
+		return topology.ReasonTimedOut, "timed out"
 	}
 	if errors.Is(err, context.Canceled) {
-		return "canceled"
+		return topology.ReasonInterrupted, "canceled"
 	}
 	var cve *tls.CertificateVerificationError
 	if errors.As(err, &cve) {
-		return "TLS: " + cve.Err.Error()
+		return topology.ReasonTLS, "TLS: " + cve.Err.Error()
 	}
 	var uae x509.UnknownAuthorityError
 	if errors.As(err, &uae) {
-		return "TLS: " + uae.Error()
+		return topology.ReasonTLS, "TLS: " + uae.Error()
 	}
 	var he x509.HostnameError
 	if errors.As(err, &he) {
-		return "TLS: " + he.Error()
+		return topology.ReasonTLS, "TLS: " + he.Error()
 	}
 	var cie x509.CertificateInvalidError
 	if errors.As(err, &cie) {
-		return "TLS: " + cie.Error()
+		return topology.ReasonTLS, "TLS: " + cie.Error()
 	}
 	var rhe tls.RecordHeaderError
 	if errors.As(err, &rhe) {
-		return "TLS: the server did not answer with TLS (an http:// endpoint?)"
+		return topology.ReasonTLS, "TLS: the server did not answer with TLS (an http:// endpoint?)"
 	}
 	var dnsErr *net.DNSError
 	if errors.As(err, &dnsErr) {
-		return "unreachable: " + dnsErr.Error()
+		return topology.ReasonUnreachable, "unreachable: " + dnsErr.Error()
 	}
 	var ne net.Error
 	if errors.As(err, &ne) && ne.Timeout() {
-		return "timed out: " + innerText(err)
+		return topology.ReasonTimedOut, "timed out: " + innerText(err)
 	}
 	var op *net.OpError
 	if errors.As(err, &op) {
-		return "unreachable: " + op.Error()
+		return topology.ReasonUnreachable, "unreachable: " + op.Error()
 	}
 	if apierrors.IsTimeout(err) || apierrors.IsServerTimeout(err) {
-		return "timed out (the API server gave up): " + innerText(err)
+		return topology.ReasonTimedOut, "timed out (the API server gave up): " + innerText(err)
+	}
+	if apierrors.IsNotFound(err) {
+		var st apierrors.APIStatus
+		errors.As(err, &st)
+		return topology.ReasonNotServed, "notfound: " + st.Status().Message
 	}
 	var st apierrors.APIStatus
 	if errors.As(err, &st) {
@@ -147,9 +162,9 @@ func classify(err error) string {
 		if reason == "" {
 			reason = fmt.Sprintf("HTTP %d", s.Code)
 		}
-		return fmt.Sprintf("%s: %s", strings.ToLower(reason), s.Message)
+		return topology.ReasonServerError, fmt.Sprintf("%s: %s", strings.ToLower(reason), s.Message)
 	}
-	return innerText(err)
+	return topology.ReasonFailed, innerText(err)
 }
 
 // forbiddenReason shortens an RBAC refusal to "forbidden (user X cannot
@@ -195,18 +210,18 @@ func innerText(err error) string {
 // written: a 403 that came back at once stays "forbidden" even if another
 // read later used up the budget. An API status (403, 404, 410…) is never a
 // timeout; a transport error while the context is done is one.
-func failReason(ctx context.Context, budget time.Duration, err error) string {
+func failReason(ctx context.Context, budget time.Duration, err error) topology.Why {
 	var status apierrors.APIStatus
 	var retry *RetryError
 	if errors.As(err, &retry) {
-		return Classify(err) // what the server answered, not the deadline
+		return Explain(err) // what the server answered, not the deadline
 	}
 	isStatus := errors.As(err, &status)
 	timedOut := errors.Is(err, context.DeadlineExceeded) ||
 		strings.Contains(err.Error(), "would exceed context deadline") || // client-go's rate limiter
 		(!isStatus && errors.Is(ctx.Err(), context.DeadlineExceeded))
 	if timedOut {
-		return Classify(&TimeoutError{After: budget, Err: err})
+		return Explain(&TimeoutError{After: budget, Err: err})
 	}
-	return Classify(err)
+	return Explain(err)
 }

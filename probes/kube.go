@@ -196,7 +196,7 @@ func (t *Target) bound(ctx context.Context) (context.Context, context.CancelFunc
 func ReadNodes(ctx context.Context, t *Target) (topology.Fact[string], topology.Fact[[]topology.NodeState]) {
 	c, err := t.clients()
 	if err != nil {
-		r := Classify(err)
+		r := Explain(err)
 		return topology.UnknownFact[string](r), topology.UnknownFact[[]topology.NodeState](r)
 	}
 	ctx, cancel, budget := t.bound(ctx)
@@ -698,7 +698,7 @@ func readTarget(ctx context.Context, t *Target, topo *topology.Topology, withNod
 	)
 	c, err := t.clients()
 	if err != nil {
-		r := Classify(err)
+		r := Explain(err)
 		if withNodes {
 			ver = topology.UnknownFact[string](r)
 			nodes = topology.UnknownFact[[]topology.NodeState](r)
@@ -1088,7 +1088,12 @@ func listStorageClasses(ctx context.Context, c *clients) ([]topology.StorageClas
 type workloadList struct {
 	listHead
 	Items []struct {
-		Metadata objectMeta `json:"metadata"`
+		Metadata struct {
+			objectMeta
+			// Labels: app.kubernetes.io/part-of says which layer the
+			// workload belongs to (topology.LayerDef.IsMember).
+			Labels map[string]string `json:"labels"`
+		} `json:"metadata"`
 		Spec     struct {
 			// Replicas of a Deployment or StatefulSet; nil means the API's
 			// default of 1.
@@ -1183,7 +1188,7 @@ type workloadLists struct {
 	read []string
 	// errors maps each other namespace to its reason
 	// ("deployments in argocd: forbidden (…)"); nil when none failed.
-	errors map[string]string
+	errors map[string]topology.Why
 }
 
 // assembleWorkloads makes the workload facts of the lists' results. A
@@ -1209,17 +1214,17 @@ func assembleWorkloads(ctx context.Context, budget time.Duration, results []nsRe
 
 	out := workloadLists{read: []string{}}
 	items := []topology.WorkloadState{}
-	firstReason := ""
+	var firstReason topology.Why
 	for _, r := range results {
 		if r.err != nil {
 			reason := failReason(ctx, budget, r.err)
-			if firstReason == "" {
+			if firstReason.Text == "" {
 				firstReason = reason
 			}
 			if out.errors == nil {
-				out.errors = map[string]string{}
+				out.errors = map[string]topology.Why{}
 			}
-			out.errors[r.ns] = workloadResources[r.kind] + " in " + r.ns + ": " + reason
+			out.errors[r.ns] = reason.Prefixed(workloadResources[r.kind] + " in " + r.ns + ": ")
 			continue
 		}
 		out.read = append(out.read, r.ns)
@@ -1262,7 +1267,8 @@ func listWorkloadKind(ctx context.Context, c *clients, kind, ns string) ([]topol
 		return ks
 	}, func(l *workloadList) {
 		for _, it := range l.Items {
-			w := topology.WorkloadState{Kind: kind, Namespace: it.Metadata.Namespace, Name: it.Metadata.Name}
+			w := topology.WorkloadState{Kind: kind, Namespace: it.Metadata.Namespace, Name: it.Metadata.Name,
+				PartOf: SanitizeName(it.Metadata.Labels[labelPartOf])}
 			if w.Namespace == "" {
 				w.Namespace = ns
 			}
@@ -1283,6 +1289,10 @@ func listWorkloadKind(ctx context.Context, c *clients, kind, ns string) ([]topol
 	return out, nil
 }
 
+// labelPartOf is Kubernetes' recommended label naming the application a
+// workload is part of (kubernetes.io "Recommended Labels").
+const labelPartOf = "app.kubernetes.io/part-of"
+
 // replicas is spec.replicas with the API's default of 1 when unset.
 func replicas(r *int32) int32 {
 	if r == nil {
@@ -1298,7 +1308,7 @@ func replicas(r *int32) int32 {
 func ReadWorkloads(ctx context.Context, t *Target, ns string, kinds ...string) topology.Fact[[]topology.WorkloadState] {
 	c, err := t.clients()
 	if err != nil {
-		return topology.UnknownFact[[]topology.WorkloadState](Classify(err))
+		return topology.UnknownFact[[]topology.WorkloadState](Explain(err))
 	}
 	ctx, cancel, budget := t.bound(ctx)
 	defer cancel()

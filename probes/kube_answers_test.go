@@ -100,11 +100,11 @@ func TestForbiddenIsNotRelabelledTimeout(t *testing.T) {
 		{Name: "lb", Detect: &topology.Detect{Deployment: "b/y"}},
 	}}
 	_, facts := ProbeTarget(context.Background(), tg, topo)
-	if got := facts.WorkloadErrors["a"]; !strings.Contains(got, "forbidden") || strings.Contains(got, "timed out") {
-		t.Errorf("namespace a's 403 is reported as %q", got)
+	if got := facts.WorkloadErrors["a"]; !strings.Contains(got.Text, "forbidden") || strings.Contains(got.Text, "timed out") || got.Code != topology.ReasonForbidden {
+		t.Errorf("namespace a's 403 is reported as %+v", got)
 	}
-	if got := facts.WorkloadErrors["b"]; !strings.Contains(got, "timed out") {
-		t.Errorf("namespace b's hang is reported as %q", got)
+	if got := facts.WorkloadErrors["b"]; !strings.Contains(got.Text, "timed out") || got.Code != topology.ReasonTimedOut {
+		t.Errorf("namespace b's hang is reported as %+v", got)
 	}
 }
 

@@ -109,8 +109,8 @@ func TestReadNodesBlackholeEndsAtTimeout(t *testing.T) {
 		t.Errorf("WorkloadNamespaces = %q, want none read", facts.WorkloadNamespaces)
 	}
 	for _, ns := range []string{"argocd", "cnpg-system"} {
-		if r := facts.WorkloadErrors[ns]; !strings.HasPrefix(r, "deployments in "+ns+": timed out after 1.") {
-			t.Errorf("WorkloadErrors[%s] = %q", ns, r)
+		if r := facts.WorkloadErrors[ns]; !strings.HasPrefix(r.Text, "deployments in "+ns+": timed out after 1.") || r.Code != topology.ReasonTimedOut {
+			t.Errorf("WorkloadErrors[%s] = %+v", ns, r)
 		}
 	}
 	if len(facts.WorkloadErrors) != 2 {
@@ -153,27 +153,32 @@ func TestClassify(t *testing.T) {
 	tests := []struct {
 		err  error
 		want string
+		code topology.ReasonCode
 	}{
-		{nil, ""},
+		{nil, "", ""},
 		{statusErr(403, metav1.StatusReasonForbidden, `nodes is forbidden: User "nestor-noaccess" cannot list resource "nodes" in API group "" at the cluster scope`),
-			"forbidden (user nestor-noaccess cannot list nodes)"},
+			"forbidden (user nestor-noaccess cannot list nodes)", topology.ReasonForbidden},
 		{statusErr(403, metav1.StatusReasonForbidden, `deployments.apps is forbidden: User "bob" cannot list resource "deployments" in API group "apps" in the namespace "cnpg-system"`),
-			"forbidden (user bob cannot list deployments.apps in namespace cnpg-system)"},
-		{statusErr(403, metav1.StatusReasonForbidden, `forbidden: something else`), "forbidden (forbidden: something else)"},
-		{statusErr(401, metav1.StatusReasonUnauthorized, "Unauthorized"), "unauthorized (the API server refused the credentials)"},
-		{&TimeoutError{After: 10 * time.Second, Err: context.DeadlineExceeded}, "timed out after 10s"},
-		{fmt.Errorf("wrapped: %w", context.DeadlineExceeded), "timed out"},
-		{refused, "unreachable: dial tcp 127.0.0.1:1: connect: connection refused"},
+			"forbidden (user bob cannot list deployments.apps in namespace cnpg-system)", topology.ReasonForbidden},
+		{statusErr(403, metav1.StatusReasonForbidden, `forbidden: something else`), "forbidden (forbidden: something else)", topology.ReasonForbidden},
+		{statusErr(401, metav1.StatusReasonUnauthorized, "Unauthorized"), "unauthorized (the API server refused the credentials)", topology.ReasonUnauthorized},
+		{&TimeoutError{After: 10 * time.Second, Err: context.DeadlineExceeded}, "timed out after 10s", topology.ReasonTimedOut},
+		{fmt.Errorf("wrapped: %w", context.DeadlineExceeded), "timed out", topology.ReasonTimedOut},
+		{refused, "unreachable: dial tcp 127.0.0.1:1: connect: connection refused", topology.ReasonUnreachable},
 		{&url.Error{Op: "Get", URL: "https://nope.invalid/version", Err: &net.DNSError{Err: "no such host", Name: "nope.invalid"}},
-			"unreachable: lookup nope.invalid: no such host"},
-		{statusErr(500, metav1.StatusReasonInternalError, "etcd is down"), "internalerror: etcd is down"},
-		{&url.Error{Op: "Get", URL: "https://x/version", Err: errors.New("boom")}, "boom"},
+			"unreachable: lookup nope.invalid: no such host", topology.ReasonUnreachable},
+		{statusErr(500, metav1.StatusReasonInternalError, "etcd is down"), "internalerror: etcd is down", topology.ReasonServerError},
+		{statusErr(404, metav1.StatusReasonNotFound, "the server could not find the requested resource"), "notfound: the server could not find the requested resource", topology.ReasonNotServed},
+		{&url.Error{Op: "Get", URL: "https://x/version", Err: errors.New("boom")}, "boom", topology.ReasonFailed},
 		{&WriteRefusedError{Method: http.MethodPost, Path: "/api/v1/namespaces"},
-			"refused by nestor: nestor refused to send POST /api/v1/namespaces: read commands only send GET, HEAD and OPTIONS"},
+			"refused by nestor: nestor refused to send POST /api/v1/namespaces: read commands only send GET, HEAD and OPTIONS", topology.ReasonRefused},
 	}
 	for _, tc := range tests {
 		if got := Classify(tc.err); got != tc.want {
 			t.Errorf("Classify(%v) = %q, want %q", tc.err, got, tc.want)
+		}
+		if got := Explain(tc.err); got != topology.Because(tc.code, tc.want) {
+			t.Errorf("Explain(%v) = %+v, want code %q, text %q", tc.err, got, tc.code, tc.want)
 		}
 	}
 }
@@ -438,7 +443,7 @@ func TestProbeClusterNamespaceFailureStaysLocal(t *testing.T) {
 		t.Errorf("WorkloadNamespaces = %q, want argocd,kube-system", got)
 	}
 	wantErr := "deployments in harbor: forbidden (user bob cannot list deployments.apps in namespace harbor)"
-	if len(facts.WorkloadErrors) != 1 || facts.WorkloadErrors["harbor"] != wantErr {
+	if len(facts.WorkloadErrors) != 1 || facts.WorkloadErrors["harbor"] != topology.Because(topology.ReasonForbidden, wantErr) {
 		t.Errorf("WorkloadErrors = %q, want harbor: %q", facts.WorkloadErrors, wantErr)
 	}
 	// The declared layers' namespaces that exist are listed once the
@@ -460,8 +465,19 @@ func TestProbeClusterNamespaceFailureStaysLocal(t *testing.T) {
 	if l := byName["cilium"]; l.Health != topology.Healthy || !l.Declared {
 		t.Errorf("cilium = %+v, want declared healthy", l)
 	}
-	if l := byName["harbor"]; l.Health != topology.Unknown || !strings.Contains(l.Reason, wantErr) {
+	if l := byName["harbor"]; l.Health != topology.Unknown || !strings.Contains(l.Reason, wantErr) || l.Code != topology.ReasonForbidden {
 		t.Errorf("harbor = %+v, want unknown with %q", l, wantErr)
+	}
+	// The plan's unknown part for harbor says so, typed: the layer's key
+	// and the code of its namespace's refusal.
+	var harbor []topology.UnknownPart
+	for _, u := range topology.BuildPlan(topo, obs, topology.NodeCluster{}, topology.PlanOptions{}).Unknowns {
+		if u.Subject.Kind == topology.SubjectLayer && u.Subject.Name == "harbor" {
+			harbor = append(harbor, u)
+		}
+	}
+	if len(harbor) != 1 || harbor[0].Reason != topology.ReasonForbidden || harbor[0].Subject.Key != "layers/harbor" || !strings.Contains(harbor[0].String(), "layer harbor: ") {
+		t.Errorf("harbor's unknown parts = %+v, want one, forbidden, key layers/harbor", harbor)
 	}
 	if l, ok := byName["argocd"]; !ok || l.Declared || l.Health != topology.Healthy {
 		t.Errorf("argocd = %+v (found %v), want undeclared healthy", l, ok)
@@ -476,10 +492,10 @@ func TestListWorkloadsEveryNamespaceFailed(t *testing.T) {
 	topo := &topology.Topology{Path: "/s/x.yaml", Name: "x", TargetKind: topology.TargetProd, Layers: []topology.LayerRef{{Name: "harbor"}}}
 	_, _, facts := readTarget(context.Background(), tg, topo, false, topology.Fact[string]{}, topology.Fact[[]topology.NodeState]{})
 	want := "forbidden (user bob cannot list deployments.apps in namespace harbor)"
-	if facts.Workloads.Known || facts.Workloads.Reason != want {
+	if facts.Workloads.Known || facts.Workloads.Reason != want || facts.Workloads.Code != topology.ReasonForbidden {
 		t.Errorf("workloads = %+v, want unknown %q", facts.Workloads, want)
 	}
-	if len(facts.WorkloadNamespaces) != 0 || facts.WorkloadErrors["harbor"] == "" {
+	if len(facts.WorkloadNamespaces) != 0 || facts.WorkloadErrors["harbor"].Text == "" || facts.WorkloadErrors["harbor"].Code != topology.ReasonForbidden {
 		t.Errorf("read %q errors %q", facts.WorkloadNamespaces, facts.WorkloadErrors)
 	}
 }

@@ -82,23 +82,24 @@ func fillLayers(obs *topology.Observed, topo *topology.Topology, facts topology.
 	obs.Layers = []topology.LayerState{}
 	if topo != nil {
 		layers, unread := topology.ObserveLayers(topo, facts)
-		obs.Layers, obs.UndeclaredUnread = append(obs.Layers, layers...), unread
+		obs.Layers, obs.UndeclaredUnread, obs.UndeclaredUnreadCode = append(obs.Layers, layers...), unread.Text, unread.Code
 	}
 	obs.Storage = topology.DefaultStorage(facts, obs.ServerVersion)
 }
 
 // UnknownObservation is an observation where nothing of the cluster could be
 // read: every part unknown with reason, every declared layer unknown.
-func UnknownObservation(topo *topology.Topology, reason string) *topology.Observed {
+func UnknownObservation(topo *topology.Topology, why topology.Why) *topology.Observed {
+	reason := why.Text
 	obs := &topology.Observed{
-		ServerVersion: topology.UnknownFact[string](reason),
-		Nodes:         topology.UnknownFact[[]topology.NodeState](reason),
+		ServerVersion: topology.UnknownFact[string](why),
+		Nodes:         topology.UnknownFact[[]topology.NodeState](why),
 		Layers:        []topology.LayerState{},
-		Storage:       topology.UnknownFact[topology.StorageState](reason),
+		Storage:       topology.UnknownFact[topology.StorageState](why),
 	}
 	if topo != nil {
 		for _, ref := range topo.Layers {
-			obs.Layers = append(obs.Layers, topology.LayerState{Name: ref.Name, Declared: true, Health: topology.Unknown, Reason: reason})
+			obs.Layers = append(obs.Layers, topology.LayerState{Name: ref.Name, Declared: true, Health: topology.Unknown, Reason: reason, Code: why.Code})
 		}
 	}
 	return obs

@@ -549,7 +549,7 @@ func FileExists(p string) (bool, error) {
 // NoTargetObservation is the observation of a stack with nothing to read:
 // NoTarget with reason, every part unknown ("no target"), no layer state.
 func NoTargetObservation(reason string) *topology.Observed {
-	const r = "no target"
+	r := topology.Because(topology.ReasonNoTarget, "no target")
 	return &topology.Observed{
 		NoTarget: true, NoTargetReason: reason,
 		ServerVersion: topology.UnknownFact[string](r),

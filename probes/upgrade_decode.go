@@ -342,11 +342,11 @@ func IdentityLeases(leases []coordinationv1.Lease, now time.Time) (APIServerIden
 func InstancesFact(ids APIServerIdentities, err error) topology.Fact[int] {
 	switch {
 	case err != nil:
-		return topology.UnknownFact[int]("the API server identity leases: " + Classify(err))
+		return topology.UnknownFact[int](Explain(err).Prefixed("the API server identity leases: "))
 	case ids.Live == 0 && ids.Expired > 0:
-		return topology.UnknownFact[int](fmt.Sprintf("no live API server identity lease in kube-system (%d expired)", ids.Expired))
+		return topology.UnknownFact[int](topology.Because(topology.ReasonNotReported, fmt.Sprintf("no live API server identity lease in kube-system (%d expired)", ids.Expired)))
 	case ids.Live == 0:
-		return topology.UnknownFact[int]("no API server identity lease in kube-system (the APIServerIdentity feature may be off)")
+		return topology.UnknownFact[int](topology.Because(topology.ReasonNotReported, "no API server identity lease in kube-system (the APIServerIdentity feature may be off)"))
 	}
 	return topology.KnownFact(ids.Live)
 }

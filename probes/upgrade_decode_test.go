@@ -311,9 +311,9 @@ func TestInstancesFact(t *testing.T) {
 		want topology.Fact[int]
 	}{
 		{APIServerIdentities{Live: 3, Expired: 1}, nil, topology.KnownFact(3)},
-		{APIServerIdentities{Expired: 2}, nil, topology.UnknownFact[int]("no live API server identity lease in kube-system (2 expired)")},
-		{APIServerIdentities{}, nil, topology.UnknownFact[int]("no API server identity lease in kube-system (the APIServerIdentity feature may be off)")},
-		{APIServerIdentities{Live: 3}, errors.New("the kube-system Lease list holds apiserver-a twice"), topology.UnknownFact[int]("the API server identity leases: the kube-system Lease list holds apiserver-a twice")},
+		{APIServerIdentities{Expired: 2}, nil, topology.UnknownFact[int](topology.Because(topology.ReasonNotReported, "no live API server identity lease in kube-system (2 expired)"))},
+		{APIServerIdentities{}, nil, topology.UnknownFact[int](topology.Because(topology.ReasonNotReported, "no API server identity lease in kube-system (the APIServerIdentity feature may be off)"))},
+		{APIServerIdentities{Live: 3}, errors.New("the kube-system Lease list holds apiserver-a twice"), topology.UnknownFact[int](topology.Because(topology.ReasonFailed, "the API server identity leases: the kube-system Lease list holds apiserver-a twice"))},
 	}
 	for i, tt := range tests {
 		if got := InstancesFact(tt.ids, tt.err); got != tt.want {
@@ -345,7 +345,7 @@ process_start_time_seconds 1.79616337088e+09
 	if err != nil {
 		t.Fatal(err)
 	}
-	got = DeprecatedCallsFrom(m, topology.UnknownFact[int]("not read"))
+	got = DeprecatedCallsFrom(m, topology.UnknownFact[int](topology.Because(topology.ReasonFailed, "not read")))
 	if got.Complete || got.Limit != 200 || got.WindowStart != nil || got.Requests == nil {
 		t.Errorf("a cut read: %+v", got)
 	}

@@ -45,7 +45,7 @@ func (op *Opened) ReadUpgrade(ctx context.Context, due topology.UpgradeDue) topo
 	}
 	c, err := op.Target.clients()
 	if op.Target == nil || err != nil {
-		why := "the cluster's API server was not read: " + op.notReadReason(err)
+		why := op.notReadReason(err).Prefixed("the cluster's API server was not read: ")
 		if due.ReadsAPIs() {
 			f.Served = topology.UnknownFact[topology.ServedAPIs](why)
 			f.DeprecatedCalls = topology.UnknownFact[topology.DeprecatedCalls](why)
@@ -92,16 +92,16 @@ func (op *Opened) ReadUpgrade(ctx context.Context, due topology.UpgradeDue) topo
 // notReadReason says why op has no client: no target resolved, a
 // kubeconfig that did not load, none resolved (a managed stack read
 // through its provider alone), or err, the client's own refusal.
-func (op *Opened) notReadReason(err error) string {
+func (op *Opened) notReadReason(err error) topology.Why {
 	switch {
 	case op.NoTarget != nil:
-		return op.NoTarget.Error()
+		return topology.Because(topology.ReasonNoTarget, op.NoTarget.Error())
 	case op.LoadErr != nil:
-		return Classify(op.LoadErr)
+		return Explain(op.LoadErr)
 	case op.Target == nil:
-		return "no kubeconfig was resolved"
+		return topology.Because(topology.ReasonNoTarget, "no kubeconfig was resolved")
 	}
-	return Classify(err)
+	return Explain(err)
 }
 
 // readServed reads the two aggregated discovery documents.
@@ -124,12 +124,12 @@ func readServed(ctx context.Context, c *clients, budget time.Duration) topology.
 		err  error
 	}{{pathCoreDiscovery, coreErr}, {pathGroupDiscovery, groupsErr}} {
 		if e.err != nil {
-			return topology.UnknownFact[topology.ServedAPIs]("discovery (GET " + e.path + "): " + failReason(ctx, budget, e.err))
+			return topology.UnknownFact[topology.ServedAPIs](failReason(ctx, budget, e.err).Prefixed("discovery (GET " + e.path + "): "))
 		}
 	}
 	served, err := DecodeDiscovery(bytes.NewReader(core), bytes.NewReader(groups), DiscoveryLimit)
 	if err != nil {
-		return topology.UnknownFact[topology.ServedAPIs]("discovery: " + Sanitize(err.Error()))
+		return topology.UnknownFact[topology.ServedAPIs](topology.Because(topology.ReasonAnswerRefused, "discovery: "+Sanitize(err.Error())))
 	}
 	return topology.KnownFact(served)
 }
@@ -162,11 +162,11 @@ func readIdentityLeases(ctx context.Context, c *clients) (APIServerIdentities, e
 func readPDBs(ctx context.Context, c *clients, budget time.Duration) topology.Fact[[]topology.PDBState] {
 	body, err := c.get(ctx, pathPDBs, acceptJSON, nil, PDBListLimit, "the PodDisruptionBudget list")
 	if err != nil {
-		return topology.UnknownFact[[]topology.PDBState]("PodDisruptionBudgets (GET " + pathPDBs + "): " + failReason(ctx, budget, err))
+		return topology.UnknownFact[[]topology.PDBState](failReason(ctx, budget, err).Prefixed("PodDisruptionBudgets (GET " + pathPDBs + "): "))
 	}
 	pdbs, err := DecodePDBList(bytes.NewReader(body), PDBListLimit)
 	if err != nil {
-		return topology.UnknownFact[[]topology.PDBState]("PodDisruptionBudgets: " + Sanitize(err.Error()))
+		return topology.UnknownFact[[]topology.PDBState](topology.Because(topology.ReasonAnswerRefused, "PodDisruptionBudgets: "+Sanitize(err.Error())))
 	}
 	return topology.KnownFact(pdbs)
 }

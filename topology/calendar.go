@@ -199,7 +199,7 @@ func (c Calendar) JudgeSupport(v Version, who string, asOf time.Time) (Finding, 
 		return Finding{}, false
 	}
 	minor := v.MinorString()
-	f := Finding{Subject: minor}
+	f := Finding{Subject: VersionSubject(minor)}
 	st, e, days := c.Standing(v, asOf)
 	note := ""
 	if e.Estimated {

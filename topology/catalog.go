@@ -40,6 +40,7 @@ var catalog = []LayerDef{
 			{Kind: KindDaemonSet, Name: "cilium"},
 			{Kind: KindDeployment, Name: "cilium-operator"},
 		},
+		Members: Members{PartOf: []string{"cilium"}},
 	},
 	{
 		Name:       "calico",
@@ -51,6 +52,7 @@ var catalog = []LayerDef{
 			{Kind: KindDaemonSet, Name: "calico-node"},
 			{Kind: KindDeployment, Name: "calico-kube-controllers"},
 		},
+		Members: Members{Namespaces: []string{"calico-system"}},
 	},
 	{
 		Name:       "flannel",
@@ -60,6 +62,7 @@ var catalog = []LayerDef{
 		Workloads: []Workload{
 			{Kind: KindDaemonSet, Name: "kube-flannel-ds"},
 		},
+		Members: Members{Namespaces: []string{"kube-flannel"}},
 	},
 	{
 		Name:         "rook-ceph",
@@ -74,7 +77,8 @@ var catalog = []LayerDef{
 			{Kind: KindDeployment, Name: "rook-ceph-mgr-*"},
 			{Kind: KindDeployment, Name: "rook-ceph-osd-*"},
 		},
-		Status: rookCephStatus,
+		Members: Members{Namespaces: []string{"rook-ceph"}},
+		Status:  rookCephStatus,
 	},
 	{
 		Name:         "local-path",
@@ -85,6 +89,7 @@ var catalog = []LayerDef{
 		Workloads: []Workload{
 			{Kind: KindDeployment, Name: "local-path-provisioner", AltNames: []string{"*local-path-provisioner"}},
 		},
+		Members: Members{Namespaces: []string{"local-path-storage"}},
 	},
 	{
 		Name:         "longhorn",
@@ -98,7 +103,8 @@ var catalog = []LayerDef{
 			{Kind: KindDeployment, Name: "longhorn-driver-deployer"},
 			{Kind: KindDeployment, Name: "longhorn-ui"},
 		},
-		Status: longhornStatus,
+		Members: Members{Namespaces: []string{"longhorn-system"}},
+		Status:  longhornStatus,
 	},
 	{
 		Name:       "cnpg",
@@ -109,7 +115,8 @@ var catalog = []LayerDef{
 		Workloads: []Workload{
 			{Kind: KindDeployment, Name: "cnpg-controller-manager", AltNames: []string{"*cloudnative-pg"}},
 		},
-		Status: cnpgStatus,
+		Members: Members{Namespaces: []string{"cnpg-system"}},
+		Status:  cnpgStatus,
 	},
 	{
 		Name:       "kube-prometheus-stack",
@@ -121,7 +128,8 @@ var catalog = []LayerDef{
 			{Kind: KindDeployment, Name: "*kube-prometheus*-operator"},
 			{Kind: KindStatefulSet, Name: "prometheus-*kube-prometheus*-prometheus"},
 		},
-		Status: prometheusStatus,
+		Members: Members{PartOf: []string{"kube-prometheus-stack"}},
+		Status:  prometheusStatus,
 	},
 	{
 		Name:       "argocd",
@@ -134,7 +142,8 @@ var catalog = []LayerDef{
 			{Kind: KindDeployment, Name: "argocd-repo-server", AltNames: []string{"*-argocd-repo-server"}},
 			{Kind: KindStatefulSet, Name: "argocd-application-controller", AltNames: []string{"*-argocd-application-controller"}},
 		},
-		Status: argocdStatus,
+		Members: Members{Namespaces: []string{"argocd"}, PartOf: []string{"argocd"}},
+		Status:  argocdStatus,
 	},
 	{
 		Name:       "flux",
@@ -148,7 +157,8 @@ var catalog = []LayerDef{
 			{Kind: KindDeployment, Name: "helm-controller"},
 			{Kind: KindDeployment, Name: "notification-controller"},
 		},
-		Status: fluxStatus,
+		Members: Members{Namespaces: []string{"flux-system"}, PartOf: []string{"flux"}},
+		Status:  fluxStatus,
 	},
 	{
 		Name:       "cert-manager",
@@ -161,7 +171,8 @@ var catalog = []LayerDef{
 			{Kind: KindDeployment, Name: "cert-manager-cainjector", AltNames: []string{"*-cert-manager-cainjector", "*-cainjector"}},
 			{Kind: KindDeployment, Name: "cert-manager-webhook", AltNames: []string{"*-cert-manager-webhook", "*-webhook"}},
 		},
-		Status: certManagerStatus,
+		Members: Members{Namespaces: []string{"cert-manager"}, PartOf: []string{"cert-manager"}},
+		Status:  certManagerStatus,
 	},
 	{
 		Name:       "ingress-nginx",
@@ -171,6 +182,7 @@ var catalog = []LayerDef{
 		Workloads: []Workload{
 			{Kind: KindDeployment, Name: "ingress-nginx-controller", AltNames: []string{"*ingress-nginx-controller"}},
 		},
+		Members: Members{Namespaces: []string{"ingress-nginx"}},
 	},
 	{
 		Name:       "traefik",
@@ -181,6 +193,7 @@ var catalog = []LayerDef{
 		Workloads: []Workload{
 			{Kind: KindDeployment, Name: "traefik", AltNames: []string{"*-traefik"}},
 		},
+		Members: Members{Namespaces: []string{"traefik"}},
 	},
 	{
 		Name:       "metallb",
@@ -192,6 +205,7 @@ var catalog = []LayerDef{
 			{Kind: KindDeployment, Name: "controller", AltNames: []string{"*metallb-controller"}},
 			{Kind: KindDaemonSet, Name: "speaker", AltNames: []string{"*metallb-speaker"}},
 		},
+		Members: Members{Namespaces: []string{"metallb-system"}},
 	},
 	{
 		Name:       "external-secrets",
@@ -204,7 +218,8 @@ var catalog = []LayerDef{
 			{Kind: KindDeployment, Name: "external-secrets-webhook", AltNames: []string{"*-external-secrets-webhook"}},
 			{Kind: KindDeployment, Name: "external-secrets-cert-controller", AltNames: []string{"*-external-secrets-cert-controller"}},
 		},
-		Status: externalSecretsStatus,
+		Members: Members{Namespaces: []string{"external-secrets", "external-secrets-system"}},
+		Status:  externalSecretsStatus,
 	},
 	{
 		Name:       "metrics-server",
@@ -214,6 +229,7 @@ var catalog = []LayerDef{
 		Workloads: []Workload{
 			{Kind: KindDeployment, Name: "metrics-server", AltNames: []string{"*-metrics-server"}},
 		},
+		Members: Members{Namespaces: []string{"metrics-server"}},
 	},
 	{
 		Name:       "registry",
@@ -223,6 +239,7 @@ var catalog = []LayerDef{
 		Workloads: []Workload{
 			{Kind: KindDeployment, Name: "registry", AltNames: []string{"*docker-registry"}},
 		},
+		Members: Members{Namespaces: []string{"registry"}},
 	},
 	{
 		Name:       "harbor",
@@ -235,6 +252,7 @@ var catalog = []LayerDef{
 			{Kind: KindDeployment, Name: "harbor-registry", AltNames: []string{"*harbor-registry"}},
 			{Kind: KindDeployment, Name: "harbor-jobservice", AltNames: []string{"*harbor-jobservice"}},
 		},
+		Members: Members{Namespaces: []string{"harbor"}},
 	},
 }
 

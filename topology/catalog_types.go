@@ -1,6 +1,9 @@
 package topology
 
-import "time"
+import (
+	"slices"
+	"time"
+)
 
 // LayerDef says how a layer is recognised on a live cluster and which
 // workloads make it healthy. The catalog (Catalog) holds one per known layer;
@@ -18,12 +21,37 @@ type LayerDef struct {
 	Provisioners []string `json:"provisioners,omitempty"`
 	// Namespaces are where the layer's workloads live, in order of likelihood.
 	Namespaces []string `json:"namespaces,omitempty"`
-	// Workloads must all be found and available for the layer to be healthy.
+	// Workloads must all be found and available for the layer to be
+	// healthy; they, its CRD groups and its provisioners are how the layer
+	// is detected.
 	Workloads []Workload `json:"workloads,omitempty"`
+	// Members says which other workloads belong to the layer once it is
+	// detected: each is judged too, so a layer is all of its workloads,
+	// not a short list of names.
+	Members Members `json:"members,omitempty"`
 	// Status are the resources whose status says whether the layer does
 	// its job (JudgeStatus, EvaluateWithStatus); empty when its workloads
 	// alone decide.
 	Status []StatusResource `json:"status,omitempty"`
+}
+
+// Members are the workloads that belong to a layer beyond its named
+// Workloads: every workload of the namespaces the layer owns (its
+// manifests create them and nothing else lives there by default), and,
+// in any of its Namespaces, every workload whose app.kubernetes.io/part-of
+// label (Kubernetes' recommended labels, which the layers' charts set) is
+// one of PartOf.
+type Members struct {
+	Namespaces []string `json:"namespaces,omitempty"`
+	PartOf     []string `json:"part_of,omitempty"`
+}
+
+// IsMember reports whether ws belongs to the layer def by its Members.
+func (def LayerDef) IsMember(ws WorkloadState) bool {
+	if slices.Contains(def.Members.Namespaces, ws.Namespace) {
+		return true
+	}
+	return ws.PartOf != "" && slices.Contains(def.Members.PartOf, ws.PartOf) && slices.Contains(def.Namespaces, ws.Namespace)
 }
 
 // Workload names a workload of a layer. Name may be a path.Match pattern
@@ -65,7 +93,7 @@ type ClusterFacts struct {
 	// e.g. "deployments in argocd: forbidden (user bob cannot list
 	// deployments.apps in namespace argocd)". Evaluate gives it as the
 	// reason a workload there is unknown.
-	WorkloadErrors map[string]string `json:"workload_errors,omitempty"`
+	WorkloadErrors map[string]Why `json:"workload_errors,omitempty"`
 	// Status is what the layers' own status resources said (the declared
 	// layers' and the undeclared ones found): read with the other lists.
 	Status StatusFacts `json:"status"`
@@ -91,6 +119,9 @@ type WorkloadState struct {
 	Name      string `json:"name"`
 	Desired   int32  `json:"desired"`
 	Ready     int32  `json:"ready"`
+	// PartOf is its app.kubernetes.io/part-of label ("" when it has none):
+	// which layer it belongs to (LayerDef.IsMember).
+	PartOf string `json:"part_of,omitempty"`
 	// Containers are the pod template's containers (spec.template.spec.containers,
 	// init containers left out), with the image each sets: the upgrade
 	// judgement reads a layer's release from its main workload's image.

@@ -125,6 +125,25 @@ type evidence struct {
 	present, missing  bool // a sign was seen; a workload was not found (or not read)
 	problems, unread  []string
 	namespaceFailures []string
+	// code is the ReasonCode of the first part that could not be read.
+	code ReasonCode
+	// all is every workload, CRD group and StorageClass seen, in the
+	// order they were (LayerState.Detail).
+	all []string
+}
+
+// unknown records a part of the layer's evidence that could not be read:
+// its words, and its code when it is the first.
+func (e *evidence) unknown(why Why) {
+	e.unknowns = append(e.unknowns, why.Text)
+	e.because(why.Code)
+}
+
+// because keeps code as the evidence's code when none is kept yet.
+func (e *evidence) because(code ReasonCode) {
+	if e.code == "" {
+		e.code = code
+	}
 }
 
 // signals looks for the layer's CRD groups and provisioners, and for a
@@ -132,24 +151,26 @@ type evidence struct {
 func (e *evidence) signals(def LayerDef, facts ClusterFacts) {
 	if len(def.CRDGroups) > 0 {
 		if !facts.CRDGroups.Known {
-			e.unknowns = append(e.unknowns, "CRDs: "+reasonOr(facts.CRDGroups.Reason))
+			e.unknown(facts.CRDGroups.Why().Prefixed("CRDs: "))
 		} else {
 			for _, g := range def.CRDGroups {
 				if slices.Contains(facts.CRDGroups.Value, g) {
 					e.present = true
 					e.seen = append(e.seen, "CRD group "+g)
+					e.all = append(e.all, "CRD group "+g)
 				}
 			}
 		}
 	}
 	if len(def.Provisioners) > 0 {
 		if !facts.StorageClasses.Known {
-			e.unknowns = append(e.unknowns, "StorageClasses: "+reasonOr(facts.StorageClasses.Reason))
+			e.unknown(facts.StorageClasses.Why().Prefixed("StorageClasses: "))
 		} else {
 			for _, sc := range facts.StorageClasses.Value {
 				if slices.Contains(def.Provisioners, sc.Provisioner) {
 					e.present = true
 					e.seen = append(e.seen, "StorageClass "+sc.Name+" ("+sc.Provisioner+")")
+					e.all = append(e.all, "StorageClass "+sc.Name+" ("+sc.Provisioner+")")
 				}
 			}
 		}
@@ -157,7 +178,7 @@ func (e *evidence) signals(def LayerDef, facts ClusterFacts) {
 	if len(def.Workloads) == 0 && len(def.CRDGroups) == 0 && len(def.Provisioners) == 0 {
 		// Only namespaces: their existence is the signal.
 		if !facts.Namespaces.Known {
-			e.unknowns = append(e.unknowns, "namespaces: "+reasonOr(facts.Namespaces.Reason))
+			e.unknown(facts.Namespaces.Why().Prefixed("namespaces: "))
 		} else {
 			for _, ns := range def.Namespaces {
 				if slices.Contains(facts.Namespaces.Value, ns) {
@@ -181,24 +202,30 @@ func (e *evidence) workloads(def LayerDef, facts ClusterFacts) {
 		var own []string
 		for _, w := range def.Workloads {
 			for _, ns := range (workloadResult{w: w}).namespaces(def) {
-				if err, ok := facts.WorkloadErrors[ns]; ok && !slices.Contains(own, err) {
-					own = append(own, err)
+				if err, ok := facts.WorkloadErrors[ns]; ok && !slices.Contains(own, err.Text) {
+					own = append(own, err.Text)
+					e.because(err.Code)
 				}
 			}
 		}
 		if len(own) == 0 {
-			own = []string{"workloads: " + reasonOr(facts.Workloads.Reason)}
+			why := facts.Workloads.Why().Prefixed("workloads: ")
+			own = []string{why.Text}
+			e.because(why.Code)
 		}
 		e.unknowns = append(e.unknowns, own...)
 		e.missing = true
 		return
 	}
+	named := map[string]bool{}
 	for _, w := range def.Workloads {
 		r := lookWorkload(def, w, facts)
 		switch {
 		case len(r.matches) > 0:
 			e.present = true
 			for _, m := range r.matches {
+				named[workloadKey(m)] = true
+				e.all = append(e.all, describe(m))
 				if !available(m) {
 					e.problems = append(e.problems, describe(m))
 				} else {
@@ -208,19 +235,69 @@ func (e *evidence) workloads(def LayerDef, facts ClusterFacts) {
 		case len(r.unread) > 0 || len(r.failed) > 0:
 			e.missing = true
 			for _, ns := range r.failed {
-				if err := facts.WorkloadErrors[ns]; !slices.Contains(e.namespaceFailures, err) {
-					e.namespaceFailures = append(e.namespaceFailures, err)
+				if err := facts.WorkloadErrors[ns]; !slices.Contains(e.namespaceFailures, err.Text) {
+					e.namespaceFailures = append(e.namespaceFailures, err.Text)
+					e.because(err.Code)
 				}
 			}
 			if len(r.unread) > 0 {
 				e.unread = append(e.unread, fmt.Sprintf("%s %s (namespace %s not read)", w.Kind, w.Name, strings.Join(r.unread, ", ")))
+				e.because(ReasonNotRead)
 			}
 		default:
 			e.missing = true
 			e.problems = append(e.problems, fmt.Sprintf("%s %s not found in %s", w.Kind, w.Name, strings.Join(r.namespaces(def), ", ")))
 		}
 	}
+	if !e.present {
+		return // members are judged once the layer is detected
+	}
+	// The namespaces members may be in: a list that failed or was not
+	// made there leaves the layer's members unknown, never healthy.
+	for _, ns := range memberNamespaces(def) {
+		switch {
+		case slices.Contains(facts.WorkloadNamespaces, ns):
+		case facts.Namespaces.Known && !slices.Contains(facts.Namespaces.Value, ns):
+			// the namespace does not exist: no member is in it
+		default:
+			if err, failed := facts.WorkloadErrors[ns]; failed {
+				if !slices.Contains(e.namespaceFailures, err.Text) {
+					e.namespaceFailures = append(e.namespaceFailures, err.Text)
+				}
+				e.because(err.Code)
+			} else if u := "the layer's workloads (namespace " + ns + " not read)"; !slices.Contains(e.unread, u) {
+				e.unread = append(e.unread, u)
+				e.because(ReasonNotRead)
+			}
+		}
+	}
+	for _, ws := range facts.Workloads.Value {
+		if named[workloadKey(ws)] || !def.IsMember(ws) || !slices.Contains(facts.WorkloadNamespaces, ws.Namespace) {
+			continue
+		}
+		e.all = append(e.all, describe(ws))
+		switch {
+		case ws.Desired > 0 && ws.Ready < ws.Desired:
+			e.problems = append(e.problems, describe(ws))
+		case ws.Desired > 0:
+			e.seen = append(e.seen, describe(ws))
+		}
+		// Scaled to zero (a Deployment at replicas 0, a DaemonSet no
+		// node is selected for): its owner asked for none, listed only.
+	}
 }
+
+// memberNamespaces are the namespaces def's members may be in: the ones
+// it owns, and all of its namespaces when members are known by a label.
+func memberNamespaces(def LayerDef) []string {
+	if len(def.Members.PartOf) > 0 {
+		return def.Namespaces
+	}
+	return def.Members.Namespaces
+}
+
+// workloadKey is ws's identity: its kind, namespace and name.
+func workloadKey(ws WorkloadState) string { return ws.Kind + "/" + ws.Namespace + "/" + ws.Name }
 
 // verdict is the layer's state from what was found: degraded when a sign
 // was seen and a workload is not available or not found; unknown when a
@@ -228,7 +305,7 @@ func (e *evidence) workloads(def LayerDef, facts ClusterFacts) {
 // was seen and something was not read; healthy when every sign seen holds;
 // absent when every read was made and nothing was seen.
 func (e *evidence) verdict(def LayerDef, declared bool) LayerState {
-	st := LayerState{Name: def.Name, Declared: declared}
+	st := LayerState{Name: def.Name, Declared: declared, Detail: e.all}
 	// unchecked says why some workloads could not be looked for: the
 	// errors of the namespaces whose lists failed, then those not read.
 	unchecked := e.namespaceFailures
@@ -240,14 +317,14 @@ func (e *evidence) verdict(def LayerDef, declared bool) LayerState {
 		st.Health = Degraded
 		st.Reason = strings.Join(append(e.problems, unchecked...), "; ")
 	case e.present && (len(unchecked) > 0 || (e.missing && len(e.unknowns) > 0)):
-		st.Health = Unknown
+		st.Health, st.Code = Unknown, e.why()
 		parts := append(append([]string{}, e.unknowns...), unchecked...)
 		st.Reason = "present (" + strings.Join(e.seen, ", ") + ") but " + strings.Join(parts, "; ")
 	case e.present:
 		st.Health = Healthy
 		st.Reason = strings.Join(e.seen, ", ")
 	case len(e.unknowns) > 0 || len(unchecked) > 0:
-		st.Health = Unknown
+		st.Health, st.Code = Unknown, e.why()
 		parts := append(append([]string{}, e.unknowns...), unchecked...)
 		st.Reason = strings.Join(parts, "; ")
 	default:
@@ -255,6 +332,15 @@ func (e *evidence) verdict(def LayerDef, declared bool) LayerState {
 		st.Reason = absentReason(def)
 	}
 	return st
+}
+
+// why is the evidence's ReasonCode: its first unread part's, else
+// ReasonNotRead.
+func (e *evidence) why() ReasonCode {
+	if e.code == "" {
+		return ReasonNotRead
+	}
+	return e.code
 }
 
 // absentReason names what was looked for and not found, so an absent layer
@@ -373,7 +459,7 @@ func SignalSeen(def LayerDef, facts ClusterFacts) bool {
 // Kubernetes' order and Warning names them all and the rule applied.
 func DefaultStorage(facts ClusterFacts, server Fact[string]) Fact[StorageState] {
 	if !facts.StorageClasses.Known {
-		return UnknownFact[StorageState]("StorageClasses: " + reasonOr(facts.StorageClasses.Reason))
+		return UnknownFact[StorageState](facts.StorageClasses.Why().Prefixed("StorageClasses: "))
 	}
 	var defaults []StorageClass
 	for _, sc := range facts.StorageClasses.Value {
@@ -397,15 +483,15 @@ func DefaultStorage(facts ClusterFacts, server Fact[string]) Fact[StorageState] 
 	several := fmt.Sprintf("%d StorageClasses are marked default (%s)", len(defaults), strings.Join(names, ", "))
 	for _, d := range defaults {
 		if d.Created.IsZero() {
-			return UnknownFact[StorageState](several + ", and the creation time of " + d.Name + " was not read: Kubernetes uses the newest, which nestor cannot tell")
+			return UnknownFact[StorageState](Because(ReasonNotRead, several+", and the creation time of "+d.Name+" was not read: Kubernetes uses the newest, which nestor cannot tell"))
 		}
 	}
 	if !server.Known {
-		return UnknownFact[StorageState](several + ", and which one Kubernetes uses depends on its version (the newest since 1.26, none before), which is unknown: " + reasonOr(server.Reason))
+		return UnknownFact[StorageState](server.Why().Prefixed(several + ", and which one Kubernetes uses depends on its version (the newest since 1.26, none before), which is unknown: "))
 	}
 	v := ParseVersion(server.Value)
 	if !v.Known {
-		return UnknownFact[StorageState](fmt.Sprintf("%s, and which one Kubernetes uses depends on its version (the newest since 1.26, none before), but the server version %q is not a version (%s)", several, server.Value, v.Reason))
+		return UnknownFact[StorageState](Because(ReasonUnrecognised, fmt.Sprintf("%s, and which one Kubernetes uses depends on its version (the newest since 1.26, none before), but the server version %q is not a version (%s)", several, server.Value, v.Reason)))
 	}
 
 	// GetDefaultClass: newest first, then by name.
@@ -453,8 +539,9 @@ func sameSecond(defaults []StorageClass) []string {
 // declared=true: its workloads and its own status resources; a ref that is
 // in neither the catalog nor has detect: is Unknown, which Parse never lets
 // through), then the Undeclared catalog layers; and why the search for
-// undeclared layers is incomplete ("" when it is not).
-func ObserveLayers(t *Topology, facts ClusterFacts) ([]LayerState, string) {
+// undeclared layers is incomplete (its code and words; the zero Why when
+// it is not).
+func ObserveLayers(t *Topology, facts ClusterFacts) ([]LayerState, Why) {
 	out := make([]LayerState, 0, len(t.Layers))
 	for _, ref := range t.Layers {
 		def, ok := LayerDefFor(ref)
@@ -468,12 +555,10 @@ func ObserveLayers(t *Topology, facts ClusterFacts) ([]LayerState, string) {
 }
 
 // judged is a layer's state with its detail and status kept: Detail is
-// the workloads' full reason when the short one says less.
+// everything the workloads' judgement saw, one item each.
 func judged(j LayerJudgement) LayerState {
 	st := j.State
-	if j.Workloads.Reason != "" && j.Workloads.Reason != st.Reason {
-		st.Detail = j.Workloads.Reason
-	}
+	st.Detail = j.Workloads.Detail
 	if j.Status.Health != "" || len(j.Status.Resources) > 0 {
 		v := j.Status
 		st.Status = &v
@@ -483,13 +568,18 @@ func judged(j LayerJudgement) LayerState {
 
 // undeclaredUnread says why Undeclared could not look at every sign: the
 // CRD groups, the StorageClasses, or the workloads could not be read.
-func undeclaredUnread(facts ClusterFacts) string {
+func undeclaredUnread(facts ClusterFacts) Why {
 	var why []string
+	var code ReasonCode
 	if !facts.CRDGroups.Known {
 		why = append(why, "CRDs: "+reasonOr(facts.CRDGroups.Reason))
+		code = facts.CRDGroups.Why().Code
 	}
 	if !facts.StorageClasses.Known {
 		why = append(why, "StorageClasses: "+reasonOr(facts.StorageClasses.Reason))
+		if code == "" {
+			code = facts.StorageClasses.Why().Code
+		}
 	}
-	return strings.Join(why, "; ")
+	return Because(code, strings.Join(why, "; "))
 }

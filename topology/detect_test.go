@@ -70,45 +70,45 @@ func TestEvaluate(t *testing.T) {
 			f.WorkloadNamespaces = []string{"argocd"}
 		}, Absent, "none of its CRDs, StorageClasses or workloads found"},
 		{"unknown: workloads forbidden, nothing else found", rook, func(f *ClusterFacts) {
-			f.Workloads = UnknownFact[[]WorkloadState]("forbidden: deployments.apps is forbidden")
+			f.Workloads = UnknownFact[[]WorkloadState](Because(ReasonFailed, "forbidden: deployments.apps is forbidden"))
 		}, Unknown, "workloads: forbidden: deployments.apps is forbidden"},
 		{"unknown: CRDs timed out", cnpg, func(f *ClusterFacts) {
-			f.CRDGroups = UnknownFact[[]string]("timeout after 10s")
+			f.CRDGroups = UnknownFact[[]string](Because(ReasonFailed, "timeout after 10s"))
 			f.Workloads.Value = nil
 		}, Unknown, "CRDs: timeout after 10s"},
 		{"unknown: present by CRD, workloads forbidden", argocd, func(f *ClusterFacts) {
-			f.Workloads = UnknownFact[[]WorkloadState]("forbidden")
+			f.Workloads = UnknownFact[[]WorkloadState](Because(ReasonFailed, "forbidden"))
 		}, Unknown, "present (CRD group argoproj.io) but workloads: forbidden"},
 		{"unknown: namespace not read and exists", kps, func(f *ClusterFacts) {
 			f.Namespaces.Value = append(f.Namespaces.Value, "monitoring", "kube-prometheus-stack", "prometheus")
 			f.WorkloadNamespaces = []string{"monitoring"}
 		}, Unknown, "not checked: Deployment *kube-prometheus*-operator (namespace kube-prometheus-stack, prometheus not read), StatefulSet prometheus-*kube-prometheus*-prometheus (namespace kube-prometheus-stack, prometheus not read)"},
 		{"unknown: namespaces unknown and not read", kps, func(f *ClusterFacts) {
-			f.Namespaces = UnknownFact[[]string]("forbidden")
+			f.Namespaces = UnknownFact[[]string](Because(ReasonFailed, "forbidden"))
 			f.WorkloadNamespaces = nil
 		}, Unknown, "not checked:"},
 		{"unknown: present, its namespace's list failed", argocd, func(f *ClusterFacts) {
 			f.WorkloadNamespaces = []string{"cnpg-system", "kube-system", "local-path-storage"}
-			f.WorkloadErrors = map[string]string{"argocd": "deployments in argocd: forbidden (user bob cannot list deployments.apps in namespace argocd)"}
+			f.WorkloadErrors = map[string]Why{"argocd": Because(ReasonForbidden, "deployments in argocd: forbidden (user bob cannot list deployments.apps in namespace argocd)")}
 		}, Unknown, "present (CRD group argoproj.io) but deployments in argocd: forbidden (user bob cannot list deployments.apps in namespace argocd)"},
 		{"unknown, not absent: nothing found, its namespace's list failed", rook, func(f *ClusterFacts) {
 			f.Namespaces.Value = append(f.Namespaces.Value, "rook-ceph")
 			f.WorkloadNamespaces = []string{"argocd"}
-			f.WorkloadErrors = map[string]string{"rook-ceph": "statefulsets in rook-ceph: timed out after 10s"}
+			f.WorkloadErrors = map[string]Why{"rook-ceph": Because(ReasonTimedOut, "statefulsets in rook-ceph: timed out after 10s")}
 		}, Unknown, "statefulsets in rook-ceph: timed out after 10s"},
 		{"degraded, and a namespace failed", calico, func(f *ClusterFacts) {
 			f.Namespaces.Value = append(f.Namespaces.Value, "calico-system")
 			f.Workloads.Value = append(f.Workloads.Value, wl(KindDaemonSet, "kube-system", "calico-node", 3, 0))
-			f.WorkloadErrors = map[string]string{"calico-system": "deployments in calico-system: forbidden (x)"}
+			f.WorkloadErrors = map[string]Why{"calico-system": Because(ReasonForbidden, "deployments in calico-system: forbidden (x)")}
 		}, Degraded, "kube-system/calico-node 0/3 available; deployments in calico-system: forbidden (x)"},
 		{"unknown: every list failed, its own namespace's error", cnpg, func(f *ClusterFacts) {
-			f.Workloads = UnknownFact[[]WorkloadState]("forbidden (first: argocd)")
+			f.Workloads = UnknownFact[[]WorkloadState](Because(ReasonFailed, "forbidden (first: argocd)"))
 			f.WorkloadNamespaces = []string{}
-			f.WorkloadErrors = map[string]string{"argocd": "deployments in argocd: forbidden (a)", "cnpg-system": "deployments in cnpg-system: forbidden (c)"}
+			f.WorkloadErrors = map[string]Why{"argocd": Because(ReasonForbidden, "deployments in argocd: forbidden (a)"), "cnpg-system": Because(ReasonForbidden, "deployments in cnpg-system: forbidden (c)")}
 		}, Unknown, "present (CRD group postgresql.cnpg.io) but deployments in cnpg-system: forbidden (c)"},
 		{"storage by provisioner", localPath, nil, Healthy, "StorageClass local-path (rancher.io/local-path), local-path-storage/local-path-provisioner 1/1 available"},
 		{"storage: StorageClasses unknown, workload healthy", localPath, func(f *ClusterFacts) {
-			f.StorageClasses = UnknownFact[[]StorageClass]("forbidden")
+			f.StorageClasses = UnknownFact[[]StorageClass](Because(ReasonFailed, "forbidden"))
 		}, Healthy, "local-path-storage/local-path-provisioner 1/1 available"},
 		{"custom absent", custom, func(f *ClusterFacts) {
 			f.Namespaces.Value = append(f.Namespaces.Value, "mlflow")
@@ -123,8 +123,15 @@ func TestEvaluate(t *testing.T) {
 		}, Healthy, "mlflow/mlflow 2/2 available"},
 		{"namespace-only custom present", nsOnly, nil, Healthy, "namespace argocd"},
 		{"namespace-only custom unknown", nsOnly, func(f *ClusterFacts) {
-			f.Namespaces = UnknownFact[[]string]("forbidden")
+			f.Namespaces = UnknownFact[[]string](Because(ReasonFailed, "forbidden"))
 		}, Unknown, "namespaces: forbidden"},
+	}
+	codes := map[string]ReasonCode{
+		"unknown: workloads forbidden, nothing else found":                ReasonFailed,
+		"unknown: namespace not read and exists":                          ReasonNotRead,
+		"unknown: present, its namespace's list failed":                   ReasonForbidden,
+		"unknown, not absent: nothing found, its namespace's list failed": ReasonTimedOut,
+		"unknown: every list failed, its own namespace's error":           ReasonForbidden,
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -135,6 +142,13 @@ func TestEvaluate(t *testing.T) {
 			got := Evaluate(tc.def, f, true)
 			if got.Health != tc.health || !strings.Contains(got.Reason, tc.reason) || got.Name != tc.def.Name || !got.Declared {
 				t.Errorf("Evaluate = %+v\nwant health %s, reason containing %q", got, tc.health, tc.reason)
+			}
+			// An unknown layer says why with a code; a known one has none.
+			if want, ok := codes[tc.name]; ok && got.Code != want {
+				t.Errorf("Code = %q, want %q", got.Code, want)
+			}
+			if (got.Health == Unknown) != (got.Code != "") {
+				t.Errorf("%s layer with Code %q", got.Health, got.Code)
 			}
 		})
 	}
@@ -159,10 +173,10 @@ func TestUndeclared(t *testing.T) {
 
 	// Nothing readable: nothing is reported (never a guess).
 	unknown := ClusterFacts{
-		Namespaces:     UnknownFact[[]string]("forbidden"),
-		CRDGroups:      UnknownFact[[]string]("forbidden"),
-		StorageClasses: UnknownFact[[]StorageClass]("forbidden"),
-		Workloads:      UnknownFact[[]WorkloadState]("forbidden"),
+		Namespaces:     UnknownFact[[]string](Because(ReasonFailed, "forbidden")),
+		CRDGroups:      UnknownFact[[]string](Because(ReasonFailed, "forbidden")),
+		StorageClasses: UnknownFact[[]StorageClass](Because(ReasonFailed, "forbidden")),
+		Workloads:      UnknownFact[[]WorkloadState](Because(ReasonFailed, "forbidden")),
 	}
 	if got := Undeclared(tp, unknown); len(got) != 0 {
 		t.Errorf("Undeclared on unknown facts = %+v", got)
@@ -181,7 +195,7 @@ func TestDefaultStorage(t *testing.T) {
 		scs  Fact[[]StorageClass]
 		want Fact[StorageState]
 	}{
-		{"unknown", UnknownFact[[]StorageClass]("forbidden"), UnknownFact[StorageState]("StorageClasses: forbidden")},
+		{"unknown", UnknownFact[[]StorageClass](Because(ReasonFailed, "forbidden")), UnknownFact[StorageState](Because(ReasonFailed, "StorageClasses: forbidden"))},
 		{"none", KnownFact([]StorageClass{{Name: "slow", Provisioner: "x"}}), KnownFact(StorageState{})},
 		{"local-path", KnownFact([]StorageClass{{Name: "ceph-block", Provisioner: "rook-ceph.rbd.csi.ceph.com"}, {Name: "local-path", Provisioner: "rancher.io/local-path", Default: true}}),
 			KnownFact(StorageState{Class: "local-path", Provisioner: "rancher.io/local-path", Backend: "local-path"})},
@@ -215,10 +229,10 @@ func TestEvaluateNamespaceErrorOnce(t *testing.T) {
 	argocd, _ := CatalogLayer("argocd")
 	f := healthyFacts()
 	f.WorkloadNamespaces = []string{"cnpg-system", "kube-system"}
-	f.WorkloadErrors = map[string]string{"argocd": "deployments in argocd: forbidden (user bob cannot list deployments.apps in namespace argocd)"}
+	f.WorkloadErrors = map[string]Why{"argocd": Because(ReasonForbidden, "deployments in argocd: forbidden (user bob cannot list deployments.apps in namespace argocd)")}
 	got := Evaluate(argocd, f, true)
 	want := "present (CRD group argoproj.io) but deployments in argocd: forbidden (user bob cannot list deployments.apps in namespace argocd)"
-	if got.Health != Unknown || got.Reason != want {
+	if got.Health != Unknown || got.Reason != want || got.Code != ReasonForbidden {
 		t.Errorf("Evaluate = %+v, want unknown %q", got, want)
 	}
 }

@@ -81,9 +81,9 @@ func TestPlanNodeNotReadyCarriesTheClusterReason(t *testing.T) {
 		{Name: "legacy-w4", ReadyMessage: "the node has no Ready condition (its kubelet has not posted a status)"},
 	})}
 	want := []Step{
-		{StepRepairNode, PhaseK8s, "legacy-w1", "registered, Ready=Unknown, NodeStatusUnknown: Kubelet stopped posting node status.", ""},
-		{StepRepairNode, PhaseK8s, "legacy-w3", "registered, Ready=False, KubeletNotReady: container runtime network not ready: NetworkReady=false", ""},
-		{StepRepairNode, PhaseK8s, "legacy-w4", "registered, NotReady, the node has no Ready condition (its kubelet has not posted a status)", ""},
+		mkStep(StepRepairNode, PhaseK8s, "legacy-w1", "registered, Ready=Unknown, NodeStatusUnknown: Kubelet stopped posting node status.", ""),
+		mkStep(StepRepairNode, PhaseK8s, "legacy-w3", "registered, Ready=False, KubeletNotReady: container runtime network not ready: NetworkReady=false", ""),
+		mkStep(StepRepairNode, PhaseK8s, "legacy-w4", "registered, NotReady, the node has no Ready condition (its kubelet has not posted a status)", ""),
 	}
 	if got := BuildPlan(topo, obs, NodeCluster{}, PlanOptions{}).Steps; !reflect.DeepEqual(got, want) {
 		t.Errorf("steps:\n%s\nwant:\n%s", fmtSteps(got), fmtSteps(want))

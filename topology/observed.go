@@ -50,6 +50,8 @@ type Observed struct {
 	// read): the undeclared layers listed in Layers may not be all. ""
 	// when the search read everything it needed.
 	UndeclaredUnread string `json:"undeclared_unread,omitempty"`
+	// UndeclaredUnreadCode is UndeclaredUnread's ReasonCode.
+	UndeclaredUnreadCode ReasonCode `json:"undeclared_unread_code,omitempty"`
 }
 
 // Fact is one probed value: Known with Value, or unknown with the Reason
@@ -57,14 +59,27 @@ type Observed struct {
 type Fact[T any] struct {
 	Known  bool   `json:"known"`
 	Reason string `json:"reason,omitempty"`
-	Value  T      `json:"value"`
+	// Code is why, from the closed set of ReasonCode ("" when Known).
+	Code  ReasonCode `json:"reason_code,omitempty"`
+	Value T          `json:"value"`
 }
 
 // KnownFact returns a known Fact holding v.
 func KnownFact[T any](v T) Fact[T] { return Fact[T]{Known: true, Value: v} }
 
-// UnknownFact returns an unknown Fact with its reason.
-func UnknownFact[T any](reason string) Fact[T] { return Fact[T]{Reason: reason} }
+// UnknownFact returns an unknown Fact with why it was not read (its code
+// and words).
+func UnknownFact[T any](why Why) Fact[T] { return Fact[T]{Reason: why.Text, Code: why.Code} }
+
+// Why is why f was not read: its code (ReasonNotRead when it carries
+// none) and its words (ReasonOr).
+func (f Fact[T]) Why() Why {
+	code := f.Code
+	if code == "" {
+		code = ReasonNotRead
+	}
+	return Why{Code: code, Text: reasonOr(f.Reason)}
+}
 
 // VMsObserved is the list of Lima instances, as limactl reported them.
 type VMsObserved = Fact[[]VM]
@@ -159,10 +174,13 @@ type LayerState struct {
 	// Reason says, in a few words, why a layer is degraded or unknown, or
 	// what showed it healthy ("Ceph HEALTH_OK, 8 workloads available").
 	Reason string `json:"reason,omitempty"`
-	// Detail is everything that was seen of its workloads, CRD groups and
-	// StorageClasses, one by one (for --detailed and JSON); "" when it
-	// says no more than Reason.
-	Detail string `json:"detail,omitempty"`
+	// Code is why an Unknown layer is unknown, from the closed set of
+	// ReasonCode: the code of the first part that kept it unknown.
+	Code ReasonCode `json:"reason_code,omitempty"`
+	// Detail is everything that was seen of it, one item each: every
+	// workload of the layer (its named workloads and its members, available
+	// or not), CRD group and StorageClass (for --detailed and JSON).
+	Detail []string `json:"detail,omitempty"`
 	// Status is what the layer's own status resources said: each
 	// resource, read or not, and what each of its objects says; nil for a
 	// layer that declares none.

@@ -52,7 +52,7 @@ func BuildPlan(t *Topology, obs *Observed, rules Rules, o PlanOptions) Plan {
 	if obs == nil {
 		obs = &Observed{NoTarget: true}
 	}
-	p := Plan{Steps: []Step{}, Unknowns: []string{}, Findings: []Finding{}, Unverified: obs.NoTarget}
+	p := Plan{Steps: []Step{}, Unknowns: []UnknownPart{}, Findings: []Finding{}, Unverified: obs.NoTarget}
 	rules.PlanOwn(t, obs, o, &p)
 	p.Steps = inPhases(p.Steps, rules.OwnPhases(t))
 	if p.Held != "" {
@@ -85,11 +85,15 @@ func BuildPlan(t *Topology, obs *Observed, rules Rules, o PlanOptions) Plan {
 		case observed:
 			// Unknown (or a health this version does not know): never
 			// proposed for installation.
-			p.Unknowns = append(p.Unknowns, "layer "+ref.Name+": "+reasonOr(st.Reason))
+			code := st.Code
+			if st.Health != Unknown {
+				code = ReasonUnrecognised // a health this version does not know
+			}
+			p.AddUnknown(LayerSubject(ref.Name), code, st.Reason)
 		case obs.NoTarget:
 			p.add(StepInstall, ref.Name, ref.Name, "unverified: assumes an empty cluster")
 		default:
-			p.Unknowns = append(p.Unknowns, "layer "+ref.Name+": not probed")
+			p.AddUnknown(LayerSubject(ref.Name), ReasonNotRead, "not probed")
 		}
 		if ref.Name == backendLayer && backendLayer != "" && !obs.NoTarget {
 			p.planBackend(t, obs, backendLayer)
@@ -114,7 +118,7 @@ func BuildPlan(t *Topology, obs *Observed, rules Rules, o PlanOptions) Plan {
 
 	if !obs.NoTarget && obs.InClusterUnread == "" && obs.UndeclaredUnread != "" {
 		// "Nothing else runs" is a claim too: it needs every sign read.
-		p.Unknowns = append(p.Unknowns, "undeclared layers: "+obs.UndeclaredUnread)
+		p.AddUnknown(UndeclaredLayersSubject(), obs.UndeclaredUnreadCode, obs.UndeclaredUnread)
 	}
 	for _, l := range obs.Layers {
 		if l.Status != nil {
@@ -128,13 +132,13 @@ func BuildPlan(t *Topology, obs *Observed, rules Rules, o PlanOptions) Plan {
 		// in-cluster part was left unread on purpose (a managed cluster
 		// read through its provider alone) and nothing declared lives
 		// there: ACTUAL says so once, and the provider's judgement stands.
-		p.Unknowns = append(p.Unknowns, "default StorageClass: "+reasonOr(obs.Storage.Reason))
+		p.AddUnknown(StorageSubject(), obs.Storage.Code, obs.Storage.Reason)
 	}
 	return p
 }
 
 func (p *Plan) add(kind StepKind, phase, target, reason string) {
-	p.Steps = append(p.Steps, Step{Kind: kind, Phase: phase, Target: target, Reason: reason})
+	p.Steps = append(p.Steps, NewStep(kind, phase, target, reason))
 }
 
 // inPhases keeps the steps whose phase is one of phases: the guard that
@@ -156,7 +160,7 @@ func inPhases(steps []Step, phases []Phase) []Step {
 
 func (p *Plan) planBackend(t *Topology, obs *Observed, layer string) {
 	if !obs.Storage.Known {
-		p.Unknowns = append(p.Unknowns, "default StorageClass: "+reasonOr(obs.Storage.Reason))
+		p.AddUnknown(StorageSubject(), obs.Storage.Code, obs.Storage.Reason)
 		return
 	}
 	desired := "desired backend " + t.Backend
@@ -194,8 +198,9 @@ func orWords(s, def string) string {
 }
 
 // NoTargetUnknown is the plan's unknown when no target was read (an
-// Observed with NoTarget): "the whole cluster: no target was read: REASON",
-// the reason as the probes gave it ("not read" when they gave none).
-func NoTargetUnknown(reason string) string {
-	return "the whole cluster: no target was read: " + reasonOr(reason)
+// Observed with NoTarget): the whole cluster, ReasonNoTarget, "no target
+// was read: REASON", the reason as the probes gave it ("not read" when
+// they gave none).
+func NoTargetUnknown(reason string) UnknownPart {
+	return UnknownPart{Subject: WholeClusterSubject(), Reason: ReasonNoTarget, Message: "no target was read: " + reasonOr(reason)}
 }

@@ -79,11 +79,13 @@ func vms(pairs ...string) *VMsObserved {
 
 func TestBuildPlan(t *testing.T) {
 	tests := []struct {
-		name       string
-		topo       func() *Topology
-		obs        func() *Observed
-		steps      []Step
-		unknowns   []string
+		name     string
+		topo     func() *Topology
+		obs      func() *Observed
+		steps    []Step
+		unknowns []string
+		// codes are the unknowns' ReasonCodes, in order (unchecked when nil).
+		codes      []ReasonCode
 		unverified bool
 	}{
 		{
@@ -97,11 +99,11 @@ func TestBuildPlan(t *testing.T) {
 			topo: func() *Topology { t := dirqual(); t.Kubernetes.Version = "1.37"; return t },
 			obs:  healthyDirqual, // server v1.36.2
 			steps: []Step{
-				{StepUpgrade, "k8s", "kubernetes", "API server v1.36.2 → 1.37", "1.37"},
-				{StepUpgradeNode, "k8s", "dirqual1", "kubelet v1.36.2 → 1.37", "1.37"},
-				{StepUpgradeNode, "k8s", "dirqual2", "kubelet v1.36.2 → 1.37", "1.37"},
-				{StepUpgradeNode, "k8s", "dirqual3", "kubelet v1.36.2 → 1.37", "1.37"},
-				{StepUpgradeNode, "k8s", "dirqual4", "kubelet v1.36.2 → 1.37", "1.37"},
+				mkStep(StepUpgrade, "k8s", "kubernetes", "API server v1.36.2 → 1.37", "1.37"),
+				mkStep(StepUpgradeNode, "k8s", "dirqual1", "kubelet v1.36.2 → 1.37", "1.37"),
+				mkStep(StepUpgradeNode, "k8s", "dirqual2", "kubelet v1.36.2 → 1.37", "1.37"),
+				mkStep(StepUpgradeNode, "k8s", "dirqual3", "kubelet v1.36.2 → 1.37", "1.37"),
+				mkStep(StepUpgradeNode, "k8s", "dirqual4", "kubelet v1.36.2 → 1.37", "1.37"),
 			},
 		},
 		{
@@ -115,7 +117,7 @@ func TestBuildPlan(t *testing.T) {
 			topo: dirqual,
 			obs: func() *Observed {
 				o := healthyDirqual()
-				o.ServerVersion = UnknownFact[string]("timed out after 10s")
+				o.ServerVersion = UnknownFact[string](Because(ReasonFailed, "timed out after 10s"))
 				return o
 			},
 			steps:    []Step{},
@@ -129,14 +131,14 @@ func TestBuildPlan(t *testing.T) {
 				o.Nodes.Value[0].Roles = nil
 				return o
 			},
-			steps: []Step{{StepRepairNode, "k8s", "dirqual1", "declared role control-plane, the cluster's roles: <none>", ""}},
+			steps: []Step{mkStep(StepRepairNode, "k8s", "dirqual1", "declared role control-plane, the cluster's roles: <none>", "")},
 		},
 		{
 			name: "prod: storage unknown without a declared backend still counts",
 			topo: func() *Topology { t := dirqual(); t.Backend = ""; return t },
 			obs: func() *Observed {
 				o := healthyDirqual()
-				o.Storage = UnknownFact[StorageState]("forbidden")
+				o.Storage = UnknownFact[StorageState](Because(ReasonFailed, "forbidden"))
 				return o
 			},
 			steps:    []Step{},
@@ -152,8 +154,8 @@ func TestBuildPlan(t *testing.T) {
 				return o
 			},
 			steps: []Step{
-				{StepInstall, "cnpg", "cnpg", "none of its CRDs, StorageClasses or workloads found", ""},
-				{StepRepair, "argocd", "argocd", "argocd/argocd-repo-server 0/1 available", ""},
+				mkStep(StepInstall, "cnpg", "cnpg", "none of its CRDs, StorageClasses or workloads found", ""),
+				mkStep(StepRepair, "argocd", "argocd", "argocd/argocd-repo-server 0/1 available", ""),
 			},
 		},
 		{
@@ -163,16 +165,17 @@ func TestBuildPlan(t *testing.T) {
 				return &Observed{NoTarget: true, NoTargetReason: "no kubeconfig", VMs: vms("dirqual1", VMStopped)}
 			},
 			steps: []Step{
-				{StepBootstrap, "bootstrap", "dirqual", "unverified: no target was read, so the plan assumes no cluster yet", ""},
-				{StepJoinNode, "k8s", "dirqual2", "unverified: assumes an empty cluster", ""},
-				{StepJoinNode, "k8s", "dirqual3", "unverified: assumes an empty cluster", ""},
-				{StepJoinNode, "k8s", "dirqual4", "unverified: assumes an empty cluster", ""},
-				{StepInstall, "cilium", "cilium", "unverified: assumes an empty cluster", ""},
-				{StepInstall, "rook-ceph", "rook-ceph", "unverified: assumes an empty cluster", ""},
-				{StepInstall, "cnpg", "cnpg", "unverified: assumes an empty cluster", ""},
-				{StepInstall, "argocd", "argocd", "unverified: assumes an empty cluster", ""},
+				mkStep(StepBootstrap, "bootstrap", "dirqual", "unverified: no target was read, so the plan assumes no cluster yet", ""),
+				mkStep(StepJoinNode, "k8s", "dirqual2", "unverified: assumes an empty cluster", ""),
+				mkStep(StepJoinNode, "k8s", "dirqual3", "unverified: assumes an empty cluster", ""),
+				mkStep(StepJoinNode, "k8s", "dirqual4", "unverified: assumes an empty cluster", ""),
+				mkStep(StepInstall, "cilium", "cilium", "unverified: assumes an empty cluster", ""),
+				mkStep(StepInstall, "rook-ceph", "rook-ceph", "unverified: assumes an empty cluster", ""),
+				mkStep(StepInstall, "cnpg", "cnpg", "unverified: assumes an empty cluster", ""),
+				mkStep(StepInstall, "argocd", "argocd", "unverified: assumes an empty cluster", ""),
 			},
 			unknowns:   []string{"the whole cluster: no target was read: no kubeconfig"},
+			codes:      []ReasonCode{ReasonNoTarget},
 			unverified: true,
 		},
 		{
@@ -194,10 +197,10 @@ func TestBuildPlan(t *testing.T) {
 				return o
 			},
 			steps: []Step{
-				{StepRepairNode, "k8s", "dirqual2", "registered, NotReady", ""},
-				{StepJoinNode, "k8s", "dirqual3", "declared, not registered in the cluster", ""},
-				{StepJoinNode, "k8s", "dirqual4", "declared, not registered in the cluster", ""},
-				{StepUndeclared, "k8s", "other", "registered in the cluster but not declared in the topology", ""},
+				mkStep(StepRepairNode, "k8s", "dirqual2", "registered, NotReady", ""),
+				mkStep(StepJoinNode, "k8s", "dirqual3", "declared, not registered in the cluster", ""),
+				mkStep(StepJoinNode, "k8s", "dirqual4", "declared, not registered in the cluster", ""),
+				mkStep(StepUndeclared, "k8s", "other", "registered in the cluster but not declared in the topology", ""),
 			},
 		},
 		{
@@ -205,11 +208,12 @@ func TestBuildPlan(t *testing.T) {
 			topo: dirqual,
 			obs: func() *Observed {
 				o := healthyDirqual()
-				o.Nodes = UnknownFact[[]NodeState]("forbidden: nodes is forbidden")
+				o.Nodes = UnknownFact[[]NodeState](Because(ReasonFailed, "forbidden: nodes is forbidden"))
 				for i := range o.Layers {
-					o.Layers[i].Health, o.Layers[i].Reason = Unknown, "workloads: forbidden"
+					o.Layers[i].Health, o.Layers[i].Reason, o.Layers[i].Code = Unknown, "workloads: forbidden", ReasonForbidden
 				}
-				o.Storage = UnknownFact[StorageState]("StorageClasses: forbidden")
+				o.Layers[3].Code = "" // a layer unknown without a code is not read
+				o.Storage = UnknownFact[StorageState](Because(ReasonFailed, "StorageClasses: forbidden"))
 				return o
 			},
 			steps: []Step{},
@@ -221,6 +225,7 @@ func TestBuildPlan(t *testing.T) {
 				"layer cnpg: workloads: forbidden",
 				"layer argocd: workloads: forbidden",
 			},
+			codes: []ReasonCode{ReasonFailed, ReasonForbidden, ReasonForbidden, ReasonFailed, ReasonForbidden, ReasonNotRead},
 		},
 		{
 			name: "prod: a layer missing from the observation is not installed",
@@ -232,6 +237,7 @@ func TestBuildPlan(t *testing.T) {
 			},
 			steps:    []Step{},
 			unknowns: []string{"layer argocd: not probed"},
+			codes:    []ReasonCode{ReasonNotRead},
 		},
 		{
 			name: "backend drift: desired ceph, default local-path",
@@ -242,7 +248,7 @@ func TestBuildPlan(t *testing.T) {
 				return o
 			},
 			steps: []Step{
-				{StepMigrateBackend, "rook-ceph", "rook-ceph", "desired backend ceph (rook-ceph), cluster default StorageClass local-path (rancher.io/local-path)", ""},
+				mkStep(StepMigrateBackend, "rook-ceph", "rook-ceph", "desired backend ceph (rook-ceph), cluster default StorageClass local-path (rancher.io/local-path)", ""),
 			},
 		},
 		{
@@ -254,7 +260,7 @@ func TestBuildPlan(t *testing.T) {
 				return o
 			},
 			steps: []Step{
-				{StepMigrateBackend, "rook-ceph", "rook-ceph", "desired backend ceph (rook-ceph), the cluster has no default StorageClass", ""},
+				mkStep(StepMigrateBackend, "rook-ceph", "rook-ceph", "desired backend ceph (rook-ceph), the cluster has no default StorageClass", ""),
 			},
 		},
 		{
@@ -277,8 +283,8 @@ func TestBuildPlan(t *testing.T) {
 				return o
 			},
 			steps: []Step{
-				{StepInstall, "cnpg", "cnpg", "x", ""},
-				{StepUndeclared, "metrics-server", "metrics-server", "not declared in the topology, found healthy: kube-system/metrics-server 1/1 available", ""},
+				mkStep(StepInstall, "cnpg", "cnpg", "x", ""),
+				mkStep(StepUndeclared, "metrics-server", "metrics-server", "not declared in the topology, found healthy: kube-system/metrics-server 1/1 available", ""),
 			},
 		},
 		{
@@ -288,14 +294,15 @@ func TestBuildPlan(t *testing.T) {
 				return &Observed{NoTarget: true, Layers: []LayerState{{Name: "cilium", Declared: true, Health: Healthy}, {Name: "cnpg", Declared: true, Health: Unknown, Reason: "timeout"}}}
 			},
 			steps: []Step{
-				{StepBootstrap, "bootstrap", "dirqual", "unverified: no target was read, so the plan assumes no cluster yet", ""},
-				{StepJoinNode, "k8s", "dirqual2", "unverified: assumes an empty cluster", ""},
-				{StepJoinNode, "k8s", "dirqual3", "unverified: assumes an empty cluster", ""},
-				{StepJoinNode, "k8s", "dirqual4", "unverified: assumes an empty cluster", ""},
-				{StepInstall, "rook-ceph", "rook-ceph", "unverified: assumes an empty cluster", ""},
-				{StepInstall, "argocd", "argocd", "unverified: assumes an empty cluster", ""},
+				mkStep(StepBootstrap, "bootstrap", "dirqual", "unverified: no target was read, so the plan assumes no cluster yet", ""),
+				mkStep(StepJoinNode, "k8s", "dirqual2", "unverified: assumes an empty cluster", ""),
+				mkStep(StepJoinNode, "k8s", "dirqual3", "unverified: assumes an empty cluster", ""),
+				mkStep(StepJoinNode, "k8s", "dirqual4", "unverified: assumes an empty cluster", ""),
+				mkStep(StepInstall, "rook-ceph", "rook-ceph", "unverified: assumes an empty cluster", ""),
+				mkStep(StepInstall, "argocd", "argocd", "unverified: assumes an empty cluster", ""),
 			},
 			unknowns:   []string{"the whole cluster: no target was read: not read", "layer cnpg: timeout"},
+			codes:      []ReasonCode{ReasonNoTarget, ReasonNotRead},
 			unverified: true,
 		},
 	}
@@ -309,8 +316,20 @@ func TestBuildPlan(t *testing.T) {
 			if want == nil {
 				want = []string{}
 			}
-			if !reflect.DeepEqual(got.Unknowns, want) {
+			if !reflect.DeepEqual(Texts(got.Unknowns), want) {
 				t.Errorf("unknowns = %q, want %q", got.Unknowns, want)
+			}
+			if tc.codes != nil {
+				codes := make([]ReasonCode, len(got.Unknowns))
+				for i, u := range got.Unknowns {
+					codes[i] = u.Reason
+				}
+				if !reflect.DeepEqual(codes, tc.codes) {
+					t.Errorf("unknowns' codes = %q, want %q", codes, tc.codes)
+				}
+			}
+			for _, u := range got.Unknowns {
+				checkUnknownSubject(t, u)
 			}
 			if got.Unverified != tc.unverified {
 				t.Errorf("unverified = %v", got.Unverified)
@@ -322,9 +341,41 @@ func TestBuildPlan(t *testing.T) {
 func fmtSteps(steps []Step) string {
 	var b strings.Builder
 	for _, s := range steps {
-		fmt.Fprintf(&b, "  %s [%s] %s: %s\n", s.Kind, s.Phase, s.Target, s.Reason)
+		fmt.Fprintf(&b, "  %s [%s] %s: %s", s.Kind, s.Phase, s.Target, s.Reason)
+		if s.To != "" {
+			fmt.Fprintf(&b, " (to %s)", s.To)
+		}
+		fmt.Fprintf(&b, " {%s %q key %q}\n", s.Subject.Kind, s.Subject.Text, s.Subject.Key)
 	}
 	return b.String()
+}
+
+// checkUnknownSubject checks what an unknown of BuildPlan is about: a
+// code, and the key of its kind (a layer's, the kubeconfig for the whole
+// cluster, the nodes, the default StorageClass's backend).
+func checkUnknownSubject(t *testing.T, u UnknownPart) {
+	t.Helper()
+	if u.Reason == "" {
+		t.Errorf("unknown %q has no reason code", u)
+	}
+	want := map[SubjectKind]string{SubjectCluster: KeyKubeconfig, SubjectNodes: KeyNodes, SubjectStorage: KeyBackend, SubjectLayers: KeyLayers, SubjectVersion: KeyVersion}[u.Subject.Kind]
+	if u.Subject.Kind == SubjectLayer {
+		want = "layers/" + u.Subject.Name
+	}
+	if want == "" || u.Subject.Key != want {
+		t.Errorf("unknown %q: subject %+v, want key %q", u, u.Subject, want)
+	}
+	if u.Subject.Kind == SubjectCluster && u.Reason != ReasonNoTarget {
+		t.Errorf("the whole cluster unknown %q: reason %q, want %q", u, u.Reason, ReasonNoTarget)
+	}
+}
+
+// mkStep is the step of kind in phase acting on target, as NewStep builds
+// it (its subject included), moving to to ("" when it is no upgrade).
+func mkStep(kind StepKind, phase, target, reason, to string) Step {
+	s := NewStep(kind, phase, target, reason)
+	s.To = to
+	return s
 }
 
 func TestPlanChangesExcludeUndeclared(t *testing.T) {

@@ -32,6 +32,8 @@ type Step struct {
 	// upgrade-pool) moves to, canonical ("1.37", "1.35.2"); "" for another
 	// kind of step.
 	To string `json:"to,omitempty"`
+	// Subject is what the step acts on, typed (NewStep sets it).
+	Subject Subject `json:"subject"`
 }
 
 // IsChange reports whether the step would change the cluster (every kind but
@@ -46,11 +48,11 @@ type Plan struct {
 	Unverified bool `json:"unverified"`
 	// Unknowns lists the parts of the actual state that could not be read,
 	// each with its reason; the plan proposes nothing for them.
-	Unknowns []string `json:"unknowns"`
+	Unknowns []UnknownPart `json:"unknowns"`
 	// Waiting lists the managed objects the provider is moving (creating,
 	// updating, upgrading, scaling…): not in sync, not changes, no step
 	// (kapsule).
-	Waiting []string `json:"waiting,omitempty"`
+	Waiting []WaitingObject `json:"waiting,omitempty"`
 	// Held says why nothing beyond the kind's own judgement is planned:
 	// the provider is removing the whole cluster (a managed cluster
 	// deleting), so its layers are not judged. "" otherwise.
@@ -130,10 +132,11 @@ const (
 type Finding struct {
 	Severity Severity    `json:"severity"`
 	Kind     FindingKind `json:"kind"`
-	// Subject is what the finding is about: "api-server", "kubelet
-	// v1.34.1", a minor ("1.34").
-	Subject string `json:"subject"`
-	Message string `json:"message"`
+	// Subject is what the finding is about, typed: the API server's
+	// version ("api-server"), a kubelet's ("kubelet v1.34.1"), a minor
+	// ("1.34"), an operator's object, an API group version, a PDB…
+	Subject Subject `json:"subject"`
+	Message string  `json:"message"`
 	// Source names what the claim was read from or rests on ("k8s.io/api
 	// v0.37.2 lifecycle", "apiserver_requested_deprecated_apis (/metrics)");
 	// "" for the findings that predate it.

@@ -126,7 +126,7 @@ func (NodeCluster) AllDone() string { return "nodes and layers match the topolog
 
 func planNodes(t *Topology, obs *Observed, p *Plan) {
 	if !obs.Nodes.Known {
-		p.Unknowns = append(p.Unknowns, "nodes: "+reasonOr(obs.Nodes.Reason))
+		p.AddUnknown(NodesSubject(KeyNodes), obs.Nodes.Code, obs.Nodes.Reason)
 		return
 	}
 	nodes := make(map[string]NodeState, len(obs.Nodes.Value))
@@ -172,7 +172,7 @@ func (p *Plan) Add(kind StepKind, phase, target, reason string) {
 
 // Finding appends a finding to p, its message formatted from format and
 // args.
-func (p *Plan) Finding(sev Severity, kind FindingKind, subject, format string, args ...any) {
+func (p *Plan) Finding(sev Severity, kind FindingKind, subject Subject, format string, args ...any) {
 	p.Findings = append(p.Findings, Finding{Severity: sev, Kind: kind, Subject: subject, Message: fmt.Sprintf(format, args...)})
 }
 

@@ -71,7 +71,7 @@ func JudgeStatus(def LayerDef, facts StatusFacts) StatusVerdict {
 	for _, res := range def.Status {
 		f, ok := facts.Lists[res.Key()]
 		if !ok {
-			f = UnknownFact[[]StatusObject]("not read")
+			f = UnknownFact[[]StatusObject](Because(ReasonNotRead, "not read"))
 		}
 		j.lists[res.Kind] = f
 		j.res = append(j.res, res)
@@ -81,6 +81,7 @@ func JudgeStatus(def LayerDef, facts StatusFacts) StatusVerdict {
 			what := pluralKind(res.Kind) + ": " + reasonOr(f.Reason)
 			if res.Decides {
 				j.unknown = append(j.unknown, what)
+				j.because(f.Why().Code)
 			} else {
 				j.finding(SeverityInfo, FindingStatusUnread, pluralKind(res.Kind), "not read (%s): what they say is unknown", reasonOr(f.Reason))
 			}
@@ -107,8 +108,13 @@ type statusJudge struct {
 	// counts those that are progressing.
 	bad    []string
 	moving int
-	// unknown are the words of what keeps the layer's health unknown.
+	// absentObjects counts the words of bad that say an object the layer
+	// must have does not exist: they rest on the layer running at all.
+	absentObjects int
+	// unknown are the words of what keeps the layer's health unknown;
+	// code is the ReasonCode of the first of them.
 	unknown []string
+	code    ReasonCode
 	// good are the words of a healthy layer ("Ceph HEALTH_OK").
 	good     []string
 	findings []Finding
@@ -141,11 +147,27 @@ func (j *statusJudge) decide(o StatusObject, h Health, progressing bool, says, w
 		}
 	case Unknown:
 		j.unknown = append(j.unknown, words)
+		j.because(ReasonNotReported)
+	}
+}
+
+// noObject records that the object a running layer must have does not
+// exist (words): degraded — when the layer runs, which the workloads say,
+// not the status (EvaluateWithStatus).
+func (j *statusJudge) noObject(words string) {
+	j.bad = append(j.bad, words)
+	j.absentObjects++
+}
+
+// because keeps code as the verdict's code when none is kept yet.
+func (j *statusJudge) because(code ReasonCode) {
+	if j.code == "" {
+		j.code = code
 	}
 }
 
 func (j *statusJudge) finding(sev Severity, kind FindingKind, subject, format string, args ...any) {
-	j.findings = append(j.findings, Finding{Severity: sev, Kind: kind, Subject: subject, Message: fmt.Sprintf(format, args...)})
+	j.findings = append(j.findings, Finding{Severity: sev, Kind: kind, Subject: ObjectSubject(j.def.Name, subject), Message: fmt.Sprintf(format, args...)})
 }
 
 // listWords bounds a list of words for a one-line reason: the first three,
@@ -170,9 +192,14 @@ func (j *statusJudge) verdict() StatusVerdict {
 	case len(j.bad) > 0:
 		v.Health = Degraded
 		v.Progressing = j.moving == len(j.bad)
+		v.onlyAbsentObjects = j.absentObjects == len(j.bad)
 		v.Words = listWords(append(append([]string{}, j.bad...), j.unknown...))
 	case len(j.unknown) > 0:
 		v.Health = Unknown
+		v.Code = j.code
+		if v.Code == "" {
+			v.Code = ReasonNotReported
+		}
 		v.Words = listWords(j.unknown)
 	case decides:
 		v.Health = Healthy
@@ -296,7 +323,7 @@ const cephDefaultInterval = 60 * time.Second
 func judgeRookCeph(j *statusJudge) {
 	clusters, known := j.objects("CephCluster")
 	if known && len(clusters) == 0 {
-		j.bad = append(j.bad, "rook-ceph runs, no CephCluster")
+		j.noObject("rook-ceph runs, no CephCluster")
 	}
 	var oks []string
 	for _, o := range clusters {
@@ -616,7 +643,7 @@ func backupTime(b StatusObject) time.Time {
 func judgeLonghorn(j *statusJudge) {
 	nodes, known := j.objects("Node")
 	if known && len(nodes) == 0 {
-		j.bad = append(j.bad, "longhorn runs, no Longhorn Node registered")
+		j.noObject("longhorn runs, no Longhorn Node registered")
 	}
 	ready := 0
 	for _, o := range nodes {
@@ -688,7 +715,7 @@ func longhornVolumeHealth(o StatusObject) (Health, string) {
 func judgePrometheus(j *statusJudge) {
 	proms, known := j.objects("Prometheus")
 	if known && len(proms) == 0 {
-		j.bad = append(j.bad, "no Prometheus resource")
+		j.noObject("no Prometheus resource")
 	}
 	var good []string
 	allGood := known

@@ -2,6 +2,7 @@ package topology
 
 import (
 	"fmt"
+	"strconv"
 	"strings"
 )
 
@@ -52,21 +53,35 @@ func EvaluateWithStatus(def LayerDef, facts ClusterFacts, status StatusFacts, de
 	if w.Health == Absent {
 		res, only := customResourceOnly(def)
 		if !only {
-			return j // Evaluate found nothing of a catalog layer: absent
+			// Evaluate found nothing of a catalog layer: absent. What its
+			// status resources would say of it ("no Prometheus resource")
+			// is no verdict on a layer that is not there: the JSON
+			// document never says absent beside degraded.
+			j.Status.Health, j.Status.Words, j.Status.Progressing, j.Status.Code = "", "", false, ""
+			return j
 		}
 		f, read := status.Lists[res.Key()]
 		switch {
 		case !read || !f.Known:
-			st.Health, st.Reason = Unknown, res.Kind+" "+refName(res)+": "+reasonOr(f.Reason)
+			st.Health, st.Reason, st.Code = Unknown, res.Kind+" "+refName(res)+": "+reasonOr(f.Reason), f.Why().Code
 		case len(f.Value) == 0:
 			st.Health, st.Reason = Absent, fmt.Sprintf("not found: %s %s (%s)", res.Kind, refName(res), apiVersionOf(res))
 		default:
-			st.Health, st.Reason = v.Health, v.Words
+			st.Health, st.Reason, st.Code = v.Health, v.Words, v.Code
 		}
 		j.State = st
 		return j
 	}
 
+	if w.Health == Unknown && v.Health == Degraded && v.onlyAbsentObjects {
+		// "runs, but has no CephCluster" rests on the layer running: with
+		// its workloads not read, that is not known, and neither is the
+		// layer's health. No step may rest on it.
+		st.Health, st.Code = Unknown, w.Code
+		st.Reason = "whether it runs is not known (" + w.Reason + "), so " + strconv.Quote(v.Words) + " says nothing of its health"
+		j.State = st
+		return j
+	}
 	switch {
 	case w.Health == Degraded || v.Health == Degraded:
 		st.Health = Degraded
@@ -86,6 +101,10 @@ func EvaluateWithStatus(def LayerDef, facts ClusterFacts, status StatusFacts, de
 		var parts []string
 		if v.Health == Unknown {
 			parts = append(parts, v.Words)
+			st.Code = v.Code
+		}
+		if st.Code == "" {
+			st.Code = w.Code
 		}
 		if w.Health == Unknown {
 			parts = append(parts, w.Reason)
@@ -133,18 +152,26 @@ func apiVersionOf(res StatusResource) string {
 	return res.Group + "/" + v
 }
 
-// availableWorkloads counts the workloads of def found available in facts
-// (each match of each Workload once).
+// availableWorkloads counts the workloads of def found available in facts:
+// each match of each Workload once, and each member (LayerDef.IsMember)
+// that asks for pods and has them all.
 func availableWorkloads(def LayerDef, facts ClusterFacts) int {
 	if !facts.Workloads.Known {
 		return 0
 	}
 	n := 0
+	named := map[string]bool{}
 	for _, w := range def.Workloads {
 		for _, m := range lookWorkload(def, w, facts).matches {
+			named[workloadKey(m)] = true
 			if available(m) {
 				n++
 			}
+		}
+	}
+	for _, ws := range facts.Workloads.Value {
+		if !named[workloadKey(ws)] && def.IsMember(ws) && available(ws) {
+			n++
 		}
 	}
 	return n

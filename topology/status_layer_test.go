@@ -1,6 +1,7 @@
 package topology
 
 import (
+	"reflect"
 	"strings"
 	"testing"
 	"time"
@@ -54,7 +55,7 @@ func TestEvaluateWithStatus(t *testing.T) {
 			if j.State.Name != "rook-ceph" || !j.State.Declared {
 				t.Errorf("name/declared lost: %+v", j.State)
 			}
-			if want := Evaluate(def, rookFacts(tc.workloads), true); j.Workloads != want {
+			if want := Evaluate(def, rookFacts(tc.workloads), true); !reflect.DeepEqual(j.Workloads, want) {
 				t.Errorf("Workloads %+v, want Evaluate's %+v", j.Workloads, want)
 			}
 		})
@@ -63,10 +64,10 @@ func TestEvaluateWithStatus(t *testing.T) {
 	// Workloads unknown (their namespace forbidden), status healthy: unknown.
 	f := rookFacts(rookUp)
 	f.WorkloadNamespaces = nil
-	f.WorkloadErrors = map[string]string{"rook-ceph": "deployments in rook-ceph: forbidden"}
+	f.WorkloadErrors = map[string]Why{"rook-ceph": Because(ReasonForbidden, "deployments in rook-ceph: forbidden")}
 	j := EvaluateWithStatus(def, f, factsFor(def, []StatusObject{healthy}), true)
-	if j.State.Health != Unknown || !strings.Contains(j.State.Reason, "deployments in rook-ceph: forbidden") {
-		t.Errorf("workloads unread, status healthy: %s %q", j.State.Health, j.State.Reason)
+	if j.State.Health != Unknown || !strings.Contains(j.State.Reason, "deployments in rook-ceph: forbidden") || j.State.Code != ReasonForbidden {
+		t.Errorf("workloads unread, status healthy: %s %q (code %q)", j.State.Health, j.State.Reason, j.State.Code)
 	}
 
 	// Absent stays absent: nothing of rook-ceph on the cluster.
@@ -77,7 +78,7 @@ func TestEvaluateWithStatus(t *testing.T) {
 
 	// A layer without status resources: Evaluate's judgement, unchanged.
 	cil, _ := CatalogLayer("cilium")
-	if j := EvaluateWithStatus(cil, none, StatusFacts{}, true); j.State != Evaluate(cil, none, true) {
+	if j := EvaluateWithStatus(cil, none, StatusFacts{}, true); !reflect.DeepEqual(j.State, Evaluate(cil, none, true)) {
 		t.Errorf("cilium: %+v", j.State)
 	}
 }
@@ -98,7 +99,7 @@ func TestEvaluateWithStatusArgoCDFindingsOnly(t *testing.T) {
 	if j.State.Health != Healthy || j.State.Reason != "1 Application (1 not healthy), 3 workloads available" {
 		t.Errorf("argocd: %s %q", j.State.Health, j.State.Reason)
 	}
-	if len(j.Status.Findings) != 1 || j.Status.Findings[0].Kind != FindingApplication || j.Status.Findings[0].Subject != "Application argocd/web" {
+	if len(j.Status.Findings) != 1 || j.Status.Findings[0].Kind != FindingApplication || j.Status.Findings[0].Subject != ObjectSubject("argocd", "Application argocd/web") {
 		t.Errorf("findings %+v", j.Status.Findings)
 	}
 	// Applications unread: still the workloads' health, and a finding says so.

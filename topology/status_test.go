@@ -45,7 +45,7 @@ func factsFor(def LayerDef, objs []StatusObject, unread ...string) StatusFacts {
 		f.Lists[res.Key()] = KnownFact(list)
 		for _, u := range unread {
 			if u == res.Kind {
-				f.Lists[res.Key()] = UnknownFact[[]StatusObject]("forbidden")
+				f.Lists[res.Key()] = UnknownFact[[]StatusObject](Because(ReasonFailed, "forbidden"))
 			}
 		}
 	}

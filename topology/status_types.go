@@ -138,6 +138,14 @@ type StatusVerdict struct {
 	// reconciling, a replica being created): Health is then Degraded, and
 	// the words say it progresses.
 	Progressing bool `json:"progressing,omitempty"`
+	// Code is why an Unknown verdict is unknown: an unread list's code,
+	// else ReasonNotReported (an object whose owner reported nothing nestor
+	// can judge).
+	Code ReasonCode `json:"reason_code,omitempty"`
+	// onlyAbsentObjects says a Degraded verdict rests only on objects the
+	// layer must have not existing ("no Prometheus resource"): true of a
+	// layer that runs, nothing of one whose presence is not known.
+	onlyAbsentObjects bool
 	// Resources say, per status resource, what was read and what each
 	// object says.
 	Resources []ResourceReport `json:"resources,omitempty"`

@@ -51,7 +51,7 @@ func TestDefaultStorageSeveralDefaults(t *testing.T) {
 			scs: []StorageClass{localPath, {Name: "longhorn", Provisioner: "driver.longhorn.io", Default: true}}, server: KnownFact("v1.37.2"),
 			unknown: "the creation time of longhorn was not read"},
 		{name: "server version unknown: unknown",
-			scs: []StorageClass{localPath, longhorn}, server: UnknownFact[string]("timed out after 10s"),
+			scs: []StorageClass{localPath, longhorn}, server: UnknownFact[string](Because(ReasonFailed, "timed out after 10s")),
 			unknown: "2 StorageClasses are marked default (local-path, longhorn), and which one Kubernetes uses depends on its version (the newest since 1.26, none before), which is unknown: timed out after 10s"},
 		{name: "server version not a version: unknown",
 			scs: []StorageClass{localPath, longhorn}, server: KnownFact("devel"),
@@ -81,7 +81,7 @@ func TestDefaultStorageSeveralDefaults(t *testing.T) {
 		})
 	}
 	// One default: no warning, no timestamp or version needed.
-	got := DefaultStorage(ClusterFacts{StorageClasses: KnownFact([]StorageClass{{Name: "only", Provisioner: "rancher.io/local-path", Default: true}})}, UnknownFact[string]("x"))
+	got := DefaultStorage(ClusterFacts{StorageClasses: KnownFact([]StorageClass{{Name: "only", Provisioner: "rancher.io/local-path", Default: true}})}, UnknownFact[string](Because(ReasonFailed, "x")))
 	if !got.Known || got.Value.Class != "only" || got.Value.Warning != "" || got.Value.OtherDefaults != nil {
 		t.Errorf("one default: %+v", got)
 	}
@@ -134,7 +134,7 @@ func TestPlanBackendWithSeveralDefaults(t *testing.T) {
 	}
 	// Desired local-path: a migration, saying which one Kubernetes uses.
 	p := BuildPlan(k3s("local-path"), observe(handed, "v1.37.2+k3s1"), NodeCluster{}, PlanOptions{})
-	want := []Step{{StepMigrateBackend, "local-path", "local-path", "desired backend local-path, cluster default StorageClass longhorn (driver.longhorn.io), the one Kubernetes uses of the 2 marked default (also: local-path)", ""}}
+	want := []Step{mkStep(StepMigrateBackend, "local-path", "local-path", "desired backend local-path, cluster default StorageClass longhorn (driver.longhorn.io), the one Kubernetes uses of the 2 marked default (also: local-path)", "")}
 	if !reflect.DeepEqual(p.Steps, want) {
 		t.Errorf("desired local-path:\n%s\nwant:\n%s", fmtSteps(p.Steps), fmtSteps(want))
 	}
@@ -146,7 +146,8 @@ func TestPlanBackendWithSeveralDefaults(t *testing.T) {
 	// A creation time missing: no step at all, an unknown.
 	noTime := []StorageClass{handed[0], {Name: "longhorn", Provisioner: "driver.longhorn.io", Default: true}}
 	p = BuildPlan(k3s("local-path"), observe(noTime, "v1.37.2"), NodeCluster{}, PlanOptions{})
-	if len(p.Steps) != 0 || len(p.Unknowns) != 1 || !strings.Contains(p.Unknowns[0], "the creation time of longhorn was not read") {
+	if len(p.Steps) != 0 || len(p.Unknowns) != 1 || !strings.Contains(p.Unknowns[0].String(), "the creation time of longhorn was not read") ||
+		p.Unknowns[0].Subject != StorageSubject() || p.Unknowns[0].Reason != ReasonNotRead {
 		t.Errorf("creation time missing: steps %s, unknowns %q", fmtSteps(p.Steps), p.Unknowns)
 	}
 }

@@ -56,7 +56,7 @@ const (
 func JudgeUpgrade(t *Topology, due UpgradeDue, f UpgradeFacts) []Finding {
 	out := []Finding{}
 	if due.Unknown != "" {
-		out = append(out, Finding{Severity: SeverityInfo, Kind: FindingUpgradeUnknown, Subject: "upgrade", Message: due.Unknown, Reach: "the cluster's version"})
+		out = append(out, Finding{Severity: SeverityInfo, Kind: FindingUpgradeUnknown, Subject: VersionSubject("upgrade"), Message: due.Unknown, Reach: "the cluster's version"})
 	}
 	if len(due.Targets) > 0 {
 		out = append(out, judgeAPIs(due.Targets, f.Served, f.DeprecatedCalls)...)
@@ -104,7 +104,7 @@ func minorsText(ts []UpgradeTarget) string {
 }
 
 // upgradeUnknown is an info finding of kind upgrade-unknown.
-func upgradeUnknown(subject, msg, source, reach, step, minor string) Finding {
+func upgradeUnknown(subject Subject, msg, source, reach, step, minor string) Finding {
 	return Finding{Severity: SeverityInfo, Kind: FindingUpgradeUnknown, Subject: subject, Message: msg, Source: source, Reach: reach, Step: step, Minor: minor}
 }
 
@@ -168,7 +168,7 @@ type apiJudge struct {
 
 func (j *apiJudge) first() UpgradeTarget { return j.targets[0] }
 
-func (j *apiJudge) unknown(subject, msg, source, reach string, tg UpgradeTarget) Finding {
+func (j *apiJudge) unknown(subject Subject, msg, source, reach string, tg UpgradeTarget) Finding {
 	return upgradeUnknown(subject, msg, source, reach, tg.step(), tg.Minor.MinorString())
 }
 
@@ -182,9 +182,9 @@ func (j *apiJudge) callsUnread() []Finding {
 		if strings.HasPrefix(calls.Reason, "forbidden") {
 			msg += "; " + metricsPermission
 		}
-		return []Finding{j.unknown("/metrics", msg, srcDeprecatedMetric, "the API server", j.first())}
+		return []Finding{j.unknown(APISubject("/metrics"), msg, srcDeprecatedMetric, "the API server", j.first())}
 	case !calls.Value.Complete:
-		return []Finding{j.unknown("/metrics", fmt.Sprintf("the read of /metrics stopped at its bound of %d bytes before the deprecated-API gauge ended: calls beyond what was read are not known", calls.Value.Limit),
+		return []Finding{j.unknown(APISubject("/metrics"), fmt.Sprintf("the read of /metrics stopped at its bound of %d bytes before the deprecated-API gauge ended: calls beyond what was read are not known", calls.Value.Limit),
 			srcDeprecatedMetric, j.callReach, j.first())}
 	}
 	return nil
@@ -196,7 +196,7 @@ func (j *apiJudge) callsUnread() []Finding {
 // does not hold or does not cover. An unread discovery is one unknown.
 func (j *apiJudge) servedRemovals(served Fact[ServedAPIs]) []Finding {
 	if !served.Known {
-		return []Finding{j.unknown("served APIs", fmt.Sprintf("the API server's discovery was not read (%s): what %s stops serving is not known", reasonOr(served.Reason), minorsText(j.targets)),
+		return []Finding{j.unknown(APISubject("served APIs"), fmt.Sprintf("the API server's discovery was not read (%s): what %s stops serving is not known", reasonOr(served.Reason), minorsText(j.targets)),
 			j.lifecycle, reachDiscovery, j.first())}
 	}
 	var out []Finding
@@ -209,7 +209,7 @@ func (j *apiJudge) servedRemovals(served Fact[ServedAPIs]) []Finding {
 	for i, tg := range j.targets {
 		rep, err := APIRemovals(served.Value.GroupVersions, tg.Minor)
 		if err != nil {
-			out = append(out, j.unknown("served APIs", err.Error(), j.lifecycle, reachDiscovery, tg))
+			out = append(out, j.unknown(APISubject("served APIs"), err.Error(), j.lifecycle, reachDiscovery, tg))
 			continue
 		}
 		for _, r := range rep.Removals {
@@ -218,7 +218,7 @@ func (j *apiJudge) servedRemovals(served Fact[ServedAPIs]) []Finding {
 			}
 		}
 		if rep.Beyond {
-			out = append(out, j.unknown(tg.Minor.MinorString(), fmt.Sprintf("%s: %s is beyond the lifecycle table's horizon (%s knows the removals of %s and older, and those it plans): what %s itself stops serving is not known here; the removals said for it are a floor",
+			out = append(out, j.unknown(VersionSubject(tg.Minor.MinorString()), fmt.Sprintf("%s: %s is beyond the lifecycle table's horizon (%s knows the removals of %s and older, and those it plans): what %s itself stops serving is not known here; the removals said for it are a floor",
 				tg.label(), tg.Minor.MinorString(), j.module, rep.Horizon, tg.Minor.MinorString()), j.lifecycle, reachDiscovery, tg))
 		}
 		for _, u := range rep.Unknown {
@@ -240,7 +240,7 @@ func (j *apiJudge) servedRemovals(served Fact[ServedAPIs]) []Finding {
 			keys = append(keys, k)
 		}
 		sort.Strings(keys)
-		out = append(out, j.unknown("served APIs", fmt.Sprintf("the cluster serves %s, which %s does not hold: whether %s serves %s is not known here",
+		out = append(out, j.unknown(APISubject("served APIs"), fmt.Sprintf("the cluster serves %s, which %s does not hold: whether %s serves %s is not known here",
 			strings.Join(keys, ", "), j.module, minorsText(j.targets), pronoun(len(keys))), j.lifecycle, reachDiscovery, j.first()))
 	}
 	if len(notCovered) > 0 {
@@ -248,7 +248,7 @@ func (j *apiJudge) servedRemovals(served Fact[ServedAPIs]) []Finding {
 		if len(shown) > 5 {
 			shown, more = shown[:5], fmt.Sprintf(" and %d more", len(notCovered)-5)
 		}
-		out = append(out, j.unknown("served APIs", fmt.Sprintf("%s not in %s (%s%s): CustomResourceDefinitions, aggregated APIs, or Kubernetes groups kept in other modules (apiextensions.k8s.io, apiregistration.k8s.io); its lifecycle table says nothing of them, so whether %s serves them is not judged",
+		out = append(out, j.unknown(APISubject("served APIs"), fmt.Sprintf("%s not in %s (%s%s): CustomResourceDefinitions, aggregated APIs, or Kubernetes groups kept in other modules (apiextensions.k8s.io, apiregistration.k8s.io); its lifecycle table says nothing of them, so whether %s serves them is not judged",
 			servedCount(len(notCovered)), j.module, strings.Join(shown, ", "), more, minorsText(j.targets)), j.lifecycle, reachDiscovery, j.first()))
 	}
 	return out
@@ -272,7 +272,7 @@ func (j *apiJudge) unmatchedCalls() []Finding {
 				break
 			}
 		}
-		f := Finding{Kind: FindingDeprecatedCall, Subject: c.GroupVersion(), Source: srcDeprecatedMetric, Reach: j.callReach, Step: tg.step(), Minor: tg.Minor.MinorString()}
+		f := Finding{Kind: FindingDeprecatedCall, Subject: APISubject(c.GroupVersion()), Source: srcDeprecatedMetric, Reach: j.callReach, Step: tg.step(), Minor: tg.Minor.MinorString()}
 		head := fmt.Sprintf("%s: requests to %s recorded by this API server %s", tg.label(), c.what(), j.since)
 		switch {
 		case removed:
@@ -299,7 +299,7 @@ func (j *apiJudge) instancesUnread(out []Finding) []Finding {
 	if !calls.Known || calls.Value.Instances.Known || slices.ContainsFunc(out, func(f Finding) bool { return strings.Contains(f.Reach, j.callReach) }) {
 		return nil
 	}
-	return []Finding{j.unknown("/metrics", fmt.Sprintf("the API server that answered /metrics recorded no deprecated-API call to say; how many API servers the control plane runs is not known (%s), so calls recorded by the others are not known",
+	return []Finding{j.unknown(APISubject("/metrics"), fmt.Sprintf("the API server that answered /metrics recorded no deprecated-API call to say; how many API servers the control plane runs is not known (%s), so calls recorded by the others are not known",
 		reasonOr(calls.Value.Instances.Reason)), srcDeprecatedMetric, j.callReach, j.first())}
 }
 
@@ -353,7 +353,7 @@ func removalFinding(tg UpgradeTarget, r APIRemoval, reqs []DeprecatedCall, match
 			called = append(called, c.what())
 		}
 	}
-	f := Finding{Kind: FindingRemovedAPI, Subject: r.GroupVersion, Source: lifecycle, Reach: reachDiscovery, Step: tg.step(), Minor: tg.Minor.MinorString()}
+	f := Finding{Kind: FindingRemovedAPI, Subject: APISubject(r.GroupVersion), Source: lifecycle, Reach: reachDiscovery, Step: tg.step(), Minor: tg.Minor.MinorString()}
 	msg := tg.label() + ": " + r.Message()
 	switch {
 	case len(called) > 0:
@@ -389,11 +389,11 @@ func judgeLayers(t *Topology, targets []UpgradeTarget, images Fact[[]LayerImage]
 	ms := minorsText(targets)
 	tableSrc := "nestor's layer support table (as of " + dayText(layerSupportAsOf) + ")"
 	if !images.Known {
-		return append(out, upgradeUnknown("layers", fmt.Sprintf("the declared layers' images were not read (%s): their support of %s is not judged", reasonOr(images.Reason), ms),
+		return append(out, upgradeUnknown(Subject{Kind: SubjectLayers, Key: KeyLayers, Text: "layers"}, fmt.Sprintf("the declared layers' images were not read (%s): their support of %s is not judged", reasonOr(images.Reason), ms),
 			tableSrc, "the declared layers", first.step(), first.Minor.MinorString()))
 	}
 	for _, l := range t.Layers {
-		subject := "layer " + l.Name
+		subject := LayerSubject(l.Name)
 		unknown := func(msg, reach string) {
 			out = append(out, upgradeUnknown(subject, msg, tableSrc, reach, first.step(), first.Minor.MinorString()))
 		}
@@ -457,7 +457,7 @@ func judgeDrains(drains []string, pdbs Fact[[]PDBState]) []Finding {
 		which = fmt.Sprintf("%d planned steps drain nodes, the first %s", len(drains), first)
 	}
 	if !pdbs.Known {
-		return append(out, Finding{Severity: SeverityInfo, Kind: FindingUpgradeUnknown, Subject: "PodDisruptionBudgets",
+		return append(out, Finding{Severity: SeverityInfo, Kind: FindingUpgradeUnknown, Subject: PDBSubject(""),
 			Message: fmt.Sprintf("the PodDisruptionBudgets were not read (%s): what holds up draining nodes is not known (%s)", reasonOr(pdbs.Reason), which),
 			Source:  srcPDBStatus, Reach: "the whole cluster", Step: first})
 	}
@@ -468,7 +468,7 @@ func judgeDrains(drains []string, pdbs Fact[[]PDBState]) []Finding {
 	})
 	for _, p := range list {
 		name := p.Namespace + "/" + p.Name
-		subject := "pdb " + name
+		subject := PDBSubject(name)
 		switch {
 		case p.ObservedGeneration < p.Generation:
 			out = append(out, Finding{Severity: SeverityInfo, Kind: FindingUpgradeUnknown, Subject: subject,

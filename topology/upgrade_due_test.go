@@ -165,7 +165,7 @@ func TestUpgradeTargetsNodeCluster(t *testing.T) {
 		checkTargets(t, UpgradeTargets(p, obs, 60, time.Time{}), nil)
 	})
 	t.Run("version unknown: said, drains kept", func(t *testing.T) {
-		obs := &Observed{ServerVersion: UnknownFact[string]("forbidden (user x cannot get version)")}
+		obs := &Observed{ServerVersion: UnknownFact[string](Because(ReasonFailed, "forbidden (user x cannot get version)"))}
 		p := Plan{Steps: []Step{{Kind: StepRepairNode, Phase: PhaseK8s, Target: "n1", Reason: "registered but NotReady"}}}
 		d := UpgradeTargets(p, obs, 60, day(2026, 12, 1))
 		if len(d.Targets) != 0 || d.Unknown == "" || !strings.Contains(d.Current.Reason, "forbidden (user x cannot get version)") || !reflect.DeepEqual(d.Drains, []string{"repair-node n1"}) || d.Nothing() {
@@ -173,7 +173,7 @@ func TestUpgradeTargetsNodeCluster(t *testing.T) {
 		}
 	})
 	t.Run("no target read: nothing", func(t *testing.T) {
-		obs := &Observed{NoTarget: true, ServerVersion: UnknownFact[string]("no target")}
+		obs := &Observed{NoTarget: true, ServerVersion: UnknownFact[string](Because(ReasonFailed, "no target"))}
 		p := Plan{Unverified: true, Steps: []Step{{Kind: StepBootstrap, Target: "x"}}}
 		if d := UpgradeTargets(p, obs, 60, day(2026, 12, 1)); !d.Nothing() {
 			t.Errorf("due %+v, want nothing for an unverified plan", d)
@@ -241,7 +241,7 @@ func TestUpgradeTargetsKapsule(t *testing.T) {
 		checkTargets(t, d, []target{{minor: "1.35", to: "1.35.4", from: "1.34", date: dayp(2026, 9, 30), forced: true, why: "1.34 reaches end of life upstream on 2026-10-27, in 56 days"}})
 	})
 	t.Run("the provider's cluster unread", func(t *testing.T) {
-		obs := &Observed{Kapsule: &KapsuleObserved{Cluster: UnknownFact[KapsuleCluster]("timed out after 10s")}}
+		obs := &Observed{Kapsule: &KapsuleObserved{Cluster: UnknownFact[KapsuleCluster](Because(ReasonFailed, "timed out after 10s"))}}
 		if d := UpgradeTargets(Plan{}, obs, 60, asOf); d.Unknown == "" || !strings.Contains(d.Current.Reason, "the provider's cluster: timed out after 10s") {
 			t.Errorf("unknown %q", d.Unknown)
 		}

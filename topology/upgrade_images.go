@@ -19,7 +19,7 @@ import (
 // those read. The images are sorted by layer, namespace, workload.
 func LayerImages(t *Topology, facts ClusterFacts) Fact[[]LayerImage] {
 	if !facts.Workloads.Known {
-		return UnknownFact[[]LayerImage]("the workloads: " + reasonOr(facts.Workloads.Reason))
+		return UnknownFact[[]LayerImage](facts.Workloads.Why().Prefixed("the workloads: "))
 	}
 	out := []LayerImage{}
 	if t == nil {

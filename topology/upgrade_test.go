@@ -28,7 +28,7 @@ func checkUpgradeFindings(t *testing.T, got []Finding, want []upFinding) {
 	}
 	for i, w := range want {
 		g := got[i]
-		if g.Severity != w.sev || g.Kind != w.kind || g.Subject != w.subject || g.Minor != w.minor || g.Step != w.step ||
+		if g.Severity != w.sev || g.Kind != w.kind || g.Subject.Text != w.subject || g.Minor != w.minor || g.Step != w.step ||
 			!strings.Contains(g.Message, w.has) || !strings.Contains(g.Source, w.source) || !strings.Contains(g.Reach, w.reach) {
 			t.Errorf("finding %d:\n%s\nwant %+v", i, upFindingsText(got[i:i+1]), w)
 		}
@@ -86,18 +86,18 @@ func TestJudgeUpgradeAPIs(t *testing.T) {
 			want: []upFinding{{SeverityError, FindingRemovedAPI, "flowcontrol.apiserver.k8s.io/v1beta3", "1.32", step,
 				served + "; requests to flowcontrol.apiserver.k8s.io/v1beta3 flowschemas recorded by this API server since 2026-11-28 10:02 UTC (its start): those clients break", "apiserver_requested_deprecated_apis", "one API server instance of 3"}}},
 		{name: "calls forbidden: unknown with the permission, the removal a warning", targets: to132, served: KnownFact(flowcontrolServed),
-			calls: UnknownFact[DeprecatedCalls]("forbidden (user ci cannot get /metrics)"),
+			calls: UnknownFact[DeprecatedCalls](Because(ReasonFailed, "forbidden (user ci cannot get /metrics)")),
 			want: []upFinding{
 				{SeverityInfo, FindingUpgradeUnknown, "/metrics", "1.32", step, `the API server's calls to deprecated APIs were not read (forbidden (user ci cannot get /metrics)): which clients break on 1.32 is not known; reading it needs a ClusterRole rule nonResourceURLs: ["/metrics"], verbs: ["get"]`, "apiserver_requested_deprecated_apis", "the API server"},
 				{SeverityWarning, FindingRemovedAPI, "flowcontrol.apiserver.k8s.io/v1beta3", "1.32", step, served + "; whether clients call it is not known (/metrics not read)", "k8s.io/api v0.37.2 lifecycle", "this API server's discovery"},
 			}},
-		{name: "calls timed out: no permission pointer", targets: to132, served: KnownFact(flowcontrolServed), calls: UnknownFact[DeprecatedCalls]("timed out after 10s"),
+		{name: "calls timed out: no permission pointer", targets: to132, served: KnownFact(flowcontrolServed), calls: UnknownFact[DeprecatedCalls](Because(ReasonFailed, "timed out after 10s")),
 			want: []upFinding{
 				{SeverityInfo, FindingUpgradeUnknown, "/metrics", "1.32", step, "were not read (timed out after 10s): which clients break on 1.32 is not known", "", ""},
 				{SeverityWarning, FindingRemovedAPI, "flowcontrol.apiserver.k8s.io/v1beta3", "1.32", step, "whether clients call it is not known", "", ""},
 			}},
 		{name: "the metrics read stopped at its bound", targets: to132, served: KnownFact(flowcontrolServed),
-			calls: KnownFact(DeprecatedCalls{Complete: false, Limit: 1024, Instances: UnknownFact[int]("forbidden (user ci cannot list leases)")}),
+			calls: KnownFact(DeprecatedCalls{Complete: false, Limit: 1024, Instances: UnknownFact[int](Because(ReasonFailed, "forbidden (user ci cannot list leases)"))}),
 			want: []upFinding{
 				{SeverityInfo, FindingUpgradeUnknown, "/metrics", "1.32", step, "stopped at its bound of 1024 bytes", "", "one API server instance of an unknown number (forbidden (user ci cannot list leases))"},
 				{SeverityWarning, FindingRemovedAPI, "flowcontrol.apiserver.k8s.io/v1beta3", "1.32", step, "no request to it in the part of /metrics read: whether clients call it is not known", "", "calls: one API server instance of an unknown number"},
@@ -122,7 +122,7 @@ func TestJudgeUpgradeAPIs(t *testing.T) {
 				{SeverityWarning, FindingRemovedAPI, "resource.k8s.io/v1beta1", "1.38", "upgrade kubernetes → 1.38", "the cluster serves resource.k8s.io/v1beta1; 1.38 is to stop serving it, as k8s.io/api v0.37.2 plans (no replacement recorded); no request to it recorded", "k8s.io/api v0.37.2 lifecycle", "one API server instance of 2"},
 				{SeverityInfo, FindingUpgradeUnknown, "1.38", "1.38", "upgrade kubernetes → 1.38", "1.38 is beyond the lifecycle table's horizon (k8s.io/api v0.37.2 knows the removals of 1.37 and older, and those it plans): what 1.38 itself stops serving is not known here", "k8s.io/api v0.37.2 lifecycle", ""},
 			}},
-		{name: "discovery unread: unknown, the calls still judged", targets: to132, served: UnknownFact[ServedAPIs]("forbidden (user ci cannot get path /apis)"), calls: callsOf(three, flowschemaCall),
+		{name: "discovery unread: unknown, the calls still judged", targets: to132, served: UnknownFact[ServedAPIs](Because(ReasonFailed, "forbidden (user ci cannot get path /apis)")), calls: callsOf(three, flowschemaCall),
 			want: []upFinding{
 				{SeverityInfo, FindingUpgradeUnknown, "served APIs", "1.32", step, "the API server's discovery was not read (forbidden (user ci cannot get path /apis)): what 1.32 stops serving is not known", "k8s.io/api v0.37.2 lifecycle", "this API server's discovery"},
 				{SeverityError, FindingDeprecatedCall, "flowcontrol.apiserver.k8s.io/v1beta3", "1.32", step, "1.32 stops serving it (by the API server's own removed_release 1.32)", "", ""},
@@ -143,7 +143,7 @@ func TestJudgeUpgradeAPIs(t *testing.T) {
 			served: KnownFact(flowcontrolServed), calls: callsOf(three),
 			want: []upFinding{{SeverityWarning, FindingRemovedAPI, "flowcontrol.apiserver.k8s.io/v1beta3", "1.32", "", "the provider's move to 1.32.5 on 2026-12-20: the cluster serves flowcontrol.apiserver.k8s.io/v1beta3; 1.32 stops serving it", "", ""}}},
 		{name: "calls with an unknown window", targets: to132, served: KnownFact(ServedAPIs{}),
-			calls: KnownFact(DeprecatedCalls{Complete: true, Requests: []DeprecatedCall{{Group: "batch", Version: "v1beta1", Resource: "cronjobs", RemovedRelease: "1.25"}}, Instances: UnknownFact[int]("no API server identity lease in kube-system")}),
+			calls: KnownFact(DeprecatedCalls{Complete: true, Requests: []DeprecatedCall{{Group: "batch", Version: "v1beta1", Resource: "cronjobs", RemovedRelease: "1.25"}}, Instances: UnknownFact[int](Because(ReasonFailed, "no API server identity lease in kube-system"))}),
 			want:  []upFinding{{SeverityError, FindingDeprecatedCall, "batch/v1beta1", "1.32", step, "recorded by this API server since an unknown time (process_start_time_seconds was not read)", "", "one API server instance of an unknown number (no API server identity lease in kube-system)"}}},
 	}
 	for _, tt := range tests {
@@ -189,7 +189,7 @@ func TestJudgeUpgradeLayers(t *testing.T) {
 		{name: "a minimum only", topo: layers("longhorn"), targets: to134,
 			images: KnownFact([]LayerImage{{Layer: "longhorn", Kind: KindDaemonSet, Namespace: "longhorn-system", Workload: "longhorn-manager", Container: "longhorn-manager", Image: "longhornio/longhorn-manager:v1.7.2"}}),
 			want:   []upFinding{{SeverityInfo, FindingUpgradeUnknown, "layer longhorn", "1.34", step, "publishes no upper bound", "documentation.suse.com", "longhorn-system/longhorn-manager"}}},
-		{name: "images unread: one unknown", topo: layers("cilium", "cnpg"), targets: to134, images: UnknownFact[[]LayerImage]("forbidden (user ci cannot list daemonsets.apps in namespace kube-system)"),
+		{name: "images unread: one unknown", topo: layers("cilium", "cnpg"), targets: to134, images: UnknownFact[[]LayerImage](Because(ReasonFailed, "forbidden (user ci cannot list daemonsets.apps in namespace kube-system)")),
 			want: []upFinding{{SeverityInfo, FindingUpgradeUnknown, "layers", "1.34", step, "the declared layers' images were not read (forbidden (user ci cannot list daemonsets.apps in namespace kube-system)): their support of 1.34 is not judged", "", "the declared layers"}}},
 		{name: "no table, no release in the image, no table read, no image", topo: layers("my-app", "flux", "kube-prometheus-stack", "cnpg"), targets: to134, images: KnownFact([]LayerImage{cilium("quay.io/cilium/cilium:v1.18.3")}),
 			want: []upFinding{
@@ -198,7 +198,7 @@ func TestJudgeUpgradeLayers(t *testing.T) {
 				{SeverityInfo, FindingUpgradeUnknown, "layer kube-prometheus-stack", "1.34", step, "no Kubernetes support table of kube-prometheus-stack was read", "", ""},
 				{SeverityInfo, FindingUpgradeUnknown, "layer cnpg", "1.34", step, "the image of cnpg's main workload (Deployment cnpg-controller-manager, container manager) was not among the workloads read", "", ""},
 			}},
-		{name: "no layer declared", topo: layers(), targets: to134, images: UnknownFact[[]LayerImage]("not read")},
+		{name: "no layer declared", topo: layers(), targets: to134, images: UnknownFact[[]LayerImage](Because(ReasonFailed, "not read"))},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -235,13 +235,13 @@ func TestJudgeUpgradeDrains(t *testing.T) {
 				{SeverityInfo, FindingUpgradeUnknown, "pdb rook-ceph/rook-ceph-osd", "", drains[0], "the status of PodDisruptionBudget rook-ceph/rook-ceph-osd is of generation 1, its spec is at 2 (the disruption controller has not caught up): whether it allows a disruption is not known (the planned step upgrade-node n1 → 1.35 drains nodes)", "", "the whole cluster"},
 				{SeverityInfo, FindingUpgradeUnknown, "pdb web/frontend", "", drains[0], "is of generation 0, its spec is at 5", "", ""},
 			}},
-		{name: "unread", drains: drains, pdbs: UnknownFact[[]PDBState]("forbidden (user ci cannot list poddisruptionbudgets.policy)"),
+		{name: "unread", drains: drains, pdbs: UnknownFact[[]PDBState](Because(ReasonFailed, "forbidden (user ci cannot list poddisruptionbudgets.policy)")),
 			want: []upFinding{{SeverityInfo, FindingUpgradeUnknown, "PodDisruptionBudgets", "", drains[0], "the PodDisruptionBudgets were not read (forbidden (user ci cannot list poddisruptionbudgets.policy)): what holds up draining nodes is not known " + which, "", ""}}},
 		{name: "no drain: not judged", pdbs: KnownFact([]PDBState{pdb("cnpg", "pg-main", 0, 3, 3, 3, 2, 2)})},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got := JudgeUpgrade(&Topology{}, UpgradeDue{Drains: tt.drains}, UpgradeFacts{Served: UnknownFact[ServedAPIs]("x"), PDBs: tt.pdbs})
+			got := JudgeUpgrade(&Topology{}, UpgradeDue{Drains: tt.drains}, UpgradeFacts{Served: UnknownFact[ServedAPIs](Because(ReasonFailed, "x")), PDBs: tt.pdbs})
 			checkUpgradeFindings(t, got, tt.want)
 		})
 	}
@@ -262,7 +262,7 @@ func TestFailOnUpgradeFindings(t *testing.T) {
 	facts := UpgradeFacts{
 		Served:          KnownFact(flowcontrolServed),
 		DeprecatedCalls: callsOf(KnownFact(1), flowschemaCall, DeprecatedCall{Version: "v1", Resource: "componentstatuses"}),
-		LayerImages:     UnknownFact[[]LayerImage]("not read"),
+		LayerImages:     UnknownFact[[]LayerImage](Because(ReasonFailed, "not read")),
 		PDBs:            KnownFact([]PDBState{{Namespace: "a", Name: "b", ExpectedPods: 2, CurrentHealthy: 1, DesiredHealthy: 1, Generation: 1, ObservedGeneration: 1}}),
 	}
 	p := Plan{Findings: JudgeUpgrade(&Topology{Layers: []LayerRef{{Name: "cilium"}}}, due, facts)}
@@ -309,7 +309,7 @@ func TestNextHardDate(t *testing.T) {
 		{name: "upstream's comes first", obs: kapsuleAt("1.35.2", "1.35.2", KapsuleVersion{Name: "1.35.2", EndOfLifeAt: dayp(2027, 6, 30)}), asOf: day(2027, 1, 15),
 			want: &HardDate{Date: day(2027, 2, 28), What: "upstream end of life of 1.35", Minor: "1.36", Days: 44}},
 		{name: "newer than the calendar, no provider: none", obs: prod("v1.45.0"), asOf: day(2026, 12, 1)},
-		{name: "version unknown: none", obs: &Observed{ServerVersion: UnknownFact[string]("forbidden")}, asOf: day(2026, 12, 1)},
+		{name: "version unknown: none", obs: &Observed{ServerVersion: UnknownFact[string](Because(ReasonFailed, "forbidden"))}, asOf: day(2026, 12, 1)},
 		{name: "no day: none", obs: prod("v1.35.1")},
 	}
 	for _, tt := range tests {
@@ -344,12 +344,12 @@ func TestCompareHardDates(t *testing.T) {
 // it; with a removal, its reach says it and nothing is added.
 func TestJudgeUpgradeInstancesUnread(t *testing.T) {
 	served := ServedAPIs{GroupVersions: []ServedGroupVersion{{GroupVersion: "v1", Kinds: []string{"ConfigMap"}}}}
-	lost := UnknownFact[int]("forbidden (user ci cannot list leases.coordination.k8s.io in namespace kube-system)")
+	lost := UnknownFact[int](Because(ReasonFailed, "forbidden (user ci cannot list leases.coordination.k8s.io in namespace kube-system)"))
 	due := UpgradeDue{Targets: []UpgradeTarget{moveTo("1.31", "1.32")}}
 	got := JudgeUpgrade(&Topology{}, due, UpgradeFacts{Served: KnownFact(served), DeprecatedCalls: callsOf(lost), LayerImages: KnownFact([]LayerImage{})})
 	var said []Finding
 	for _, f := range got {
-		if f.Subject == "/metrics" {
+		if f.Subject == APISubject("/metrics") {
 			said = append(said, f)
 		}
 	}
@@ -358,13 +358,13 @@ func TestJudgeUpgradeInstancesUnread(t *testing.T) {
 	}
 	got = JudgeUpgrade(&Topology{}, due, UpgradeFacts{Served: KnownFact(flowcontrolServed), DeprecatedCalls: callsOf(lost), LayerImages: KnownFact([]LayerImage{})})
 	for _, f := range got {
-		if f.Subject == "/metrics" {
+		if f.Subject == APISubject("/metrics") {
 			t.Errorf("a removal's reach says the instances; an unknown too:\n%s", upFindingsText(got))
 		}
 	}
 	got = JudgeUpgrade(&Topology{}, due, UpgradeFacts{Served: KnownFact(served), DeprecatedCalls: callsOf(KnownFact(3)), LayerImages: KnownFact([]LayerImage{})})
 	for _, f := range got {
-		if f.Subject == "/metrics" {
+		if f.Subject == APISubject("/metrics") {
 			t.Errorf("instances read: %v", f)
 		}
 	}

@@ -36,15 +36,15 @@ type KubeletGroup struct {
 // Version is unknown, with why.
 func DeriveVersions(server Fact[string], nodes Fact[[]NodeState]) Fact[VersionsState] {
 	if !server.Known {
-		return UnknownFact[VersionsState](reasonOr(server.Reason))
+		return UnknownFact[VersionsState](server.Why())
 	}
 	sv := ParseVersion(server.Value)
 	if !sv.Known {
-		return UnknownFact[VersionsState]("API server version " + sv.Reason)
+		return UnknownFact[VersionsState](Because(ReasonUnrecognised, "API server version "+sv.Reason))
 	}
 	st := VersionsState{APIServer: sv}
 	if !nodes.Known {
-		st.Kubelets = UnknownFact[[]KubeletGroup](reasonOr(nodes.Reason))
+		st.Kubelets = UnknownFact[[]KubeletGroup](nodes.Why())
 		return KnownFact(st)
 	}
 	byRaw := map[string]*KubeletGroup{}
@@ -130,7 +130,7 @@ func KubeletSkewAllowed(k Version) int {
 type versionJudge struct {
 	cpSteps, nodeSteps []Step
 	findings           []Finding
-	unknowns           []string
+	unknowns           []UnknownPart
 }
 
 // judgeVersions applies the version rules to a stack: desired is the
@@ -155,7 +155,7 @@ type versionJudge struct {
 func judgeVersions(desired string, vs Fact[VersionsState], cal Calendar, asOf time.Time) versionJudge {
 	var j versionJudge
 	if !vs.Known {
-		j.unknowns = append(j.unknowns, "server version: "+reasonOr(vs.Reason))
+		j.unknowns = append(j.unknowns, UnknownOf(VersionSubject("server version"), vs.Code, vs.Reason))
 		return j
 	}
 	server := vs.Value.APIServer
@@ -168,9 +168,9 @@ func judgeVersions(desired string, vs Fact[VersionsState], cal Calendar, asOf ti
 		}
 		if desired != "" {
 			// The upgrade-node steps depend on it.
-			j.unknowns = append(j.unknowns, fmt.Sprintf("kubelet version %s: %s", onNodes(g), g.Version.Reason))
+			j.unknowns = append(j.unknowns, UnknownOf(VersionSubject("kubelet version "+onNodes(g)), ReasonUnrecognised, g.Version.Reason))
 		} else {
-			j.findings = append(j.findings, Finding{Severity: SeverityInfo, Kind: FindingKubeletUnknown, Subject: "kubelet " + quoteEmpty(g.Version.Raw),
+			j.findings = append(j.findings, Finding{Severity: SeverityInfo, Kind: FindingKubeletUnknown, Subject: VersionSubject("kubelet " + quoteEmpty(g.Version.Raw)),
 				Message: fmt.Sprintf("kubelet version %s unknown: %s; its skew with the API server is not judged", onNodes(g), g.Version.Reason)})
 		}
 	}
@@ -180,9 +180,9 @@ func judgeVersions(desired string, vs Fact[VersionsState], cal Calendar, asOf ti
 		want, err := ParseDesiredVersion(desired)
 		switch {
 		case err != nil:
-			j.unknowns = append(j.unknowns, "kubernetes version: desired "+err.Error())
+			j.unknowns = append(j.unknowns, UnknownOf(VersionSubject("kubernetes version"), ReasonUnrecognised, "desired "+err.Error()))
 		case want.Major != server.Major:
-			j.unknowns = append(j.unknowns, fmt.Sprintf("kubernetes version: desired %s and the API server %s differ in major version; nestor plans upgrades within a major version only", desired, server))
+			j.unknowns = append(j.unknowns, UnknownOf(VersionSubject("kubernetes version"), ReasonUnrecognised, fmt.Sprintf("desired %s and the API server %s differ in major version; nestor plans upgrades within a major version only", desired, server)))
 		default:
 			if j.planControlPlane(desired, want, server, groups) {
 				j.planNodes(desired, want, groups, upgraded)
@@ -225,7 +225,7 @@ func (j *versionJudge) planControlPlane(desired string, want, server Version, gr
 		return true
 	}
 	if CompareVersions(server, want) > 0 {
-		j.findings = append(j.findings, Finding{Severity: SeverityError, Kind: FindingDowngrade, Subject: "api-server",
+		j.findings = append(j.findings, Finding{Severity: SeverityError, Kind: FindingDowngrade, Subject: VersionSubject("api-server"),
 			Message: fmt.Sprintf("kubernetes.version %s is below the API server's %s: a downgrade is not possible (nestor plans upgrades only); declare %s or later", desired, server, server.MinorString())})
 		return false
 	}
@@ -250,7 +250,9 @@ func (j *versionJudge) planControlPlane(desired string, want, server Version, gr
 		if len(blockers) > 0 {
 			reason += "; blocked: " + strings.Join(blockers, "; ")
 		}
-		j.cpSteps = append(j.cpSteps, Step{Kind: StepUpgrade, Phase: PhaseK8s, Target: "kubernetes", Reason: reason, To: to.Canonical()})
+		st := NewStep(StepUpgrade, PhaseK8s, "kubernetes", reason)
+		st.To = to.Canonical()
+		j.cpSteps = append(j.cpSteps, st)
 		from = to.Canonical()
 	}
 	return true
@@ -270,7 +272,7 @@ func (j *versionJudge) planNodes(desired string, want Version, groups []KubeletG
 		switch {
 		case !k.Known || k.Major != want.Major || k.Satisfies(want):
 		case CompareVersions(k, want) > 0:
-			j.findings = append(j.findings, Finding{Severity: SeverityError, Kind: FindingDowngrade, Subject: "kubelet " + k.String(),
+			j.findings = append(j.findings, Finding{Severity: SeverityError, Kind: FindingDowngrade, Subject: VersionSubject("kubelet " + k.String()),
 				Message: fmt.Sprintf("kubelet %s %s is above kubernetes.version %s: a downgrade is not possible", k, onNodes(g), desired)})
 		default:
 			upgraded[k.Raw] = true
@@ -288,7 +290,9 @@ func (j *versionJudge) planNodes(desired string, want Version, groups []KubeletG
 			if len(path) > 1 {
 				reason += fmt.Sprintf(" (step %d of %d to %s: one minor at a time, as kubeadm upgrades)", i+1, len(path), desired)
 			}
-			j.nodeSteps = append(j.nodeSteps, Step{Kind: StepUpgradeNode, Phase: PhaseK8s, Target: nk.node, Reason: reason, To: to.Canonical()})
+			st := NewStep(StepUpgradeNode, PhaseK8s, nk.node, reason)
+			st.To = to.Canonical()
+			j.nodeSteps = append(j.nodeSteps, st)
 			from = to.Canonical()
 		}
 	}
@@ -316,19 +320,19 @@ func (j *versionJudge) judgeKubelets(server Version, groups []KubeletGroup, upgr
 		behind := server.Minor - k.Minor
 		switch {
 		case k.Major != server.Major:
-			j.findings = append(j.findings, Finding{Severity: SeverityError, Kind: FindingKubeletSkew, Subject: subject,
+			j.findings = append(j.findings, Finding{Severity: SeverityError, Kind: FindingKubeletSkew, Subject: VersionSubject(subject),
 				Message: fmt.Sprintf("kubelet %s %s has another major version than the API server %s: unsupported skew", k, onNodes(g), server)})
 		case behind < 0:
-			j.findings = append(j.findings, Finding{Severity: SeverityError, Kind: FindingKubeletNewer, Subject: subject,
+			j.findings = append(j.findings, Finding{Severity: SeverityError, Kind: FindingKubeletNewer, Subject: VersionSubject(subject),
 				Message: fmt.Sprintf("kubelet %s %s is newer than the API server %s: unsupported skew (the version skew policy: kubelet must not be newer than kube-apiserver)", k, onNodes(g), server)})
 		case behind > allowed:
-			j.findings = append(j.findings, Finding{Severity: SeverityError, Kind: FindingKubeletSkew, Subject: subject,
+			j.findings = append(j.findings, Finding{Severity: SeverityError, Kind: FindingKubeletSkew, Subject: VersionSubject(subject),
 				Message: fmt.Sprintf("kubelet %s %s is %d minors behind the API server %s: unsupported skew (the version skew policy allows at most %d)", k, onNodes(g), behind, server, allowed)})
 		case behind == allowed && behind > 0:
-			j.findings = append(j.findings, Finding{Severity: SeverityError, Kind: FindingKubeletSkew, Subject: subject,
+			j.findings = append(j.findings, Finding{Severity: SeverityError, Kind: FindingKubeletSkew, Subject: VersionSubject(subject),
 				Message: fmt.Sprintf("kubelet %s %s is %d minors behind the API server %s, the most the version skew policy allows: the API server cannot be upgraded to %d.%d until this kubelet is upgraded", k, onNodes(g), behind, server, server.Major, server.Minor+1)})
 		case behind > 0 && !upgraded[k.Raw]:
-			j.findings = append(j.findings, Finding{Severity: SeverityInfo, Kind: FindingKubeletBehind, Subject: subject,
+			j.findings = append(j.findings, Finding{Severity: SeverityInfo, Kind: FindingKubeletBehind, Subject: VersionSubject(subject),
 				Message: fmt.Sprintf("kubelet %s %s is %s behind the API server %s: allowed (the version skew policy allows %d)", k, onNodes(g), Plural(behind, "minor"), server, allowed)})
 		}
 	}

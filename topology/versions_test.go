@@ -58,7 +58,7 @@ func checkFindings(t *testing.T, got []Finding, want []finding) {
 	}
 	for i, w := range want {
 		g := got[i]
-		if g.Severity != w.sev || g.Kind != w.kind || g.Subject != w.subject || !strings.Contains(g.Message, w.has) {
+		if g.Severity != w.sev || g.Kind != w.kind || g.Subject.Text != w.subject || !strings.Contains(g.Message, w.has) {
 			t.Errorf("finding %d = %+v\nwant %+v", i, g, w)
 		}
 	}
@@ -87,10 +87,10 @@ func TestBuildPlanVersions(t *testing.T) {
 			name:    "1.37 declared: upgrade-node for the two kubelets behind, one minor at a time; no upgrade",
 			version: "1.37",
 			steps: []Step{
-				{StepUpgradeNode, "k8s", "skew2", "kubelet v1.36.4 → 1.37", "1.37"},
-				{StepUpgradeNode, "k8s", "skew3", "kubelet v1.34.1+rke2r1 → 1.35 (step 1 of 3 to 1.37: one minor at a time, as kubeadm upgrades)", "1.35"},
-				{StepUpgradeNode, "k8s", "skew3", "kubelet 1.35 → 1.36 (step 2 of 3 to 1.37: one minor at a time, as kubeadm upgrades)", "1.36"},
-				{StepUpgradeNode, "k8s", "skew3", "kubelet 1.36 → 1.37 (step 3 of 3 to 1.37: one minor at a time, as kubeadm upgrades)", "1.37"},
+				mkStep(StepUpgradeNode, "k8s", "skew2", "kubelet v1.36.4 → 1.37", "1.37"),
+				mkStep(StepUpgradeNode, "k8s", "skew3", "kubelet v1.34.1+rke2r1 → 1.35 (step 1 of 3 to 1.37: one minor at a time, as kubeadm upgrades)", "1.35"),
+				mkStep(StepUpgradeNode, "k8s", "skew3", "kubelet 1.35 → 1.36 (step 2 of 3 to 1.37: one minor at a time, as kubeadm upgrades)", "1.36"),
+				mkStep(StepUpgradeNode, "k8s", "skew3", "kubelet 1.36 → 1.37 (step 3 of 3 to 1.37: one minor at a time, as kubeadm upgrades)", "1.37"),
 			},
 			findings: []finding{skewError},
 		},
@@ -107,14 +107,14 @@ func TestBuildPlanVersions(t *testing.T) {
 			name:    "1.38: one control-plane upgrade, blocked by the kubelet at the skew limit, then the nodes",
 			version: "1.38",
 			steps: []Step{
-				{StepUpgrade, "k8s", "kubernetes", "API server v1.37.2 → 1.38" + fmt.Sprintf(blocked, 4, "1.38", "1.35"), "1.38"},
-				{StepUpgradeNode, "k8s", "skew1", "kubelet v1.37.2 → 1.38", "1.38"},
-				{StepUpgradeNode, "k8s", "skew2", "kubelet v1.36.4 → 1.37 (step 1 of 2 to 1.38: one minor at a time, as kubeadm upgrades)", "1.37"},
-				{StepUpgradeNode, "k8s", "skew2", "kubelet 1.37 → 1.38 (step 2 of 2 to 1.38: one minor at a time, as kubeadm upgrades)", "1.38"},
-				{StepUpgradeNode, "k8s", "skew3", "kubelet v1.34.1+rke2r1 → 1.35 (step 1 of 4 to 1.38: one minor at a time, as kubeadm upgrades)", "1.35"},
-				{StepUpgradeNode, "k8s", "skew3", "kubelet 1.35 → 1.36 (step 2 of 4 to 1.38: one minor at a time, as kubeadm upgrades)", "1.36"},
-				{StepUpgradeNode, "k8s", "skew3", "kubelet 1.36 → 1.37 (step 3 of 4 to 1.38: one minor at a time, as kubeadm upgrades)", "1.37"},
-				{StepUpgradeNode, "k8s", "skew3", "kubelet 1.37 → 1.38 (step 4 of 4 to 1.38: one minor at a time, as kubeadm upgrades)", "1.38"},
+				mkStep(StepUpgrade, "k8s", "kubernetes", "API server v1.37.2 → 1.38"+fmt.Sprintf(blocked, 4, "1.38", "1.35"), "1.38"),
+				mkStep(StepUpgradeNode, "k8s", "skew1", "kubelet v1.37.2 → 1.38", "1.38"),
+				mkStep(StepUpgradeNode, "k8s", "skew2", "kubelet v1.36.4 → 1.37 (step 1 of 2 to 1.38: one minor at a time, as kubeadm upgrades)", "1.37"),
+				mkStep(StepUpgradeNode, "k8s", "skew2", "kubelet 1.37 → 1.38 (step 2 of 2 to 1.38: one minor at a time, as kubeadm upgrades)", "1.38"),
+				mkStep(StepUpgradeNode, "k8s", "skew3", "kubelet v1.34.1+rke2r1 → 1.35 (step 1 of 4 to 1.38: one minor at a time, as kubeadm upgrades)", "1.35"),
+				mkStep(StepUpgradeNode, "k8s", "skew3", "kubelet 1.35 → 1.36 (step 2 of 4 to 1.38: one minor at a time, as kubeadm upgrades)", "1.36"),
+				mkStep(StepUpgradeNode, "k8s", "skew3", "kubelet 1.36 → 1.37 (step 3 of 4 to 1.38: one minor at a time, as kubeadm upgrades)", "1.37"),
+				mkStep(StepUpgradeNode, "k8s", "skew3", "kubelet 1.37 → 1.38 (step 4 of 4 to 1.38: one minor at a time, as kubeadm upgrades)", "1.38"),
 			},
 			findings: []finding{skewError},
 		},
@@ -122,18 +122,18 @@ func TestBuildPlanVersions(t *testing.T) {
 			name:    "1.39: two control-plane upgrades in order, each blocked by skew3 only, then the nodes",
 			version: "1.39",
 			steps: []Step{
-				{StepUpgrade, "k8s", "kubernetes", "API server v1.37.2 → 1.38 (step 1 of 2 to 1.39: the API server must not skip minors)" + fmt.Sprintf(blocked, 4, "1.38", "1.35"), "1.38"},
-				{StepUpgrade, "k8s", "kubernetes", "API server 1.38 → 1.39 (step 2 of 2 to 1.39: the API server must not skip minors)" + fmt.Sprintf(blocked, 5, "1.39", "1.36"), "1.39"},
-				{StepUpgradeNode, "k8s", "skew1", "kubelet v1.37.2 → 1.38 (step 1 of 2 to 1.39: one minor at a time, as kubeadm upgrades)", "1.38"},
-				{StepUpgradeNode, "k8s", "skew1", "kubelet 1.38 → 1.39 (step 2 of 2 to 1.39: one minor at a time, as kubeadm upgrades)", "1.39"},
-				{StepUpgradeNode, "k8s", "skew2", "kubelet v1.36.4 → 1.37 (step 1 of 3 to 1.39: one minor at a time, as kubeadm upgrades)", "1.37"},
-				{StepUpgradeNode, "k8s", "skew2", "kubelet 1.37 → 1.38 (step 2 of 3 to 1.39: one minor at a time, as kubeadm upgrades)", "1.38"},
-				{StepUpgradeNode, "k8s", "skew2", "kubelet 1.38 → 1.39 (step 3 of 3 to 1.39: one minor at a time, as kubeadm upgrades)", "1.39"},
-				{StepUpgradeNode, "k8s", "skew3", "kubelet v1.34.1+rke2r1 → 1.35 (step 1 of 5 to 1.39: one minor at a time, as kubeadm upgrades)", "1.35"},
-				{StepUpgradeNode, "k8s", "skew3", "kubelet 1.35 → 1.36 (step 2 of 5 to 1.39: one minor at a time, as kubeadm upgrades)", "1.36"},
-				{StepUpgradeNode, "k8s", "skew3", "kubelet 1.36 → 1.37 (step 3 of 5 to 1.39: one minor at a time, as kubeadm upgrades)", "1.37"},
-				{StepUpgradeNode, "k8s", "skew3", "kubelet 1.37 → 1.38 (step 4 of 5 to 1.39: one minor at a time, as kubeadm upgrades)", "1.38"},
-				{StepUpgradeNode, "k8s", "skew3", "kubelet 1.38 → 1.39 (step 5 of 5 to 1.39: one minor at a time, as kubeadm upgrades)", "1.39"},
+				mkStep(StepUpgrade, "k8s", "kubernetes", "API server v1.37.2 → 1.38 (step 1 of 2 to 1.39: the API server must not skip minors)"+fmt.Sprintf(blocked, 4, "1.38", "1.35"), "1.38"),
+				mkStep(StepUpgrade, "k8s", "kubernetes", "API server 1.38 → 1.39 (step 2 of 2 to 1.39: the API server must not skip minors)"+fmt.Sprintf(blocked, 5, "1.39", "1.36"), "1.39"),
+				mkStep(StepUpgradeNode, "k8s", "skew1", "kubelet v1.37.2 → 1.38 (step 1 of 2 to 1.39: one minor at a time, as kubeadm upgrades)", "1.38"),
+				mkStep(StepUpgradeNode, "k8s", "skew1", "kubelet 1.38 → 1.39 (step 2 of 2 to 1.39: one minor at a time, as kubeadm upgrades)", "1.39"),
+				mkStep(StepUpgradeNode, "k8s", "skew2", "kubelet v1.36.4 → 1.37 (step 1 of 3 to 1.39: one minor at a time, as kubeadm upgrades)", "1.37"),
+				mkStep(StepUpgradeNode, "k8s", "skew2", "kubelet 1.37 → 1.38 (step 2 of 3 to 1.39: one minor at a time, as kubeadm upgrades)", "1.38"),
+				mkStep(StepUpgradeNode, "k8s", "skew2", "kubelet 1.38 → 1.39 (step 3 of 3 to 1.39: one minor at a time, as kubeadm upgrades)", "1.39"),
+				mkStep(StepUpgradeNode, "k8s", "skew3", "kubelet v1.34.1+rke2r1 → 1.35 (step 1 of 5 to 1.39: one minor at a time, as kubeadm upgrades)", "1.35"),
+				mkStep(StepUpgradeNode, "k8s", "skew3", "kubelet 1.35 → 1.36 (step 2 of 5 to 1.39: one minor at a time, as kubeadm upgrades)", "1.36"),
+				mkStep(StepUpgradeNode, "k8s", "skew3", "kubelet 1.36 → 1.37 (step 3 of 5 to 1.39: one minor at a time, as kubeadm upgrades)", "1.37"),
+				mkStep(StepUpgradeNode, "k8s", "skew3", "kubelet 1.37 → 1.38 (step 4 of 5 to 1.39: one minor at a time, as kubeadm upgrades)", "1.38"),
+				mkStep(StepUpgradeNode, "k8s", "skew3", "kubelet 1.38 → 1.39 (step 5 of 5 to 1.39: one minor at a time, as kubeadm upgrades)", "1.39"),
 			},
 			findings: []finding{skewError},
 		},
@@ -151,10 +151,10 @@ func TestBuildPlanVersions(t *testing.T) {
 			name:    "1.37.2 declared in full: the patch counts",
 			version: "1.37.2",
 			steps: []Step{
-				{StepUpgradeNode, "k8s", "skew2", "kubelet v1.36.4 → 1.37.2", "1.37.2"},
-				{StepUpgradeNode, "k8s", "skew3", "kubelet v1.34.1+rke2r1 → 1.35 (step 1 of 3 to 1.37.2: one minor at a time, as kubeadm upgrades)", "1.35"},
-				{StepUpgradeNode, "k8s", "skew3", "kubelet 1.35 → 1.36 (step 2 of 3 to 1.37.2: one minor at a time, as kubeadm upgrades)", "1.36"},
-				{StepUpgradeNode, "k8s", "skew3", "kubelet 1.36 → 1.37.2 (step 3 of 3 to 1.37.2: one minor at a time, as kubeadm upgrades)", "1.37.2"},
+				mkStep(StepUpgradeNode, "k8s", "skew2", "kubelet v1.36.4 → 1.37.2", "1.37.2"),
+				mkStep(StepUpgradeNode, "k8s", "skew3", "kubelet v1.34.1+rke2r1 → 1.35 (step 1 of 3 to 1.37.2: one minor at a time, as kubeadm upgrades)", "1.35"),
+				mkStep(StepUpgradeNode, "k8s", "skew3", "kubelet 1.35 → 1.36 (step 2 of 3 to 1.37.2: one minor at a time, as kubeadm upgrades)", "1.36"),
+				mkStep(StepUpgradeNode, "k8s", "skew3", "kubelet 1.36 → 1.37.2 (step 3 of 3 to 1.37.2: one minor at a time, as kubeadm upgrades)", "1.37.2"),
 			},
 			findings: []finding{skewError},
 		},
@@ -162,12 +162,12 @@ func TestBuildPlanVersions(t *testing.T) {
 			name:    "1.37.3: a patch difference is one step",
 			version: "1.37.3",
 			steps: []Step{
-				{StepUpgrade, "k8s", "kubernetes", "API server v1.37.2 → 1.37.3", "1.37.3"},
-				{StepUpgradeNode, "k8s", "skew1", "kubelet v1.37.2 → 1.37.3", "1.37.3"},
-				{StepUpgradeNode, "k8s", "skew2", "kubelet v1.36.4 → 1.37.3", "1.37.3"},
-				{StepUpgradeNode, "k8s", "skew3", "kubelet v1.34.1+rke2r1 → 1.35 (step 1 of 3 to 1.37.3: one minor at a time, as kubeadm upgrades)", "1.35"},
-				{StepUpgradeNode, "k8s", "skew3", "kubelet 1.35 → 1.36 (step 2 of 3 to 1.37.3: one minor at a time, as kubeadm upgrades)", "1.36"},
-				{StepUpgradeNode, "k8s", "skew3", "kubelet 1.36 → 1.37.3 (step 3 of 3 to 1.37.3: one minor at a time, as kubeadm upgrades)", "1.37.3"},
+				mkStep(StepUpgrade, "k8s", "kubernetes", "API server v1.37.2 → 1.37.3", "1.37.3"),
+				mkStep(StepUpgradeNode, "k8s", "skew1", "kubelet v1.37.2 → 1.37.3", "1.37.3"),
+				mkStep(StepUpgradeNode, "k8s", "skew2", "kubelet v1.36.4 → 1.37.3", "1.37.3"),
+				mkStep(StepUpgradeNode, "k8s", "skew3", "kubelet v1.34.1+rke2r1 → 1.35 (step 1 of 3 to 1.37.3: one minor at a time, as kubeadm upgrades)", "1.35"),
+				mkStep(StepUpgradeNode, "k8s", "skew3", "kubelet 1.35 → 1.36 (step 2 of 3 to 1.37.3: one minor at a time, as kubeadm upgrades)", "1.36"),
+				mkStep(StepUpgradeNode, "k8s", "skew3", "kubelet 1.36 → 1.37.3 (step 3 of 3 to 1.37.3: one minor at a time, as kubeadm upgrades)", "1.37.3"),
 			},
 			findings: []finding{skewError},
 		},
@@ -276,7 +276,7 @@ func TestBuildPlanKubeletSkew(t *testing.T) {
 			version: "1.38",
 			obs: func() *Observed {
 				o := skewObserved()
-				o.ServerVersion = UnknownFact[string]("timed out after 10s")
+				o.ServerVersion = UnknownFact[string](Because(ReasonFailed, "timed out after 10s"))
 				return o
 			}(),
 			unknowns: []string{"server version: timed out after 10s"},
@@ -320,6 +320,14 @@ func TestBuildPlanKubeletSkew(t *testing.T) {
 			},
 		},
 	}
+	// The unknowns' codes: the read's own when it failed, unrecognised when
+	// a version was read that nestor cannot judge.
+	codes := map[string]ReasonCode{
+		"an unparseable kubelet version, version declared: an unknown of the plan": ReasonUnrecognised,
+		"server version unknown: one unknown, nothing judged":                      ReasonFailed,
+		"server version unparseable: unknown, with why":                            ReasonUnrecognised,
+		"an invalid declared version (a topology not from Load)":                   ReasonUnrecognised,
+	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			p := BuildPlan(skewTopology(tc.version), tc.obs, NodeCluster{}, PlanOptions{})
@@ -336,8 +344,14 @@ func TestBuildPlanKubeletSkew(t *testing.T) {
 			if want == nil {
 				want = []string{}
 			}
-			if !reflect.DeepEqual(p.Unknowns, want) {
+			if !reflect.DeepEqual(Texts(p.Unknowns), want) {
 				t.Errorf("unknowns = %q\nwant %q", p.Unknowns, want)
+			}
+			for _, u := range p.Unknowns {
+				checkUnknownSubject(t, u)
+				if want, ok := codes[tc.name]; ok && u.Reason != want {
+					t.Errorf("unknown %q: reason %q, want %q", u, u.Reason, want)
+				}
 			}
 			checkFindings(t, p.Findings, tc.findings)
 		})
@@ -405,14 +419,14 @@ func TestDeriveVersions(t *testing.T) {
 	}
 
 	// The server unknown or unparseable: unknown with the reason.
-	if f := DeriveVersions(UnknownFact[string]("forbidden: /version"), nodes); f.Known || f.Reason != "forbidden: /version" {
+	if f := DeriveVersions(UnknownFact[string](Because(ReasonFailed, "forbidden: /version")), nodes); f.Known || f.Reason != "forbidden: /version" {
 		t.Errorf("server unknown: %+v", f)
 	}
 	if f := DeriveVersions(KnownFact("garbage"), nodes); f.Known || !strings.Contains(f.Reason, `"garbage" is not a Kubernetes version`) {
 		t.Errorf("server unparseable: %+v", f)
 	}
 	// Nodes unknown: the server version known, the kubelets unknown.
-	f := DeriveVersions(KnownFact("v1.37.2"), UnknownFact[[]NodeState]("timed out"))
+	f := DeriveVersions(KnownFact("v1.37.2"), UnknownFact[[]NodeState](Because(ReasonFailed, "timed out")))
 	if !f.Known || f.Value.Kubelets.Known || f.Value.Kubelets.Reason != "timed out" {
 		t.Errorf("nodes unknown: %+v", f)
 	}
@@ -472,8 +486,8 @@ func TestPlanFindingsJSON(t *testing.T) {
 			t.Errorf("plan JSON findings = %s: %s", f, b)
 		}
 	}
-	b, _ := json.Marshal(Finding{Severity: SeverityWarning, Kind: FindingEndOfLife, Subject: "1.34", Message: "m"})
-	if string(b) != `{"severity":"warning","kind":"end-of-life","subject":"1.34","message":"m"}` {
+	b, _ := json.Marshal(Finding{Severity: SeverityWarning, Kind: FindingEndOfLife, Subject: VersionSubject("1.34"), Message: "m"})
+	if string(b) != `{"severity":"warning","kind":"end-of-life","subject":{"kind":"version","name":"1.34","key":"kubernetes.version","text":"1.34"},"message":"m"}` {
 		t.Errorf("finding JSON = %s", b)
 	}
 }

@@ -162,20 +162,20 @@ func (Kind) Guard(ctx context.Context, op *probes.Opened) (*probes.TargetView, e
 func (Kind) Clusters(ctx context.Context, op *probes.Opened) topology.Fact[[]topology.KapsuleCluster] {
 	st := stateOf(op)
 	if st == nil {
-		return topology.UnknownFact[[]topology.KapsuleCluster]("the provider's API was not read")
+		return topology.UnknownFact[[]topology.KapsuleCluster](topology.Because(topology.ReasonNotRead, "the provider's API was not read"))
 	}
 	project := op.Topology.Scaleway.ProjectID
 	if project == "" && st.obs.Cluster.Known {
 		project = st.obs.Cluster.Value.ProjectID
 	}
 	if project == "" {
-		return topology.UnknownFact[[]topology.KapsuleCluster]("the project is not known: declare scaleway.project_id")
+		return topology.UnknownFact[[]topology.KapsuleCluster](topology.Because(topology.ReasonNotRead, "the project is not known: declare scaleway.project_id"))
 	}
 	ctx, cancel := context.WithTimeout(ctx, op.Timeout())
 	defer cancel()
 	api, closeAPI, err := kapsuleAPI(ctx, st.creds, op.Topology, op.Options().UserAgent)
 	if err != nil {
-		return topology.UnknownFact[[]topology.KapsuleCluster](st.creds.redact(err.Error()))
+		return topology.UnknownFact[[]topology.KapsuleCluster](topology.Because(topology.ReasonFailed, st.creds.redact(err.Error())))
 	}
 	defer closeAPI()
 	res, err := api.ListClusters(&k8s.ListClustersRequest{Region: scw.Region(op.Topology.Scaleway.Region), ProjectID: &project}, scw.WithContext(ctx), scw.WithAllPages())
@@ -231,18 +231,19 @@ func (Kind) Read(ctx context.Context, op *probes.Opened, _ probes.Scope) (*topol
 	st := stateOf(op)
 	t := op.Topology
 	why := st.inClusterWhy
+	code := topology.ReasonNotRead // the cluster's identity was not proven
 	noKubeconfig := op.Target == nil && op.LoadErr == nil
 	switch {
 	case noKubeconfig:
-		why = "not read: no kubeconfig is declared; `scw k8s kubeconfig install` writes one, declare it as kubeconfig: to read the layers inside the cluster"
+		why, code = "not read: no kubeconfig is declared; `scw k8s kubeconfig install` writes one, declare it as kubeconfig: to read the layers inside the cluster", topology.ReasonNoTarget
 	case why != "":
 	case op.LoadErr != nil:
-		why = "not read: " + op.LoadErr.Error()
+		why, code = "not read: "+op.LoadErr.Error(), topology.ReasonFailed
 	default:
-		why = execPluginMissing(op.Target, op.Options().Env)
+		why, code = execPluginMissing(op.Target, op.Options().Env), topology.ReasonNotInstalled
 	}
 	if why != "" {
-		obs := probes.UnknownObservation(t, why)
+		obs := probes.UnknownObservation(t, topology.Because(code, why))
 		st.obs.InCluster = why
 		if noKubeconfig {
 			// Nothing was declared to read the cluster through: what
@@ -514,7 +515,7 @@ func readKapsule(ctx context.Context, budget time.Duration, creds *ScalewayCrede
 	k := &topology.KapsuleObserved{Transient: map[string]string{}, Provider: []string{}}
 	api, closeAPI, err := kapsuleAPI(ctx, creds, t, userAgent)
 	if err != nil {
-		unknownKapsule(k, creds.redact(err.Error()))
+		unknownKapsule(k, topology.Because(topology.ReasonFailed, creds.redact(err.Error())))
 		return k
 	}
 	defer closeAPI()
@@ -535,7 +536,7 @@ func readKapsule(ctx context.Context, budget time.Duration, creds *ScalewayCrede
 }
 
 // unknownKapsule makes every part of k unknown with reason r.
-func unknownKapsule(k *topology.KapsuleObserved, r string) {
+func unknownKapsule(k *topology.KapsuleObserved, r topology.Why) {
 	k.Cluster = topology.UnknownFact[topology.KapsuleCluster](r)
 	k.Pools = topology.UnknownFact[[]topology.KapsulePool](r)
 	k.Nodes = topology.UnknownFact[[]topology.KapsuleNode](r)
@@ -557,7 +558,7 @@ type kapsuleReader struct {
 
 // reason is the reason of a failed read of part, and a 409 kept as the
 // part's transient state.
-func (r *kapsuleReader) reason(part string, err error) string {
+func (r *kapsuleReader) reason(part string, err error) topology.Why {
 	why, transient := kapsuleReason(r.ctx, r.budget, err, r.creds)
 	if transient != "" {
 		r.k.Transient[part] = transient
@@ -578,7 +579,7 @@ func (r *kapsuleReader) cluster() bool {
 	if r.k.Transient["cluster"] != "" {
 		return true
 	}
-	unknownKapsule(r.k, "not read: the cluster could not be read ("+why+")")
+	unknownKapsule(r.k, topology.Because(topology.ReasonNotRead, "not read: the cluster could not be read ("+why.Text+")"))
 	r.k.Cluster = topology.UnknownFact[topology.KapsuleCluster](why)
 	r.k.Transient = nil
 	return false
@@ -805,7 +806,11 @@ func poolOf(p *k8s.Pool) topology.KapsulePool {
 //	refused by nestor: … (a write, another host, a redirect, the kubeconfig route)
 //
 // The text never contains the secret key (creds.redact) and is sanitized.
-func kapsuleReason(ctx context.Context, budget time.Duration, err error, creds *ScalewayCredentials) (reason, transient string) {
+func kapsuleReason(ctx context.Context, budget time.Duration, err error, creds *ScalewayCredentials) (why topology.Why, transient string) {
+	var (
+		reason string
+		code   topology.ReasonCode
+	)
 	var (
 		ts     *scw.TransientStateError
 		nf     *scw.ResourceNotFoundError
@@ -819,41 +824,41 @@ func kapsuleReason(ctx context.Context, budget time.Duration, err error, creds *
 	)
 	switch {
 	case errors.Is(err, context.DeadlineExceeded) || errors.Is(ctx.Err(), context.DeadlineExceeded):
-		reason = (&probes.TimeoutError{After: budget.Round(100 * time.Millisecond)}).Error()
+		code, reason = topology.ReasonTimedOut, (&probes.TimeoutError{After: budget.Round(100 * time.Millisecond)}).Error()
 	case errors.Is(err, context.Canceled):
-		reason = "interrupted"
+		code, reason = topology.ReasonInterrupted, "interrupted"
 	case errors.As(err, &ts):
 		state := ts.CurrentState
 		if state == "" {
 			state = "a transient state"
 		}
-		return probes.Sanitize("waiting: transient_state (current state " + state + ")"), probes.Sanitize(state)
+		return topology.Because(topology.ReasonNotRead, probes.Sanitize("waiting: transient_state (current state "+state+")")), probes.Sanitize(state)
 	case errors.As(err, &nf):
-		reason = "not found (404 not_found): no such object in the region for these credentials"
+		code, reason = topology.ReasonNotServed, "not found (404 not_found): no such object in the region for these credentials"
 	case errors.As(err, &pd):
-		reason = "forbidden: the credentials may not read it (403 permissions_denied)"
+		code, reason = topology.ReasonForbidden, "forbidden: the credentials may not read it (403 permissions_denied)"
 	case errors.As(err, &da):
-		reason = "unauthorized: the provider refused the credentials (401 denied_authentication)"
+		code, reason = topology.ReasonUnauthorized, "unauthorized: the provider refused the credentials (401 denied_authentication)"
 	case errors.As(err, &kroute):
-		reason = "refused by nestor: " + kroute.Error()
+		code, reason = topology.ReasonRefused, "refused by nestor: "+kroute.Error()
 	case errors.As(err, &host):
-		reason = "refused by nestor: " + host.Error()
+		code, reason = topology.ReasonRefused, "refused by nestor: "+host.Error()
 	case errors.As(err, &write):
-		reason = "refused by nestor: " + write.Error()
+		code, reason = topology.ReasonRefused, "refused by nestor: "+write.Error()
 	case errors.As(err, &redir):
-		reason = "refused by nestor: " + redir.Error()
+		code, reason = topology.ReasonRefused, "refused by nestor: "+redir.Error()
 	case errors.As(err, &re):
 		switch {
 		case re.StatusCode == http.StatusUnauthorized:
-			reason = "unauthorized: the provider refused the credentials (401)"
+			code, reason = topology.ReasonUnauthorized, "unauthorized: the provider refused the credentials (401)"
 		case re.StatusCode == http.StatusForbidden:
-			reason = "forbidden: the credentials may not read it (403)"
+			code, reason = topology.ReasonForbidden, "forbidden: the credentials may not read it (403)"
 		case re.Type != "":
-			reason = fmt.Sprintf("the provider's API answered %s (type %q, which nestor does not know)", re.Status, re.Type)
+			code, reason = topology.ReasonServerError, fmt.Sprintf("the provider's API answered %s (type %q, which nestor does not know)", re.Status, re.Type)
 		case re.StatusCode >= 500:
-			reason = fmt.Sprintf("the provider's API answered %s (a server error)", re.Status)
+			code, reason = topology.ReasonServerError, fmt.Sprintf("the provider's API answered %s (a server error)", re.Status)
 		default:
-			reason = "the provider's API answered " + re.Status
+			code, reason = topology.ReasonServerError, "the provider's API answered "+re.Status
 		}
 		if re.Message != "" && re.StatusCode != http.StatusUnauthorized {
 			reason += ": " + re.Message
@@ -861,10 +866,10 @@ func kapsuleReason(ctx context.Context, budget time.Duration, err error, creds *
 	default:
 		var ue *url.Error
 		if errors.As(err, &ue) {
-			reason = "unreachable: " + ue.Err.Error()
+			code, reason = topology.ReasonUnreachable, "unreachable: "+ue.Err.Error()
 		} else {
-			reason = strings.TrimPrefix(err.Error(), "scaleway-sdk-go: ")
+			code, reason = topology.ReasonFailed, strings.TrimPrefix(err.Error(), "scaleway-sdk-go: ")
 		}
 	}
-	return probes.Sanitize(creds.redact(reason)), ""
+	return topology.Because(code, probes.Sanitize(creds.redact(reason))), ""
 }

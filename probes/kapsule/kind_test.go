@@ -94,6 +94,11 @@ func TestKapsuleReadHealthy(t *testing.T) {
 	if !strings.Contains(k.InCluster, "no kubeconfig") || obs.ServerVersion.Known || obs.Layers[0].Health != topology.Unknown {
 		t.Errorf("in-cluster part: %q %+v %+v", k.InCluster, obs.ServerVersion, obs.Layers)
 	}
+	// No kubeconfig declared: nothing to read the cluster through, said
+	// with the no-target code.
+	if obs.ServerVersion.Code != topology.ReasonNoTarget || obs.Layers[0].Code != topology.ReasonNoTarget {
+		t.Errorf("in-cluster codes: server version %q, layer %q, want %q", obs.ServerVersion.Code, obs.Layers[0].Code, topology.ReasonNoTarget)
+	}
 	pages := 0
 	for _, r := range s.Log() {
 		if r.Method != "GET" || strings.HasSuffix(r.Path, "/kubeconfig") {
@@ -156,15 +161,32 @@ func TestKapsuleReadErrors(t *testing.T) {
 	if k.Nodes.Known || !strings.Contains(k.Nodes.Reason, "501") || !strings.Contains(k.Nodes.Reason, "not_implemented_yet") {
 		t.Errorf("nodes = %+v", k.Nodes)
 	}
-	if k.Versions.Known || !strings.Contains(k.Versions.Reason, "503") {
+	if k.Versions.Known || !strings.Contains(k.Versions.Reason, "503") || k.Versions.Code != topology.ReasonServerError {
 		t.Errorf("versions = %+v", k.Versions)
 	}
-	if k.ACL.Known || !strings.Contains(k.ACL.Reason, "forbidden") {
+	if k.ACL.Known || !strings.Contains(k.ACL.Reason, "forbidden") || k.ACL.Code != topology.ReasonForbidden {
 		t.Errorf("acl = %+v", k.ACL)
 	}
+	if k.Nodes.Code != topology.ReasonServerError {
+		t.Errorf("nodes' code = %q, want %q", k.Nodes.Code, topology.ReasonServerError)
+	}
 	p := topology.BuildPlan(kapsuleStack(t, s.URL, ""), obs, Rules{}, topology.PlanOptions{})
-	if len(p.Waiting) != 1 || !strings.Contains(strings.Join(p.Unknowns, "\n"), "nodes: the provider's API answered 501") {
+	if len(p.Waiting) != 1 || !strings.Contains(strings.Join(topology.Texts(p.Unknowns), "\n"), "nodes: the provider's API answered 501") {
 		t.Errorf("plan waiting %v unknowns %v", p.Waiting, p.Unknowns)
+	}
+	// Typed: the pools' 409 waits at the pools' key; the nodes' 501 is
+	// unknown at the pools' key too, with the read's code.
+	if len(p.Waiting) == 1 && (p.Waiting[0].Subject != topology.PoolsSubject() || p.Waiting[0].Subject.Key != "pools") {
+		t.Errorf("waiting subject %+v, want the pools", p.Waiting[0].Subject)
+	}
+	var nodes []topology.UnknownPart
+	for _, u := range p.Unknowns {
+		if u.Subject.Kind == topology.SubjectNodes {
+			nodes = append(nodes, u)
+		}
+	}
+	if len(nodes) != 1 || nodes[0].Subject.Key != "pools" || nodes[0].Reason != topology.ReasonServerError {
+		t.Errorf("the nodes' unknown parts = %+v, want one at key pools, %s", nodes, topology.ReasonServerError)
 	}
 }
 

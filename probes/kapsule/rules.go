@@ -15,8 +15,8 @@ import (
 // not changes), parts that could not be judged, and findings.
 type KapsuleJudgement struct {
 	Steps    []topology.Step
-	Waiting  []string
-	Unknowns []string
+	Waiting  []topology.WaitingObject
+	Unknowns []topology.UnknownPart
 	Findings []topology.Finding
 	// Held says why nothing else is planned for the stack (the cluster is
 	// being deleted); "" otherwise.
@@ -85,16 +85,16 @@ var (
 func JudgeKapsule(t *topology.Topology, k *topology.KapsuleObserved) KapsuleJudgement {
 	var j KapsuleJudgement
 	if k == nil {
-		j.Unknowns = append(j.Unknowns, "the provider's API: not read")
+		j.unknown(topology.ProviderSubject(), topology.ReasonNotRead, "not read")
 		return j
 	}
 	clusterReady, poolRequired := false, false
 	var cluster topology.KapsuleCluster
 	switch {
 	case k.Transient["cluster"] != "":
-		j.Waiting = append(j.Waiting, "cluster: the provider's API answered transient_state (current state "+k.Transient["cluster"]+")")
+		j.wait(topology.ProviderClusterSubject(""), "the provider's API answered transient_state (current state "+k.Transient["cluster"]+")")
 	case !k.Cluster.Known:
-		j.Unknowns = append(j.Unknowns, "cluster: "+topology.ReasonOr(k.Cluster.Reason))
+		j.unknown(topology.ProviderClusterSubject(""), k.Cluster.Code, k.Cluster.Reason)
 	default:
 		cluster = k.Cluster.Value
 		switch st := cluster.Status; {
@@ -103,17 +103,17 @@ func JudgeKapsule(t *topology.Topology, k *topology.KapsuleObserved) KapsuleJudg
 		case st == "pool_required":
 			poolRequired = true
 		case st == "deleting" || st == "deleted":
-			j.Waiting = append(j.Waiting, fmt.Sprintf("cluster %s: %s", cluster.Name, st))
+			j.wait(topology.ProviderClusterSubject(cluster.Name), st)
 			j.Held = fmt.Sprintf("the cluster %s is %s: nothing is planned while the provider deletes it", cluster.Name, st)
 			return j
 		case st == "updating":
-			j.Waiting = append(j.Waiting, fmt.Sprintf("cluster %s: %s", cluster.Name, k.UpdatingText()))
+			j.wait(topology.ProviderClusterSubject(cluster.Name), k.UpdatingText())
 		case clusterMoving[st]:
-			j.Waiting = append(j.Waiting, fmt.Sprintf("cluster %s: %s", cluster.Name, st))
+			j.wait(topology.ProviderClusterSubject(cluster.Name), st)
 		case st == "locked":
-			j.Findings = append(j.Findings, topology.Finding{Severity: topology.SeverityError, Kind: topology.FindingLocked, Subject: "cluster", Message: "locked by the provider: contact Scaleway support; nestor plans nothing for a locked cluster"})
+			j.Findings = append(j.Findings, topology.Finding{Severity: topology.SeverityError, Kind: topology.FindingLocked, Subject: topology.ProviderClusterSubject(""), Message: "locked by the provider: contact Scaleway support; nestor plans nothing for a locked cluster"})
 		default:
-			j.Unknowns = append(j.Unknowns, fmt.Sprintf("cluster %s: status \"%s\", which nestor does not know", cluster.Name, st))
+			j.unknown(topology.ProviderClusterSubject(cluster.Name), topology.ReasonUnrecognised, fmt.Sprintf("status \"%s\", which nestor does not know", st))
 		}
 	}
 	if clusterReady || poolRequired {
@@ -126,25 +126,41 @@ func JudgeKapsule(t *topology.Topology, k *topology.KapsuleObserved) KapsuleJudg
 	// or waiting for its first pool); while the cluster is moving, locked
 	// or unknown, what its pools need waits with it.
 	j.judgePools(t, k, cluster, clusterReady, clusterReady || poolRequired)
-	if w, u := nodesJudgement(k); w != "" {
-		j.Waiting = append(j.Waiting, w)
-	} else if u != "" {
-		j.Unknowns = append(j.Unknowns, u)
-	}
+	j.nodesList(k)
 	return j
 }
 
 func (j *KapsuleJudgement) add(kind topology.StepKind, phase, target, reason string) {
-	j.Steps = append(j.Steps, topology.Step{Kind: kind, Phase: phase, Target: target, Reason: reason})
+	j.Steps = append(j.Steps, topology.NewStep(kind, phase, target, reason))
+}
+
+// unknown adds a part that could not be judged: s, its code and words.
+func (j *KapsuleJudgement) unknown(s topology.Subject, code topology.ReasonCode, reason string) {
+	j.Unknowns = append(j.Unknowns, topology.UnknownOf(s, code, reason))
+}
+
+// wait adds an object the provider is moving.
+func (j *KapsuleJudgement) wait(s topology.Subject, message string) {
+	j.Waiting = append(j.Waiting, topology.WaitingObject{Subject: s, Message: message})
+}
+
+// clusterVersion is the subject of the judgements of the cluster's
+// version: the cluster, at kubernetes.version.
+func clusterVersion() topology.Subject {
+	s := topology.ProviderClusterSubject("")
+	s.Key = topology.KeyVersion
+	return s
 }
 
 // upgrade adds an upgrade step (kind upgrade or upgrade-pool) from the
 // version from to the version to, the reason's words after the versions.
 func (j *KapsuleJudgement) upgrade(kind topology.StepKind, phase, target, from, to, why string) {
-	j.Steps = append(j.Steps, topology.Step{Kind: kind, Phase: phase, Target: target, Reason: fmt.Sprintf("%s → %s (%s)", from, to, why), To: to})
+	st := topology.NewStep(kind, phase, target, fmt.Sprintf("%s → %s (%s)", from, to, why))
+	st.To = to
+	j.Steps = append(j.Steps, st)
 }
 
-func (j *KapsuleJudgement) finding(sev topology.Severity, kind topology.FindingKind, subject, format string, args ...any) {
+func (j *KapsuleJudgement) finding(sev topology.Severity, kind topology.FindingKind, subject topology.Subject, format string, args ...any) {
 	j.Findings = append(j.Findings, topology.Finding{Severity: sev, Kind: kind, Subject: subject, Message: fmt.Sprintf(format, args...)})
 }
 
@@ -153,7 +169,7 @@ func (j *KapsuleJudgement) finding(sev topology.Severity, kind topology.FindingK
 func (j *KapsuleJudgement) judgeVersion(t *topology.Topology, k *topology.KapsuleObserved, c topology.KapsuleCluster) {
 	actual := topology.ParseVersion(c.Version)
 	if !actual.Known || !actual.HasPatch {
-		j.Unknowns = append(j.Unknowns, fmt.Sprintf("cluster version \"%s\": not MAJOR.MINOR.PATCH", c.Version))
+		j.unknown(topology.VersionSubject(fmt.Sprintf("cluster version \"%s\"", c.Version)), topology.ReasonUnrecognised, "not MAJOR.MINOR.PATCH")
 		return
 	}
 	var offered []topology.Version // the available versions, parsed, ascending
@@ -171,7 +187,7 @@ func (j *KapsuleJudgement) judgeVersion(t *topology.Topology, k *topology.Kapsul
 			}
 		}
 		if newer != c.UpgradeAvailable {
-			j.finding(topology.SeverityWarning, topology.FindingProviderVersions, "cluster", "the cluster says upgrade_available=%t, its available-versions list offers %s", c.UpgradeAvailable, versionList(offered))
+			j.finding(topology.SeverityWarning, topology.FindingProviderVersions, clusterVersion(), "the cluster says upgrade_available=%t, its available-versions list offers %s", c.UpgradeAvailable, versionList(offered))
 		}
 	}
 	desiredText := t.Kubernetes.Version
@@ -184,18 +200,18 @@ func (j *KapsuleJudgement) judgeVersion(t *topology.Topology, k *topology.Kapsul
 	}
 	desired := topology.ParseVersion(desiredText)
 	if !desired.Known {
-		j.Unknowns = append(j.Unknowns, fmt.Sprintf("kubernetes.version %q: %s", desiredText, desired.Reason))
+		j.unknown(topology.VersionSubject(fmt.Sprintf("kubernetes.version %q", desiredText)), topology.ReasonUnrecognised, desired.Reason)
 		return
 	}
 	if !k.Available.Known && (desired.Minor > actual.Minor || desired.HasPatch) {
-		j.Unknowns = append(j.Unknowns, "versions offered to the cluster: "+topology.ReasonOr(k.Available.Reason))
+		j.unknown(topology.VersionSubject("versions offered to the cluster"), k.Available.Code, k.Available.Reason)
 		return
 	}
 	switch {
 	case desired.Major != actual.Major:
-		j.Unknowns = append(j.Unknowns, fmt.Sprintf("kubernetes.version %s and the cluster's %s differ in major version", desiredText, c.Version))
+		j.unknown(topology.VersionSubject("kubernetes.version "+desiredText), topology.ReasonUnrecognised, fmt.Sprintf("it and the cluster's %s differ in major version", c.Version))
 	case desired.Minor < actual.Minor:
-		j.finding(topology.SeverityError, topology.FindingDowngrade, "cluster", "desired kubernetes.version %s is below the cluster's %s: a cluster is never downgraded; declare %s", desiredText, c.Version, actual.MinorString())
+		j.finding(topology.SeverityError, topology.FindingDowngrade, clusterVersion(), "desired kubernetes.version %s is below the cluster's %s: a cluster is never downgraded; declare %s", desiredText, c.Version, actual.MinorString())
 	case desired.Minor > actual.Minor:
 		next := actual.Minor + 1
 		to, ok := latestPatch(offered, actual.Major, next)
@@ -203,21 +219,21 @@ func (j *KapsuleJudgement) judgeVersion(t *topology.Topology, k *topology.Kapsul
 			to, ok = desired, true
 		}
 		if !ok {
-			j.Unknowns = append(j.Unknowns, fmt.Sprintf("kubernetes version: desired %s, but the provider offers no %d.%d to this cluster (available: %s)", desiredText, actual.Major, next, versionList(offered)))
+			j.unknown(topology.VersionSubject("kubernetes version"), topology.ReasonNotOffered, fmt.Sprintf("desired %s, but the provider offers no %d.%d to this cluster (available: %s)", desiredText, actual.Major, next, versionList(offered)))
 			return
 		}
 		j.upgrade(topology.StepUpgrade, topology.PhaseCluster, "cluster", c.Version, to.Canonical(), "offered by the provider; one minor at a time")
 		if desired.Minor > next {
-			j.finding(topology.SeverityInfo, topology.FindingProviderVersions, "cluster", "desired %s: the provider offers the next minor only once the cluster runs %d.%d; preview again after this upgrade", desiredText, actual.Major, next)
+			j.finding(topology.SeverityInfo, topology.FindingProviderVersions, clusterVersion(), "desired %s: the provider offers the next minor only once the cluster runs %d.%d; preview again after this upgrade", desiredText, actual.Major, next)
 		}
 	case desired.HasPatch && desired.Patch > actual.Patch:
 		switch {
 		case c.AutoUpgrade:
-			j.finding(topology.SeverityInfo, topology.FindingProviderVersions, "cluster", "patch %s is behind the declared %s: auto-upgrade is on, the provider applies patches in its maintenance window", c.Version, desiredText)
+			j.finding(topology.SeverityInfo, topology.FindingProviderVersions, clusterVersion(), "patch %s is behind the declared %s: auto-upgrade is on, the provider applies patches in its maintenance window", c.Version, desiredText)
 		case containsVersion(offered, desired):
 			j.upgrade(topology.StepUpgrade, topology.PhaseCluster, "cluster", c.Version, desired.Canonical(), "offered by the provider")
 		default:
-			j.Unknowns = append(j.Unknowns, fmt.Sprintf("kubernetes version: desired %s is not offered to this cluster (available: %s)", desiredText, versionList(offered)))
+			j.unknown(topology.VersionSubject("kubernetes version"), topology.ReasonNotOffered, fmt.Sprintf("desired %s is not offered to this cluster (available: %s)", desiredText, versionList(offered)))
 		}
 	default:
 		if desired.HasPatch && desired.Patch < actual.Patch {
@@ -225,7 +241,7 @@ func (j *KapsuleJudgement) judgeVersion(t *topology.Topology, k *topology.Kapsul
 			if !c.AutoUpgrade {
 				why = "the cluster runs a later patch"
 			}
-			j.finding(topology.SeverityInfo, topology.FindingProviderVersions, "cluster", "the cluster runs %s above the declared %s (%s): not a downgrade; declare the minor %s to follow the provider", c.Version, desiredText, why, actual.MinorString())
+			j.finding(topology.SeverityInfo, topology.FindingProviderVersions, clusterVersion(), "the cluster runs %s above the declared %s (%s): not a downgrade; declare the minor %s to follow the provider", c.Version, desiredText, why, actual.MinorString())
 		}
 		if latest, ok := latestPatch(offered, actual.Major, actual.Minor); ok && topology.CompareVersions(latest, actual) > 0 {
 			j.patchAvailable(c, latest)
@@ -238,26 +254,26 @@ func (j *KapsuleJudgement) judgeVersion(t *topology.Topology, k *topology.Kapsul
 // the next minor (its latest patch) when no upgrade to it is planned.
 func (j *KapsuleJudgement) minorOffered(offered []topology.Version, actual topology.Version) {
 	if next, ok := latestPatch(offered, actual.Major, actual.Minor+1); ok {
-		j.finding(topology.SeverityInfo, topology.FindingProviderVersions, "cluster", "the next minor is offered to this cluster: %s (declare kubernetes.version %s to plan the upgrade)", next.Canonical(), next.MinorString())
+		j.finding(topology.SeverityInfo, topology.FindingProviderVersions, clusterVersion(), "the next minor is offered to this cluster: %s (declare kubernetes.version %s to plan the upgrade)", next.Canonical(), next.MinorString())
 	}
 }
 
 func (j *KapsuleJudgement) patchAvailable(c topology.KapsuleCluster, latest topology.Version) {
 	if c.AutoUpgrade {
-		j.finding(topology.SeverityInfo, topology.FindingProviderVersions, "cluster", "patch %s is available: auto-upgrade is on, the provider applies it in its maintenance window", latest.Canonical())
+		j.finding(topology.SeverityInfo, topology.FindingProviderVersions, clusterVersion(), "patch %s is available: auto-upgrade is on, the provider applies it in its maintenance window", latest.Canonical())
 		return
 	}
-	j.finding(topology.SeverityInfo, topology.FindingProviderVersions, "cluster", "patch %s is available (auto-upgrade is off)", latest.Canonical())
+	j.finding(topology.SeverityInfo, topology.FindingProviderVersions, clusterVersion(), "patch %s is available (auto-upgrade is off)", latest.Canonical())
 }
 
 // judgePools applies the pool and node rules of JudgeKapsule.
 func (j *KapsuleJudgement) judgePools(t *topology.Topology, k *topology.KapsuleObserved, c topology.KapsuleCluster, clusterReady, canPlan bool) {
 	switch {
 	case k.Transient["pools"] != "":
-		j.Waiting = append(j.Waiting, "pools: the provider's API answered transient_state (current state "+k.Transient["pools"]+")")
+		j.wait(topology.PoolsSubject(), "the provider's API answered transient_state (current state "+k.Transient["pools"]+")")
 		return
 	case !k.Pools.Known:
-		j.Unknowns = append(j.Unknowns, "pools: "+topology.ReasonOr(k.Pools.Reason))
+		j.unknown(topology.PoolsSubject(), k.Pools.Code, k.Pools.Reason)
 		return
 	}
 	observed := map[string]topology.KapsulePool{}
@@ -319,7 +335,9 @@ func (j *KapsuleJudgement) judgePools(t *topology.Topology, k *topology.KapsuleO
 		}
 		for _, n := range nodes {
 			if nodeMoving[n.Status] {
-				j.Waiting = append(j.Waiting, fmt.Sprintf("node %s (pool %s, not listed): %s", n.Name, id, n.Status))
+				s := topology.ProviderNodeSubject(n.Name, "")
+				s.Text = fmt.Sprintf("node %s (pool %s, not listed)", n.Name, id)
+				j.wait(s, n.Status)
 			}
 		}
 	}
@@ -330,9 +348,9 @@ func (j *KapsuleJudgement) judgePools(t *topology.Topology, k *topology.KapsuleO
 func (j *KapsuleJudgement) poolMoving(p topology.KapsulePool) bool {
 	switch {
 	case p.Status == "upgrading":
-		j.Waiting = append(j.Waiting, fmt.Sprintf("pool %s: upgrading to %s", p.Name, p.Version))
+		j.wait(topology.PoolSubject(p.Name), "upgrading to "+p.Version)
 	case poolMoving[p.Status]:
-		j.Waiting = append(j.Waiting, fmt.Sprintf("pool %s: %s", p.Name, p.Status))
+		j.wait(topology.PoolSubject(p.Name), p.Status)
 	default:
 		return false
 	}
@@ -344,7 +362,7 @@ func (j *KapsuleJudgement) poolMoving(p topology.KapsulePool) bool {
 // an error finding and unknown statuses are unknowns, and nothing more is
 // judged of them.
 func (j *KapsuleJudgement) poolStatus(p topology.KapsulePool) bool {
-	subject := "pool " + p.Name
+	subject := topology.PoolSubject(p.Name)
 	switch st := p.Status; {
 	case st == "locked":
 		j.finding(topology.SeverityError, topology.FindingLocked, subject, "locked by the provider: contact Scaleway support")
@@ -352,7 +370,7 @@ func (j *KapsuleJudgement) poolStatus(p topology.KapsulePool) bool {
 	case st == "warning":
 		j.finding(topology.SeverityWarning, topology.FindingDegraded, subject, "degraded: %s", orText(p.ErrorMessage, "the provider reports a warning without a message"))
 	case st != "ready":
-		j.Unknowns = append(j.Unknowns, fmt.Sprintf("%s: status \"%s\", which nestor does not know", subject, st))
+		j.unknown(subject, topology.ReasonUnrecognised, fmt.Sprintf("status \"%s\", which nestor does not know", st))
 		return false
 	}
 	return true
@@ -362,16 +380,16 @@ func (j *KapsuleJudgement) poolStatus(p topology.KapsulePool) bool {
 // behind is upgrade-pool; ahead is unknown (a pool can never be ahead of
 // its control plane); a version that does not parse is unknown.
 func (j *KapsuleJudgement) judgePoolVersion(p topology.KapsulePool, c topology.KapsuleCluster) {
-	subject := "pool " + p.Name
+	subject := topology.PoolSubject(p.Name)
 	cv, pv := topology.ParseVersion(c.Version), topology.ParseVersion(p.Version)
 	switch {
 	case !cv.Known:
 	case !pv.Known || !pv.HasPatch || !cv.HasPatch:
-		j.Unknowns = append(j.Unknowns, fmt.Sprintf("%s: version \"%s\" cannot be compared with the cluster's %s", subject, p.Version, c.Version))
+		j.unknown(subject, topology.ReasonUnrecognised, fmt.Sprintf("version \"%s\" cannot be compared with the cluster's %s", p.Version, c.Version))
 	case topology.CompareVersions(pv, cv) < 0:
 		j.upgrade(topology.StepUpgradePool, topology.PhasePools, p.Name, p.Version, cv.Canonical(), "the cluster's version")
 	case topology.CompareVersions(pv, cv) > 0:
-		j.Unknowns = append(j.Unknowns, fmt.Sprintf("%s: version %s is ahead of the cluster's %s, which the provider never allows", subject, p.Version, c.Version))
+		j.unknown(subject, topology.ReasonUnrecognised, fmt.Sprintf("version %s is ahead of the cluster's %s, which the provider never allows", p.Version, c.Version))
 	}
 }
 
@@ -425,11 +443,11 @@ func (j *KapsuleJudgement) judgeNodes(p topology.KapsulePool, nodes []topology.K
 	}
 	sort.Slice(nodes, func(a, b int) bool { return nodes[a].Name < nodes[b].Name })
 	for _, n := range nodes {
-		subject := fmt.Sprintf("node %s (pool %s)", n.Name, p.Name)
+		subject := topology.ProviderNodeSubject(n.Name, p.Name)
 		switch st := n.Status; {
 		case st == "ready":
 		case nodeMoving[st]:
-			j.Waiting = append(j.Waiting, subject+": "+st)
+			j.wait(subject, st)
 		case st == "not_ready" || st == "creation_error":
 			msg := orText(n.ErrorMessage, "no message from the provider")
 			switch {
@@ -438,26 +456,27 @@ func (j *KapsuleJudgement) judgeNodes(p topology.KapsulePool, nodes []topology.K
 			case !canPlan:
 				j.finding(topology.SeverityWarning, topology.FindingDegraded, subject, "degraded (%s: %s), autohealing off", st, msg)
 			default:
-				j.add(topology.StepReplaceNode, topology.PhasePools, n.Name, fmt.Sprintf("degraded, %s: %s (pool %s has autohealing off)", st, msg, p.Name))
+				step := topology.NewStep(topology.StepReplaceNode, topology.PhasePools, n.Name, fmt.Sprintf("degraded, %s: %s (pool %s has autohealing off)", st, msg, p.Name))
+				step.Subject = subject
+				j.Steps = append(j.Steps, step)
 			}
 		case st == "locked":
 			j.finding(topology.SeverityError, topology.FindingLocked, subject, "locked by the provider: contact Scaleway support")
 		default:
-			j.Unknowns = append(j.Unknowns, fmt.Sprintf("%s: status \"%s\", which nestor does not know", subject, st))
+			j.unknown(subject, topology.ReasonUnrecognised, fmt.Sprintf("status \"%s\", which nestor does not know", st))
 		}
 	}
 }
 
-// nodesJudgement says what the node list adds to a judgement: a 409 is
+// nodesList adds what the node list adds to a judgement: a 409 is
 // waiting, another failure unknown, a read list nothing.
-func nodesJudgement(k *topology.KapsuleObserved) (waiting, unknown string) {
+func (j *KapsuleJudgement) nodesList(k *topology.KapsuleObserved) {
 	switch {
 	case k.Transient["nodes"] != "":
-		return "nodes: the provider's API answered transient_state (current state " + k.Transient["nodes"] + ")", ""
+		j.wait(topology.NodesSubject(topology.KeyPools), "the provider's API answered transient_state (current state "+k.Transient["nodes"]+")")
 	case !k.Nodes.Known:
-		return "", "nodes: " + topology.ReasonOr(k.Nodes.Reason)
+		j.unknown(topology.NodesSubject(topology.KeyPools), k.Nodes.Code, k.Nodes.Reason)
 	}
-	return "", ""
 }
 
 // KapsuleCalendarWarnDays is how close an end of life is warned about.
@@ -482,7 +501,7 @@ func KapsuleCalendar(k *topology.KapsuleObserved, asOf time.Time) []topology.Fin
 	}
 	var out []topology.Finding
 	for _, u := range k.MinorsInUse() {
-		subject := u.Version.MinorString() + " (" + strings.Join(u.Users, ", ") + ")"
+		subject := topology.VersionSubject(u.Version.MinorString() + " (" + strings.Join(u.Users, ", ") + ")")
 		entry, ok := k.VersionEntry(u.Version)
 		if !ok {
 			out = append(out, topology.Finding{Severity: topology.SeverityInfo, Kind: topology.FindingProviderCalendar, Subject: subject, Message: "not listed by the provider: no dates to judge"})

@@ -3,6 +3,7 @@ package kapsule
 import (
 	"fmt"
 	"nestor.dev/nestor/topology"
+	"reflect"
 	"strings"
 	"testing"
 	"time"
@@ -50,9 +51,24 @@ func steps(j KapsuleJudgement) string {
 func findings(fs []topology.Finding) string {
 	var out []string
 	for _, f := range fs {
-		out = append(out, string(f.Severity)+" "+f.Subject+": "+f.Message)
+		out = append(out, string(f.Severity)+" "+f.Subject.Text+": "+f.Message)
 	}
 	return strings.Join(out, "\n")
+}
+
+// checkSubject checks a kapsule claim's subject: words, a key, and a
+// node's or a pool's key its pool's ("pools" for a node in no listed pool).
+func checkSubject(t *testing.T, s topology.Subject) {
+	t.Helper()
+	if s.Kind == "" || s.Key == "" || s.Text == "" {
+		t.Errorf("subject %+v: kind, key or words missing", s)
+	}
+	switch {
+	case s.Kind == topology.SubjectNode && s.Pool != "" && s.Key != topology.PoolKey(s.Pool),
+		s.Kind == topology.SubjectNode && s.Pool == "" && s.Key != topology.KeyPools,
+		s.Kind == topology.SubjectPool && s.Key != topology.PoolKey(s.Name):
+		t.Errorf("subject %+v: not at its pool's key", s)
+	}
 }
 
 func TestJudgeKapsule(t *testing.T) {
@@ -63,6 +79,11 @@ func TestJudgeKapsule(t *testing.T) {
 		steps    string // the steps, one per line; "" for none
 		waiting  []string
 		unknowns []string
+		// codes are the unknowns' ReasonCodes, keys the topology keys of
+		// the waiting objects then of the unknowns, in order (unchecked
+		// when nil).
+		codes    []topology.ReasonCode
+		keys     []string
 		findings []string // substrings of findings(), in order
 	}{
 		{name: "healthy is in sync", topo: kapsuleTopo("1.35", nil)},
@@ -74,7 +95,7 @@ func TestJudgeKapsule(t *testing.T) {
 			k.Cluster.Value.Status, k.Cluster.Value.Version = "updating", "1.36.2"
 		}, waiting: []string{"cluster lyneko-apps: updating to 1.36.2 (pools at 1.35.3)"}},
 		{name: "409 on the cluster", topo: kapsuleTopo("1.35", nil), edit: func(k *topology.KapsuleObserved) {
-			k.Cluster = topology.UnknownFact[topology.KapsuleCluster]("transient_state")
+			k.Cluster = topology.UnknownFact[topology.KapsuleCluster](topology.Because(topology.ReasonFailed, "transient_state"))
 			k.Transient = map[string]string{"cluster": "updating"}
 		}, waiting: []string{"cluster: the provider's API answered transient_state (current state updating)"}},
 		{name: "pool upgrading with surge nodes: waiting, no size drift, no degraded node", topo: kapsuleTopo("1.35", nil), edit: func(k *topology.KapsuleObserved) {
@@ -83,16 +104,16 @@ func TestJudgeKapsule(t *testing.T) {
 		}, waiting: []string{"pool default: upgrading to 1.35.3"}},
 		{name: "a node deleting after an upgrade is waiting, not degraded, and no size drift", topo: kapsuleTopo("1.35", nil), edit: func(k *topology.KapsuleObserved) {
 			k.Nodes.Value = append(k.Nodes.Value, topology.KapsuleNode{Name: "n0", PoolID: "p1", Status: "deleting"})
-		}, waiting: []string{"node n0 (pool default): deleting"}},
+		}, waiting: []string{"node n0 (pool default): deleting"}, keys: []string{"pools/default"}},
 		{name: "pool scaling", topo: kapsuleTopo("1.35", nil), edit: func(k *topology.KapsuleObserved) { k.Pools.Value[1].Status = "scaling" },
 			waiting: []string{"pool burst: scaling"}},
 		{name: "409 on pools", topo: kapsuleTopo("1.35", nil), edit: func(k *topology.KapsuleObserved) {
-			k.Pools = topology.UnknownFact[[]topology.KapsulePool]("transient_state")
+			k.Pools = topology.UnknownFact[[]topology.KapsulePool](topology.Because(topology.ReasonFailed, "transient_state"))
 			k.Transient = map[string]string{"pools": "scaling"}
 		}, waiting: []string{"pools: the provider's API answered transient_state (current state scaling)"}},
 		{name: "501 on nodes is unknown with the reason", topo: kapsuleTopo("1.35", nil), edit: func(k *topology.KapsuleObserved) {
-			k.Nodes = topology.UnknownFact[[]topology.KapsuleNode]("the provider's API answered 501 Not Implemented")
-		}, unknowns: []string{"nodes: the provider's API answered 501 Not Implemented"}},
+			k.Nodes = topology.UnknownFact[[]topology.KapsuleNode](topology.Because(topology.ReasonFailed, "the provider's API answered 501 Not Implemented"))
+		}, unknowns: []string{"nodes: the provider's API answered 501 Not Implemented"}, codes: []topology.ReasonCode{topology.ReasonFailed}, keys: []string{"pools"}},
 		{name: "pool_required creates each declared pool", topo: kapsuleTopo("1.35", nil), edit: func(k *topology.KapsuleObserved) {
 			k.Cluster.Value.Status = "pool_required"
 			k.Pools.Value, k.Nodes.Value = []topology.KapsulePool{}, []topology.KapsuleNode{}
@@ -121,7 +142,7 @@ func TestJudgeKapsule(t *testing.T) {
 		}, steps: "undeclared burst: a pool of the cluster not declared in the topology", findings: []string{"warning node b1 (pool burst): degraded (not_ready: kubelet down), autohealing off"}},
 		{name: "a moving node of a pool the list does not hold is waiting", topo: kapsuleTopo("1.35", nil), edit: func(k *topology.KapsuleObserved) {
 			k.Nodes.Value = append(k.Nodes.Value, topology.KapsuleNode{Name: "gone-1", PoolID: "p-gone", Status: "deleting"})
-		}, waiting: []string{"node gone-1 (pool p-gone, not listed): deleting"}},
+		}, waiting: []string{"node gone-1 (pool p-gone, not listed): deleting"}, keys: []string{"pools"}},
 		{name: "cluster creating with its declared pools absent: waiting, no create-pool", topo: kapsuleTopo("1.35", nil), edit: func(k *topology.KapsuleObserved) {
 			k.Cluster.Value.Status = "creating"
 			k.Pools.Value, k.Nodes.Value = []topology.KapsulePool{}, []topology.KapsuleNode{}
@@ -135,7 +156,7 @@ func TestJudgeKapsule(t *testing.T) {
 			k.Pools.Value[0].Status = "deleting"
 		}, waiting: []string{"cluster lyneko-apps: deleting"}},
 		{name: "a 409 on the cluster: no pool step either", topo: kapsuleTopo("1.35", nil, topology.Pool{Name: "new", NodeType: "PRO2-S", Size: 1}), edit: func(k *topology.KapsuleObserved) {
-			k.Cluster = topology.UnknownFact[topology.KapsuleCluster]("transient_state")
+			k.Cluster = topology.UnknownFact[topology.KapsuleCluster](topology.Because(topology.ReasonFailed, "transient_state"))
 			k.Transient = map[string]string{"cluster": "creating"}
 		}, steps: "undeclared burst: a pool of the cluster not declared in the topology\nundeclared default: a pool of the cluster not declared in the topology",
 			waiting: []string{"cluster: the provider's API answered transient_state (current state creating)"}},
@@ -173,7 +194,8 @@ func TestJudgeKapsule(t *testing.T) {
 		{name: "next minor not offered: unknown, no guessed step", topo: kapsuleTopo("1.36", nil), edit: func(k *topology.KapsuleObserved) {
 			k.Available = topology.KnownFact([]string{"1.35.8"})
 			k.Cluster.Value.UpgradeAvailable = true
-		}, unknowns: []string{"kubernetes version: desired 1.36, but the provider offers no 1.36 to this cluster (available: 1.35.8)"}},
+		}, unknowns: []string{"kubernetes version: desired 1.36, but the provider offers no 1.36 to this cluster (available: 1.35.8)"},
+			codes: []topology.ReasonCode{topology.ReasonNotOffered}, keys: []string{"kubernetes.version"}},
 		{name: "minor below: no downgrade", topo: kapsuleTopo("1.34", nil), findings: []string{"error cluster: desired kubernetes.version 1.34 is below the cluster's 1.35.3: a cluster is never downgraded"}},
 		{name: "auto-upgrade moved the patch: information, not a downgrade", topo: kapsuleTopo("1.35.3", boolp(true)), edit: func(k *topology.KapsuleObserved) {
 			k.Cluster.Value.Version, k.Cluster.Value.AutoUpgrade = "1.35.8", true
@@ -207,11 +229,13 @@ func TestJudgeKapsule(t *testing.T) {
 			k.Cluster.Value.Status = "hibernating"
 			k.Pools.Value[0].Status = "unknown"
 			k.Nodes.Value[3].Status = "teleporting"
-		}, unknowns: []string{`cluster lyneko-apps: status "hibernating", which nestor does not know`, `pool default: status "unknown", which nestor does not know`, `node b1 (pool burst): status "teleporting", which nestor does not know`}},
+		}, unknowns: []string{`cluster lyneko-apps: status "hibernating", which nestor does not know`, `pool default: status "unknown", which nestor does not know`, `node b1 (pool burst): status "teleporting", which nestor does not know`},
+			codes: []topology.ReasonCode{topology.ReasonUnrecognised, topology.ReasonUnrecognised, topology.ReasonUnrecognised}, keys: []string{"scaleway", "pools/default", "pools/burst"}},
 		{name: "401 on the cluster: unknown, never absent", topo: kapsuleTopo("1.35", nil), edit: func(k *topology.KapsuleObserved) {
-			k.Cluster = topology.UnknownFact[topology.KapsuleCluster]("unauthorized: the provider refused the credentials (401)")
-			k.Pools = topology.UnknownFact[[]topology.KapsulePool]("unauthorized: the provider refused the credentials (401)")
-		}, unknowns: []string{"cluster: unauthorized: the provider refused the credentials (401)", "pools: unauthorized: the provider refused the credentials (401)"}},
+			k.Cluster = topology.UnknownFact[topology.KapsuleCluster](topology.Because(topology.ReasonUnauthorized, "unauthorized: the provider refused the credentials (401)"))
+			k.Pools = topology.UnknownFact[[]topology.KapsulePool](topology.Because(topology.ReasonUnauthorized, "unauthorized: the provider refused the credentials (401)"))
+		}, unknowns: []string{"cluster: unauthorized: the provider refused the credentials (401)", "pools: unauthorized: the provider refused the credentials (401)"},
+			codes: []topology.ReasonCode{topology.ReasonUnauthorized, topology.ReasonUnauthorized}, keys: []string{"scaleway", "pools"}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -223,11 +247,34 @@ func TestJudgeKapsule(t *testing.T) {
 			if got := steps(j); got != tc.steps {
 				t.Errorf("steps:\n%s\nwant:\n%s", got, tc.steps)
 			}
-			if got, want := strings.Join(j.Waiting, "\n"), strings.Join(tc.waiting, "\n"); got != want {
+			if got, want := strings.Join(topology.Texts(j.Waiting), "\n"), strings.Join(tc.waiting, "\n"); got != want {
 				t.Errorf("waiting:\n%s\nwant:\n%s", got, want)
 			}
-			if got, want := strings.Join(j.Unknowns, "\n"), strings.Join(tc.unknowns, "\n"); got != want {
+			if got, want := strings.Join(topology.Texts(j.Unknowns), "\n"), strings.Join(tc.unknowns, "\n"); got != want {
 				t.Errorf("unknowns:\n%s\nwant:\n%s", got, want)
+			}
+			var codes []topology.ReasonCode
+			var keys []string
+			for _, w := range j.Waiting {
+				keys = append(keys, w.Subject.Key)
+				checkSubject(t, w.Subject)
+			}
+			for _, u := range j.Unknowns {
+				codes = append(codes, u.Reason)
+				keys = append(keys, u.Subject.Key)
+				checkSubject(t, u.Subject)
+			}
+			for _, s := range j.Steps {
+				checkSubject(t, s.Subject)
+				if s.Kind == topology.StepReplaceNode && (s.Subject.Kind != topology.SubjectNode || s.Subject.Name != s.Target || s.Subject.Pool == "") {
+					t.Errorf("replace-node %s: subject %+v, want the node in its pool", s.Target, s.Subject)
+				}
+			}
+			if tc.codes != nil && !reflect.DeepEqual(codes, tc.codes) {
+				t.Errorf("unknowns' codes = %q, want %q", codes, tc.codes)
+			}
+			if tc.keys != nil && !reflect.DeepEqual(keys, tc.keys) {
+				t.Errorf("waiting and unknowns' keys = %q, want %q", keys, tc.keys)
 			}
 			got := findings(j.Findings)
 			if len(tc.findings) == 0 && got != "" {
@@ -253,8 +300,8 @@ func TestBuildPlanKapsule(t *testing.T) {
 	if len(p.Steps) != 1 || p.Steps[0].Kind != topology.StepUpgradePool || p.Steps[0].Phase != topology.PhasePools {
 		t.Errorf("steps = %+v", p.Steps)
 	}
-	if len(p.Waiting) != 1 || len(p.Unknowns) != 0 {
-		t.Errorf("waiting %v, unknowns %v", p.Waiting, p.Unknowns)
+	if len(p.Waiting) != 1 || len(p.Unknowns) != 0 || p.Waiting[0].Subject != topology.PoolSubject("default") || p.Waiting[0].Subject.Key != "pools/default" {
+		t.Errorf("waiting %+v, unknowns %v", p.Waiting, p.Unknowns)
 	}
 	n := topology.Next(kapsuleTopo("1.35", nil), obs, p, Rules{})
 	if n.Done || n.Phase.Name != topology.PhasePools || !strings.Contains(n.Why, "waiting: pool default is scaling") {
@@ -322,7 +369,7 @@ func TestBuildPlanClusterDeleting(t *testing.T) {
 	tp := kapsuleTopo("1.35", nil)
 	tp.Layers = []topology.LayerRef{{Name: "argocd"}}
 	obs := &topology.Observed{Kapsule: k, Layers: []topology.LayerState{{Name: "argocd", Declared: true, Health: topology.Absent, Reason: "not found"}},
-		Storage: topology.UnknownFact[topology.StorageState]("not read")}
+		Storage: topology.UnknownFact[topology.StorageState](topology.Because(topology.ReasonFailed, "not read"))}
 	p := topology.BuildPlan(tp, obs, Rules{}, topology.PlanOptions{})
 	if len(p.Steps) != 0 || len(p.Unknowns) != 0 || p.Held == "" || p.Status() != topology.StatusWaiting {
 		t.Errorf("plan = %+v, status %s", p, p.Status())

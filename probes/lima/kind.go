@@ -75,9 +75,9 @@ func (Kind) Read(ctx context.Context, op *probes.Opened, scope probes.Scope) (*t
 	var facts topology.ClusterFacts
 	switch {
 	case op.LoadErr != nil:
-		obs = probes.UnknownObservation(op.Topology, op.LoadErr.Error())
+		obs = probes.UnknownObservation(op.Topology, topology.Because(topology.ReasonFailed, op.LoadErr.Error()))
 	case op.Target == nil:
-		obs = probes.UnknownObservation(op.Topology, op.NoTarget.Error())
+		obs = probes.UnknownObservation(op.Topology, topology.Because(topology.ReasonNoTarget, op.NoTarget.Error()))
 		obs.NoBenchCluster = true
 	default:
 		obs, facts = probes.ProbeTarget(ctx, op.Target, op.Topology)

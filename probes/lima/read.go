@@ -175,10 +175,10 @@ func readVMs(ctx context.Context, run probes.Runner) (topology.VMsObserved, []to
 	stdout, stderr, err := run(ctx, "limactl", "list", "--json")
 	if err != nil {
 		if errors.Is(err, exec.ErrNotFound) {
-			return topology.UnknownFact[[]topology.VM]("limactl is not installed (not found on PATH)"), nil
+			return topology.UnknownFact[[]topology.VM](topology.Because(topology.ReasonNotInstalled, "limactl is not installed (not found on PATH)")), nil
 		}
 		if ctx.Err() != nil {
-			return topology.UnknownFact[[]topology.VM]("limactl list --json did not finish: " + ctx.Err().Error()), nil
+			return topology.UnknownFact[[]topology.VM](probes.Explain(ctx.Err()).Prefixed("limactl list --json did not finish: ")), nil
 		}
 		msg := probes.Sanitize(tail(stderr, 300))
 		if msg == "" {
@@ -186,11 +186,11 @@ func readVMs(ctx context.Context, run probes.Runner) (topology.VMsObserved, []to
 		} else {
 			msg = err.Error() + ": " + msg
 		}
-		return topology.UnknownFact[[]topology.VM]("limactl list --json failed: " + msg), nil
+		return topology.UnknownFact[[]topology.VM](topology.Because(topology.ReasonFailed, "limactl list --json failed: "+msg)), nil
 	}
 	l, err := decodeLimaList(stdout)
 	if err != nil {
-		return topology.UnknownFact[[]topology.VM]("limactl list --json printed something nestor cannot read: " + probes.Sanitize(err.Error())), nil
+		return topology.UnknownFact[[]topology.VM](topology.Because(topology.ReasonAnswerRefused, "limactl list --json printed something nestor cannot read: "+probes.Sanitize(err.Error()))), nil
 	}
 	return topology.KnownFact(l.vms), l.notVMs
 }

@@ -128,20 +128,35 @@ func TestReadVMs(t *testing.T) {
 
 	missing := &fakeLimactl{err: &exec.Error{Name: "limactl", Err: exec.ErrNotFound}}
 	vms, _ = readVMs(ctx, missing.run)
-	if vms.Known || !strings.Contains(vms.Reason, "limactl is not installed") {
+	if vms.Known || !strings.Contains(vms.Reason, "limactl is not installed") || vms.Code != topology.ReasonNotInstalled {
 		t.Errorf("limactl missing: %+v", vms)
 	}
 
 	failing := &fakeLimactl{stderr: "time=... level=fatal msg=\"open /Users/op/.lima/_config: permission denied\"\n", err: errors.New("exit status 1")}
 	vms, _ = readVMs(ctx, failing.run)
-	if vms.Known || !strings.Contains(vms.Reason, "exit status 1") || !strings.Contains(vms.Reason, "permission denied") {
+	if vms.Known || !strings.Contains(vms.Reason, "exit status 1") || !strings.Contains(vms.Reason, "permission denied") || vms.Code != topology.ReasonFailed {
 		t.Errorf("limactl failing: %+v", vms)
 	}
 
 	garbled := &fakeLimactl{stdout: "NAME STATUS\nlima-node1 Running\n"}
 	vms, _ = readVMs(ctx, garbled.run)
-	if vms.Known || !strings.Contains(vms.Reason, "cannot read") {
+	if vms.Known || !strings.Contains(vms.Reason, "cannot read") || vms.Code != topology.ReasonAnswerRefused {
 		t.Errorf("not JSON: %+v", vms)
+	}
+
+	// limactl stopped by the read's deadline, or by the operator.
+	killed := &fakeLimactl{err: errors.New("signal: killed")}
+	late, cancel := context.WithDeadline(ctx, time.Now().Add(-time.Second))
+	defer cancel()
+	vms, _ = readVMs(late, killed.run)
+	if want := "limactl list --json did not finish: timed out"; vms.Known || vms.Reason != want || vms.Code != topology.ReasonTimedOut {
+		t.Errorf("deadline: %+v, want unknown %q, %s", vms, want, topology.ReasonTimedOut)
+	}
+	stopped, stop := context.WithCancel(ctx)
+	stop()
+	vms, _ = readVMs(stopped, killed.run)
+	if want := "limactl list --json did not finish: canceled"; vms.Known || vms.Reason != want || vms.Code != topology.ReasonInterrupted {
+		t.Errorf("canceled: %+v, want unknown %q, %s", vms, want, topology.ReasonInterrupted)
 	}
 }
 
@@ -172,8 +187,8 @@ func TestProbeLimaWithoutBenchKubeconfig(t *testing.T) {
 	if obs.VMs == nil || !obs.VMs.Known || len(obs.VMs.Value) != 2 {
 		t.Errorf("VMs = %+v", obs.VMs)
 	}
-	if obs.Nodes.Known || obs.Nodes.Reason != want {
-		t.Errorf("Nodes = %+v, want unknown %q (never zero nodes)", obs.Nodes, want)
+	if obs.Nodes.Known || obs.Nodes.Reason != want || obs.Nodes.Code != topology.ReasonNoTarget {
+		t.Errorf("Nodes = %+v, want unknown %q, %s (never zero nodes)", obs.Nodes, want, topology.ReasonNoTarget)
 	}
 	if obs.ServerVersion.Known || obs.Storage.Known {
 		t.Errorf("version %+v storage %+v, want unknown", obs.ServerVersion, obs.Storage)
@@ -182,7 +197,7 @@ func TestProbeLimaWithoutBenchKubeconfig(t *testing.T) {
 		t.Fatalf("layers = %+v", obs.Layers)
 	}
 	for _, l := range obs.Layers {
-		if l.Health != topology.Unknown || l.Reason != want || !l.Declared {
+		if l.Health != topology.Unknown || l.Reason != want || !l.Declared || l.Code != topology.ReasonNoTarget {
 			t.Errorf("layer %+v, want unknown with %q", l, want)
 		}
 	}
@@ -232,7 +247,7 @@ func TestProbeLimaWithOptions(t *testing.T) {
 	if d := time.Since(start); d > 4*time.Second {
 		t.Errorf("a 700ms timeout took %v", d)
 	}
-	if obs.Nodes.Known || obs.Nodes.Reason != "timed out after 700ms" {
+	if obs.Nodes.Known || obs.Nodes.Reason != "timed out after 700ms" || obs.Nodes.Code != topology.ReasonTimedOut {
 		t.Errorf("nodes = %+v, want unknown timed out after 700ms", obs.Nodes)
 	}
 	if obs.VMs == nil || !obs.VMs.Known {
@@ -240,7 +255,7 @@ func TestProbeLimaWithOptions(t *testing.T) {
 	}
 
 	obs = readLimaStack(t, f.run, topo, "", probes.LoadOptions{UserAgent: "nestor/test", Context: "refused"})
-	if want := "unreachable: dial tcp " + closedAddr + ": connect: connection refused"; obs.Nodes.Known || obs.Nodes.Reason != want {
+	if want := "unreachable: dial tcp " + closedAddr + ": connect: connection refused"; obs.Nodes.Known || obs.Nodes.Reason != want || obs.Nodes.Code != topology.ReasonUnreachable {
 		t.Errorf("--context refused: nodes = %+v, want unknown %q", obs.Nodes, want)
 	}
 	obs = readLimaStack(t, f.run, topo, "", probes.LoadOptions{Context: "nope"})

@@ -66,11 +66,11 @@ func (Rules) AllDone() string { return "VMs, nodes and layers match the topology
 // Unknowns. A stack with no bench cluster still gets its VMs planned.
 func planVMs(t *topology.Topology, obs *topology.Observed, p *topology.Plan) {
 	if obs.VMs == nil {
-		p.Unknowns = append(p.Unknowns, "VMs: not read")
+		p.AddUnknown(topology.VMsSubject(), topology.ReasonNotRead, "not read")
 		return
 	}
 	if !obs.VMs.Known {
-		p.Unknowns = append(p.Unknowns, "VMs: "+topology.ReasonOr(obs.VMs.Reason))
+		p.AddUnknown(topology.VMsSubject(), obs.VMs.Code, obs.VMs.Reason)
 		return
 	}
 	vms := make(map[string]topology.VM, len(obs.VMs.Value))
@@ -96,9 +96,9 @@ func planVMs(t *topology.Topology, obs *topology.Observed, p *topology.Plan) {
 		case vm.Status == topology.VMBroken:
 			p.Add(topology.StepStartVM, topology.PhaseUp, n.Name, fmt.Sprintf("VM is Broken (%s): stop it with `limactl stop -f %s`, then start it; if it still fails, delete and recreate it", errorsText(vm.Errors), n.Name))
 		case vm.Status == "":
-			p.Unknowns = append(p.Unknowns, fmt.Sprintf("VM %s: limactl gives no status (%s)", n.Name, errorsText(vm.Errors)))
+			p.AddUnknown(topology.VMSubject(n.Name), topology.ReasonNotReported, fmt.Sprintf("limactl gives no status (%s)", errorsText(vm.Errors)))
 		default:
-			p.Unknowns = append(p.Unknowns, fmt.Sprintf("VM %s: status \"%s\"", n.Name, vm.Status))
+			p.AddUnknown(topology.VMSubject(n.Name), topology.ReasonUnrecognised, fmt.Sprintf("status \"%s\"", vm.Status))
 		}
 	}
 }

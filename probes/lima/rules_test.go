@@ -51,7 +51,7 @@ func vms(pairs ...string) *topology.VMsObserved {
 func fmtSteps(steps []topology.Step) string {
 	var b strings.Builder
 	for _, s := range steps {
-		fmt.Fprintf(&b, "  %s [%s] %s: %s\n", s.Kind, s.Phase, s.Target, s.Reason)
+		fmt.Fprintf(&b, "  %s [%s] %s: %s {%s %q key %q}\n", s.Kind, s.Phase, s.Target, s.Reason, s.Subject.Kind, s.Subject.Text, s.Subject.Key)
 	}
 	return b.String()
 }
@@ -60,11 +60,15 @@ func fmtSteps(steps []topology.Step) string {
 // cluster's phases and the layers.
 func TestBuildPlanLima(t *testing.T) {
 	tests := []struct {
-		name       string
-		topo       func() *topology.Topology
-		obs        func() *topology.Observed
-		steps      []topology.Step
-		unknowns   []string
+		name     string
+		topo     func() *topology.Topology
+		obs      func() *topology.Observed
+		steps    []topology.Step
+		unknowns []string
+		// codes and keys are the unknowns' ReasonCodes and topology keys,
+		// in order (unchecked when nil).
+		codes      []topology.ReasonCode
+		keys       []string
 		unverified bool
 	}{
 		{
@@ -73,13 +77,13 @@ func TestBuildPlanLima(t *testing.T) {
 			obs: func() *topology.Observed {
 				return &topology.Observed{
 					VMs:           vms("lima-node1", topology.VMRunning, "lima-node2", topology.VMStopped),
-					ServerVersion: topology.UnknownFact[string]("no bench kubeconfig at /s/.work/bench/kubeconfig"),
-					Nodes:         topology.UnknownFact[[]topology.NodeState]("no bench kubeconfig at /s/.work/bench/kubeconfig"),
+					ServerVersion: topology.UnknownFact[string](topology.Because(topology.ReasonFailed, "no bench kubeconfig at /s/.work/bench/kubeconfig")),
+					Nodes:         topology.UnknownFact[[]topology.NodeState](topology.Because(topology.ReasonFailed, "no bench kubeconfig at /s/.work/bench/kubeconfig")),
 					Layers:        []topology.LayerState{{Name: "flannel", Declared: true, Health: topology.Unknown, Reason: "no bench kubeconfig"}, {Name: "local-path", Declared: true, Health: topology.Unknown, Reason: "no bench kubeconfig"}},
-					Storage:       topology.UnknownFact[topology.StorageState]("no bench kubeconfig"),
+					Storage:       topology.UnknownFact[topology.StorageState](topology.Because(topology.ReasonFailed, "no bench kubeconfig")),
 				}
 			},
-			steps: []topology.Step{{Kind: topology.StepStartVM, Phase: "up", Target: "lima-node2", Reason: "VM is Stopped"}},
+			steps: []topology.Step{topology.NewStep(topology.StepStartVM, "up", "lima-node2", "VM is Stopped")},
 			unknowns: []string{
 				"server version: no bench kubeconfig at /s/.work/bench/kubeconfig",
 				"nodes: no bench kubeconfig at /s/.work/bench/kubeconfig",
@@ -106,22 +110,26 @@ func TestBuildPlanLima(t *testing.T) {
 				return o
 			},
 			steps: []topology.Step{
-				{Kind: topology.StepCreateVM, Phase: "up", Target: "lima-node1", Reason: "declared node has no Lima VM"},
-				{Kind: topology.StepStartVM, Phase: "up", Target: "lima-node2", Reason: "VM is Broken (limactl gives no error): stop it with `limactl stop -f lima-node2`, then start it; if it still fails, delete and recreate it"},
+				topology.NewStep(topology.StepCreateVM, "up", "lima-node1", "declared node has no Lima VM"),
+				topology.NewStep(topology.StepStartVM, "up", "lima-node2", "VM is Broken (limactl gives no error): stop it with `limactl stop -f lima-node2`, then start it; if it still fails, delete and recreate it"),
 			},
 			unknowns: []string{`VM lima-node3: status "Starting"`},
+			codes:    []topology.ReasonCode{topology.ReasonUnrecognised},
+			keys:     []string{"nodes/lima-node3"},
 		},
 		{
 			name: "lima: limactl missing",
 			topo: bench,
 			obs: func() *topology.Observed {
-				f := topology.UnknownFact[[]topology.VM](`exec: "limactl": executable file not found in $PATH`)
+				f := topology.UnknownFact[[]topology.VM](topology.Because(topology.ReasonNotInstalled, `exec: "limactl": executable file not found in $PATH`))
 				o := &topology.Observed{VMs: &f, ServerVersion: topology.KnownFact("v1.37.2"), Nodes: readyNodes("lima-node1", "lima-node2"), Storage: topology.KnownFact(topology.StorageState{Class: "local-path", Provisioner: "rancher.io/local-path"})}
 				o.Layers = healthyLayers(bench())
 				return o
 			},
 			steps:    []topology.Step{},
 			unknowns: []string{`VMs: exec: "limactl": executable file not found in $PATH`},
+			codes:    []topology.ReasonCode{topology.ReasonNotInstalled},
+			keys:     []string{"nodes"},
 		},
 		{
 			name: "lima: VMs not read at all",
@@ -133,6 +141,8 @@ func TestBuildPlanLima(t *testing.T) {
 			},
 			steps:    []topology.Step{},
 			unknowns: []string{"VMs: not read"},
+			codes:    []topology.ReasonCode{topology.ReasonNotRead},
+			keys:     []string{"nodes"},
 		},
 		{
 			name: "lima: no target, VMs still count",
@@ -141,13 +151,15 @@ func TestBuildPlanLima(t *testing.T) {
 				return &topology.Observed{NoTarget: true, VMs: vms("lima-node1", topology.VMRunning)}
 			},
 			steps: []topology.Step{
-				{Kind: topology.StepCreateVM, Phase: "up", Target: "lima-node2", Reason: "declared node has no Lima VM"},
-				{Kind: topology.StepBootstrap, Phase: "bootstrap", Target: "bench", Reason: "unverified: no target was read, so the plan assumes no cluster yet"},
-				{Kind: topology.StepJoinNode, Phase: "k8s", Target: "lima-node2", Reason: "unverified: assumes an empty cluster"},
-				{Kind: topology.StepInstall, Phase: "flannel", Target: "flannel", Reason: "unverified: assumes an empty cluster"},
-				{Kind: topology.StepInstall, Phase: "local-path", Target: "local-path", Reason: "unverified: assumes an empty cluster"},
+				topology.NewStep(topology.StepCreateVM, "up", "lima-node2", "declared node has no Lima VM"),
+				topology.NewStep(topology.StepBootstrap, "bootstrap", "bench", "unverified: no target was read, so the plan assumes no cluster yet"),
+				topology.NewStep(topology.StepJoinNode, "k8s", "lima-node2", "unverified: assumes an empty cluster"),
+				topology.NewStep(topology.StepInstall, "flannel", "flannel", "unverified: assumes an empty cluster"),
+				topology.NewStep(topology.StepInstall, "local-path", "local-path", "unverified: assumes an empty cluster"),
 			},
 			unknowns:   []string{"the whole cluster: no target was read: not read"},
+			codes:      []topology.ReasonCode{topology.ReasonNoTarget},
+			keys:       []string{"kubeconfig"},
 			unverified: true,
 		},
 	}
@@ -161,8 +173,19 @@ func TestBuildPlanLima(t *testing.T) {
 			if want == nil {
 				want = []string{}
 			}
-			if !reflect.DeepEqual(got.Unknowns, want) {
+			if !reflect.DeepEqual(topology.Texts(got.Unknowns), want) {
 				t.Errorf("unknowns = %q, want %q", got.Unknowns, want)
+			}
+			var codes []topology.ReasonCode
+			var keys []string
+			for _, u := range got.Unknowns {
+				codes, keys = append(codes, u.Reason), append(keys, u.Subject.Key)
+			}
+			if tc.codes != nil && !reflect.DeepEqual(codes, tc.codes) {
+				t.Errorf("unknowns' codes = %q, want %q", codes, tc.codes)
+			}
+			if tc.keys != nil && !reflect.DeepEqual(keys, tc.keys) {
+				t.Errorf("unknowns' keys = %q, want %q", keys, tc.keys)
 			}
 			if got.Unverified != tc.unverified {
 				t.Errorf("unverified = %v", got.Unverified)
@@ -209,15 +232,18 @@ func TestPlanVMsWithLimaErrors(t *testing.T) {
 	}
 	p := topology.BuildPlan(topo(), obs, Rules{}, topology.PlanOptions{})
 	want := []topology.Step{
-		{Kind: topology.StepStartVM, Phase: topology.PhaseUp, Target: "lima-node2", Reason: "VM is Broken (limactl: failed to connect to \"/h/.lima/lima-node2/ha.sock\": stat /h/.lima/lima-node2/ha.sock: no such file or directory): stop it with `limactl stop -f lima-node2`, then start it; if it still fails, delete and recreate it"},
-		{Kind: topology.StepCreateVM, Phase: topology.PhaseUp, Target: "lima-node4", Reason: "declared node has no Lima VM; limactl lists an entry of that name that is not a VM (limactl: open /h/.lima/lima-node4/lima.yaml: not a directory): move it out of the Lima folder first"},
+		topology.NewStep(topology.StepStartVM, topology.PhaseUp, "lima-node2", "VM is Broken (limactl: failed to connect to \"/h/.lima/lima-node2/ha.sock\": stat /h/.lima/lima-node2/ha.sock: no such file or directory): stop it with `limactl stop -f lima-node2`, then start it; if it still fails, delete and recreate it"),
+		topology.NewStep(topology.StepCreateVM, topology.PhaseUp, "lima-node4", "declared node has no Lima VM; limactl lists an entry of that name that is not a VM (limactl: open /h/.lima/lima-node4/lima.yaml: not a directory): move it out of the Lima folder first"),
 	}
 	if !reflect.DeepEqual(p.Steps, want) {
 		t.Errorf("steps:\n%s\nwant:\n%s", fmtSteps(p.Steps), fmtSteps(want))
 	}
 	wantUnknowns := []string{"VM lima-node3: limactl gives no status (limactl: cannot read lima.yaml)"}
-	if !reflect.DeepEqual(p.Unknowns, wantUnknowns) {
+	if !reflect.DeepEqual(topology.Texts(p.Unknowns), wantUnknowns) {
 		t.Errorf("unknowns = %q, want %q", p.Unknowns, wantUnknowns)
+	}
+	if len(p.Unknowns) == 1 && (p.Unknowns[0].Subject != topology.VMSubject("lima-node3") || p.Unknowns[0].Reason != topology.ReasonNotReported) {
+		t.Errorf("unknown %+v, want VM lima-node3, %s", p.Unknowns[0], topology.ReasonNotReported)
 	}
 	// A stray file never counts as a VM: docker.yaml is nowhere in the plan,
 	// and a prod plan ignores all of it.

@@ -10,7 +10,6 @@ import (
 	"bytes"
 	"context"
 	"errors"
-	"flag"
 	"fmt"
 	"os"
 	"os/exec"
@@ -25,9 +24,9 @@ import (
 	"time"
 
 	"nestor.dev/nestor/tests/harness"
-)
 
-var update = flag.Bool("update", false, "rewrite README.md's demo block with the demo's output")
+	"nestor.dev/nestor/tests/golden"
+)
 
 // The demo block of README.md: a fenced ```text block between these lines.
 const (
@@ -421,7 +420,7 @@ func checkREADME(t *testing.T, got string) {
 	if err != nil {
 		t.Fatalf("%s: %v", path, err)
 	}
-	if *update {
+	if golden.Updating() {
 		text := string(data)
 		if err := os.WriteFile(path, []byte(text[:start]+got+text[end:]), 0o644); err != nil {
 			t.Fatal(err)

@@ -54,8 +54,8 @@ type casesDoc struct {
 		}] `json:"storage"`
 	} `json:"actual"`
 	Plan struct {
-		Steps    []planStep `json:"steps"`
-		Unknowns []string   `json:"unknowns"`
+		Steps    []planStep  `json:"steps"`
+		Unknowns []jsonClaim `json:"unknowns"`
 	} `json:"plan"`
 }
 

@@ -307,7 +307,7 @@ func TestDiscover(t *testing.T) {
 		var rep struct {
 			Plan struct {
 				Steps      []json.RawMessage `json:"steps"`
-				Unknowns   []string          `json:"unknowns"`
+				Unknowns   []jsonClaim       `json:"unknowns"`
 				Unverified bool              `json:"unverified"`
 			} `json:"plan"`
 			Summary struct {

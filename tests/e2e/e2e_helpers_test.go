@@ -568,9 +568,9 @@ type previewDoc struct {
 		}] `json:"storage"`
 	} `json:"actual"`
 	Plan struct {
-		Steps      []planStep `json:"steps"`
-		Unverified bool       `json:"unverified"`
-		Unknowns   []string   `json:"unknowns"`
+		Steps      []planStep  `json:"steps"`
+		Unverified bool        `json:"unverified"`
+		Unknowns   []jsonClaim `json:"unknowns"`
 	} `json:"plan"`
 	Summary struct {
 		Changes    int            `json:"changes"`
@@ -600,8 +600,8 @@ func decodePreview(t testing.TB, r result) previewDoc {
 	if dec.More() {
 		t.Fatalf("preview -o json: more than one JSON value on stdout\n%s", r)
 	}
-	if doc.FormatVersion != 1 {
-		t.Errorf("format_version = %d, want 1", doc.FormatVersion)
+	if doc.FormatVersion != 2 {
+		t.Errorf("format_version = %d, want 2", doc.FormatVersion)
 	}
 	return doc
 }
@@ -810,3 +810,21 @@ func wantNoReport(t testing.TB, r result, kind string) {
 		t.Errorf("error document %+v, want kind %s with its message", *doc.Error, kind)
 	}
 }
+
+// jsonSubject is a claim's typed subject in preview's JSON document.
+type jsonSubject struct {
+	Kind, Name, Pool, Layer, Key, Text string
+}
+
+func (s jsonSubject) String() string { return s.Text }
+
+// jsonClaim is an entry of plan.unknowns or plan.waiting: its subject, the
+// reason code of an unknown, and its words.
+type jsonClaim struct {
+	Subject jsonSubject `json:"subject"`
+	Reason  string      `json:"reason"`
+	Message string      `json:"message"`
+}
+
+// String is the claim's one line, as the text view prints it.
+func (c jsonClaim) String() string { return c.Subject.Text + ": " + c.Message }

@@ -303,7 +303,7 @@ func wantUnknownRead(t *testing.T, b bounded, doc previewDoc, what string) {
 	}
 	rx := regexp.MustCompile("(?i)" + what)
 	for _, u := range doc.Plan.Unknowns {
-		if rx.MatchString(u) {
+		if rx.MatchString(u.String()) {
 			return
 		}
 	}

@@ -147,7 +147,7 @@ func TestFleet(t *testing.T) {
 	if err := json.Unmarshal([]byte(j.stdout), &doc); err != nil {
 		t.Fatalf("fleet -o json: %v\n%s", err, j)
 	}
-	if doc.FormatVersion != 2 || len(doc.Stacks) != 7 || doc.AsOf == "" {
+	if doc.FormatVersion != 3 || len(doc.Stacks) != 7 || doc.AsOf == "" {
 		t.Fatalf("fleet document: %+v", doc)
 	}
 	vocabulary := map[string]bool{"in sync": true, "changes": true, "waiting": true, "unknown": true, "no target": true, "refused": true, "unreachable": true, "invalid": true}

@@ -8,6 +8,7 @@ package e2e
 import (
 	"encoding/json"
 	"encoding/xml"
+	"fmt"
 	"net/url"
 	"os"
 	"path/filepath"
@@ -41,6 +42,7 @@ func TestFleetMachineFormats(t *testing.T) {
 			Invocations        []struct{ ExecutionSuccessful bool }
 			Results            []struct {
 				RuleID    string `json:"ruleId"`
+				Message   struct{ Text string }
 				Locations []struct {
 					PhysicalLocation struct {
 						ArtifactLocation struct{ URI, URIBaseID string }
@@ -59,6 +61,7 @@ func TestFleetMachineFormats(t *testing.T) {
 		t.Error("executionSuccessful with refused, unreachable and invalid stacks")
 	}
 	drift := 0
+	noReport := map[string]bool{}
 	for _, res := range run.Results {
 		loc := res.Locations[0].PhysicalLocation
 		uri := loc.ArtifactLocation.URI
@@ -81,6 +84,17 @@ func TestFleetMachineFormats(t *testing.T) {
 		}
 		got := string([]rune(lines[r.StartLine-1])[r.StartColumn-1 : r.EndColumn-1])
 		key := res.Properties.Key
+		if res.RuleID == "no-report" {
+			// A stack that could not be judged is a result where its
+			// problem is: an invalid topology's line and column (the
+			// message names them), a refused one's endpoint.
+			at := fmt.Sprintf(":%d:%d:", r.StartLine, r.StartColumn)
+			if got == "" || (res.Properties.Stack == "broken" && !strings.Contains(res.Message.Text, at)) {
+				t.Errorf("%s no-report at line %d col %d (%q): %s", res.Properties.Stack, r.StartLine, r.StartColumn, got, res.Message.Text)
+			}
+			noReport[res.Properties.Stack] = true
+			continue
+		}
 		want := key[strings.LastIndexAny(key, "/.")+1:]
 		if got != want && !(strings.Contains(key, "/") && got == key[:strings.Index(key, "/")]) && got != "name" {
 			t.Errorf("%s %s (key %s): %s line %d holds %q there", res.Properties.Stack, res.RuleID, key, u.Path, r.StartLine, got)
@@ -91,6 +105,11 @@ func TestFleetMachineFormats(t *testing.T) {
 	}
 	if drift == 0 {
 		t.Errorf("no result for the drifted stack:\n%s", s.stdout)
+	}
+	for _, stack := range []string{"broken", "closed", "noep"} {
+		if !noReport[stack] {
+			t.Errorf("no no-report result for %s, which has no report (code scanning shows results, not notifications)", stack)
+		}
 	}
 
 	// JUnit: a suite per stack.

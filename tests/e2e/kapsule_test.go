@@ -76,9 +76,10 @@ type kapsuleDoc struct {
 		} `json:"kapsule"`
 	} `json:"actual"`
 	Plan struct {
-		Waiting  []string `json:"waiting"`
+		Waiting  []jsonClaim `json:"waiting"`
 		Findings []struct {
-			Severity, Subject, Message string
+			Severity, Message string
+			Subject           jsonSubject
 		} `json:"findings"`
 	} `json:"plan"`
 	Summary struct {

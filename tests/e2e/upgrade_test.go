@@ -62,7 +62,8 @@ type jsonMinor struct {
 func (v jsonMinor) String() string { return fmt.Sprintf("%d.%d", v.Major, v.Minor) }
 
 type upgradeFinding struct {
-	Severity, Kind, Subject, Message, Source, Reach, Step, Minor string
+	Severity, Kind, Message, Source, Reach, Step, Minor string
+	Subject                                             jsonSubject
 }
 
 func (f upgradeFinding) String() string {
@@ -151,7 +152,7 @@ func TestUpgradeReport(t *testing.T) {
 			t.Errorf("/metrics forbidden is not an unknown naming the permission: %v", metrics)
 		}
 		layers := d.findings("layer-unsupported")
-		if len(layers) != 1 || layers[0].Subject != "layer cilium" || !strings.Contains(layers[0].Message, "1.18") ||
+		if len(layers) != 1 || layers[0].Subject.Text != "layer cilium" || !strings.Contains(layers[0].Message, "1.18") ||
 			!strings.Contains(layers[0].Message, "1.30–1.33") || !strings.Contains(layers[0].Reach, "kube-system/cilium") {
 			t.Errorf("cilium 1.18.4 at 1.38: %v", layers)
 		}
@@ -199,7 +200,7 @@ func TestUpgradeReport(t *testing.T) {
 		d, r := preview()
 		var called []upgradeFinding
 		for _, f := range d.findings("removed-api") {
-			if strings.Contains(f.Subject+f.Message, "resource.k8s.io/v1beta1") {
+			if strings.Contains(f.Subject.Text+f.Message, "resource.k8s.io/v1beta1") {
 				called = append(called, f)
 			}
 		}

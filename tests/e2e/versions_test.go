@@ -43,7 +43,8 @@ type versionsDoc struct {
 			Kind, Phase, Target, Reason string
 		} `json:"steps"`
 		Findings []struct {
-			Severity, Kind, Subject, Message string
+			Severity, Kind, Message string
+			Subject                 jsonSubject
 		} `json:"findings"`
 	} `json:"plan"`
 }
@@ -62,7 +63,7 @@ func (d versionsDoc) findings(kind string) []string {
 	var out []string
 	for _, f := range d.Plan.Findings {
 		if f.Kind == kind {
-			out = append(out, f.Severity+" "+f.Subject+": "+f.Message)
+			out = append(out, f.Severity+" "+f.Subject.Text+": "+f.Message)
 		}
 	}
 	return out

@@ -1,22 +1,16 @@
 package e2e
 
 import (
-	"bytes"
-	"errors"
-	"flag"
 	"fmt"
-	"os"
 	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
 
 	"nestor.dev/nestor/tests/harness"
-)
 
-// updateGolden rewrites the golden files of the views drawn against the
-// real API server: go test ./tests/e2e -run GoldenViews -update.
-var updateGolden = flag.Bool("update", false, "rewrite the golden files of the views drawn against the real API server")
+	"nestor.dev/nestor/tests/golden"
+)
 
 // draftDate is the day discover writes in its draft's header.
 var draftDate = regexp.MustCompile(`on \d{4}-\d{2}-\d{2}\. Review it`)
@@ -63,27 +57,7 @@ func TestGoldenViewsDiscover(t *testing.T) {
 			r := tc.w.runWith(runOpts{env: tc.env}, tc.args...)
 			dir := filepath.Join(repoRoot(t), "tests", "testdata", "golden", "discover", tc.name)
 			got := map[string]string{"stdout": norm(r.stdout), "stderr": norm(r.stderr), "code": fmt.Sprintf("%d\n", r.code)}
-			for f, text := range got {
-				path := filepath.Join(dir, f+".golden")
-				if *updateGolden {
-					if err := os.MkdirAll(dir, 0o755); err != nil {
-						t.Fatal(err)
-					}
-					if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
-						t.Fatal(err)
-					}
-				}
-				want, err := os.ReadFile(path)
-				if errors.Is(err, os.ErrNotExist) {
-					t.Fatalf("%s is missing: run go test ./tests/e2e -run GoldenViews -update, then review it", path)
-				}
-				if err != nil {
-					t.Fatal(err)
-				}
-				if !bytes.Equal([]byte(text), want) {
-					t.Errorf("%s differs; got:\n%s", path, text)
-				}
-			}
+			golden.CheckDir(t, dir, got)
 		})
 	}
 }

@@ -147,7 +147,7 @@ func readStatus(t *testing.T, dyn dynamic.Interface, defs []topology.LayerDef, a
 			gvr := schema.GroupVersionResource{Group: r.Group, Version: r.Versions[0], Resource: pluralOf(r)}
 			list, err := dyn.Resource(gvr).List(ctx, metav1.ListOptions{})
 			if err != nil {
-				f.Lists[r.Key()] = topology.UnknownFact[[]topology.StatusObject](err.Error())
+				f.Lists[r.Key()] = topology.UnknownFact[[]topology.StatusObject](topology.Because(topology.ReasonFailed, err.Error()))
 				continue
 			}
 			objs := []topology.StatusObject{}

@@ -32,7 +32,7 @@ func discoverProvider(ctx context.Context, s *Stack, op *probes.Opened) (*Discov
 		return nil, err
 	}
 	provider := *op.Provider
-	clusters := topology.UnknownFact[[]topology.KapsuleCluster]("the provider's clusters are not listed for this kind")
+	clusters := topology.UnknownFact[[]topology.KapsuleCluster](topology.Because(topology.ReasonNotRead, "the provider's clusters are not listed for this kind"))
 	if l, ok := s.Kind.(probes.ClusterLister); ok {
 		clusters = l.Clusters(ctx, op)
 	}

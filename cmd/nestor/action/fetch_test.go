@@ -339,9 +339,9 @@ func TestDraftTopology(t *testing.T) {
 	// Nothing known: comments, never a guess.
 	r2 := &DiscoverReport{
 		Target:         &TargetInfo{Endpoint: "https://10.0.0.1:6443"},
-		ServerVersion:  topology.UnknownFact[string]("forbidden"),
-		Nodes:          topology.UnknownFact[[]topology.NodeState]("forbidden"),
-		DefaultStorage: topology.UnknownFact[topology.StorageState]("forbidden"),
+		ServerVersion:  topology.UnknownFact[string](topology.Because(topology.ReasonFailed, "forbidden")),
+		Nodes:          topology.UnknownFact[[]topology.NodeState](topology.Because(topology.ReasonFailed, "forbidden")),
+		DefaultStorage: topology.UnknownFact[topology.StorageState](topology.Because(topology.ReasonFailed, "forbidden")),
 	}
 	draft = draftTopology(tp, r2, "other", "")
 	if _, err := topology.Parse(filepath.Join(dir, "other.yaml"), draft); err != nil {

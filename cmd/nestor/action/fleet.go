@@ -22,8 +22,9 @@ import (
 
 // FleetFormatVersion is the version of fleet's JSON document: 2 since a
 // stack's status is one word of a fixed vocabulary ("changes", not "N
-// changes") with the counts in fields of their own.
-const FleetFormatVersion = 2
+// changes") with the counts in fields of their own; 3 since each stack's
+// report is preview's document of format version 2 (typed claims).
+const FleetFormatVersion = 3
 
 // The fleet's statuses: a report's (topology.Status: in sync, changes,
 // waiting, unknown, no target), or why no report could be made.
@@ -619,11 +620,19 @@ func (s *FleetStack) fromReport() {
 	if v, ok := reportVersion(r); ok {
 		s.Version = v.Canonical()
 	}
-	if r.Actual.NoTarget {
-		return // nothing was read: the plan's counts are not a judgement
+	s.Changes, s.Waiting, s.Unknown = r.Counts()
+}
+
+// Counts are the plan's changes, waiting objects and unknown parts as every
+// view and format says them (the fleet's columns, its JSON, Markdown's
+// table, Prometheus' gauges): nil when nothing was read (no target), for
+// the plan then assumes an empty cluster and its counts are no judgement.
+func (r *Report) Counts() (changes, waiting, unknown *int) {
+	if r.Actual == nil || r.Actual.NoTarget || r.Plan.Unverified {
+		return nil, nil, nil
 	}
-	changes, waiting, unknown := r.Summary.Changes, r.Summary.Waiting, r.Summary.Unknown
-	s.Changes, s.Waiting, s.Unknown = &changes, &waiting, &unknown
+	c, w, u := r.Summary.Changes, r.Summary.Waiting, r.Summary.Unknown
+	return &c, &w, &u
 }
 
 // statusReason says why a report is not in sync, for its status: the
@@ -645,11 +654,11 @@ func statusReason(r *Report) string {
 	case StatusChanges:
 		reason := byKindText(r.Summary.ByKind)
 		if len(r.Plan.Waiting) > 0 {
-			reason += "; waiting: " + join(r.Plan.Waiting)
+			reason += "; waiting: " + join(topology.Texts(r.Plan.Waiting))
 		}
 		return reason
 	case StatusWaiting:
-		return "waiting: " + join(r.Plan.Waiting)
+		return "waiting: " + join(topology.Texts(r.Plan.Waiting))
 	}
 	return ""
 }

@@ -9,7 +9,7 @@ import (
 // A stack whose provider is still moving objects is "waiting" in the
 // fleet, never "in sync", and fleet --detailed-exitcode gives 2 for it.
 func TestFleetStatusWaiting(t *testing.T) {
-	r := &Report{Actual: &topology.Observed{}, Plan: topology.Plan{Waiting: []string{"pool burst: deleting"}}, Summary: Summary{Waiting: 1}}
+	r := &Report{Actual: &topology.Observed{}, Plan: topology.Plan{Waiting: []topology.WaitingObject{{Subject: topology.PoolSubject("burst"), Message: "deleting"}}}, Summary: Summary{Waiting: 1}}
 	if got := r.Status(); got != StatusWaiting {
 		t.Fatalf("status = %q, want %q", got, StatusWaiting)
 	}

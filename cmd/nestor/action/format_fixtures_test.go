@@ -34,7 +34,7 @@ func fixtureProd(t *testing.T, dir string) *Report {
 		Layers: []topology.LayerState{
 			{Name: "cilium", Declared: true, Health: topology.Healthy, Reason: "kube-system/cilium 3/3 available"},
 			{Name: "rook-ceph", Declared: true, Health: topology.Degraded, Reason: "rook-ceph/rook-ceph-osd-1 0/1 available"},
-			{Name: "cnpg", Declared: true, Health: topology.Unknown, Reason: "forbidden (user nestor cannot list customresourcedefinitions.apiextensions.k8s.io)"},
+			{Name: "cnpg", Declared: true, Health: topology.Unknown, Code: topology.ReasonForbidden, Reason: "forbidden (user nestor cannot list customresourcedefinitions.apiextensions.k8s.io)"},
 			{Name: "cert-manager", Health: topology.Healthy, Reason: "CRD group cert-manager.io"},
 		},
 		Storage: topology.KnownFact(topology.StorageState{Class: "rook-ceph-block", Provisioner: "rook-ceph.rbd.csi.ceph.com", Backend: "rook-ceph"}),

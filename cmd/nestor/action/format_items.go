@@ -13,8 +13,8 @@ import (
 type PlanItem struct {
 	Step    *topology.Step
 	Finding *topology.Finding
-	Unknown string
-	Waiting string
+	Unknown *topology.UnknownPart
+	Waiting *topology.WaitingObject
 }
 
 // Items returns r's plan as PlanItems, in the report's order: the steps,
@@ -27,13 +27,28 @@ func (r *Report) Items() []PlanItem {
 	for i := range r.Plan.Findings {
 		out = append(out, PlanItem{Finding: &r.Plan.Findings[i]})
 	}
-	for _, u := range r.Plan.Unknowns {
-		out = append(out, PlanItem{Unknown: u})
+	for i := range r.Plan.Unknowns {
+		out = append(out, PlanItem{Unknown: &r.Plan.Unknowns[i]})
 	}
-	for _, w := range r.Plan.Waiting {
-		out = append(out, PlanItem{Waiting: w})
+	for i := range r.Plan.Waiting {
+		out = append(out, PlanItem{Waiting: &r.Plan.Waiting[i]})
 	}
 	return out
+}
+
+// Subject is what the item is about, as the plan's rules typed it.
+func (it PlanItem) Subject() topology.Subject {
+	switch {
+	case it.Step != nil:
+		return it.Step.Subject
+	case it.Finding != nil:
+		return it.Finding.Subject
+	case it.Unknown != nil:
+		return it.Unknown.Subject
+	case it.Waiting != nil:
+		return it.Waiting.Subject
+	}
+	return topology.Subject{}
 }
 
 // Rule is the item's rule id: "step/KIND" (a step kind), "finding/KIND"
@@ -44,7 +59,7 @@ func (it PlanItem) Rule() string {
 		return "step/" + string(it.Step.Kind)
 	case it.Finding != nil:
 		return "finding/" + string(it.Finding.Kind)
-	case it.Unknown != "":
+	case it.Unknown != nil:
 		return RuleUnknown
 	}
 	return RuleWaiting
@@ -70,7 +85,7 @@ func (it PlanItem) Level() string {
 			return LevelWarning
 		}
 		return LevelNote
-	case it.Unknown != "":
+	case it.Unknown != nil:
 		return LevelWarning
 	}
 	return LevelNote
@@ -91,152 +106,24 @@ func (it PlanItem) Message() string {
 	case it.Step != nil:
 		return string(it.Step.Kind) + " " + it.Step.Target + ": " + it.Step.Reason
 	case it.Finding != nil:
-		return string(it.Finding.Severity) + " " + string(it.Finding.Kind) + " " + it.Finding.Subject + ": " + it.Finding.Message
-	case it.Unknown != "":
-		return "unknown: " + it.Unknown
+		return string(it.Finding.Severity) + " " + string(it.Finding.Kind) + " " + it.Finding.Subject.Text + ": " + it.Finding.Message
+	case it.Unknown != nil:
+		return "unknown: " + it.Unknown.String()
+	case it.Waiting != nil:
+		return "waiting: " + it.Waiting.String()
 	}
-	return "waiting: " + it.Waiting
+	return ""
 }
 
 // TopologyKey returns the key of the topology (topology.Positions) item
-// concerns, from what the plan rules put in a step's Kind and Target, a
-// finding's Kind and Subject, and the first words of an unknown or waiting
-// entry:
-//
-//   - node steps (create-vm, start-vm, join-node, repair-node,
-//     upgrade-node, an undeclared node): nodes/NAME;
-//   - layer steps (install, repair, an undeclared layer): layers/NAME;
-//     migrate-backend: backend;
-//   - pool steps (create-, update-, replace-, upgrade-pool, an undeclared
-//     pool): pools/NAME; replace-node: pools/POOL, the node's pool as the
-//     provider lists it (pools when not listed);
-//   - upgrade steps and version findings (downgrade, kubelet-*,
-//     end-of-life*, calendar-unknown, provider-versions,
-//     provider-calendar): kubernetes.version; update-cluster:
-//     kubernetes.auto_upgrade;
-//   - the provider's objects (locked, degraded, and unknown or waiting
-//     entries): "cluster" → scaleway, "pool NAME" → pools/NAME, "node NAME
-//     (pool POOL)" → pools/POOL;
-//   - unknown parts: "layer NAME" → layers/NAME, "VM NAME" → nodes/NAME,
-//     "nodes"/"VMs" → nodes (pools on kapsule), "default StorageClass" →
-//     backend, versions → kubernetes.version, "the whole cluster" (no
-//     target) → kubeconfig;
-//   - anything else (bootstrap): name, the top of the file.
-//
-// The key may not be in the topology (an undeclared node, a key not
-// written): Position falls back to its parent, then to name.
+// concerns: its subject's key, as the plan's rules typed it. The key may
+// not be in the topology (an undeclared node, a key not written): Position
+// falls back to its parent, then to name.
 func (r *Report) TopologyKey(it PlanItem) string {
-	pools := r.Desired.declaresPools()
-	switch {
-	case it.Step != nil:
-		s := it.Step
-		switch s.Kind {
-		case topology.StepCreateVM, topology.StepStartVM, topology.StepJoinNode, topology.StepRepairNode, topology.StepUpgradeNode:
-			return topology.NodeKey(s.Target)
-		case topology.StepInstall, topology.StepRepair:
-			return topology.LayerKey(s.Target)
-		case topology.StepMigrateBackend:
-			return topology.KeyBackend
-		case topology.StepCreatePool, topology.StepUpdatePool, topology.StepReplacePool, topology.StepUpgradePool:
-			return topology.PoolKey(s.Target)
-		case topology.StepReplaceNode:
-			if pool := r.kapsulePoolOf(s.Target); pool != "" {
-				return topology.PoolKey(pool)
-			}
-			return topology.KeyPools
-		case topology.StepUpgrade:
-			return topology.KeyVersion
-		case topology.StepUpdateCluster:
-			return topology.KeyAutoUpgrade
-		case topology.StepUndeclared:
-			switch s.Phase {
-			case topology.PhaseK8s:
-				return topology.NodeKey(s.Target)
-			case topology.PhasePools:
-				return topology.PoolKey(s.Target)
-			}
-			return topology.LayerKey(s.Target)
-		}
-		return topology.KeyName
-	case it.Finding != nil:
-		switch it.Finding.Kind {
-		case topology.FindingLocked, topology.FindingDegraded:
-			return providerObjectKey(it.Finding.Subject)
-		}
-		return topology.KeyVersion
-	case it.Waiting != "":
-		return subjectKey(it.Waiting, pools)
-	}
-	return subjectKey(it.Unknown, pools)
-}
-
-// subjectKey is the key an unknown or waiting entry ("SUBJECT: why")
-// concerns, by its subject (see TopologyKey).
-func subjectKey(entry string, pools bool) string {
-	subject, _, _ := strings.Cut(entry, ":")
-	first, rest, _ := strings.Cut(subject, " ")
-	switch {
-	case first == "layer" && rest != "":
-		return topology.LayerKey(rest)
-	case first == "VM" && rest != "":
-		return topology.NodeKey(rest)
-	case subject == "VMs":
-		return topology.KeyNodes
-	case subject == "nodes" && pools, subject == "pools":
-		return topology.KeyPools
-	case subject == "nodes":
-		return topology.KeyNodes
-	case subject == "default StorageClass":
-		return topology.KeyBackend
-	case subject == "the whole cluster":
-		return topology.KeyKubeconfig
-	case subject == "server version", first == "kubelet", strings.HasPrefix(subject, "kubernetes"),
-		strings.HasPrefix(subject, "cluster version"), strings.HasPrefix(subject, "versions offered"):
-		return topology.KeyVersion
-	case subject == "the provider's API", first == "cluster", first == "pool", first == "node":
-		return providerObjectKey(subject)
+	if k := it.Subject().Key; k != "" {
+		return k
 	}
 	return topology.KeyName
-}
-
-// providerObjectKey is the key of one of the provider's objects as the
-// kapsule rules name it: "cluster" or "cluster NAME" → scaleway, "pool
-// NAME" → pools/NAME, "node NAME (pool POOL)" → pools/POOL.
-func providerObjectKey(subject string) string {
-	first, rest, _ := strings.Cut(subject, " ")
-	switch first {
-	case "pool":
-		if rest != "" {
-			return topology.PoolKey(rest)
-		}
-		return topology.KeyPools
-	case "node":
-		if _, pool, ok := strings.Cut(rest, "(pool "); ok && strings.HasSuffix(pool, ")") {
-			return topology.PoolKey(strings.TrimSuffix(pool, ")"))
-		}
-		return topology.KeyPools
-	}
-	return topology.KeyScaleway
-}
-
-// kapsulePoolOf is the name of the pool the provider lists node in, or ""
-// when it is not listed.
-func (r *Report) kapsulePoolOf(node string) string {
-	if r.Actual == nil || r.Actual.Kapsule == nil || !r.Actual.Kapsule.Nodes.Known || !r.Actual.Kapsule.Pools.Known {
-		return ""
-	}
-	k := r.Actual.Kapsule
-	for _, n := range k.Nodes.Value {
-		if n.Name != node {
-			continue
-		}
-		for _, p := range k.Pools.Value {
-			if p.ID == n.PoolID {
-				return p.Name
-			}
-		}
-	}
-	return ""
 }
 
 // Position returns where key was written in the stack's topology: the key

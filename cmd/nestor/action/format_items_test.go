@@ -99,11 +99,27 @@ func TestTopologyKey(t *testing.T) {
 		return r
 	}
 	step := func(kind topology.StepKind, phase, target string) PlanItem {
-		return PlanItem{Step: &topology.Step{Kind: kind, Phase: phase, Target: target, Reason: "why"}}
+		st := topology.NewStep(kind, phase, target, "why")
+		return PlanItem{Step: &st}
 	}
-	finding := func(kind topology.FindingKind, subject string) PlanItem {
+	// replaceNode is the kapsule rules' replace-node step: its subject names
+	// the pool the provider lists the node in.
+	replaceNode := func(node, pool string) PlanItem {
+		st := topology.NewStep(topology.StepReplaceNode, topology.PhasePools, node, "why")
+		st.Subject = topology.ProviderNodeSubject(node, pool)
+		return PlanItem{Step: &st}
+	}
+	finding := func(kind topology.FindingKind, subject topology.Subject) PlanItem {
 		return PlanItem{Finding: &topology.Finding{Severity: topology.SeverityError, Kind: kind, Subject: subject, Message: "why"}}
 	}
+	unknown := func(s topology.Subject) PlanItem {
+		return PlanItem{Unknown: &topology.UnknownPart{Subject: s, Reason: topology.ReasonForbidden, Message: "why"}}
+	}
+	waiting := func(s topology.Subject) PlanItem {
+		return PlanItem{Waiting: &topology.WaitingObject{Subject: s, Message: "why"}}
+	}
+	clusterVersion := topology.ProviderClusterSubject("")
+	clusterVersion.Key = topology.KeyVersion
 	cases := []struct {
 		tp   *topology.Topology
 		item PlanItem
@@ -128,39 +144,41 @@ func TestTopologyKey(t *testing.T) {
 		{kap, step(topology.StepUpdatePool, topology.PhasePools, "burst"), "pools/burst", "name: burst"},
 		{kap, step(topology.StepReplacePool, topology.PhasePools, "default"), "pools/default", "name: default"},
 		{kap, step(topology.StepUpgradePool, topology.PhasePools, "burst"), "pools/burst", "name: burst"},
-		{kap, step(topology.StepReplaceNode, topology.PhasePools, "scw-apps-burst-1"), "pools/burst", "name: burst"},
-		{kap, step(topology.StepReplaceNode, topology.PhasePools, "scw-unlisted"), "pools", "pools:"},
+		{kap, replaceNode("scw-apps-burst-1", "burst"), "pools/burst", "name: burst"},
+		{kap, replaceNode("scw-unlisted", ""), "pools", "pools:"},
 		{kap, step(topology.StepUpdateCluster, topology.PhaseCluster, "auto_upgrade"), "kubernetes.auto_upgrade", "auto_upgrade: false"},
 		{kap, step(topology.StepUpgrade, topology.PhaseCluster, "cluster"), "kubernetes.version", `version: "1.35"`},
-		{prod, finding(topology.FindingDowngrade, "api-server"), "kubernetes.version", `version: "1.37"`},
-		{prod, finding(topology.FindingKubeletSkew, "kubelet v1.34.1"), "kubernetes.version", `version: "1.37"`},
-		{prod, finding(topology.FindingEndOfLife, "1.34"), "kubernetes.version", `version: "1.37"`},
-		{kap, finding(topology.FindingProviderCalendar, "1.35 (the cluster, pool default)"), "kubernetes.version", `version: "1.35"`},
-		{kap, finding(topology.FindingLocked, "cluster"), "scaleway", "scaleway:"},
-		{kap, finding(topology.FindingDegraded, "pool burst"), "pools/burst", "name: burst"},
-		{kap, finding(topology.FindingDegraded, "node scw-1 (pool default)"), "pools/default", "name: default"},
-		{prod, PlanItem{Unknown: "layer cnpg: forbidden (user x cannot list customresourcedefinitions)"}, "layers/cnpg", "- cnpg"},
-		{prod, PlanItem{Unknown: "nodes: timed out after 10s"}, "nodes", "nodes:"},
-		{prod, PlanItem{Unknown: "default StorageClass: forbidden"}, "backend", "backend: ceph"},
-		{prod, PlanItem{Unknown: "server version: unreachable"}, "kubernetes.version", `version: "1.37"`},
-		{prod, PlanItem{Unknown: "kubelet version v1.37.x on dirqual1: does not parse"}, "kubernetes.version", `version: "1.37"`},
-		{prod, PlanItem{Unknown: "the whole cluster: no target was read: no kubeconfig"}, "kubeconfig", "kubeconfig: ~/.kube/dirqual.config"},
-		{lima, PlanItem{Unknown: "VMs: limactl not found"}, "nodes", "nodes:"},
-		{lima, PlanItem{Unknown: `VM lima-node1: status "Paused"`}, "nodes/lima-node1", "name: lima-node1"},
-		{lima, PlanItem{Unknown: "the whole cluster: no bench kubeconfig"}, "kubeconfig", "name: bench"}, // no kubeconfig: key: the top
-		{kap, PlanItem{Unknown: "nodes: forbidden"}, "pools", "pools:"},
-		{kap, PlanItem{Unknown: "pools: timed out"}, "pools", "pools:"},
-		{kap, PlanItem{Unknown: `pool burst: status "frozen", which nestor does not know`}, "pools/burst", "name: burst"},
-		{kap, PlanItem{Unknown: `cluster apps: status "odd", which nestor does not know`}, "scaleway", "scaleway:"},
-		{kap, PlanItem{Unknown: "the provider's API: not read"}, "scaleway", "scaleway:"},
-		{kap, PlanItem{Unknown: `cluster version "1.x": not MAJOR.MINOR.PATCH`}, "kubernetes.version", `version: "1.35"`},
-		{kap, PlanItem{Unknown: "kubernetes version: desired 1.37 is not offered to this cluster (available: 1.35.9)"}, "kubernetes.version", `version: "1.35"`},
-		{kap, PlanItem{Unknown: "versions offered to the cluster: forbidden"}, "kubernetes.version", `version: "1.35"`},
-		{kap, PlanItem{Waiting: "pool default: scaling"}, "pools/default", "name: default"},
-		{kap, PlanItem{Waiting: "node scw-1 (pool burst): creating"}, "pools/burst", "name: burst"},
-		{kap, PlanItem{Waiting: "cluster apps: updating to 1.35.9"}, "scaleway", "scaleway:"},
-		{kap, PlanItem{Waiting: "nodes: the provider's API answered transient_state (current state scaling)"}, "pools", "pools:"},
-		{prod, PlanItem{Unknown: "something nestor words another way"}, "name", "name: dirqual"},
+		{prod, finding(topology.FindingDowngrade, topology.VersionSubject("api-server")), "kubernetes.version", `version: "1.37"`},
+		{prod, finding(topology.FindingKubeletSkew, topology.VersionSubject("kubelet v1.34.1")), "kubernetes.version", `version: "1.37"`},
+		{prod, finding(topology.FindingEndOfLife, topology.VersionSubject("1.34")), "kubernetes.version", `version: "1.37"`},
+		{kap, finding(topology.FindingProviderCalendar, topology.VersionSubject("1.35 (the cluster, pool default)")), "kubernetes.version", `version: "1.35"`},
+		{kap, finding(topology.FindingLocked, topology.ProviderClusterSubject("")), "scaleway", "scaleway:"},
+		{kap, finding(topology.FindingDegraded, topology.PoolSubject("burst")), "pools/burst", "name: burst"},
+		{kap, finding(topology.FindingDegraded, topology.ProviderNodeSubject("scw-1", "default")), "pools/default", "name: default"},
+		{prod, unknown(topology.LayerSubject("cnpg")), "layers/cnpg", "- cnpg"},
+		{prod, unknown(topology.NodesSubject(topology.KeyNodes)), "nodes", "nodes:"},
+		{prod, unknown(topology.StorageSubject()), "backend", "backend: ceph"},
+		{prod, unknown(topology.VersionSubject("server version")), "kubernetes.version", `version: "1.37"`},
+		{prod, unknown(topology.VersionSubject("kubelet version v1.37.x on dirqual1")), "kubernetes.version", `version: "1.37"`},
+		{prod, unknown(topology.WholeClusterSubject()), "kubeconfig", "kubeconfig: ~/.kube/dirqual.config"},
+		{lima, unknown(topology.VMsSubject()), "nodes", "nodes:"},
+		{lima, unknown(topology.VMSubject("lima-node1")), "nodes/lima-node1", "name: lima-node1"},
+		{lima, unknown(topology.WholeClusterSubject()), "kubeconfig", "name: bench"}, // no kubeconfig: key: the top
+		{kap, unknown(topology.NodesSubject(topology.KeyPools)), "pools", "pools:"},
+		{kap, unknown(topology.PoolsSubject()), "pools", "pools:"},
+		{kap, unknown(topology.PoolSubject("burst")), "pools/burst", "name: burst"},
+		{kap, unknown(topology.ProviderClusterSubject("apps")), "scaleway", "scaleway:"},
+		{kap, unknown(topology.ProviderSubject()), "scaleway", "scaleway:"},
+		{kap, unknown(topology.VersionSubject(`cluster version "1.x"`)), "kubernetes.version", `version: "1.35"`},
+		{kap, unknown(topology.VersionSubject("kubernetes version")), "kubernetes.version", `version: "1.35"`},
+		{kap, unknown(topology.VersionSubject("versions offered to the cluster")), "kubernetes.version", `version: "1.35"`},
+		{kap, waiting(topology.PoolSubject("default")), "pools/default", "name: default"},
+		{kap, waiting(topology.ProviderNodeSubject("scw-1", "burst")), "pools/burst", "name: burst"},
+		{kap, waiting(topology.ProviderClusterSubject("apps")), "scaleway", "scaleway:"},
+		{kap, waiting(topology.NodesSubject(topology.KeyPools)), "pools", "pools:"},
+		{prod, unknown(topology.UndeclaredLayersSubject()), "layers", "layers:"},
+		{kap, finding(topology.FindingProviderVersions, clusterVersion), "kubernetes.version", `version: "1.35"`},
+		{prod, finding(topology.FindingApplication, topology.ObjectSubject("argocd", "Application argocd/web")), "layers/argocd", "layers:"},
 	}
 	seen := map[topology.StepKind]bool{}
 	for _, c := range cases {
@@ -224,7 +242,7 @@ func TestRulesCoverEveryKind(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := []string{RuleUnknown, RuleWaiting}
+	want := []string{RuleUnknown, RuleWaiting, RuleNoReport}
 	for _, k := range declaredKinds(t, "StepKind") {
 		want = append(want, "step/"+k)
 	}

@@ -193,12 +193,16 @@ func junitCases(r *Report) []junitCase {
 		}
 		o := by[k]
 		switch {
+		case it.Step != nil && r.Plan.Unverified:
+			// A step of a plan built on no read is an assumption, never a
+			// test outcome.
+			o.skips = append(o.skips, "unverified "+it.Message())
 		case it.Step != nil && it.Step.IsChange(), it.Finding != nil && it.Finding.Severity == topology.SeverityError:
 			if len(o.failures) == 0 {
 				o.failRule = it.Rule()
 			}
 			o.failures = append(o.failures, it.Message())
-		case it.Unknown != "", it.Waiting != "":
+		case it.Unknown != nil, it.Waiting != nil:
 			o.skips = append(o.skips, it.Message())
 		default:
 			o.info = append(o.info, it.Message())
@@ -206,6 +210,16 @@ func junitCases(r *Report) []junitCase {
 	}
 	if r.Plan.Unverified {
 		by[topology.KeyName].skips = append(by[topology.KeyName].skips, "unverified: no target was read, the plan assumes an empty cluster")
+	}
+	// What an unread part takes with it is not read either (the whole
+	// cluster, every node of an unread node list…): such a testcase is
+	// skipped with the reason, never passed.
+	for _, u := range r.Plan.Unknowns {
+		for _, k := range keys {
+			if k != r.TopologyKey(PlanItem{Unknown: &u}) && u.Subject.Covers(k) && len(by[k].skips) == 0 {
+				by[k].skips = append(by[k].skips, "not read: "+u.String())
+			}
+		}
 	}
 	var cases []junitCase
 	for _, k := range keys {

@@ -29,18 +29,26 @@ func (f *FleetReport) WriteMarkdown(w io.Writer) error {
 	var b strings.Builder
 	docs := f.docs()
 	fmt.Fprintf(&b, "### nestor fleet: %s\n\n", md(f.summary()))
-	b.WriteString("| stack | kind | status | changes | unknown | waiting |\n|---|---|---|--:|--:|--:|\n")
+	// The columns of the text view, in its order; "-" where it has none
+	// (no report, or nothing read: Report.Counts).
+	b.WriteString("| stack | kind | status | changes | waiting | unknown |\n|---|---|---|--:|--:|--:|\n")
+	count := func(n *int) string {
+		if n == nil {
+			return "-"
+		}
+		return fmt.Sprint(*n)
+	}
 	for _, d := range docs {
-		changes, unknown, waiting := "-", "-", "-"
+		changes, waiting, unknown := "-", "-", "-"
 		if !d.failed() {
-			s := d.Report.Summary
-			changes, unknown, waiting = fmt.Sprint(s.Changes), fmt.Sprint(s.Unknown), fmt.Sprint(s.Waiting)
+			c, w, u := d.Report.Counts()
+			changes, waiting, unknown = count(c), count(w), count(u)
 		}
 		kind := string(d.Kind)
 		if kind == "" {
 			kind = "-"
 		}
-		fmt.Fprintf(&b, "| %s | %s | %s | %s | %s | %s |\n", md(d.Name), md(kind), md(string(d.Status)), changes, unknown, waiting)
+		fmt.Fprintf(&b, "| %s | %s | %s | %s | %s | %s |\n", md(d.Name), md(kind), md(string(d.Status)), changes, waiting, unknown)
 	}
 	for _, d := range docs {
 		fmt.Fprintf(&b, "\n<details><summary>%s: %s</summary>\n\n", html(d.Name), html(string(d.Status)))
@@ -88,19 +96,19 @@ func (r *Report) markdownBody(b *strings.Builder) {
 	if len(r.Plan.Findings) > 0 {
 		b.WriteString("\n| severity | finding | subject | message |\n|---|---|---|---|\n")
 		for _, f := range r.Plan.Findings {
-			fmt.Fprintf(b, "| %s | %s | %s | %s |\n", md(string(f.Severity)), md(string(f.Kind)), md(f.Subject), md(f.Message))
+			fmt.Fprintf(b, "| %s | %s | %s | %s |\n", md(string(f.Severity)), md(string(f.Kind)), md(f.Subject.Text), md(f.Message))
 		}
 	}
 	if len(r.Plan.Unknowns) > 0 {
 		b.WriteString("\n**Unknown** (could not be read; nothing is planned for it):\n\n")
 		for _, u := range r.Plan.Unknowns {
-			b.WriteString("- " + md(u) + "\n")
+			b.WriteString("- " + md(u.String()) + "\n")
 		}
 	}
 	if len(r.Plan.Waiting) > 0 {
 		b.WriteString("\n**Waiting** (the provider is moving it):\n\n")
 		for _, wt := range r.Plan.Waiting {
-			b.WriteString("- " + md(wt) + "\n")
+			b.WriteString("- " + md(wt.String()) + "\n")
 		}
 	}
 	b.WriteString("\n<details><summary>Target and declaration</summary>\n\n")

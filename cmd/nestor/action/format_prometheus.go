@@ -42,7 +42,7 @@ const (
 )
 
 var metricHelp = map[string]string{
-	metricReadSuccess:   "1 when nestor read the stack and made its report (parts may still be unknown: nestor_plan_unknown), 0 when it could not (invalid, refused, unreachable).",
+	metricReadSuccess:   "1 when nestor read the stack and made its report (parts may still be unknown: nestor_plan_unknown), 0 when it read nothing (no target, invalid, refused, unreachable); status says which.",
 	metricReadTimestamp: "When the read finished, in Unix seconds.",
 	metricInSync:        "1 when the stack is in sync with its topology: no change, nothing unknown, nothing waiting, a verified plan.",
 	metricChanges:       "Plan steps that would change the cluster, by step kind.",
@@ -102,10 +102,22 @@ func (fs families) gauge(name string, v float64, labels ...string) {
 func writePrometheus(w io.Writer, docs []stackDoc, o PrometheusOptions) error {
 	fs := families{}
 	for _, d := range docs {
+		if d.Name == "" {
+			// No stack was chosen (interrupted before one was): a series
+			// labelled stack="" would be about nothing.
+			continue
+		}
 		stack := []string{"stack", d.Name}
 		fs.gauge(metricReadTimestamp, float64(o.ReadAt.UnixMilli())/1000, stack...)
-		if d.failed() {
+		switch {
+		case d.failed():
 			fs.gauge(metricReadSuccess, 0, "stack", d.Name, "status", string(d.Status))
+			continue
+		case d.Report.Actual == nil || d.Report.Actual.NoTarget:
+			// Nothing was read: what the topology declares is known, every
+			// series of ACTUAL or of the (unverified) plan is absent.
+			fs.gauge(metricReadSuccess, 0, "stack", d.Name, "status", string(d.Status))
+			d.Report.declaredGauges(fs)
 			continue
 		}
 		fs.gauge(metricReadSuccess, 1, "stack", d.Name, "status", "read")
@@ -154,20 +166,26 @@ func (r *Report) gauges(fs families) {
 	for _, sev := range []topology.Severity{topology.SeverityInfo, topology.SeverityWarning, topology.SeverityError} {
 		fs.gauge(metricFindings, float64(bySeverity[sev]), "stack", stack, "severity", string(sev))
 	}
-	byHealth := map[topology.Health]int{}
+	// Every declared layer in one state: one the read has no state of is
+	// unknown, never left out of the counts.
+	state := map[string]topology.Health{}
 	for _, l := range r.Actual.Layers {
-		if l.Declared {
-			byHealth[l.Health]++
+		if _, dup := state[l.Name]; l.Declared && !dup {
+			state[l.Name] = l.Health
 		}
+	}
+	byHealth := map[topology.Health]int{}
+	for _, name := range r.Desired.Layers {
+		h, ok := state[name]
+		if !ok || (h != topology.Healthy && h != topology.Degraded && h != topology.Absent) {
+			h = topology.Unknown
+		}
+		byHealth[h]++
 	}
 	for _, h := range []topology.Health{topology.Healthy, topology.Degraded, topology.Absent, topology.Unknown} {
 		fs.gauge(metricLayers, float64(byHealth[h]), "stack", stack, "state", string(h))
 	}
-	if r.Desired.declaresPools() {
-		fs.gauge(metricPoolsDeclared, float64(len(r.Desired.Pools)), "stack", stack)
-	} else {
-		fs.gauge(metricNodesDeclared, float64(len(r.Desired.Nodes)), "stack", stack)
-	}
+	r.declaredGauges(fs)
 	if n := r.Actual.Nodes; n.Known && !r.Actual.NoTarget {
 		ready := 0
 		for _, st := range n.Value {
@@ -187,6 +205,16 @@ func (r *Report) gauges(fs families) {
 		if eol, ok := r.providerEndOfLife(); ok {
 			fs.gauge(metricEndOfSupport, float64(eol.Unix()), "stack", stack, "source", "provider", "minor", server.MinorString(), "estimated", "false")
 		}
+	}
+}
+
+// declaredGauges adds what the topology declares, known whether or not
+// anything was read: its nodes, or its pools.
+func (r *Report) declaredGauges(fs families) {
+	if r.Desired.declaresPools() {
+		fs.gauge(metricPoolsDeclared, float64(len(r.Desired.Pools)), "stack", r.Stack.Name)
+	} else {
+		fs.gauge(metricNodesDeclared, float64(len(r.Desired.Nodes)), "stack", r.Stack.Name)
 	}
 }
 

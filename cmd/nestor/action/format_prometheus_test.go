@@ -12,6 +12,8 @@ import (
 	dto "github.com/prometheus/client_model/go"
 	"github.com/prometheus/common/expfmt"
 	"github.com/prometheus/common/model"
+
+	"nestor.dev/nestor/tests/golden"
 )
 
 // formatsGoldenDir holds the machine formats drawn from the fixtures.
@@ -22,22 +24,7 @@ const formatsGoldenDir = "../../../tests/testdata/golden/formats"
 func checkGolden(t *testing.T, name, dir string, got []byte) {
 	t.Helper()
 	got = bytes.ReplaceAll(got, []byte(dir), []byte("DIR"))
-	path := filepath.Join(formatsGoldenDir, name)
-	if *update {
-		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(path, got, 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run with -update to create it)", err)
-	}
-	if !bytes.Equal(got, want) {
-		t.Errorf("%s differs from the golden file; got:\n%s", path, got)
-	}
+	golden.Check(t, filepath.Join(formatsGoldenDir, name), got)
 }
 
 func prometheusFleet(t *testing.T, dir string) []byte {

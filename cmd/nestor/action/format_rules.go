@@ -4,8 +4,9 @@ import "strings"
 
 // The rule ids that are neither a step kind nor a finding kind.
 const (
-	RuleUnknown = "unknown"
-	RuleWaiting = "waiting"
+	RuleUnknown  = "unknown"
+	RuleWaiting  = "waiting"
+	RuleNoReport = "no-report"
 )
 
 // RuleInfo describes one rule of the machine formats (a SARIF
@@ -89,5 +90,6 @@ var rules = []RuleInfo{
 	newRule("finding/drain-blocker", "A PodDisruptionBudget allows no disruption", "A PodDisruptionBudget allows no disruption now: draining a node that runs its pods (upgrade-node, pool upgrades and replacements) waits until it allows one. Bring its pods back to health, or change the budget, before the drain."),
 	newRule("finding/upgrade-unknown", "A part of the upgrade judgement is not known", "nestor could not judge part of what the next minor breaks: a source not read (discovery, /metrics — which needs get on the nonResourceURL /metrics —, PodDisruptionBudgets, the layers' images), a minor beyond its lifecycle table, a layer whose release is not in its image tag, a budget whose status is older than its spec. Nothing is claimed for it."),
 	newRule(RuleUnknown, "A part of the cluster could not be read", "nestor could not read this part of the actual state (forbidden, timed out, unreachable, a status it does not know): it is unknown, never absent, and nothing is planned for it. Make it readable (the role `nestor rbac` prints, a longer --timeout), then preview again."),
+	newRule(RuleNoReport, "No report could be made of the stack", "nestor read nothing it could judge this stack by: its topology is invalid, its target is refused (another cluster's endpoint or identity), unreachable, or the read was interrupted. The result's message says which and why; nothing about the stack is known."),
 	newRule(RuleWaiting, "The provider is moving an object (kapsule)", "The provider is creating, updating, upgrading, scaling or deleting this object: not in sync and not a change; nothing is planned for it. Preview again later."),
 }

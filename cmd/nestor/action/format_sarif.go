@@ -190,8 +190,8 @@ type sarifRegion struct {
 // warning.)
 func writeSARIF(w io.Writer, docs []stackDoc, automationID string, o SARIFOptions) error {
 	root := o.SourceRoot
-	if root == "" && len(docs) > 0 && docs[0].File != "" {
-		root = GitRoot(docs[0].File)
+	if root == "" {
+		root = sourceRoot(docs)
 	}
 	run := sarifRun{
 		Tool:              sarifTool{Driver: sarifDriver{Name: "nestor", Version: o.ToolVersion, SemanticVer: o.ToolSemanticVersion, InformationURI: o.InformationURI, Rules: sarifRules(o.RunbookURI)}},
@@ -206,8 +206,35 @@ func writeSARIF(w io.Writer, docs []stackDoc, automationID string, o SARIFOption
 	fleet := len(docs) > 1
 	for _, d := range docs {
 		if d.failed() {
+			// Code scanning shows results, not notifications: a stack that
+			// could not be judged is an error result at its topology file,
+			// and its notifications say the same to a SARIF reader.
 			inv.ExecutionSuccessful = false
-			inv.Notifications = append(inv.Notifications, d.sarifNotifications(root)...)
+			notes := d.sarifNotifications(root)
+			inv.Notifications = append(inv.Notifications, notes...)
+			for i, n := range notes {
+				if d.File == "" || len(n.Locations) == 0 {
+					continue // no file to show it in: the notification says it
+				}
+				_, index, _ := rule(RuleNoReport)
+				loc := n.Locations[0]
+				if r := loc.Physical.Region; r == nil {
+					loc.Physical.Region = region(1, 1, 1) // the file as a whole: its first character
+				} else if r.EndColumn == 0 {
+					loc.Physical.Region = region(r.StartLine, max(r.StartColumn, 1), 1)
+				}
+				key := topology.KeyName
+				if n.Properties != nil && n.Properties.Key != "" {
+					key = n.Properties.Key
+				}
+				run.Results = append(run.Results, sarifResult{
+					RuleID: RuleNoReport, RuleIndex: index, Level: LevelError,
+					Message:             n.Message,
+					Locations:           []sarifLocation{loc},
+					PartialFingerprints: map[string]string{"primaryLocationLineHash": fingerprint(d.Name+"\x00"+RuleNoReport+"\x00"+key, i)},
+					Properties:          &sarifProps{Stack: d.Name, Key: key, Status: string(d.Status)},
+				})
+			}
 			continue
 		}
 		rank := map[string]int{}
@@ -350,6 +377,46 @@ func (d stackDoc) sarifNotifications(root string) []sarifNotification {
 		props.Key = errorKey(d.Err)
 	}
 	return []sarifNotification{n}
+}
+
+// sourceRoot is the folder the topology files' URIs are relative to: the
+// git work tree holding the first of them (GitHub resolves URIs against
+// the repository), else, outside any repository, the deepest folder that
+// holds every topology file — never an absolute path of the machine that
+// ran, which no other machine can open. "" when no doc has a file.
+func sourceRoot(docs []stackDoc) string {
+	var files []string
+	for _, d := range docs {
+		if d.File != "" {
+			files = append(files, d.File)
+		}
+	}
+	if len(files) == 0 {
+		return ""
+	}
+	if root := GitRoot(files[0]); root != "" {
+		return root
+	}
+	common := ""
+	for _, f := range files {
+		abs, err := filepath.Abs(f)
+		if err != nil {
+			continue
+		}
+		if real, err := filepath.EvalSymlinks(abs); err == nil {
+			abs = real // as artifactLocation resolves the file
+		}
+		dir := filepath.Dir(abs)
+		switch {
+		case common == "":
+			common = dir
+		default:
+			for common != dir && !strings.HasPrefix(dir, common+string(filepath.Separator)) && common != filepath.Dir(common) {
+				common = filepath.Dir(common)
+			}
+		}
+	}
+	return common
 }
 
 // artifactLocation is file relative to root (uriBaseId %SRCROOT%) when it

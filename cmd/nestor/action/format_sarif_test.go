@@ -299,8 +299,28 @@ func TestSARIFLocationOpensTheKey(t *testing.T) {
 		}
 		return string(line[r.StartColumn-1 : end])
 	}
+	noReport := 0
 	for _, res := range d.Runs[0].Results {
 		key := res.Properties.Key
+		if res.RuleID == RuleNoReport {
+			// A stack that could not be judged: an error result where its
+			// problem is (the invalid topology's line and column).
+			// problem is: the invalid topology's line and column, the
+			// refused stack's endpoint.
+			noReport++
+			got := at(res.Locations[0])
+			switch {
+			case res.Level != LevelError:
+				t.Errorf("no-report result %+v: level %s, want error", res, res.Level)
+			case res.Properties.Stack == "broken" && (got == "" || !strings.HasPrefix("Bad_Node", got)):
+				t.Errorf("broken's no-report result at %q, want its Bad_Node", got)
+			case res.Properties.Stack == "edge" && (key != topology.KeyEndpoint || !strings.HasPrefix(got, "e")):
+				t.Errorf("edge's no-report result at %q (key %s), want its endpoint", got, key)
+			case res.Properties.Stack != "broken" && res.Properties.Stack != "edge":
+				t.Errorf("no-report result for %s, which has a report", res.Properties.Stack)
+			}
+			continue
+		}
 		tp, err := topology.Load(res.Locations[0].path(t, d))
 		if err != nil {
 			t.Fatal(err)
@@ -315,6 +335,9 @@ func TestSARIFLocationOpensTheKey(t *testing.T) {
 		if got := at(res.Locations[0]); got != want {
 			t.Errorf("%s (%s, key %s): the file holds %q there, want %q", res.RuleID, res.Properties.Stack, key, got, want)
 		}
+	}
+	if noReport != 2 {
+		t.Errorf("%d no-report results, want broken's and edge's", noReport)
 	}
 	notes := d.Runs[0].Invocations[0].ToolExecutionNotifications
 	if len(notes) != 2 {

@@ -2,20 +2,17 @@ package action
 
 import (
 	"bytes"
-	"flag"
-	"nestor.dev/nestor/probes/prod"
-	"os"
 	"path/filepath"
 	"testing"
 	"time"
 
+	"nestor.dev/nestor/probes/prod"
+
 	"nestor.dev/nestor/probes"
 	"nestor.dev/nestor/topology"
-)
 
-// update rewrites the golden files: go test ./cmd/nestor/action -run Golden -update
-// (then review the diff like code).
-var update = flag.Bool("update", false, "rewrite the golden files of the human output")
+	"nestor.dev/nestor/tests/golden"
+)
 
 // goldenDir holds the human views drawn from fixed observations (states a
 // test cluster cannot be put in cheaply); the commands themselves are
@@ -64,14 +61,14 @@ func TestGoldenPreview(t *testing.T) {
 		}},
 		{name: "forbidden", target: true, obs: &topology.Observed{
 			ServerVersion: topology.KnownFact("v1.37.2"),
-			Nodes:         topology.UnknownFact[[]topology.NodeState]("forbidden (user nestor-test-noaccess cannot list nodes)"),
+			Nodes:         topology.UnknownFact[[]topology.NodeState](topology.Because(topology.ReasonFailed, "forbidden (user nestor-test-noaccess cannot list nodes)")),
 			Layers: []topology.LayerState{
 				{Name: "cilium", Declared: true, Health: topology.Unknown, Reason: "CRDs: forbidden"},
 				{Name: "rook-ceph", Declared: true, Health: topology.Unknown, Reason: "CRDs: forbidden"},
 				{Name: "cnpg", Declared: true, Health: topology.Unknown, Reason: "CRDs: forbidden"},
 				{Name: "argocd", Declared: true, Health: topology.Unknown, Reason: "CRDs: forbidden"},
 			},
-			Storage: topology.UnknownFact[topology.StorageState]("forbidden (user nestor-test-noaccess cannot list storageclasses.storage.k8s.io)"),
+			Storage: topology.UnknownFact[topology.StorageState](topology.Because(topology.ReasonFailed, "forbidden (user nestor-test-noaccess cannot list storageclasses.storage.k8s.io)")),
 		}},
 	}
 	for _, c := range cases {
@@ -85,22 +82,7 @@ func TestGoldenPreview(t *testing.T) {
 			}
 			var got bytes.Buffer
 			renderPreview(&got, r, newPalette(false), false, func(s string) string { return "nestor " + s })
-			path := filepath.Join(goldenDir, c.name, "stdout.golden")
-			if *update {
-				if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-					t.Fatal(err)
-				}
-				if err := os.WriteFile(path, got.Bytes(), 0o644); err != nil {
-					t.Fatal(err)
-				}
-			}
-			want, err := os.ReadFile(path)
-			if err != nil {
-				t.Fatalf("%v (run with -update to create it)", err)
-			}
-			if !bytes.Equal(got.Bytes(), want) {
-				t.Errorf("%s differs from the golden file; got:\n%s", path, got.String())
-			}
+			golden.Check(t, filepath.Join(goldenDir, c.name, "stdout.golden"), got.Bytes())
 		})
 	}
 }

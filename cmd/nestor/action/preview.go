@@ -65,8 +65,10 @@ func DetailedExitCode(s topology.Status) int {
 }
 
 // ReportFormatVersion is the version of preview's JSON document; it is
-// bumped when a field changes meaning or is removed.
-const ReportFormatVersion = 1
+// bumped when a field changes meaning or is removed: 2 since every claim
+// (a step, a finding, an unknown, a waiting object) carries a typed
+// subject, and an unknown its reason code.
+const ReportFormatVersion = 2
 
 // Report is preview's model: the JSON document and the source of the human
 // view, so the two never disagree. README.md documents its fields.
@@ -198,7 +200,7 @@ func NewReport(k probes.Kind, op *probes.Opened, obs *topology.Observed, asOf ti
 		r.Plan.Steps = []topology.Step{}
 	}
 	if r.Plan.Unknowns == nil {
-		r.Plan.Unknowns = []string{}
+		r.Plan.Unknowns = []topology.UnknownPart{}
 	}
 	s := Summary{ByKind: map[string]int{}, Changes: r.Plan.Changes()}
 	for _, st := range r.Plan.Steps {

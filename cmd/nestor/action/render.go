@@ -230,10 +230,8 @@ func renderLayers(w io.Writer, layers []topology.LayerState, p palette, detailed
 // its status says.
 func layerDetail(l topology.LayerState, p palette) []string {
 	var out []string
-	if l.Detail != "" {
-		for _, item := range strings.Split(l.Detail, ", ") {
-			out = append(out, p.dim(item))
-		}
+	for _, item := range l.Detail {
+		out = append(out, p.dim(item))
 	}
 	if l.Status == nil {
 		return out
@@ -392,11 +390,17 @@ func renderPlan(w io.Writer, r *Report, p palette, actualShown bool) {
 	if n == 0 {
 		fmt.Fprintln(w, "  (no steps)")
 	}
-	for _, u := range groupUnknowns(r.Plan.Unknowns) {
-		if actualShown && r.Actual != nil && r.Actual.NoTarget && u == topology.NoTargetUnknown(r.Actual.NoTargetReason) {
-			// ACTUAL's NO TARGET block says why, a few lines above.
-			u = "the whole cluster: no target was read, as ACTUAL says"
+	unknowns := r.Plan.Unknowns
+	if actualShown && r.Actual != nil && r.Actual.NoTarget {
+		unknowns = append([]topology.UnknownPart(nil), unknowns...)
+		for i, u := range unknowns {
+			if u.Reason == topology.ReasonNoTarget && u.Subject.Kind == topology.SubjectCluster {
+				// ACTUAL's NO TARGET block says why, a few lines above.
+				unknowns[i].Message = "no target was read, as ACTUAL says"
+			}
 		}
+	}
+	for _, u := range groupUnknowns(unknowns) {
 		fmt.Fprintf(w, "  ?  %s\n", unknownText(p, u))
 	}
 	renderWaiting(w, r, p)
@@ -572,41 +576,35 @@ func (r *Report) WriteView(w io.Writer, v View, suggest func(string) string) {
 	renderPreview(w, r, newPalette(v.Color), v.Detailed, suggest)
 }
 
-// groupUnknowns says each reason once: the plan's unknowns ("PART:
-// REASON") that share a reason become one line naming every part, in the
-// order they came ("server version, nodes and layer flannel: no bench
+// groupUnknowns says each reason once: the plan's unknowns that share
+// their reason (code and words) become one line naming every subject, in
+// the order they came ("server version, nodes and layer flannel: no bench
 // kubeconfig at …"); an unknown whose reason no other shares is kept as it
 // is. The JSON keeps every unknown apart.
-func groupUnknowns(unknowns []string) []string {
+func groupUnknowns(unknowns []topology.UnknownPart) []string {
 	type group struct {
-		parts  []string
-		reason string
-		whole  string
+		parts []string
+		why   topology.Why
 	}
 	var order []*group
-	byReason := map[string]*group{}
+	byReason := map[topology.Why]*group{}
 	for _, u := range unknowns {
-		part, reason, ok := strings.Cut(u, ": ")
-		if !ok {
-			order = append(order, &group{whole: u})
+		why := topology.Because(u.Reason, u.Message)
+		if g, seen := byReason[why]; seen {
+			g.parts = append(g.parts, u.Subject.Text)
 			continue
 		}
-		if g, seen := byReason[reason]; seen {
-			g.parts = append(g.parts, part)
-			continue
-		}
-		g := &group{parts: []string{part}, reason: reason, whole: u}
-		byReason[reason] = g
+		g := &group{parts: []string{u.Subject.Text}, why: why}
+		byReason[why] = g
 		order = append(order, g)
 	}
 	out := make([]string, 0, len(order))
 	for _, g := range order {
-		switch len(g.parts) {
-		case 0, 1:
-			out = append(out, g.whole)
-		default:
-			out = append(out, strings.Join(g.parts[:len(g.parts)-1], ", ")+" and "+g.parts[len(g.parts)-1]+": "+g.reason)
+		parts := g.parts[0]
+		if n := len(g.parts); n > 1 {
+			parts = strings.Join(g.parts[:n-1], ", ") + " and " + g.parts[n-1]
 		}
+		out = append(out, parts+": "+g.why.Text)
 	}
 	return out
 }

@@ -63,7 +63,7 @@ func TestRunbookQuotesTheFindings(t *testing.T) {
 		for _, l := range strings.Split(b.String(), "\n") {
 			kind := "step"
 			for _, f := range r.Plan.Findings {
-				if strings.HasSuffix(l, f.Subject+": "+f.Message) {
+				if strings.HasSuffix(l, f.Subject.Text+": "+f.Message) {
 					kind = string(f.Kind)
 				}
 			}

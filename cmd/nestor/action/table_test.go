@@ -2,7 +2,6 @@ package action
 
 import (
 	"bytes"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -11,6 +10,8 @@ import (
 	"nestor.dev/nestor/probes"
 	"nestor.dev/nestor/probes/prod"
 	"nestor.dev/nestor/topology"
+
+	"nestor.dev/nestor/tests/golden"
 )
 
 // TestTableVisibleWidth: a table pads by what a terminal shows: a
@@ -89,7 +90,7 @@ func colourDiscover(r *Report) *DiscoverReport {
 		ServerVersion: o.ServerVersion, Nodes: o.Nodes, DefaultStorage: o.Storage,
 		Namespaces:     topology.KnownFact([]string{"default", "kube-system", "rook-ceph"}),
 		StorageClasses: topology.KnownFact([]topology.StorageClass{{Name: "rook-ceph-block", Provisioner: "rook-ceph.rbd.csi.ceph.com", Default: true}}),
-		CRDGroups:      topology.UnknownFact[[]string]("forbidden (user nestor cannot list customresourcedefinitions.apiextensions.k8s.io)"),
+		CRDGroups:      topology.UnknownFact[[]string](topology.Because(topology.ReasonForbidden, "forbidden (user nestor cannot list customresourcedefinitions.apiextensions.k8s.io)")),
 		BlindSpots:     []string{"flannel"},
 	}
 	for _, l := range o.Layers {
@@ -141,24 +142,7 @@ func TestGoldenColour(t *testing.T) {
 			}
 			dir := filepath.Join("../../../tests/testdata/golden/colour", c.name)
 			got := map[string]string{"stdout": on, "screen-80": screen(on, 80), "screen-200": screen(on, 200)}
-			for f, text := range got {
-				path := filepath.Join(dir, f+".golden")
-				if *update {
-					if err := os.MkdirAll(dir, 0o755); err != nil {
-						t.Fatal(err)
-					}
-					if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
-						t.Fatal(err)
-					}
-				}
-				want, err := os.ReadFile(path)
-				if err != nil {
-					t.Fatalf("%v (run go test ./cmd/nestor/action -run GoldenColour -update, then review it)", err)
-				}
-				if string(want) != text {
-					t.Errorf("%s differs; got:\n%s", path, text)
-				}
-			}
+			golden.CheckDir(t, dir, got)
 		})
 	}
 }

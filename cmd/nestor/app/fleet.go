@@ -39,7 +39,7 @@ Each stack is read through its own kubeconfig: (or its kind's own file): an
 exported KUBECONFIG or --kubeconfig names one cluster, so fleet does not use
 them, and says so once on stderr.
 
--o json prints {format_version: 2, as_of, stacks: [{name, file, target_kind,
+-o json prints {format_version: 3, as_of, stacks: [{name, file, target_kind,
 status, reason, target, version, changes, waiting, unknown, deadline, report}]}, where
 report is exactly preview -o json's document (null when none could be made).
 

@@ -70,8 +70,16 @@ func (f *outputFlag) emit(a *App, v any, text func(io.Writer) error) error {
 // nestor_read_success 0, the JSON or YAML error document), so CI and cron
 // always get a valid file; the error itself is still printed and sets the
 // exit code. The text format writes nothing.
+//
+// An interrupted command (Ctrl-C, SIGTERM) writes nothing to --output-file:
+// the file a scraper or a CI step reads keeps its previous report, which
+// was true when written, rather than a document that says only "interrupted"
+// and drops every stack that was read.
 func (f *outputFlag) emitFailure(a *App, fail *action.Failure) error {
 	if !document(f.value) && !f.machine() {
+		return nil
+	}
+	if f.file != "" && fail.Status == action.StatusInterrupted {
 		return nil
 	}
 	return f.emit(a, fail, nil)

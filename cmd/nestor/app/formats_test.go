@@ -2,8 +2,10 @@ package app
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"encoding/xml"
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
@@ -11,6 +13,8 @@ import (
 
 	"github.com/prometheus/common/expfmt"
 	"github.com/prometheus/common/model"
+
+	"nestor.dev/nestor/cmd/nestor/action"
 )
 
 // A kubeconfig of another cluster than the stack's endpoint:.
@@ -140,7 +144,7 @@ func TestOutputFile(t *testing.T) {
 		t.Errorf("stdout has %q", out)
 	}
 	data, err := os.ReadFile(prom)
-	if err != nil || !bytes.Contains(data, []byte(`nestor_read_success{stack="lab",status="read"} 1`)) {
+	if err != nil || !bytes.Contains(data, []byte(`nestor_read_success{stack="lab",status="no target"} 0`)) || bytes.Contains(data, []byte("\nnestor_plan_")) {
 		t.Errorf("%s: %v\n%s", prom, err, data)
 	}
 	if fi, err := os.Stat(prom); err != nil || fi.Mode().Perm() != 0o640 {
@@ -167,5 +171,33 @@ func TestOutputFile(t *testing.T) {
 	a, _, errOut = testApp(t, map[string]string{"HOME": dir}, false, nil)
 	if code := Run(a, []string{"preview", "-f", filepath.Join(dir, "lab.yaml"), "-o", "sarif", "--output-file", filepath.Join(dir, "no-such-dir", "x.sarif")}); code != 1 || !strings.Contains(errOut.String(), "--output-file") {
 		t.Errorf("an unwritable --output-file: exit %d, %s", code, errOut)
+	}
+}
+
+// TestOutputFileKeptWhenInterrupted: a command interrupted before it made
+// its report (Ctrl-C during fleet -o prometheus --output-file) leaves the
+// file as it was — never a document that says only "interrupted", about a
+// stack named "", with every stack already read dropped — while a failure
+// that is not an interruption still writes its document there.
+func TestOutputFileKeptWhenInterrupted(t *testing.T) {
+	dir := t.TempDir()
+	prom := filepath.Join(dir, "nestor.prom")
+	old := []byte("nestor_read_success{stack=\"lab\",status=\"read\"} 1\n")
+	if err := os.WriteFile(prom, old, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	a, _, _ := testApp(t, map[string]string{"HOME": dir}, false, nil)
+	out := &outputFlag{value: "prometheus", file: prom}
+	if err := out.emitFailure(a, action.NewFailure(nil, context.Canceled)); err != nil {
+		t.Fatal(err)
+	}
+	if data, _ := os.ReadFile(prom); !bytes.Equal(data, old) {
+		t.Errorf("interrupted: %s now holds\n%s", prom, data)
+	}
+	if err := out.emitFailure(a, action.NewFailure(nil, errors.New("no stacks folder"))); err != nil {
+		t.Fatal(err)
+	}
+	if data, _ := os.ReadFile(prom); bytes.Equal(data, old) {
+		t.Errorf("a failure that is not an interruption left %s as it was", prom)
 	}
 }

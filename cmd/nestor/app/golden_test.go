@@ -1,10 +1,7 @@
 package app
 
 import (
-	"bytes"
 	"context"
-	"errors"
-	"flag"
 	"fmt"
 	"net"
 	"os"
@@ -12,11 +9,9 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-)
 
-// update rewrites the golden files: go test ./cmd/nestor/app -run Golden -update
-// (then review the diff like code).
-var update = flag.Bool("update", false, "rewrite the golden files of the commands' output")
+	"nestor.dev/nestor/tests/golden"
+)
 
 // goldenRoot is the one golden-file tree of the CLI's output (STYLE.md):
 // tests/testdata/golden/<command>/<case>/{stdout,stderr,code}.
@@ -135,28 +130,7 @@ func TestGolden(t *testing.T) {
 				return strings.ReplaceAll(s, w.closedURL, "$CLOSED")
 			}
 			got := map[string]string{"stdout": norm(out.String()), "stderr": norm(errOut.String()), "code": fmt.Sprintf("%d\n", code)}
-			dir := filepath.Join(goldenRoot, c.command, c.name)
-			for _, f := range []string{"stdout", "stderr", "code"} {
-				path := filepath.Join(dir, f+".golden")
-				if *update {
-					if err := os.MkdirAll(dir, 0o755); err != nil {
-						t.Fatal(err)
-					}
-					if err := os.WriteFile(path, []byte(got[f]), 0o644); err != nil {
-						t.Fatal(err)
-					}
-				}
-				want, err := os.ReadFile(path)
-				if errors.Is(err, os.ErrNotExist) {
-					t.Fatalf("%s is missing: run go test ./cmd/nestor/app -run Golden -update, then review it", path)
-				}
-				if err != nil {
-					t.Fatal(err)
-				}
-				if !bytes.Equal([]byte(got[f]), want) {
-					t.Errorf("%s differs; got:\n%s", path, got[f])
-				}
-			}
+			golden.CheckDir(t, filepath.Join(goldenRoot, c.command, c.name), got)
 		})
 	}
 }

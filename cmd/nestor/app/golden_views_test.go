@@ -1,16 +1,15 @@
 package app
 
 import (
-	"bytes"
 	"encoding/json"
-	"errors"
 	"fmt"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"nestor.dev/nestor/tests/scwstub"
+
+	"nestor.dev/nestor/tests/golden"
 )
 
 const (
@@ -93,25 +92,5 @@ func TestGoldenViews(t *testing.T) {
 // dir/NAME.golden, rewriting them first with -update.
 func compareGolden(t *testing.T, dir string, got map[string]string) {
 	t.Helper()
-	for f, text := range got {
-		path := filepath.Join(dir, f+".golden")
-		if *update {
-			if err := os.MkdirAll(dir, 0o755); err != nil {
-				t.Fatal(err)
-			}
-			if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
-				t.Fatal(err)
-			}
-		}
-		want, err := os.ReadFile(path)
-		if errors.Is(err, os.ErrNotExist) {
-			t.Fatalf("%s is missing: run go test ./cmd/nestor/app -run Golden -update, then review it", path)
-		}
-		if err != nil {
-			t.Fatal(err)
-		}
-		if !bytes.Equal([]byte(text), want) {
-			t.Errorf("%s differs; got:\n%s", path, text)
-		}
-	}
+	golden.CheckDir(t, dir, got)
 }

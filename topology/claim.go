@@ -1,0 +1,381 @@
+package topology
+
+import "strings"
+
+// SubjectKind is what a claim (a step, a finding, an unknown part, a
+// waiting object) is about. The set is closed: every view and format
+// switches on it, never on a claim's words.
+type SubjectKind string
+
+// The kinds of subject.
+const (
+	// SubjectStack: the stack as a whole (a bootstrap step).
+	SubjectStack SubjectKind = "stack"
+	// SubjectCluster: the whole cluster as read through its target (no
+	// target was read), or the provider's cluster object (kapsule).
+	SubjectCluster SubjectKind = "cluster"
+	// SubjectNodes, SubjectNode: the list of nodes, one node (a provider's
+	// node names its pool).
+	SubjectNodes SubjectKind = "nodes"
+	SubjectNode  SubjectKind = "node"
+	// SubjectPools, SubjectPool: a managed cluster's node pools, one pool.
+	SubjectPools SubjectKind = "pools"
+	SubjectPool  SubjectKind = "pool"
+	// SubjectVMs, SubjectVM: a bench's VMs, one VM.
+	SubjectVMs SubjectKind = "vms"
+	SubjectVM  SubjectKind = "vm"
+	// SubjectLayers, SubjectLayer: the layers not declared (the search for
+	// them), one layer.
+	SubjectLayers SubjectKind = "layers"
+	SubjectLayer  SubjectKind = "layer"
+	// SubjectObject: one object an operator reports status on ("Cluster
+	// db/main"), under its layer.
+	SubjectObject SubjectKind = "object"
+	// SubjectStorage: the cluster's default StorageClass.
+	SubjectStorage SubjectKind = "storage"
+	// SubjectVersion: a Kubernetes version the plan judges: the API
+	// server's, a kubelet's, a minor, the desired one, the versions a
+	// provider offers.
+	SubjectVersion SubjectKind = "version"
+	// SubjectAPI: an API group version the cluster serves or is called
+	// on ("batch/v1beta1").
+	SubjectAPI SubjectKind = "api"
+	// SubjectPDB: a PodDisruptionBudget (a drain blocker).
+	SubjectPDB SubjectKind = "pdb"
+	// SubjectProvider: a managed provider's API itself.
+	SubjectProvider SubjectKind = "provider"
+	// SubjectSetting: a setting of the stack that is not a version
+	// (auto_upgrade).
+	SubjectSetting SubjectKind = "setting"
+)
+
+// Subject names what a claim is about, typed: its kind, its name, the pool
+// of a provider's node, the topology key it concerns (Topology.Positions:
+// "layers/cnpg", "kubernetes.version", "pools/default"…) and the words the
+// text views name it with ("layer cnpg", "node n1 (pool default)").
+// Formats read Kind, Name and Key; only the text views print Text. The key
+// may name something not written in the file (an undeclared node): a
+// position lookup falls back to its parent, then to name.
+type Subject struct {
+	Kind SubjectKind `json:"kind"`
+	Name string      `json:"name,omitempty"`
+	// Pool is the pool a provider's node belongs to, as the provider lists
+	// it ("" when it is not listed).
+	Pool string `json:"pool,omitempty"`
+	// Layer is the layer an operator's object belongs to.
+	Layer string `json:"layer,omitempty"`
+	Key   string `json:"key"`
+	Text  string `json:"text"`
+}
+
+// WholeClusterSubject is the cluster read through a target, as a whole:
+// what is unknown when no target was read (its key, the kubeconfig, is
+// what would give one).
+func WholeClusterSubject() Subject {
+	return Subject{Kind: SubjectCluster, Key: KeyKubeconfig, Text: "the whole cluster"}
+}
+
+// StackSubject is the stack named name (its bootstrap).
+func StackSubject(name string) Subject {
+	return Subject{Kind: SubjectStack, Name: name, Key: KeyName, Text: name}
+}
+
+// NodesSubject is the list of nodes the API server lists; key is where
+// the topology declares them (nodes, or pools on a managed cluster).
+func NodesSubject(key string) Subject {
+	return Subject{Kind: SubjectNodes, Key: key, Text: "nodes"}
+}
+
+// NodeSubject is the node name the topology declares (or the cluster
+// registers).
+func NodeSubject(name string) Subject {
+	return Subject{Kind: SubjectNode, Name: name, Key: NodeKey(name), Text: "node " + name}
+}
+
+// ProviderNodeSubject is a managed cluster's node name in pool (""
+// when the provider lists it in no pool it knows): its key is the pool's.
+func ProviderNodeSubject(name, pool string) Subject {
+	s := Subject{Kind: SubjectNode, Name: name, Pool: pool, Key: KeyPools, Text: "node " + name}
+	if pool != "" {
+		s.Key = PoolKey(pool)
+		s.Text += " (pool " + pool + ")"
+	}
+	return s
+}
+
+// PoolsSubject is a managed cluster's list of pools.
+func PoolsSubject() Subject { return Subject{Kind: SubjectPools, Key: KeyPools, Text: "pools"} }
+
+// PoolSubject is the pool name.
+func PoolSubject(name string) Subject {
+	return Subject{Kind: SubjectPool, Name: name, Key: PoolKey(name), Text: "pool " + name}
+}
+
+// VMsSubject is a bench's list of VMs; VMSubject one of them (a declared
+// node's VM).
+func VMsSubject() Subject { return Subject{Kind: SubjectVMs, Key: KeyNodes, Text: "VMs"} }
+
+// VMSubject is the VM of the node name.
+func VMSubject(name string) Subject {
+	return Subject{Kind: SubjectVM, Name: name, Key: NodeKey(name), Text: "VM " + name}
+}
+
+// LayerSubject is the layer name.
+func LayerSubject(name string) Subject {
+	return Subject{Kind: SubjectLayer, Name: name, Key: LayerKey(name), Text: "layer " + name}
+}
+
+// UndeclaredLayersSubject is the search for layers the topology does not
+// declare.
+func UndeclaredLayersSubject() Subject {
+	return Subject{Kind: SubjectLayers, Key: KeyLayers, Text: "undeclared layers"}
+}
+
+// ObjectSubject is the object ref ("Cluster db/main") of layer's status
+// resources.
+func ObjectSubject(layer, ref string) Subject {
+	return Subject{Kind: SubjectObject, Name: ref, Layer: layer, Key: LayerKey(layer), Text: ref}
+}
+
+// StorageSubject is the cluster's default StorageClass.
+func StorageSubject() Subject {
+	return Subject{Kind: SubjectStorage, Key: KeyBackend, Text: "default StorageClass"}
+}
+
+// VersionSubject is a Kubernetes version the plan judges, named as text
+// says ("api-server", "kubelet v1.34.1", "1.34", "server version").
+func VersionSubject(text string) Subject {
+	return Subject{Kind: SubjectVersion, Name: text, Key: KeyVersion, Text: text}
+}
+
+// APISubject is the API group version gv.
+func APISubject(gv string) Subject {
+	return Subject{Kind: SubjectAPI, Name: gv, Key: KeyVersion, Text: gv}
+}
+
+// PDBSubject is the PodDisruptionBudget ref ("ns/name"), or all of them
+// when ref is "".
+func PDBSubject(ref string) Subject {
+	if ref == "" {
+		return Subject{Kind: SubjectPDB, Key: KeyVersion, Text: "PodDisruptionBudgets"}
+	}
+	return Subject{Kind: SubjectPDB, Name: ref, Key: KeyVersion, Text: "pdb " + ref}
+}
+
+// ProviderSubject is a managed provider's API.
+func ProviderSubject() Subject {
+	return Subject{Kind: SubjectProvider, Key: KeyScaleway, Text: "the provider's API"}
+}
+
+// ProviderClusterSubject is a managed cluster as its provider lists it
+// (name "" when its name is not known).
+func ProviderClusterSubject(name string) Subject {
+	s := Subject{Kind: SubjectCluster, Name: name, Key: KeyScaleway, Text: "cluster"}
+	if name != "" {
+		s.Text += " " + name
+	}
+	return s
+}
+
+// SettingSubject is the setting at key (kubernetes.auto_upgrade), named
+// text.
+func SettingSubject(key, text string) Subject {
+	return Subject{Kind: SubjectSetting, Name: text, Key: key, Text: text}
+}
+
+// ReasonCode says, from a closed set, why a part of ACTUAL is unknown: the
+// same code in the JSON document, SARIF, JUnit and Prometheus, beside the
+// words that say it to a person.
+type ReasonCode string
+
+// The reason codes.
+const (
+	// ReasonNoTarget: nothing was read (no kubeconfig, no bench, no
+	// credentials).
+	ReasonNoTarget ReasonCode = "no-target"
+	// ReasonForbidden: the API refused the identity this verb (403).
+	ReasonForbidden ReasonCode = "forbidden"
+	// ReasonUnauthorized: the API refused the credentials (401).
+	ReasonUnauthorized ReasonCode = "unauthorized"
+	// ReasonTimedOut: the read did not finish before its deadline.
+	ReasonTimedOut ReasonCode = "timed-out"
+	// ReasonInterrupted: the operator stopped the read (Ctrl-C).
+	ReasonInterrupted ReasonCode = "interrupted"
+	// ReasonUnreachable: no connection (DNS, refused, reset).
+	ReasonUnreachable ReasonCode = "unreachable"
+	// ReasonTLS: the server's certificate or protocol was refused.
+	ReasonTLS ReasonCode = "tls"
+	// ReasonRefused: nestor's own rules refused to send the request (a
+	// write, a redirect, another host, the stack's guard).
+	ReasonRefused ReasonCode = "refused"
+	// ReasonAnswerRefused: the answer was refused: too large, inconsistent
+	// (an item listed twice, a lying total), or not what was asked.
+	ReasonAnswerRefused ReasonCode = "answer-refused"
+	// ReasonServerError: the server answered an error (5xx, or a status
+	// nestor has no better word for).
+	ReasonServerError ReasonCode = "server-error"
+	// ReasonNotServed: the API is not served by this cluster (404).
+	ReasonNotServed ReasonCode = "not-served"
+	// ReasonNotReported: the owner has not reported the status yet.
+	ReasonNotReported ReasonCode = "not-reported"
+	// ReasonStale: the status describes an older generation of the object.
+	ReasonStale ReasonCode = "stale"
+	// ReasonNotInstalled: a program the read runs is not installed.
+	ReasonNotInstalled ReasonCode = "not-installed"
+	// ReasonNotRead: the part was not read because what it rests on was
+	// not (or it was left unread on purpose).
+	ReasonNotRead ReasonCode = "not-read"
+	// ReasonUnrecognised: a value was read that nestor does not know (a
+	// status word, a version it cannot compare).
+	ReasonUnrecognised ReasonCode = "unrecognised"
+	// ReasonNotOffered: the provider offers nothing that fulfils the
+	// declared value.
+	ReasonNotOffered ReasonCode = "not-offered"
+	// ReasonFailed: the read failed for another reason (a program's
+	// error, a local file).
+	ReasonFailed ReasonCode = "failed"
+)
+
+// ReasonCodes are every ReasonCode, in the order docs/topology.md lists
+// them.
+func ReasonCodes() []ReasonCode {
+	return []ReasonCode{ReasonNoTarget, ReasonForbidden, ReasonUnauthorized, ReasonTimedOut, ReasonInterrupted,
+		ReasonUnreachable, ReasonTLS, ReasonRefused, ReasonAnswerRefused, ReasonServerError, ReasonNotServed,
+		ReasonNotReported, ReasonStale, ReasonNotInstalled, ReasonNotRead, ReasonUnrecognised, ReasonNotOffered, ReasonFailed}
+}
+
+// Why is the reason a part could not be read: its code and its words.
+type Why struct {
+	Code ReasonCode `json:"code"`
+	Text string     `json:"text"`
+}
+
+// Because returns the Why of code, said in text.
+func Because(code ReasonCode, text string) Why { return Why{Code: code, Text: text} }
+
+// Prefixed returns w with its words after prefix ("discovery: " + …), the
+// same code.
+func (w Why) Prefixed(prefix string) Why { w.Text = prefix + w.Text; return w }
+
+// UnknownPart is a part of ACTUAL that could not be read, or a judgement that
+// rests on one: what it is about, why (a code and its words). Nothing is
+// planned for it, and a plan beside it is never in sync.
+type UnknownPart struct {
+	Subject Subject    `json:"subject"`
+	Reason  ReasonCode `json:"reason"`
+	// Message says why, in words ("forbidden (user … cannot list …)").
+	Message string `json:"message"`
+}
+
+// String is the unknown in one line, as the text views print it:
+// "layer cnpg: forbidden (…)".
+func (u UnknownPart) String() string { return u.Subject.Text + ": " + u.Message }
+
+// WaitingObject is an object the provider is moving (creating, upgrading,
+// scaling…): not in sync, not a change, no step.
+type WaitingObject struct {
+	Subject Subject `json:"subject"`
+	// Message says what the provider is doing ("upgrading to 1.35.2").
+	Message string `json:"message"`
+}
+
+// String is the waiting object in one line: "pool default: scaling".
+func (w WaitingObject) String() string { return w.Subject.Text + ": " + w.Message }
+
+// UnknownOf returns the UnknownPart of s whose fact was not read: its code
+// (ReasonNotRead when the fact carries none) and its words (ReasonOr).
+func UnknownOf(s Subject, code ReasonCode, reason string) UnknownPart {
+	if code == "" {
+		code = ReasonNotRead
+	}
+	return UnknownPart{Subject: s, Reason: code, Message: reasonOr(reason)}
+}
+
+// AddUnknown appends an unknown part to p: s, why it could not be read
+// (code, and the words of reason).
+func (p *Plan) AddUnknown(s Subject, code ReasonCode, reason string) {
+	p.Unknowns = append(p.Unknowns, UnknownOf(s, code, reason))
+}
+
+// AddWaiting appends an object the provider is moving to p.
+func (p *Plan) AddWaiting(s Subject, message string) {
+	p.Waiting = append(p.Waiting, WaitingObject{Subject: s, Message: message})
+}
+
+// Texts returns the one-line texts of us (UnknownPart.String, WaitingObject.String), in order.
+func Texts[T interface{ String() string }](us []T) []string {
+	out := make([]string, len(us))
+	for i, u := range us {
+		out[i] = u.String()
+	}
+	return out
+}
+
+// stepSubject is the subject of a step of kind acting on target in phase:
+// a node's, a layer's, a pool's, the version's, the stack's.
+func stepSubject(kind StepKind, phase, target string) Subject {
+	switch kind {
+	case StepCreateVM, StepStartVM:
+		return VMSubject(target)
+	case StepJoinNode, StepRepairNode, StepUpgradeNode:
+		return NodeSubject(target)
+	case StepInstall, StepRepair:
+		return LayerSubject(target)
+	case StepMigrateBackend:
+		s := LayerSubject(target)
+		s.Key = KeyBackend
+		return s
+	case StepCreatePool, StepUpdatePool, StepReplacePool, StepUpgradePool:
+		return PoolSubject(target)
+	case StepReplaceNode:
+		return ProviderNodeSubject(target, "")
+	case StepUpgrade:
+		return VersionSubject(target)
+	case StepUpdateCluster:
+		return SettingSubject(KeyAutoUpgrade, target)
+	case StepBootstrap:
+		return StackSubject(target)
+	case StepUndeclared:
+		switch phase {
+		case PhaseK8s:
+			return NodeSubject(target)
+		case PhasePools:
+			return PoolSubject(target)
+		}
+		return LayerSubject(target)
+	}
+	return Subject{Kind: SubjectStack, Key: KeyName, Text: target}
+}
+
+// NewStep returns the step of kind in phase acting on target, with its
+// reason and its subject (stepSubject).
+func NewStep(kind StepKind, phase, target, reason string) Step {
+	return Step{Kind: kind, Phase: phase, Target: target, Reason: reason, Subject: stepSubject(kind, phase, target)}
+}
+
+// String is the subject as the text views name it (Text).
+func (s Subject) String() string { return s.Text }
+
+// Covers reports whether a claim about s reaches the topology key: its own
+// key, and what an unread part takes with it. The whole cluster (no
+// target) covers every key; the list of nodes, VMs or pools covers each of
+// its entries ("nodes" covers "nodes/n1"); a managed provider's API covers
+// everything the provider holds (scaleway, the pools, the versions); its
+// cluster object covers scaleway and the cluster's version and settings.
+// A view uses it so that nothing an unread part takes with it is shown as
+// read: a JUnit testcase it covers is skipped, never passed.
+func (s Subject) Covers(key string) bool {
+	switch {
+	case s.Key == key:
+		return true
+	case s.Kind == SubjectCluster && s.Key == KeyKubeconfig:
+		return true
+	case s.Kind == SubjectNodes || s.Kind == SubjectVMs || s.Kind == SubjectPools:
+		return strings.HasPrefix(key, s.Key+"/")
+	case s.Kind == SubjectProvider:
+		return key == KeyScaleway || key == KeyPools || strings.HasPrefix(key, KeyPools+"/") || strings.HasPrefix(key, KeyKubernetes+".")
+	case s.Kind == SubjectCluster && s.Key == KeyScaleway:
+		return strings.HasPrefix(key, KeyKubernetes+".")
+	}
+	return false
+}
