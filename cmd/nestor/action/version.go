@@ -130,9 +130,9 @@ func NewBuild(info *debug.BuildInfo, s Stamps, goos, goarch string) Build {
 	case vcs.Revision != "":
 		b.VCS = topology.KnownFact(vcs)
 	case info == nil:
-		b.VCS = topology.UnknownFact[VCS]("the binary carries no build information")
+		b.VCS = topology.UnknownFact[VCS](topology.Because(topology.ReasonNotReported, "the binary carries no build information"))
 	default:
-		b.VCS = topology.UnknownFact[VCS]("built without version control information (go build -buildvcs=false, or outside a git work tree)")
+		b.VCS = topology.UnknownFact[VCS](topology.Because(topology.ReasonNotReported, "built without version control information (go build -buildvcs=false, or outside a git work tree)"))
 	}
 	b.Release = releaseVersion(b.Version) && !vcs.Modified
 	switch {
