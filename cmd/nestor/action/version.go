@@ -132,7 +132,7 @@ func NewBuild(info *debug.BuildInfo, s Stamps, goos, goarch string) Build {
 	case info == nil:
 		b.VCS = topology.UnknownFact[VCS](topology.Because(topology.ReasonNotReported, "the binary carries no build information"))
 	default:
-		b.VCS = topology.UnknownFact[VCS](topology.Because(topology.ReasonNotReported, "built without version control information (go build -buildvcs=false, or outside a git work tree)"))
+		b.VCS = topology.UnknownFact[VCS](topology.Because(topology.ReasonNotReported, "built without version control information (go build -buildvcs=false, outside a git clone, or in a linked git worktree, where Go finds no .git folder)"))
 	}
 	b.Release = releaseVersion(b.Version) && !vcs.Modified
 	switch {
