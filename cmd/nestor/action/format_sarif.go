@@ -17,8 +17,10 @@ import (
 // SARIFOptions are what a SARIF log says of the tool and where its files
 // are.
 type SARIFOptions struct {
-	// ToolVersion is nestor's version (tool.driver.version).
-	ToolVersion string
+	// ToolVersion is nestor's version (tool.driver.version), and
+	// ToolSemanticVersion the same as SemVer 2.0.0
+	// (tool.driver.semanticVersion; "" leaves it out).
+	ToolVersion, ToolSemanticVersion string
 	// InformationURI is nestor's page (tool.driver.informationUri), and
 	// RunbookURI the absolute URL of RUNBOOK.md, to which each rule's
 	// "#anchor" is appended (its helpUri); either may be "" (left out).
@@ -84,6 +86,7 @@ type sarifTool struct {
 type sarifDriver struct {
 	Name           string      `json:"name"`
 	Version        string      `json:"version,omitempty"`
+	SemanticVer    string      `json:"semanticVersion,omitempty"`
 	InformationURI string      `json:"informationUri,omitempty"`
 	Rules          []sarifRule `json:"rules"`
 }
@@ -191,7 +194,7 @@ func writeSARIF(w io.Writer, docs []stackDoc, automationID string, o SARIFOption
 		root = sourceRoot(docs)
 	}
 	run := sarifRun{
-		Tool:              sarifTool{Driver: sarifDriver{Name: "nestor", Version: o.ToolVersion, InformationURI: o.InformationURI, Rules: sarifRules(o.RunbookURI)}},
+		Tool:              sarifTool{Driver: sarifDriver{Name: "nestor", Version: o.ToolVersion, SemanticVer: o.ToolSemanticVersion, InformationURI: o.InformationURI, Rules: sarifRules(o.RunbookURI)}},
 		AutomationDetails: &sarifAutomation{ID: automationID},
 		ColumnKind:        "unicodeCodePoints",
 		Results:           []sarifResult{},

@@ -87,7 +87,7 @@ func validateSARIF(t *testing.T, s *jsonschema.Schema, data []byte) error {
 // invalid topology, no stack at all).
 func sarifDocs(t *testing.T, dir string) map[string][]byte {
 	t.Helper()
-	o := SARIFOptions{ToolVersion: "v0.1.0-test", InformationURI: "https://nestor.dev/nestor", RunbookURI: "https://nestor.dev/nestor/RUNBOOK.md", SourceRoot: dir}
+	o := SARIFOptions{ToolVersion: "v0.1.0-test", ToolSemanticVersion: "0.1.0-test", InformationURI: "https://nestor.dev/nestor", RunbookURI: "https://nestor.dev/nestor/RUNBOOK.md", SourceRoot: dir}
 	out := map[string][]byte{}
 	add := func(name string, write func(*bytes.Buffer) error) {
 		var b bytes.Buffer

@@ -222,6 +222,7 @@ func TestHintsNameRealFlags(t *testing.T) {
 	var walk func(c *cobra.Command)
 	walk = func(c *cobra.Command) {
 		c.InitDefaultHelpFlag()
+		c.InitDefaultVersionFlag() // the root's --version, as Execute adds it
 		for _, fs := range []*pflag.FlagSet{c.Flags(), c.PersistentFlags()} {
 			fs.VisitAll(func(f *pflag.Flag) { flags[f.Name] = true })
 		}

@@ -28,13 +28,9 @@ import (
 	"nestor.dev/nestor/stacks"
 )
 
-// Version is nestor's version, stamped at build time with
-// -ldflags "-X nestor.dev/nestor/cmd/nestor/app.Version=v0.1.0".
-var Version = "v0.1.0-dev"
-
 // UserAgent is sent with every API request, so an audit log tells nestor's
-// requests apart.
-func UserAgent() string { return "nestor/" + Version }
+// requests apart: nestor/VERSION (see Build).
+func UserAgent() string { return Build().UserAgent() }
 
 // Exit codes (README "Exit codes").
 const (
@@ -204,7 +200,7 @@ or TERM=dumb turns it off, forced or not.
 
 Exit codes: 0 success, 1 error or refused, 2 changes (preview and fleet with
 --detailed-exitcode), 3 a finding at --fail-on's severity or worse, 130 interrupted.`,
-		Version:           Version,
+		Version:           Build().Describe(),
 		SilenceErrors:     true,
 		SilenceUsage:      true,
 		CompletionOptions: cobra.CompletionOptions{HiddenDefaultCmd: false},
@@ -312,18 +308,6 @@ func envTrue(env func(string) (string, bool), name string) bool {
 		return true
 	}
 	return false
-}
-
-func newVersionCmd(a *App) *cobra.Command {
-	return &cobra.Command{
-		Use:   "version",
-		Short: "Print nestor's version",
-		Args:  cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			_, err := fmt.Fprintf(a.Out, "nestor %s\n", Version)
-			return err
-		},
-	}
 }
 
 // interruptGrace is how long an interrupted command is given to return

@@ -153,7 +153,7 @@ func jsonKeys(t *testing.T, data []byte) []string {
 }
 
 // TestDocumentsAreDocumented: the documents docs/topology.md describes
-// have exactly the fields it lists: next, env, stack list and stack show
+// have exactly the fields it lists: next, env, stack list, version and stack show
 // as Run prints them, discover's as its model writes every field.
 func TestDocumentsAreDocumented(t *testing.T) {
 	w := newGoldenWorld(t)
@@ -173,6 +173,7 @@ func TestDocumentsAreDocumented(t *testing.T) {
 		{"next", []string{"next", "dirqual", "-o", "json"}},
 		{"env", []string{"env", "dirqual", "-o", "json"}},
 		{"stack list", []string{"stack", "list", "-o", "json"}},
+		{"version", []string{"version", "-o", "json"}},
 	} {
 		if got, want := jsonKeys(t, run(c.args...)), sorted(documented(t, c.doc)); !slices.Equal(got, want) && !(c.doc == "next" && slices.Equal(got, slices.DeleteFunc(slices.Clone(want), func(k string) bool { return k == "phase" }))) {
 			t.Errorf("%s -o json has %v, docs/topology.md documents %v", c.doc, got, want)

@@ -12,15 +12,6 @@ import (
 	"nestor.dev/nestor/cmd/nestor/action"
 )
 
-// ProjectURL is nestor's page (SARIF tool.driver.informationUri) and
-// RunbookURL the published RUNBOOK.md each SARIF rule's helpUri points into
-// (#anchor appended); both can be stamped at build time like Version
-// (-ldflags "-X nestor.dev/nestor/cmd/nestor/app.RunbookURL=…").
-var (
-	ProjectURL = "https://nestor.dev/nestor"
-	RunbookURL = "https://nestor.dev/nestor/RUNBOOK.md"
-)
-
 // documentFormats are the machine formats drawn from an action.Document
 // (preview and fleet): CI and cron outputs.
 var documentFormats = []string{"sarif", "junit", "prometheus", "markdown"}
@@ -33,7 +24,8 @@ func document(format string) bool { return slices.Contains(documentFormats, form
 func writeDocument(w io.Writer, format string, d action.Document, readAt time.Time) error {
 	switch format {
 	case "sarif":
-		return d.WriteSARIF(w, action.SARIFOptions{ToolVersion: Version, InformationURI: ProjectURL, RunbookURI: RunbookURL})
+		b := Build()
+		return d.WriteSARIF(w, action.SARIFOptions{ToolVersion: b.Describe(), ToolSemanticVersion: b.SemanticVersion(), InformationURI: ProjectURL, RunbookURI: b.RunbookURL})
 	case "junit":
 		return d.WriteJUnit(w, action.JUnitOptions{ReadAt: readAt})
 	case "prometheus":
