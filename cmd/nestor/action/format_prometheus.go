@@ -160,7 +160,7 @@ func (r *Report) gauges(fs families) {
 			byHealth[l.Health]++
 		}
 	}
-	for _, h := range []topology.Health{topology.Healthy, topology.Degraded, topology.Absent, topology.Unknown} {
+	for _, h := range topology.LayerHealths {
 		fs.gauge(metricLayers, float64(byHealth[h]), "stack", stack, "state", string(h))
 	}
 	if r.Desired.declaresPools() {

@@ -260,15 +260,16 @@ func layerDetail(l topology.LayerState, p palette) []string {
 	return out
 }
 
-// healthText is a layer's health word in its colour: healthy green,
-// degraded red, absent and unknown yellow.
+// healthText is a layer's or an object's health word in its colour:
+// healthy green, degraded red, absent, unknown, suspended and progressing
+// yellow.
 func healthText(p palette, h topology.Health) string {
 	switch h {
 	case topology.Healthy:
 		return p.green(string(h))
 	case topology.Degraded:
 		return p.red(string(h))
-	case topology.Absent, topology.Unknown:
+	case topology.Absent, topology.Unknown, topology.Suspended, topology.Progressing:
 		return p.yellow(string(h))
 	}
 	return string(h)
