@@ -131,3 +131,20 @@ type Refusal interface {
 	error
 	Refusal()
 }
+
+// ServerError is implemented by the errors that name the API server a
+// stack would have been read from (the one that did not answer, the one
+// the endpoint check refused): fleet shows it as the stack's TARGET.
+type ServerError interface {
+	error
+	Server() string
+}
+
+// NothingToRead is implemented by the errors that say a stack of a kind
+// has nothing to read with, the topology being fine (a managed kind
+// without credentials anywhere): NothingToRead is true for those, and
+// fleet says "no target" with the error's words instead of "invalid".
+type NothingToRead interface {
+	error
+	NothingToRead() bool
+}

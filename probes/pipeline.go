@@ -173,6 +173,9 @@ type UnreachableError struct {
 	Declared, File string
 }
 
+// Server is the endpoint that did not answer (ServerError).
+func (e *UnreachableError) Server() string { return e.Endpoint }
+
 func (e *UnreachableError) Error() string {
 	src := ""
 	if e.Source != "" {
