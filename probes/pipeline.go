@@ -440,7 +440,7 @@ func resolve(k Kind, t *topology.Topology, o OpenOptions) (Kubeconfig, *NoTarget
 func (op *Opened) guardRead(ctx context.Context) (*TargetView, error) {
 	version, nodes := ReadNodes(ctx, op.Target) // bounded by the target's timeout
 	if err := ctx.Err(); err != nil {
-		return nil, fmt.Errorf("reading %s: %w", op.Target.Endpoint, err)
+		return nil, fmt.Errorf("reading %s: %w", op.Target.Endpoint, Stopped(err))
 	}
 	if !version.Known && !nodes.Known {
 		return nil, op.unreachable(version.Reason)
@@ -497,7 +497,7 @@ func (op *Opened) Read(ctx context.Context, scope Scope) (*topology.Observed, to
 	obs, facts := op.kind.Read(rctx, op, scope)
 	obs.DeriveVersions() // the versions part of ACTUAL, from what was read
 	if err := ctx.Err(); err != nil {
-		return nil, facts, fmt.Errorf("reading stack %s: %w", op.Topology.Name, err)
+		return nil, facts, fmt.Errorf("reading stack %s: %w", op.Topology.Name, Stopped(err))
 	}
 	if op.Target != nil && op.kind.Guarded() && !obs.ServerVersion.Known && !obs.Nodes.Known {
 		return nil, facts, op.unreachable(obs.ServerVersion.Reason)

@@ -178,7 +178,7 @@ func readVMs(ctx context.Context, run probes.Runner) (topology.VMsObserved, []to
 			return topology.UnknownFact[[]topology.VM]("limactl is not installed (not found on PATH)"), nil
 		}
 		if ctx.Err() != nil {
-			return topology.UnknownFact[[]topology.VM]("limactl list --json did not finish: " + ctx.Err().Error()), nil
+			return topology.UnknownFact[[]topology.VM]("limactl list --json did not finish: " + probes.StopWords(ctx.Err())), nil
 		}
 		msg := probes.Sanitize(tail(stderr, 300))
 		if msg == "" {

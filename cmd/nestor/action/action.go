@@ -363,12 +363,12 @@ func (c Config) notConfirmed(endpoint, wrote string) {
 
 // noTargetFix is the command that gives stack s a target.
 func noTargetFix(s *Stack, n *probes.NoTarget) string {
-	fetch := s.Suggest("discover --cp " + FirstControlPlane(s.Topology))
+	fetch := probes.FetchCommand(s.Topology, s.Suggest)
 	switch n.Kind {
 	case probes.NoKubeconfig:
-		return fmt.Sprintf("add `kubeconfig: ~/.kube/%s.config` (`nestor stack select %s` offers it), then fetch it with `%s`", s.Name, s.Name, fetch)
+		return fmt.Sprintf("add `kubeconfig: ~/.kube/%s.config` (`nestor stack select %s` offers it), then fetch it with %s", s.Name, s.Name, fetch)
 	case probes.KubeconfigMissing:
-		return "fetch it from the control plane with `" + fetch + "`"
+		return "fetch it from the control plane with " + fetch
 	}
 	return "" // the bench: preview's hint and next say what runs
 }

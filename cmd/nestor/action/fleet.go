@@ -150,14 +150,14 @@ func (f Fleet) Run(ctx context.Context) (*FleetReport, error) {
 			case sem <- struct{}{}:
 				defer func() { <-sem }()
 			case <-ctx.Done():
-				out[i] = FleetStack{Name: e.Name, File: e.Path, Status: StatusUnknown, Reason: ctx.Err().Error()}
+				out[i] = FleetStack{Name: e.Name, File: e.Path, Status: StatusUnknown, Reason: "not read: " + probes.StopWords(ctx.Err())}
 				return
 			}
 			if e.Topology == nil && e.Err == nil {
 				select {
 				case parsing <- struct{}{}:
 				case <-ctx.Done():
-					out[i] = FleetStack{Name: e.Name, File: e.Path, Status: StatusUnknown, Reason: ctx.Err().Error()}
+					out[i] = FleetStack{Name: e.Name, File: e.Path, Status: StatusUnknown, Reason: "not read: " + probes.StopWords(ctx.Err())}
 					return
 				}
 				e.Load()
@@ -174,7 +174,7 @@ func (f Fleet) Run(ctx context.Context) (*FleetReport, error) {
 	}
 	wg.Wait()
 	if err := ctx.Err(); err != nil {
-		return nil, fmt.Errorf("fleet: %w", err)
+		return nil, fmt.Errorf("fleet: %w", probes.Stopped(err))
 	}
 	if f.Sort == FleetSortDeadline {
 		sort.SliceStable(out, func(i, j int) bool { return topology.CompareHardDates(out[i].Deadline, out[j].Deadline) < 0 })

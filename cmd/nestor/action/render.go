@@ -40,6 +40,23 @@ func renderPreview(w io.Writer, r *Report, p palette, detailed bool, suggest fun
 	renderActual(w, r, p, detailed, suggest)
 	fmt.Fprintln(w)
 	renderPlan(w, r, p, true)
+	if kubeForbidden(r) {
+		fmt.Fprintf(w, "%s\n", p.dim("hint: the API server forbade some reads: `"+suggest("rbac")+"` prints the read-only role that allows exactly what preview reads (`"+suggest("rbac")+" --bind user:NAME | kubectl apply -f -` grants it)"))
+	}
+}
+
+// kubeForbidden reports whether a part of r's ACTUAL is unknown because
+// the Kubernetes API server refused the read (probes.Classify's "forbidden
+// (user … cannot …)", a layer's "CRDs: forbidden"): the role `nestor rbac`
+// prints cures it. A provider's refusal ("forbidden: the credentials may
+// not read it") is not the cluster's RBAC, and does not count.
+func kubeForbidden(r *Report) bool {
+	for _, u := range r.Plan.Unknowns {
+		if strings.Contains(u, "forbidden") && !strings.Contains(u, "forbidden: the credentials") {
+			return true
+		}
+	}
+	return false
 }
 
 func renderTargetLine(w io.Writer, r *Report, p palette) {
