@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -230,6 +231,51 @@ func TestGuardNoTerminalNeverWaits(t *testing.T) {
 			}
 			if r.took > 10*time.Second {
 				t.Errorf("took %v: it waited", r.took)
+			}
+		})
+	}
+}
+
+// The confirmation names the Ready nodes after "N Ready:" and the NotReady
+// one on its own line (the demo cluster: demo3 NotReady); and the prompt
+// follows the colour rule of every output (App.colorFor): TERM=dumb draws
+// it plain, as NO_COLOR does, and only a colour terminal colours it.
+func TestGuardPromptNodesAndColour(t *testing.T) {
+	c := sharedFixtureCluster(t, "demo.yaml")
+	w, _ := dirqualWorld(t, c, harness.IdentityReadOnly)
+	sgr := regexp.MustCompile(`\x1b\[[0-9;]*m`)
+	for _, tc := range []struct {
+		name   string
+		env    []string
+		colour bool
+	}{
+		{"TERM=dumb", []string{"NO_COLOR=", "TERM=dumb"}, false},
+		{"NO_COLOR=1", []string{"NO_COLOR=1"}, false},
+		{"a colour terminal", []string{"NO_COLOR="}, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			w := w.in(t)
+			var raw string
+			r := w.runPTY(tc.env, func(p *ptyProc) {
+				p.expect("nodes       4 seen, 3 Ready: demo1, demo2, demo4\n", promptWait)
+				p.expect("not Ready   demo3 (", promptWait)
+				answerPrompt(t, p, "? Is this the stack dirqual? (y/N)", "n\r")
+				p.expect("Not confirmed", promptWait)
+				raw = p.rawOutput()
+			}, "preview", "--stack", "dirqual", "--stacks", w.Stacks)
+			if r.code != 1 {
+				t.Errorf("exit %d, want 1", r.code)
+			}
+			i := strings.Index(raw, "Is this the stack dirqual?")
+			if i < 0 {
+				t.Fatalf("no prompt in:\n%q", raw)
+			}
+			prompt := raw[strings.LastIndex(raw[:i], "\n")+1 : i]
+			if got := sgr.MatchString(prompt); got != tc.colour {
+				t.Errorf("the prompt carries colour: %v, want %v: %q", got, tc.colour, prompt)
+			}
+			if !tc.colour && sgr.MatchString(raw) {
+				t.Errorf("colour in a run that may carry none: %q", sgr.FindAllString(raw, 5))
 			}
 		})
 	}

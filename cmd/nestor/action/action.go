@@ -475,15 +475,21 @@ func printTargetRead(w io.Writer, v probes.TargetView, p palette) {
 		fmt.Fprintf(w, "  nodes       %s\n", unknownText(p, v.Nodes.Reason))
 		return
 	}
-	names := make([]string, 0, len(v.Nodes.Value))
-	var notReady []string
+	// "N seen, M Ready: " lists the Ready ones only; those not Ready have
+	// their own line, with their condition.
+	var ready, notReady []string
 	for _, n := range v.Nodes.Value {
-		names = append(names, n.Name)
-		if !n.Ready {
+		if n.Ready {
+			ready = append(ready, n.Name)
+		} else {
 			notReady = append(notReady, n.Name+" ("+n.ReadyText()+")")
 		}
 	}
-	fmt.Fprintf(w, "  nodes       %d seen, %d Ready: %s\n", len(names), len(names)-len(notReady), abbreviate(names, 12))
+	line := fmt.Sprintf("%d seen, %d Ready", len(v.Nodes.Value), len(ready))
+	if len(ready) > 0 {
+		line += ": " + abbreviate(ready, 12)
+	}
+	fmt.Fprintf(w, "  nodes       %s\n", line)
 	if len(notReady) > 0 {
 		fmt.Fprintf(w, "  not Ready   %s\n", p.yellow(abbreviate(notReady, 12)))
 	}
