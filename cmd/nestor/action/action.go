@@ -251,6 +251,7 @@ type OpenOptions struct {
 func (c Config) Open(ctx context.Context, s *Stack, o OpenOptions) (*probes.Opened, error) {
 	shown := "" // the endpoint the prompt showed
 	offline := false
+	contacted := true // false when No was answered before any request
 	p := newPalette(c.LogColor)
 	po := c.pipelineOptions(s, o)
 	po.Show = func(v probes.TargetView) {
@@ -261,6 +262,14 @@ func (c Config) Open(ctx context.Context, s *Stack, o OpenOptions) (*probes.Open
 		}
 		printTargetOffline(c.Log, v, p)
 		offline = true
+	}
+	po.Contact = func(v probes.TargetView) (bool, error) {
+		// The offline view above says the endpoint is not the stack's:
+		// nothing is sent to it unless the operator says so.
+		shown = v.Target.Endpoint
+		yes, err := c.Prompter.Confirm(fmt.Sprintf("%s is not the endpoint of stack %s. Send it the requests that show its version and nodes?", v.Target.Endpoint, s.Name), false)
+		contacted = yes
+		return yes, err
 	}
 	po.Confirm = func(v probes.TargetView) (bool, error) {
 		if c.Progress != nil {
@@ -289,6 +298,9 @@ func (c Config) Open(ctx context.Context, s *Stack, o OpenOptions) (*probes.Open
 	var missing *probes.MissingEndpointError
 	var mismatch *probes.EndpointMismatchError
 	switch {
+	case errors.Is(err, probes.ErrNotConfirmed) && !contacted:
+		c.notContacted(shown, o.Wrote)
+		return nil, SilentError{Code: ExitError}
 	case errors.Is(err, probes.ErrNotConfirmed):
 		c.notConfirmed(shown, o.Wrote)
 		return nil, SilentError{Code: ExitError}
@@ -347,6 +359,16 @@ func (e *explainedError) Unwrap() error { return e.err }
 
 func explained(err error, format string, args ...any) error {
 	return &explainedError{msg: fmt.Sprintf(format, args...), err: err}
+}
+
+// notContacted says that the operator declined a target whose endpoint
+// is not the stack's before anything was sent to it.
+func (c Config) notContacted(endpoint, wrote string) {
+	if wrote == "" {
+		fmt.Fprintf(c.Log, "Not confirmed: nothing was sent to %s; nothing was written.\n", endpoint)
+		return
+	}
+	fmt.Fprintf(c.Log, "Not confirmed: nothing was sent to %s; %s stays written, nothing else was.\n", endpoint, wrote)
 }
 
 func (c Config) notConfirmed(endpoint, wrote string) {
