@@ -914,7 +914,7 @@ func judgeCertManager(j *statusJudge) {
 				says = "no Ready condition yet"
 			}
 			h, says = Progressing, "issuing: "+says
-			if issuing.Message != "" {
+			if issuing.Message != "" && !strings.Contains(says, firstLine(issuing.Message)) {
 				says += "; " + firstLine(issuing.Message)
 			}
 			j.finding(SeverityInfo, FindingCertificate, subject, "%s", says)
