@@ -31,6 +31,40 @@ func (e *TimeoutError) Error() string {
 
 func (e *TimeoutError) Unwrap() error { return e.Err }
 
+// StoppedError is a read stopped by its context: its words are the
+// operator's, "interrupted" for a cancelled context (Ctrl-C, SIGTERM: an
+// operator reads "context canceled" as the kubeconfig's context) and "timed
+// out" for a deadline reached. errors.Is(err, context.Canceled) (or
+// DeadlineExceeded) still holds through Unwrap.
+type StoppedError struct{ Err error }
+
+func (e *StoppedError) Error() string { return StopWords(e.Err) }
+
+func (e *StoppedError) Unwrap() error { return e.Err }
+
+// Stopped wraps ctx's error err (nil stays nil) in a *StoppedError.
+func Stopped(err error) error {
+	if err == nil {
+		return nil
+	}
+	return &StoppedError{Err: err}
+}
+
+// StopWords says why a context ended, in the operator's words:
+// "interrupted" (context.Canceled), "timed out" (context.DeadlineExceeded),
+// else the error's own text.
+func StopWords(err error) string {
+	switch {
+	case errors.Is(err, context.Canceled):
+		return "interrupted"
+	case errors.Is(err, context.DeadlineExceeded):
+		return "timed out"
+	case err == nil:
+		return ""
+	}
+	return err.Error()
+}
+
 // forbiddenRE reads the user, verb, resource, group and namespace out of the
 // API server's RBAC refusal (k8s.io/apiserver's authorization filter:
 // `nodes is forbidden: User "x" cannot list resource "nodes" in API group ""
@@ -113,7 +147,7 @@ func classify(err error) (topology.ReasonCode, string) {
 		return topology.ReasonTimedOut, "timed out"
 	}
 	if errors.Is(err, context.Canceled) {
-		return topology.ReasonInterrupted, "canceled"
+		return topology.ReasonInterrupted, "interrupted (nestor was stopped before this read finished)"
 	}
 	var cve *tls.CertificateVerificationError
 	if errors.As(err, &cve) {

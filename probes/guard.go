@@ -23,6 +23,9 @@ type MissingEndpointError struct {
 // may not be read for it; nothing was sent.
 func (e *MissingEndpointError) Refusal() {}
 
+// Server is the target's endpoint (ServerError).
+func (e *MissingEndpointError) Server() string { return e.Actual }
+
 // TopologyKey is the topology key the refusal concerns (endpoint:).
 func (e *MissingEndpointError) TopologyKey() string { return topology.KeyEndpoint }
 
@@ -44,6 +47,9 @@ type EndpointMismatchError struct {
 // Refusal marks the error as a refusal: the target is not the stack's, or
 // may not be read for it; nothing was sent.
 func (e *EndpointMismatchError) Refusal() {}
+
+// Server is the target's endpoint, the one refused (ServerError).
+func (e *EndpointMismatchError) Server() string { return e.Actual }
 
 // TopologyKey is the topology key the refusal concerns (endpoint:).
 func (e *EndpointMismatchError) TopologyKey() string { return topology.KeyEndpoint }

@@ -2,6 +2,7 @@ package probes
 
 import (
 	"context"
+	"fmt"
 
 	"nestor.dev/nestor/topology"
 )
@@ -114,6 +115,30 @@ type ProviderView struct {
 // K8sRunbook is what runs the k8s phase of a node cluster (prod, lima).
 const K8sRunbook = "RUNBOOK.md § k8s: join the missing nodes (kubeadm join), fix NotReady kubelets and node roles, upgrade to kubernetes.version (kubeadm upgrade), then `nestor preview`"
 
+// FetchCommand is the hint that fetches t's kubeconfig with the system ssh
+// from its first control plane: the command `discover --cp NODE` (written
+// by suggest) in backquotes, when ssh has somewhere to connect — the node
+// declares address:, or the topology an inventory: whose ansible_host may
+// give it (ssh.SSHArgs refuses a node with neither). Otherwise the hint
+// says what to declare first in t's file, then the command: never a
+// command that can only fail.
+func FetchCommand(t *topology.Topology, suggest func(string) string) string {
+	node := FirstControlPlane(t)
+	cmd := "`" + suggest("discover --cp "+node) + "`"
+	if t.Inventory != "" {
+		return cmd
+	}
+	for _, n := range t.Nodes {
+		if n.Name == node {
+			if n.Address != "" {
+				return cmd
+			}
+			return fmt.Sprintf("set address: on node %s in %s (ssh connects to it; or declare an inventory:), then %s", node, t.Path, cmd)
+		}
+	}
+	return fmt.Sprintf("declare the control-plane node with its address: in %s, then %s", t.Path, cmd)
+}
+
 // FirstControlPlane names the first control-plane node t declares, for the
 // commands nestor suggests ("NODE" when none is declared).
 func FirstControlPlane(t *topology.Topology) string {
@@ -130,4 +155,21 @@ func FirstControlPlane(t *topology.Topology) string {
 type Refusal interface {
 	error
 	Refusal()
+}
+
+// ServerError is implemented by the errors that name the API server a
+// stack would have been read from (the one that did not answer, the one
+// the endpoint check refused): fleet shows it as the stack's TARGET.
+type ServerError interface {
+	error
+	Server() string
+}
+
+// NothingToRead is implemented by the errors that say a stack of a kind
+// has nothing to read with, the topology being fine (a managed kind
+// without credentials anywhere): NothingToRead is true for those, and
+// fleet says "no target" with the error's words instead of "invalid".
+type NothingToRead interface {
+	error
+	NothingToRead() bool
 }

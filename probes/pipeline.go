@@ -30,7 +30,9 @@ import (
 //     (CheckEndpoint) before any request; any other kind runs its own
 //     guard (Kind.Guard: kapsule proves the cluster and its cluster_url
 //     through the provider's API); the operator confirms once, here
-//     (Opened.Confirm);
+//     (Opened.Confirm); in a terminal, a guarded target whose endpoint is
+//     not the topology's is shown and asked about before its first request
+//     and before the deadline starts (askContact, OpenOptions.Contact);
 //  5. read: the kind's prober fills a topology.Observed (Kind.Read).
 //
 // Adding a target kind is its package implementing Kind, one line in the
@@ -97,6 +99,14 @@ type OpenOptions struct {
 	// mismatch is on the screen before a target that does not answer
 	// ends Open.
 	Show func(TargetView)
+	// Contact asks, in a terminal, whether to send the first request to a
+	// target whose endpoint is not the topology's endpoint: (or cannot be
+	// compared with it), after Show and before any request: the comparison
+	// is offline, so the operator is warned before anything reaches
+	// another cluster. false ends Open with ErrNotConfirmed, nothing sent;
+	// nil refuses such a target as the offline check does. The time spent
+	// answering is not counted in Timeout.
+	Contact func(TargetView) (bool, error)
 	// Benches lists the lima stacks' bench kubeconfigs (see Bench); it is
 	// called only when a stack is about to be read through a kubeconfig
 	// that is not its own bench (nil: none).
@@ -172,6 +182,9 @@ type UnreachableError struct {
 	// not it ("" when it is, or none is declared), and File the topology.
 	Declared, File string
 }
+
+// Server is the endpoint that did not answer (ServerError).
+func (e *UnreachableError) Server() string { return e.Endpoint }
 
 func (e *UnreachableError) Error() string {
 	src := ""
@@ -263,6 +276,8 @@ type Opened struct {
 	opts OpenOptions
 	// deadline is the one deadline of the stack's read (Open sets it).
 	deadline time.Time
+	// shown is true once Show was called (the offline view is on screen).
+	shown bool
 }
 
 // Kind returns the target kind the stack was opened with.
@@ -349,6 +364,9 @@ func Open(ctx context.Context, k Kind, t *topology.Topology, o OpenOptions) (*Op
 	default:
 		op.Target = target
 	}
+	if err := op.askContact(); err != nil {
+		return nil, err
+	}
 	// One deadline for the whole read of the stack, shared by its stages:
 	// the guard's reads, then Read's (the time the operator takes to
 	// answer the prompt is given back).
@@ -403,10 +421,45 @@ func GuardEndpoint(ctx context.Context, op *Opened) (*TargetView, error) {
 	if !op.opts.Interactive {
 		return nil, CheckEndpoint(op.Topology, op.Target)
 	}
-	if op.opts.Show != nil {
+	if op.opts.Show != nil && !op.shown {
 		op.opts.Show(TargetView{Topology: op.Topology, Target: op.Target, Check: op.Check})
+		op.shown = true
 	}
 	return op.guardRead(ctx)
+}
+
+// askContact is the offline part of the interactive guard of a kind whose
+// kubeconfig's server is its identity, before the first request and before
+// the stack's deadline starts: a target whose endpoint is not the
+// topology's endpoint: (or cannot be compared with it) is shown (Show) and
+// the operator asked whether to contact it at all (Contact). No is
+// ErrNotConfirmed with nothing sent; no Contact refuses it as the offline
+// check does. Any other target, or a run without a prompt, goes on.
+func (op *Opened) askContact() error {
+	if !op.opts.Interactive || !op.kind.Guarded() || op.Target == nil {
+		return nil
+	}
+	check := CompareEndpoint(op.Topology, op.Target)
+	if check.Declared == "" || check.Matches {
+		return nil
+	}
+	op.Check = check
+	view := TargetView{Topology: op.Topology, Target: op.Target, Check: check}
+	if op.opts.Show != nil {
+		op.opts.Show(view)
+		op.shown = true
+	}
+	if op.opts.Contact == nil {
+		return CheckEndpoint(op.Topology, op.Target)
+	}
+	yes, err := op.opts.Contact(view)
+	if err != nil {
+		return err
+	}
+	if !yes {
+		return ErrNotConfirmed
+	}
+	return nil
 }
 
 // Resolve is the pipeline's first stage alone, for commands that only say
@@ -437,7 +490,7 @@ func resolve(k Kind, t *topology.Topology, o OpenOptions) (Kubeconfig, *NoTarget
 func (op *Opened) guardRead(ctx context.Context) (*TargetView, error) {
 	version, nodes := ReadNodes(ctx, op.Target) // bounded by the target's timeout
 	if err := ctx.Err(); err != nil {
-		return nil, fmt.Errorf("reading %s: %w", op.Target.Endpoint, err)
+		return nil, fmt.Errorf("reading %s: %w", op.Target.Endpoint, Stopped(err))
 	}
 	if !version.Known && !nodes.Known {
 		return nil, op.unreachable(version.Reason)
@@ -494,7 +547,7 @@ func (op *Opened) Read(ctx context.Context, scope Scope) (*topology.Observed, to
 	obs, facts := op.kind.Read(rctx, op, scope)
 	obs.DeriveVersions() // the versions part of ACTUAL, from what was read
 	if err := ctx.Err(); err != nil {
-		return nil, facts, fmt.Errorf("reading stack %s: %w", op.Topology.Name, err)
+		return nil, facts, fmt.Errorf("reading stack %s: %w", op.Topology.Name, Stopped(err))
 	}
 	if op.Target != nil && op.kind.Guarded() && !obs.ServerVersion.Known && !obs.Nodes.Known {
 		return nil, facts, op.unreachable(obs.ServerVersion.Reason)

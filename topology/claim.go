@@ -216,10 +216,12 @@ const (
 	ReasonServerError ReasonCode = "server-error"
 	// ReasonNotServed: the API is not served by this cluster (404).
 	ReasonNotServed ReasonCode = "not-served"
+	// ReasonSuspended: the object's owner was told to stop acting on it
+	// (suspended, paused, reconciliation disabled): its status may be
+	// frozen, so its health is not judged.
+	ReasonSuspended ReasonCode = "suspended"
 	// ReasonNotReported: the owner has not reported the status yet.
 	ReasonNotReported ReasonCode = "not-reported"
-	// ReasonStale: the status describes an older generation of the object.
-	ReasonStale ReasonCode = "stale"
 	// ReasonNotInstalled: a program the read runs is not installed.
 	ReasonNotInstalled ReasonCode = "not-installed"
 	// ReasonNotRead: the part was not read because what it rests on was
@@ -241,7 +243,7 @@ const (
 func ReasonCodes() []ReasonCode {
 	return []ReasonCode{ReasonNoTarget, ReasonForbidden, ReasonUnauthorized, ReasonTimedOut, ReasonInterrupted,
 		ReasonUnreachable, ReasonTLS, ReasonRefused, ReasonAnswerRefused, ReasonServerError, ReasonNotServed,
-		ReasonNotReported, ReasonStale, ReasonNotInstalled, ReasonNotRead, ReasonUnrecognised, ReasonNotOffered, ReasonFailed}
+		ReasonNotReported, ReasonSuspended, ReasonNotInstalled, ReasonNotRead, ReasonUnrecognised, ReasonNotOffered, ReasonFailed}
 }
 
 // Why is the reason a part could not be read: its code and its words.
@@ -378,4 +380,11 @@ func (s Subject) Covers(key string) bool {
 		return strings.HasPrefix(key, KeyKubernetes+".")
 	}
 	return false
+}
+
+// OfProvider reports whether s is one of a managed provider's objects
+// (its API, its cluster object, its pools and their nodes), read through
+// the provider's API rather than the cluster's.
+func (s Subject) OfProvider() bool {
+	return s.Kind == SubjectProvider || s.Key == KeyScaleway || s.Key == KeyPools || strings.HasPrefix(s.Key, KeyPools+"/")
 }

@@ -17,7 +17,13 @@ type Error struct {
 	Field  string
 	Msg    string
 	Fix    string
+	// Err is the system's error when the file could not be read at all
+	// (an *fs.PathError), nil for a problem of its content.
+	Err error
 }
+
+// Unwrap returns the system's error of a file that could not be read.
+func (e *Error) Unwrap() error { return e.Err }
 
 // Error formats the problem as "FILE:LINE:COL: FIELD: MSG (FIX)"; the parts
 // that are unknown or empty (line, column, field, fix) are left out.

@@ -71,7 +71,7 @@ func readError(path string, err error) error {
 	if fix == "" {
 		fix = "check the path"
 	}
-	return Errors{{File: path, Msg: "cannot read the topology: " + unwrapPathError(err), Fix: fix}}
+	return Errors{{File: path, Msg: "cannot read the topology: " + unwrapPathError(err), Fix: fix, Err: err}}
 }
 
 // ReadFix is the fix of a file nestor could not read when the cause is not

@@ -74,6 +74,8 @@ func layerPhaseDone(p Phase, layers map[string]LayerState) (done, unknown bool, 
 		return false, true, l.Reason
 	case Degraded:
 		return false, false, "layer " + l.Name + " is degraded: " + l.Reason
+	case Suspended:
+		return false, true, "layer " + l.Name + " is suspended: " + l.Reason
 	default:
 		return false, false, "layer " + l.Name + " is not installed"
 	}

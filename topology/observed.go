@@ -158,13 +158,29 @@ const (
 // Health is the state of one layer on the cluster.
 type Health string
 
-// Layer healths. Unknown always comes with a reason.
+// Layer and object healths. Unknown always comes with a reason.
 const (
 	Healthy  Health = "healthy"
 	Degraded Health = "degraded"
 	Absent   Health = "absent"
 	Unknown  Health = "unknown"
+	// Suspended: its operator was told to stop acting on it (Flux's
+	// spec.suspend, CloudNativePG's cnpg.io/reconciliationLoop: disabled,
+	// a paused Prometheus, a CephCluster whose cleanup policy is
+	// confirmed): what its status says may be frozen, so it is not judged
+	// healthy, and nothing would repair it until it is resumed. A layer
+	// suspended is in the plan's unknowns, with why; never a repair.
+	Suspended Health = "suspended"
+	// Progressing is an object's only (ObjectReport.Health): not yet what
+	// it should be, and its operator is at work on it (a first issuance,
+	// a sync running, a volume attaching). A layer whose only trouble is
+	// progressing objects stays Degraded with StatusVerdict.Progressing.
+	Progressing Health = "progressing"
 )
+
+// LayerHealths are the healths a LayerState may have, in the order the
+// machine outputs list them.
+var LayerHealths = []Health{Healthy, Degraded, Absent, Unknown, Suspended}
 
 // LayerState is the observed state of one layer.
 type LayerState struct {

@@ -86,7 +86,11 @@ func BuildPlan(t *Topology, obs *Observed, rules Rules, o PlanOptions) Plan {
 			// Unknown (or a health this version does not know): never
 			// proposed for installation.
 			code := st.Code
-			if st.Health != Unknown {
+			switch st.Health {
+			case Unknown:
+			case Suspended:
+				code = ReasonSuspended // its owner stopped acting on it
+			default:
 				code = ReasonUnrecognised // a health this version does not know
 			}
 			p.AddUnknown(LayerSubject(ref.Name), code, st.Reason)

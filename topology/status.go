@@ -39,9 +39,16 @@ import (
 //   - a custom layer's resource: kstatus decides (kstatusOf).
 //
 // Everywhere: an object with an empty status is unknown, "not reported
-// yet"; a list that could not be read makes the layer unknown when the
-// layer's health depends on it (StatusResource.Decides), else it is a
-// finding of kind status-unread.
+// yet" (unless its operator documents that it writes none: Flux's OCI
+// HelmRepository); an object its operator was told to leave alone is
+// suspended (Flux's spec.suspend, CloudNativePG's reconciliation loop
+// disabled, a paused Prometheus, a CephCluster whose cleanup is confirmed),
+// and a layer whose own object is suspended is suspended, never healthy
+// on a frozen status; an object its operator is working on is progressing
+// (a certificate issuing, an Application syncing, a volume attaching). A
+// list that could not be read makes the layer unknown when the layer's
+// health depends on it (StatusResource.Decides), else it is a finding of
+// kind status-unread.
 
 // statusRules holds the rule of each catalog layer that has status
 // resources. A custom layer's resource is judged by judgeCustom.
@@ -163,6 +170,9 @@ type statusJudge struct {
 	unknown []string
 	code    ReasonCode
 	unread  []unreadList
+	// suspended are the words of the deciding objects whose operator was
+	// told to stop acting on them.
+	suspended []string
 	// good are the words of a healthy layer ("Ceph HEALTH_OK").
 	good     []string
 	findings []Finding
@@ -174,25 +184,34 @@ func (j *statusJudge) objects(kind string) ([]StatusObject, bool) {
 	return f.Value, f.Known
 }
 
-// report records what o says.
+// report records what o says; Degraded and progressing is reported as
+// Progressing.
 func (j *statusJudge) report(o StatusObject, h Health, progressing bool, says string) {
 	r := j.reports[o.Kind]
 	if r == nil {
 		return
 	}
+	if progressing && (h == Degraded || h == Progressing) {
+		h = Progressing
+	} else if h == Progressing {
+		progressing = true
+	}
 	r.Objects = append(r.Objects, ObjectReport{Namespace: o.Namespace, Name: o.Name, Health: h, Progressing: progressing, Says: says})
 }
 
-// decide records o as deciding the layer's health: h Degraded adds words
-// to bad, Unknown to unknown.
+// decide records o as deciding the layer's health: h Degraded (or
+// Progressing) adds words to bad, Suspended to suspended, Unknown to
+// unknown.
 func (j *statusJudge) decide(o StatusObject, h Health, progressing bool, says, words string) {
 	j.report(o, h, progressing, says)
 	switch h {
-	case Degraded:
+	case Degraded, Progressing:
 		j.bad = append(j.bad, words)
-		if progressing {
+		if progressing || h == Progressing {
 			j.moving++
 		}
+	case Suspended:
+		j.suspended = append(j.suspended, words)
 	case Unknown:
 		j.unknown = append(j.unknown, words)
 		j.because(ReasonNotReported)
@@ -242,6 +261,11 @@ func (j *statusJudge) verdict() StatusVerdict {
 		v.Progressing = j.moving == len(j.bad)
 		v.onlyAbsentObjects = j.absentObjects == len(j.bad)
 		v.Words = listWords(append(append([]string{}, j.bad...), j.unknown...))
+	case len(j.suspended) > 0:
+		// Its status may be frozen: never healthy, and nothing to repair
+		// while its operator leaves it alone.
+		v.Health = Suspended
+		v.Words = listWords(append(append([]string{}, j.suspended...), j.unknown...))
 	case len(j.unknown) > 0:
 		v.Health = Unknown
 		v.Code = j.code
@@ -368,6 +392,15 @@ const cephDefaultInterval = 60 * time.Second
 // No CephCluster at all is degraded: the operator runs but no Ceph cluster
 // stores anything. Pools and filesystems: phase Ready healthy, Failure
 // degraded, Progressing degraded and progressing.
+//
+// Rook's own states come first (cephDeletion): a CephCluster being deleted
+// is progressing, or degraded when its condition DeletionIsBlocked is True
+// (pkg/apis/ceph.rook.io/v1 ConditionDeletionIsBlocked: dependents such as
+// pools still exist); a CephCluster whose spec.cleanupPolicy.confirmation
+// is "yes-really-destroy-data" is suspended: "after the confirmation is
+// set, Rook will immediately stop configuring the cluster and only wait
+// for the delete command" (deploy/examples/cluster.yaml), so its Ceph
+// health is no longer what Rook keeps it at.
 func judgeRookCeph(j *statusJudge) {
 	clusters, known := j.objects("CephCluster")
 	if known && len(clusters) == 0 {
@@ -403,7 +436,10 @@ func judgeRookCeph(j *statusJudge) {
 // cephClusterHealth judges one CephCluster at now.
 func cephClusterHealth(o StatusObject, now time.Time) (Health, bool, string) {
 	if o.Deleting {
-		return Degraded, false, "being deleted"
+		return cephDeletion(o)
+	}
+	if o.Fields[fieldCephCleanup] == cephCleanupConfirmed {
+		return Suspended, false, "cleanup confirmed (spec.cleanupPolicy.confirmation: " + cephCleanupConfirmed + "): Rook stops configuring it and waits for its deletion, which wipes its hosts' data"
 	}
 	if !o.HasStatus {
 		return Unknown, false, notReported
@@ -490,6 +526,21 @@ func cephCheckWords(checks []HealthCheck) string {
 	return ": " + listWords(msgs)
 }
 
+// cephDeletion judges a Rook object being deleted: progressing while Rook
+// removes it, degraded when Rook reports its deletion blocked (condition
+// DeletionIsBlocked True, reason ObjectHasDependents: the objects that
+// still use it are named in the message).
+func cephDeletion(o StatusObject) (Health, bool, string) {
+	if c, ok := o.condition("DeletionIsBlocked"); ok && c.Status == ConditionTrue {
+		return Degraded, false, "deletion blocked: " + condWords(c)
+	}
+	says := "being deleted"
+	if o.Fields[fieldCephCleanup] == cephCleanupConfirmed {
+		says += ", its hosts' data wiped (spec.cleanupPolicy.confirmation: " + cephCleanupConfirmed + ")"
+	}
+	return Progressing, true, says
+}
+
 // nonEmpty returns a, or b when a is empty.
 func nonEmpty(a, b string) string {
 	if a != "" {
@@ -502,6 +553,9 @@ func nonEmpty(a, b string) string {
 // pkg/apis/ceph.rook.io/v1 ConditionType: Progressing, Ready, Failure,
 // Deleting).
 func phaseHealth(o StatusObject) (Health, bool, string) {
+	if o.Deleting {
+		return cephDeletion(o)
+	}
 	if !o.HasStatus {
 		return Unknown, false, notReported
 	}
@@ -513,7 +567,7 @@ func phaseHealth(o StatusObject) (Health, bool, string) {
 	case "Progressing", "Connecting", "Updating":
 		return Degraded, true, "phase " + p
 	case "Deleting":
-		return Degraded, false, "being deleted"
+		return cephDeletion(o)
 	case "":
 		return Unknown, false, "no phase reported"
 	default:
@@ -554,7 +608,13 @@ var cnpgPhases = map[string]string{
 	"Cluster cannot execute instance online upgrade due to missing architecture binary":       "broken",
 }
 
-// judgeCNPG: a Cluster is healthy in phase "Cluster in healthy state" with
+// judgeCNPG: a Cluster annotated cnpg.io/reconciliationLoop: disabled is
+// suspended, whatever its status says: the operator "will stop processing
+// updates" to it, "including self-healing actions and failover"
+// (cloudnative-pg docs/src/failure_modes.md; the annotation and its value
+// pkg/utils/labels_annotations.go IsReconciliationDisabled), so its phase
+// and ready instances are frozen at the moment the loop stopped. A Cluster
+// is healthy in phase "Cluster in healthy state" with
 // status.readyInstances equal to spec.instances; hibernated (condition
 // cnpg.io/hibernation True) it is healthy and a finding; otherwise see
 // cnpgPhases. Findings: the conditions ContinuousArchiving or
@@ -615,6 +675,15 @@ func judgeCNPG(j *statusJudge) {
 func cnpgClusterHealth(o StatusObject) (Health, bool, string) {
 	if o.Deleting {
 		return Degraded, false, "being deleted"
+	}
+	if v, ok := o.Annotations[annCNPGReconciliationLoop]; ok && v == annCNPGDisabled {
+		says := "reconciliation disabled (" + annCNPGReconciliationLoop + ": " + annCNPGDisabled + "): no self-healing, no failover"
+		if p := o.Fields[fieldPhase]; p != "" {
+			says += "; its status is frozen (last phase " + strconv.Quote(p) + ")"
+		} else {
+			says += "; its status is frozen"
+		}
+		return Suspended, false, says
 	}
 	if !o.HasStatus {
 		return Unknown, false, notReported
@@ -686,8 +755,10 @@ func backupTime(b StatusObject) time.Time {
 // healthy replica) are degraded; unknown is the normal robustness of a
 // detached volume, healthy then, and unknown otherwise (longhorn-manager
 // k8s/pkg/apis/longhorn/v1beta2/volume.go: healthy and degraded "during
-// attached", faulted "during detached"). No Longhorn Node at all is
-// degraded: longhorn-manager registers one per node it runs on.
+// attached", faulted "during detached"); a volume creating, attaching,
+// detaching or deleting (status.state, robustness unknown until it is
+// attached) is progressing. No Longhorn Node at all is degraded:
+// longhorn-manager registers one per node it runs on.
 func judgeLonghorn(j *statusJudge) {
 	nodes, known := j.objects("Node")
 	if known && len(nodes) == 0 {
@@ -715,7 +786,7 @@ func judgeLonghorn(j *statusJudge) {
 	healthy := 0
 	for _, o := range volumes {
 		h, says := longhornVolumeHealth(o)
-		j.decide(o, h, false, says, "Volume "+o.name()+": "+says)
+		j.decide(o, h, h == Progressing, says, "Volume "+o.name()+": "+says)
 		if h == Healthy {
 			healthy++
 		}
@@ -741,8 +812,11 @@ func longhornVolumeHealth(o StatusObject) (Health, string) {
 	case "degraded", "faulted":
 		return Degraded, says
 	case "unknown", "":
-		if state == "detached" {
+		switch state {
+		case "detached":
 			return Healthy, "detached"
+		case "creating", "attaching", "detaching", "deleting":
+			return Progressing, state
 		}
 		return Unknown, says
 	}
@@ -759,7 +833,10 @@ func longhornVolumeHealth(o StatusObject) (Health, string) {
 // resource_customizations/monitoring.coreos.com/Prometheus/health.lua);
 // a condition whose observedGeneration is behind metadata.generation is
 // about an older spec: degraded and progressing. No condition yet is
-// unknown. No Prometheus at all is degraded: the chart's job is one.
+// unknown. A paused one (status.paused true, from spec.paused: "no actions
+// except for deletion will be performed on the underlying objects",
+// monitoring.coreos.com_prometheuses.yaml) is suspended. No Prometheus at
+// all is degraded: the chart's job is one.
 func judgePrometheus(j *statusJudge) {
 	proms, known := j.objects("Prometheus")
 	if known && len(proms) == 0 {
@@ -796,6 +873,9 @@ func judgePrometheus(j *statusJudge) {
 func availableHealth(o StatusObject) (Health, bool, string) {
 	if o.Deleting {
 		return Degraded, false, "being deleted"
+	}
+	if o.Fields[fieldPaused] == "true" {
+		return Suspended, false, "paused (spec.paused): the operator changes nothing of it"
 	}
 	avail, ok := o.condition("Available")
 	if !ok {
@@ -886,7 +966,12 @@ func judgeIssuersOrStores(j *statusJudge, clusterKind, nsKind string, kind Findi
 // judgeCertManager: see judgeIssuersOrStores (ClusterIssuer, Issuer).
 // Certificates are findings: Ready False (argo-cd
 // resource_customizations/cert-manager.io/Certificate/health.lua) a
-// warning; status.notAfter past an error (expired); status.renewalTime past
+// warning, unless condition Issuing is True: cert-manager's
+// types_certificate.go says Issuing is "removed by the 'issuing' controller
+// upon completing issuance", so a Certificate not Ready while it is True (a
+// first issuance: Ready False, reason DoesNotExist) is progressing, and
+// information (Argo CD's Certificate/health.lua also looks at Issuing
+// first); status.notAfter past an error (expired); status.renewalTime past
 // a warning (cert-manager renews at renewalTime: past it the certificate
 // was not renewed), information while condition Issuing is True (a
 // renewal runs).
@@ -896,7 +981,19 @@ func judgeCertManager(j *statusJudge) {
 	for _, o := range certs {
 		h, says := readyHealth(o)
 		subject := "Certificate " + o.name()
-		if h == Degraded {
+		issuing, isIssuing := o.condition("Issuing")
+		isIssuing = isIssuing && issuing.Status == ConditionTrue
+		switch {
+		case isIssuing && h != Healthy && !o.Deleting:
+			if h == Unknown {
+				says = "no Ready condition yet"
+			}
+			h, says = Progressing, "issuing: "+says
+			if issuing.Message != "" && !strings.Contains(says, firstLine(issuing.Message)) {
+				says += "; " + firstLine(issuing.Message)
+			}
+			j.finding(SeverityInfo, FindingCertificate, subject, "%s", says)
+		case h == Degraded:
 			j.finding(SeverityWarning, FindingCertificate, subject, "%s", says)
 		}
 		if na, err := time.Parse(time.RFC3339, o.Fields[fieldNotAfter]); err == nil && j.now.After(na) {
@@ -942,10 +1039,23 @@ func judgeExternalSecrets(j *statusJudge) {
 // pkg/manifestgen/sync/options.go MakeDefaultOptions).
 const fluxSyncName = "flux-system"
 
-// judgeFlux: each Flux object is judged by kstatus (kstatusOf); spec.suspend
-// true is a suspended object. The sources and the Kustomization named
-// flux-system in namespace flux-system are Flux's own sync: not healthy (or
-// suspended) there is degraded. Every other object not healthy is a
+// judgeFlux: each Flux object is judged by kstatus (kstatusOf), with
+// Flux's own states first:
+//
+//   - spec.suspend true is suspended, whatever its status says: the
+//     controller skips it ("suspend tells the controller to suspend
+//     subsequent reconciliations", the spec of every Flux kind, e.g.
+//     source-controller docs/spec/v1/gitrepositories.md "Suspend"), so its
+//     conditions are those of its last reconciliation;
+//   - a HelmRepository of spec.type oci with no status is healthy, "static":
+//     source-controller writes none for it — OCI HelmRepositories "do not
+//     contain any information in the status" and "can be considered to be
+//     ready for use" (docs/spec/v1/helmrepositories.md, Type); one that
+//     has conditions (older releases reconciled it) is judged by them.
+//
+// The sources and the Kustomization named flux-system in namespace
+// flux-system are Flux's own sync: degraded there is degraded, suspended
+// there makes the layer suspended. Every other object not healthy is a
 // finding (warning; progressing and suspended are information). Without a
 // flux-system sync (Flux installed without bootstrap) the workloads decide.
 func judgeFlux(j *statusJudge) {
@@ -953,17 +1063,11 @@ func judgeFlux(j *statusJudge) {
 	for _, res := range j.res {
 		objs, _ := j.objects(res.Kind)
 		for _, o := range objs {
-			h, moving, says := kstatusOf(o)
-			suspended := o.Fields[fieldSuspend] == "true"
-			if suspended {
-				says = "suspended; " + says
-			}
+			h, moving, says := fluxHealth(o)
+			suspended := h == Suspended
 			isOwn := res.Decides && o.Namespace == fluxSyncName && o.Name == fluxSyncName
 			if isOwn {
 				own = append(own, res.Kind)
-				if suspended && h == Healthy {
-					h, says = Degraded, "suspended: Flux applies nothing from it"
-				}
 				j.decide(o, h, moving, says, res.Kind+" "+o.name()+": "+says)
 				continue
 			}
@@ -981,9 +1085,26 @@ func judgeFlux(j *statusJudge) {
 	}
 	if len(own) == 0 {
 		j.good = append(j.good, "no flux-system sync (not bootstrapped)")
+	} else if len(j.suspended) > 0 {
+		// no good words: the sync is suspended
 	} else {
 		j.good = append(j.good, "flux-system sync Ready")
 	}
+}
+
+// fluxHealth judges one Flux object (see judgeFlux).
+func fluxHealth(o StatusObject) (Health, bool, string) {
+	if o.Fields[fieldSuspend] == "true" && !o.Deleting {
+		says := "suspended (spec.suspend: true): Flux does not reconcile it"
+		if _, _, last := kstatusOf(o); o.HasStatus {
+			says += "; its last status: " + last
+		}
+		return Suspended, false, says
+	}
+	if o.Kind == "HelmRepository" && o.Fields[fieldSourceType] == "oci" && !o.HasStatus && !o.Deleting {
+		return Healthy, false, "static (spec.type oci): Flux writes no status for it, ready for use"
+	}
+	return kstatusOf(o)
 }
 
 // --- argocd ----------------------------------------------------------------
@@ -994,7 +1115,12 @@ func judgeFlux(j *statusJudge) {
 // information; each condition whose type ends in Error (argo-cd
 // pkg/apis/application/v1alpha1 ApplicationCondition.IsError:
 // ComparisonError, InvalidSpecError, SyncError…) a warning; an Application
-// with no status is not reported yet.
+// with no status is not reported yet. The object is Suspended when its
+// health says Suspended, and Progressing when its health says Progressing
+// or an operation runs on it (status.operationState.phase Running or
+// Terminating, argo-cd pkg/apis/application/v1alpha1 OperationPhase:
+// "the operation is not completed" while Running); an operation Failed or
+// Error is a warning with its message.
 func judgeArgoCD(j *statusJudge) {
 	apps, known := j.objects("Application")
 	bad := 0
@@ -1013,16 +1139,35 @@ func judgeArgoCD(j *statusJudge) {
 			h = Degraded
 			j.finding(SeverityWarning, FindingApplication, subject, "%s", says)
 		case "Suspended":
+			h = Suspended
 			j.finding(SeverityInfo, FindingSuspended, subject, "%s", says)
 		case "Progressing":
-			h = Degraded
+			h = Progressing
 			j.finding(SeverityInfo, FindingApplication, subject, "%s", says)
 		default:
 			h = Unknown
 			j.finding(SeverityInfo, FindingApplication, subject, "%s", says)
 		}
-		if sync == "OutOfSync" && h == Healthy {
+		switch op := o.Fields[fieldAppOperationPhase]; op {
+		case "Running", "Terminating":
+			says += ", operation " + op
+			if m := o.Fields[fieldAppOperationReason]; m != "" {
+				says += ": " + firstLine(m)
+			}
+			if h == Healthy {
+				h = Progressing
+			}
 			j.finding(SeverityInfo, FindingApplication, subject, "%s", says)
+		case "Failed", "Error":
+			msg := "last operation " + op
+			if m := o.Fields[fieldAppOperationReason]; m != "" {
+				msg += ": " + firstLine(m)
+			}
+			j.finding(SeverityWarning, FindingApplication, subject, "%s", msg)
+		default:
+			if sync == "OutOfSync" && h == Healthy {
+				j.finding(SeverityInfo, FindingApplication, subject, "%s", says)
+			}
 		}
 		for _, c := range o.Conditions {
 			if strings.HasSuffix(c.Type, "Error") {
@@ -1035,7 +1180,7 @@ func judgeArgoCD(j *statusJudge) {
 		if h != Healthy {
 			bad++
 		}
-		j.report(o, h, health == "Progressing", says)
+		j.report(o, h, h == Progressing, says)
 	}
 	if known {
 		w := count(len(apps), "Application")

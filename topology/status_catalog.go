@@ -31,14 +31,33 @@ const (
 	fieldAppSync            = "status.sync.status"
 	fieldAppOperationPhase  = "status.operationState.phase"
 	fieldAppOperationReason = "status.operationState.message"
+	fieldCephCleanup        = "spec.cleanupPolicy.confirmation"
+	fieldSourceType         = "spec.type"
 )
+
+// annCNPGReconciliationLoop is the annotation that stops CloudNativePG's
+// reconciliation of a Cluster when its value is annCNPGDisabled
+// (cloudnative-pg pkg/utils/labels_annotations.go
+// ReconciliationLoopAnnotationName, IsReconciliationDisabled; Argo CD's
+// health check keys on "cnpg.io/reconciliation", which the operator never
+// reads).
+const (
+	annCNPGReconciliationLoop = "cnpg.io/reconciliationLoop"
+	annCNPGDisabled           = "disabled"
+)
+
+// cephCleanupConfirmed is the value of spec.cleanupPolicy.confirmation that
+// arms the CephCluster's destruction (rook deploy/examples/cluster.yaml:
+// "After the confirmation is set, Rook will immediately stop configuring
+// the cluster and only wait for the delete command").
+const cephCleanupConfirmed = "yes-really-destroy-data"
 
 var rookCephStatus = []StatusResource{
 	{
 		Group: "ceph.rook.io", Versions: []string{"v1"}, Resource: "cephclusters", Kind: "CephCluster", Namespaced: true,
-		Fields:  []string{fieldCephHealth, fieldCephLastChecked, fieldPhase, fieldState, fieldMessage, fieldCephCheckInterval, fieldCephCheckDisabled},
+		Fields:  []string{fieldCephHealth, fieldCephLastChecked, fieldPhase, fieldState, fieldMessage, fieldCephCheckInterval, fieldCephCheckDisabled, fieldCephCleanup},
 		Decides: true,
-		Source:  "rook/rook v1.18 deploy/examples/crds.yaml (cephclusters.ceph.rook.io v1: status.ceph.health, details, lastChecked; status.phase, state, message), pkg/operator/ceph/cluster/cephstatus.go (the status check, every spec.healthCheck.daemonHealth.status.interval, 60s by default); argoproj/argo-cd resource_customizations/ceph.rook.io/CephCluster/health.lua",
+		Source:  "rook/rook v1.18 deploy/examples/crds.yaml (cephclusters.ceph.rook.io v1: status.ceph.health, details, lastChecked; status.phase, state, message; spec.cleanupPolicy.confirmation), deploy/examples/cluster.yaml (a confirmed cleanup policy stops the configuration), pkg/apis/ceph.rook.io/v1/types.go (condition DeletionIsBlocked), pkg/operator/ceph/cluster/cephstatus.go (the status check, every spec.healthCheck.daemonHealth.status.interval, 60s by default); argoproj/argo-cd resource_customizations/ceph.rook.io/CephCluster/health.lua",
 	},
 	{
 		Group: "ceph.rook.io", Versions: []string{"v1"}, Resource: "cephblockpools", Kind: "CephBlockPool", Namespaced: true,
@@ -57,9 +76,10 @@ var rookCephStatus = []StatusResource{
 var cnpgStatus = []StatusResource{
 	{
 		Group: "postgresql.cnpg.io", Versions: []string{"v1"}, Resource: "clusters", Kind: "Cluster", Namespaced: true,
-		Fields:  []string{fieldPhase, fieldPhaseReason, fieldInstances, fieldReadyInstances},
-		Decides: true,
-		Source:  "cloudnative-pg/cloudnative-pg v1.28 api/v1/cluster_types.go (status.phase values Phase*, status.readyInstances, spec.instances; conditions Ready, ContinuousArchiving, LastBackupSucceeded, cnpg.io/hibernation), config/crd/bases/postgresql.cnpg.io_clusters.yaml; argoproj/argo-cd resource_customizations/postgresql.cnpg.io/Cluster/health.lua",
+		Fields:      []string{fieldPhase, fieldPhaseReason, fieldInstances, fieldReadyInstances},
+		Annotations: []string{annCNPGReconciliationLoop},
+		Decides:     true,
+		Source:      "cloudnative-pg/cloudnative-pg v1.28 pkg/utils/labels_annotations.go (cnpg.io/reconciliationLoop: disabled), docs/src/failure_modes.md (a disabled reconciliation loop stops updates, self-healing and failover), api/v1/cluster_types.go (status.phase values Phase*, status.readyInstances, spec.instances; conditions Ready, ContinuousArchiving, LastBackupSucceeded, cnpg.io/hibernation), config/crd/bases/postgresql.cnpg.io_clusters.yaml; argoproj/argo-cd resource_customizations/postgresql.cnpg.io/Cluster/health.lua",
 	},
 	{
 		Group: "postgresql.cnpg.io", Versions: []string{"v1"}, Resource: "backups", Kind: "Backup", Namespaced: true,
@@ -87,7 +107,7 @@ var prometheusStatus = []StatusResource{
 		Group: "monitoring.coreos.com", Versions: []string{"v1"}, Resource: "prometheuses", Kind: "Prometheus", Namespaced: true,
 		Fields:  []string{fieldReplicas, fieldAvailableReplicas, fieldPaused},
 		Decides: true,
-		Source:  "prometheus-operator/prometheus-operator v0.85 pkg/operator/statefulset_reporter.go (condition Available: True, Degraded with reason SomePodsNotReady, False with NoPodReady or StatefulSetNotFound), the Reconciled condition, example/prometheus-operator-crd/monitoring.coreos.com_prometheuses.yaml; argoproj/argo-cd resource_customizations/monitoring.coreos.com/Prometheus/health.lua",
+		Source:  "prometheus-operator/prometheus-operator v0.85 pkg/operator/statefulset_reporter.go (condition Available: True, Degraded with reason SomePodsNotReady, False with NoPodReady or StatefulSetNotFound), the Reconciled condition, status.paused (spec.paused: only deletions are performed), example/prometheus-operator-crd/monitoring.coreos.com_prometheuses.yaml; argoproj/argo-cd resource_customizations/monitoring.coreos.com/Prometheus/health.lua",
 	},
 	{
 		Group: "monitoring.coreos.com", Versions: []string{"v1"}, Resource: "alertmanagers", Kind: "Alertmanager", Namespaced: true,
@@ -146,8 +166,8 @@ var fluxStatus = []StatusResource{
 	},
 	{
 		Group: "source.toolkit.fluxcd.io", Versions: []string{"v1"}, Resource: "helmrepositories", Kind: "HelmRepository", Namespaced: true,
-		Fields: []string{fieldSuspend},
-		Source: "fluxcd/source-controller v1.9 config/crd/bases/source.toolkit.fluxcd.io_helmrepositories.yaml: " + fluxKstatus,
+		Fields: []string{fieldSuspend, fieldSourceType},
+		Source: "fluxcd/source-controller v1.9 config/crd/bases/source.toolkit.fluxcd.io_helmrepositories.yaml, docs/spec/v1/helmrepositories.md (spec.type oci: a static object, no status): " + fluxKstatus,
 	},
 	{
 		Group: "kustomize.toolkit.fluxcd.io", Versions: []string{"v1"}, Resource: "kustomizations", Kind: "Kustomization", Namespaced: true,
@@ -165,6 +185,6 @@ var argocdStatus = []StatusResource{
 	{
 		Group: "argoproj.io", Versions: []string{"v1alpha1"}, Resource: "applications", Kind: "Application", Namespaced: true,
 		Fields: []string{fieldAppHealth, fieldAppSync, fieldAppOperationPhase, fieldAppOperationReason},
-		Source: "argoproj/argo-cd v3.5 pkg/apis/application/v1alpha1/types.go (status.health.status Healthy, Progressing, Degraded, Suspended, Missing, Unknown; status.sync.status Synced, OutOfSync, Unknown; status.conditions, an error type ending in Error), manifests/crds/application-crd.yaml (no status subresource)",
+		Source: "argoproj/argo-cd v3.5 pkg/apis/application/v1alpha1/types.go (status.health.status Healthy, Progressing, Degraded, Suspended, Missing, Unknown; status.sync.status Synced, OutOfSync, Unknown; status.operationState.phase Running, Terminating, Failed, Error, Succeeded; status.conditions, an error type ending in Error), manifests/crds/application-crd.yaml (no status subresource)",
 	},
 }

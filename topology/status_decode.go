@@ -53,7 +53,7 @@ func cut(s string) string {
 // DecodeStatusObject decodes obj, one object of res as the API server's JSON
 // gives it (an item of a list, or a get, decoded into map[string]any), into
 // a StatusObject: metadata (name, namespace, generation, creationTimestamp,
-// deletionTimestamp), status.observedGeneration, status.conditions (type,
+// deletionTimestamp, each of res.Annotations), status.observedGeneration, status.conditions (type,
 // status, reason, message, observedGeneration, lastTransitionTime), each of
 // res.Fields that is a string, number or boolean, and for a CephCluster
 // status.ceph.details (Rook's copy of Ceph's health checks). Strings go
@@ -96,6 +96,18 @@ func DecodeStatusObject(res StatusResource, obj map[string]any, clean StatusClea
 	o.Created = timeOf(meta["creationTimestamp"])
 	if d, ok := meta["deletionTimestamp"].(string); ok && d != "" {
 		o.Deleting = true
+	}
+
+	if len(res.Annotations) > 0 {
+		anns, _ := meta["annotations"].(map[string]any)
+		for _, k := range res.Annotations {
+			if v, ok := anns[k].(string); ok {
+				if o.Annotations == nil {
+					o.Annotations = map[string]string{}
+				}
+				o.Annotations[k] = clean.text(v)
+			}
+		}
 	}
 
 	if st, present := obj["status"]; present && st != nil {

@@ -30,6 +30,9 @@ type LayerJudgement struct {
 //   - degraded when either is degraded; the reason gives the workloads'
 //     problems, then the status' words ("rook-ceph runs, no CephCluster";
 //     "Ceph HEALTH_ERR: 2 osds down, checked 40 s ago");
+//   - suspended when its workloads are not degraded and a status resource
+//     that decides is suspended (JudgeStatus: its operator was told to
+//     leave it alone), with the status' words;
 //   - unknown when neither is degraded and either is unknown, with the
 //     reasons (a list that could not be read, a status not reported yet, a
 //     stale Ceph status);
@@ -92,6 +95,15 @@ func EvaluateWithStatus(def LayerDef, facts ClusterFacts, status StatusFacts, de
 		if v.Health == Degraded || v.Health == Unknown {
 			parts = append(parts, v.Words)
 		}
+		if w.Health == Unknown {
+			parts = append(parts, w.Reason)
+		}
+		st.Reason = strings.Join(parts, "; ")
+	case v.Health == Suspended:
+		// Its own objects are left alone by their operator: what they say
+		// may be frozen, so the layer is neither healthy nor repaired.
+		st.Health = Suspended
+		parts := []string{v.Words}
 		if w.Health == Unknown {
 			parts = append(parts, w.Reason)
 		}

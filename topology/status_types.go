@@ -32,6 +32,10 @@ type StatusResource struct {
 	// decodes into StatusObject.Fields, beyond what every StatusObject
 	// holds (metadata, status.observedGeneration, status.conditions).
 	Fields []string `json:"fields,omitempty"`
+	// Annotations are the metadata.annotations nestor decodes into
+	// StatusObject.Annotations (CloudNativePG's
+	// cnpg.io/reconciliationLoop).
+	Annotations []string `json:"annotations,omitempty"`
 	// Decides is true when the layer's health depends on this resource:
 	// a list that could not be read then makes the layer unknown. A
 	// resource that only tells about what runs on the layer (Argo CD
@@ -94,6 +98,9 @@ type StatusObject struct {
 	// Fields holds each declared field the object has, as text: a string
 	// as is, a number or a boolean as JSON writes it.
 	Fields map[string]string `json:"fields,omitempty"`
+	// Annotations holds each of the resource's declared Annotations the
+	// object carries.
+	Annotations map[string]string `json:"annotations,omitempty"`
 	// Checks are a CephCluster's status.ceph.details (Ceph's health
 	// checks), sorted by name; empty for every other kind.
 	Checks []HealthCheck `json:"checks,omitempty"`
@@ -127,8 +134,8 @@ type HealthCheck struct {
 
 // StatusVerdict is what a layer's status resources say (JudgeStatus).
 type StatusVerdict struct {
-	// Health is Healthy, Degraded or Unknown; "" when the layer declares
-	// no status resource (its workloads alone decide).
+	// Health is Healthy, Degraded, Suspended or Unknown; "" when the layer
+	// declares no status resource (its workloads alone decide).
 	Health Health `json:"health,omitempty"`
 	// Words say why in a few words: "Ceph HEALTH_OK", "Ceph HEALTH_ERR:
 	// Reduced data availability: 64 pgs inactive; 2 osds down, checked 40 s
@@ -170,9 +177,13 @@ type ResourceReport struct {
 type ObjectReport struct {
 	Namespace string `json:"namespace,omitempty"`
 	Name      string `json:"name"`
-	// Health is this object's: Healthy, Degraded or Unknown.
+	// Health is this object's: Healthy, Degraded, Progressing (not yet
+	// what it should be, its operator at work), Suspended (its operator
+	// told to stop acting on it) or Unknown.
 	Health Health `json:"health"`
-	// Progressing is true when it is Degraded but moving.
+	// Progressing is true when Health is Progressing (kept for the
+	// readers of format version 1, which saw such an object as degraded
+	// and progressing).
 	Progressing bool `json:"progressing,omitempty"`
 	// Says is what its status says, in a few words ("HEALTH_OK",
 	// "Ready False (SecretSyncedError): could not get secret data").

@@ -86,10 +86,24 @@ var legacyCredentialVars = []struct{ name, modern string }{
 }
 
 // ScalewayCredentialsError is a refusal of the credentials or API URL; its
-// text never contains the secret key, whole or in part.
-type ScalewayCredentialsError struct{ Msg string }
+// text never contains the secret key, whole or in part. Missing is true
+// when no credentials are set anywhere (not exported, no scw config file):
+// the stack is fine, there is nothing to read it with
+// (probes.NothingToRead).
+type ScalewayCredentialsError struct {
+	Msg     string
+	Missing bool
+}
 
 func (e *ScalewayCredentialsError) Error() string { return e.Msg }
+
+// NothingToRead is true when no credentials are set anywhere.
+func (e *ScalewayCredentialsError) NothingToRead() bool { return e.Missing }
+
+// missingCreds is the error of credentials set nowhere.
+func missingCreds(format string, args ...any) error {
+	return &ScalewayCredentialsError{Msg: fmt.Sprintf(format, args...), Missing: true}
+}
 
 func credErr(format string, args ...any) error {
 	return &ScalewayCredentialsError{Msg: fmt.Sprintf(format, args...)}
@@ -284,7 +298,7 @@ func loadScwConfig(get func(string) string, home string) (*scw.Config, string, e
 		d := filepath.Join(home, ".config", "scw")
 		paths = []string{filepath.Join(d, "config.yaml"), filepath.Join(d, "config.yml")}
 	default:
-		return nil, "", credErr("no Scaleway credentials: SCW_ACCESS_KEY and SCW_SECRET_KEY are not exported, and HOME is not set to find the scw config file")
+		return nil, "", missingCreds("no Scaleway credentials: SCW_ACCESS_KEY and SCW_SECRET_KEY are not exported, and HOME is not set to find the scw config file")
 	}
 	for _, p := range paths {
 		data, err := os.ReadFile(p)
@@ -308,7 +322,7 @@ func loadScwConfig(get func(string) string, home string) (*scw.Config, string, e
 		}
 		return &cfg, p, nil
 	}
-	return nil, "", credErr("no Scaleway credentials: SCW_ACCESS_KEY and SCW_SECRET_KEY are not exported and there is no scw config file (%s); run `scw init`, or export them", strings.Join(paths, ", "))
+	return nil, "", missingCreds("no Scaleway credentials: SCW_ACCESS_KEY and SCW_SECRET_KEY are not exported and there is no scw config file (%s); run `scw init`, or export them", strings.Join(paths, ", "))
 }
 
 var quotedRE = regexp.MustCompile("`[^`]*`")

@@ -130,7 +130,7 @@ func (Kind) Guard(ctx context.Context, op *probes.Opened) (*probes.TargetView, e
 	obs := readKapsule(ctx, op.Timeout(), creds, t, o.UserAgent) // within the stack's one deadline (ctx's)
 	if err := ctx.Err(); errors.Is(err, context.Canceled) {
 		// Interrupted; a deadline reached leaves the parts unknown, timed out.
-		return nil, fmt.Errorf("reading stack %s from the provider's API: %w", t.Name, err)
+		return nil, fmt.Errorf("reading stack %s from the provider's API: %w", t.Name, probes.Stopped(err))
 	}
 	op.Provider = &probes.Provider{ClusterID: t.Scaleway.ClusterID, Region: t.Scaleway.Region, APIURL: creds.APIURL, Credentials: creds.Source, AccessKey: creds.Masked()}
 	st := &state{creds: creds, obs: obs, view: &probes.ProviderView{Provider: *op.Provider, Cluster: obs.Cluster, Pools: obs.Pools, Nodes: obs.Nodes, Waiting: obs.Transient["cluster"]}}

@@ -155,7 +155,7 @@ func TestReadVMs(t *testing.T) {
 	stopped, stop := context.WithCancel(ctx)
 	stop()
 	vms, _ = readVMs(stopped, killed.run)
-	if want := "limactl list --json did not finish: canceled"; vms.Known || vms.Reason != want || vms.Code != topology.ReasonInterrupted {
+	if want := "limactl list --json did not finish: interrupted (nestor was stopped before this read finished)"; vms.Known || vms.Reason != want || vms.Code != topology.ReasonInterrupted {
 		t.Errorf("canceled: %+v, want unknown %q, %s", vms, want, topology.ReasonInterrupted)
 	}
 }

@@ -64,7 +64,7 @@ func (Kind) Read(ctx context.Context, op *probes.Opened, _ probes.Scope) (*topol
 func (Kind) Runbook(t *topology.Topology, ph topology.Phase, _ func(string) string) string {
 	switch ph.Kind {
 	case topology.PhaseKindBootstrap:
-		return "RUNBOOK.md § bootstrap: the upstream provisioning (Ansible bootstrap playbook) on the existing machines, then `nestor discover --cp " + probes.FirstControlPlane(t) + "`"
+		return "RUNBOOK.md § bootstrap: the upstream provisioning (Ansible bootstrap playbook) on the existing machines, then " + probes.FetchCommand(t, func(s string) string { return "nestor " + s })
 	case topology.PhaseKindK8s:
 		return probes.K8sRunbook
 	}
@@ -75,13 +75,13 @@ func (Kind) Runbook(t *topology.Topology, ph topology.Phase, _ func(string) stri
 // notes say which kubeconfig nestor reads and how to fetch it.
 func (Kind) Env(t *topology.Topology, kc probes.Kubeconfig, none *probes.NoTarget, suggest func(string) string) ([]probes.EnvVar, []string, error) {
 	notes := []string{fmt.Sprintf("stack %s is %s: nestor env exports nothing for it (KUBECONFIG is left as it is).", t.Name, t.TargetKind)}
-	fetch := suggest("discover --cp " + probes.FirstControlPlane(t))
+	fetch := probes.FetchCommand(t, suggest)
 	switch {
 	case none != nil && none.Kind == probes.NoKubeconfig:
-		return nil, append(notes, fmt.Sprintf("nestor has no kubeconfig for it: add `kubeconfig: ~/.kube/%s.config` to %s, then `%s`.", t.Name, t.Path, fetch)), nil
+		return nil, append(notes, fmt.Sprintf("nestor has no kubeconfig for it: add `kubeconfig: ~/.kube/%s.config` to %s, then %s.", t.Name, t.Path, fetch)), nil
 	case none != nil:
 		notes = append(notes, fmt.Sprintf("nestor reads %s (from %s).", strings.Join(kc.Paths, ":"), probes.SourceText(kc)))
-		return nil, append(notes, fmt.Sprintf("it does not exist yet: fetch it with `%s`.", fetch)), nil
+		return nil, append(notes, fmt.Sprintf("it does not exist yet: fetch it with %s.", fetch)), nil
 	}
 	notes = append(notes, fmt.Sprintf("nestor reads %s (from %s).", strings.Join(kc.Paths, ":"), probes.SourceText(kc)))
 	if kc.Source == probes.SourceEnv {

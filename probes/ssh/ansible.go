@@ -16,6 +16,8 @@ import (
 	"unicode/utf8"
 
 	"gopkg.in/yaml.v3"
+
+	"nestor.dev/nestor/probes"
 )
 
 // DefaultAnsibleInventoryTimeout bounds one ansible-inventory run: a Python
@@ -138,7 +140,7 @@ func readAnsibleInventory(ctx context.Context, path string, o InventoryOptions) 
 		}
 		switch {
 		case rctx.Err() != nil:
-			return nil, "", fmt.Errorf("inventory %s: ansible-inventory did not finish within %s and was stopped (a dynamic inventory waiting on the network?): %v", path, timeout, rctx.Err())
+			return nil, "", fmt.Errorf("inventory %s: ansible-inventory did not finish within %s and was stopped (a dynamic inventory waiting on the network?): %s", path, timeout, probes.StopWords(rctx.Err()))
 		case errors.Is(err, exec.ErrNotFound), exit == 127:
 			return nil, "ansible-inventory is not on PATH", nil
 		case isVaultFailure(msg):

@@ -188,7 +188,7 @@ func FetchAdminConf(ctx context.Context, run probes.Runner, o FetchOptions) (*Ad
 			fe.ExitCode = ee.ExitCode()
 		}
 		if ctx.Err() != nil {
-			fe.Hint = "ssh did not finish: " + ctx.Err().Error()
+			fe.Hint = "ssh did not finish: " + probes.StopWords(ctx.Err())
 		}
 		if fe.Hint == "" {
 			fe.Hint = fetchHint(fe.Stderr, o)

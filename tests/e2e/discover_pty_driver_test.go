@@ -96,8 +96,9 @@ func TestDiscoverPTYDriverKeysReachThePrompt(t *testing.T) {
 	}
 	bin := nestorBinary(t)
 	const (
-		add   = "dirqual.yaml declares no kubeconfig:. Add `kubeconfig: ~/.kube/dirqual.config` to it? (Y/n)"
-		fetch = "Fetch its kubeconfig from dirqual1 over ssh now? (Y/n)"
+		add = "dirqual.yaml declares no kubeconfig:. Add `kubeconfig: ~/.kube/dirqual.config` to it? (Y/n)"
+		// A copy of the cluster's admin credentials: default No.
+		fetch = "Fetch its kubeconfig (the cluster's admin credentials) from dirqual1 over ssh now? (y/N)"
 	)
 	type step struct{ expect, send string }
 	for _, tc := range []struct {
@@ -118,6 +119,10 @@ func TestDiscoverPTYDriverKeysReachThePrompt(t *testing.T) {
 			{fetch, "\x03"},
 		}, 130, 2, 0, true},
 		{"no", []step{{add, "N\r"}, {"Left ", ""}}, 0, 1, 0, false},
+		{"enter takes the default no at the fetch", []step{
+			{add, "y\r"}, {"Added `kubeconfig: ~/.kube/dirqual.config`", ""},
+			{fetch, "\r"}, {"Nothing fetched.", ""},
+		}, 0, 2, 0, true},
 	} {
 		for _, stall := range []time.Duration{0, 300 * time.Millisecond} {
 			t.Run(fmt.Sprintf("%s/stall %v", tc.name, stall), func(t *testing.T) {

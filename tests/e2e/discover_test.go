@@ -82,7 +82,7 @@ func TestDiscover(t *testing.T) {
 		p.expect("dirqual.yaml declares no kubeconfig:. Add `kubeconfig: ~/.kube/dirqual.config` to it?", timeout)
 		p.send("y\r")
 		p.expect("Added `kubeconfig: ~/.kube/dirqual.config`", timeout)
-		p.expect("Fetch its kubeconfig from dirqual1 over ssh now?", timeout)
+		p.expect("Fetch its kubeconfig (the cluster's admin credentials) from dirqual1 over ssh now? (y/N)", timeout)
 		p.send("y\r")
 		p.expect("Wrote "+filepath.Join(e.home, ".kube", "dirqual.config")+" (mode 0600).", timeout)
 		p.expect("nodes       4 seen, 4 Ready: dirqual1, dirqual2, dirqual3, dirqual4", timeout)

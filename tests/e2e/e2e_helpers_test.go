@@ -774,7 +774,7 @@ func (w *world) runPTY(extra []string, interact func(p *ptyProc), args ...string
 	for i, c := range w.Clusters {
 		marks[i] = len(auditEvents(w.t, c))
 	}
-	env := append(w.env(extra...), "TERM=xterm")
+	env := w.env(append([]string{"TERM=xterm"}, extra...)...) // extra may set TERM: the last value wins
 	p := startPTY(w.t, bin, env, args...)
 	interact(p)
 	r := ptyRun{code: p.wait(), output: p.output()}

@@ -102,7 +102,7 @@ func TestFleet(t *testing.T) {
 		wantLine(t, stack, r.stdout, `^`+stack+`\s+\S+\s+\S+.*\s`+quote(status)+`\s`)
 	}
 	wantLine(t, "healthy target", r.stdout, `^healthy\s+prod\s+`+quote(healthy.URL)+`\s+in sync\s+1\.37\.2\s+until 2027-10-28\s+2027-10-28 → 1\.38\s+0\s+0\s+0$`)
-	wantLine(t, "summary", r.stdout, `^7 stacks read, 1 in sync, 1 need changes, 0 waiting; 2 unknown, 1 unreachable, 1 refused, 1 invalid$`)
+	wantLine(t, "summary", r.stdout, `^7 stacks: 1 in sync, 1 need changes, 0 waiting; 2 unknown, 1 unreachable, 1 refused, 1 invalid$`)
 	wantNotContains(t, "stderr (no terminal: no progress)", r.stderr, "read…")
 
 	// Each API server saw only its own stack's reads: the healthy cluster
@@ -196,7 +196,7 @@ func TestFleet(t *testing.T) {
 	w.stackFile("healthy2", replaceLine(t, string(src), "name:", "healthy2"))
 	other := w.kubeconfig(drifted, filepath.Join(w.Home, "other.config"), harness.IdentityReadOnly, "")
 	k := w.run([]string{"KUBECONFIG=" + other}, "fleet", "--stacks", w.Stacks, "healthy", "healthy2")
-	wantLine(t, "both read through their own kubeconfig", k.stdout, `^2 stacks read, 2 in sync`)
+	wantLine(t, "both read through their own kubeconfig", k.stdout, `^2 stacks: 2 in sync`)
 	if n := strings.Count(k.stderr, "the exported KUBECONFIG is not used"); n != 1 {
 		t.Errorf("the exported KUBECONFIG is said %d times, want once:\n%s", n, k)
 	}

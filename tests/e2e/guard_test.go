@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -92,12 +93,58 @@ func TestGuardPhantomTarget(t *testing.T) {
 	exported := []string{"KUBECONFIG=" + stale}
 	args := []string{"preview", "--stack", "dirqual", "--stacks", w.Stacks}
 
-	t.Run("interactive shows the mismatch before asking", func(t *testing.T) {
+	// Interactive: the comparison is offline, so the mismatch is shown and
+	// asked about before any request — the other server is sent nothing
+	// unless the operator says so (default No; Ctrl-C too sends nothing).
+	contact := "? " + phantom.URL + " is not the endpoint of stack dirqual. Send it the requests that show its version and nodes? (y/N)"
+	for _, tc := range []struct {
+		name, key, says string
+		code            int
+	}{
+		{"interactive: no at the mismatch sends nothing", "n\r", "Not confirmed: nothing was sent to " + phantom.URL, 1},
+		{"interactive: enter at the mismatch takes the default No", "\r", "Not confirmed: nothing was sent to " + phantom.URL, 1},
+		{"interactive: ctrl-c at the mismatch", "\x03", "Interrupted", 130},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			w := w.in(t)
+			r := w.runPTY(exported, func(p *ptyProc) {
+				p.expect("endpoint    "+phantom.URL, promptWait)
+				p.expect("WARNING     endpoint MISMATCH: "+stack+" declares "+prod.URL, promptWait)
+				p.expect("kubeconfig  "+stale+" (from KUBECONFIG in the environment)", promptWait)
+				answerPrompt(t, p, contact, tc.key)
+				p.expect(tc.says, promptWait)
+			}, args...)
+			if r.code != tc.code {
+				t.Errorf("exit %d, want %d", r.code, tc.code)
+			}
+			wantNotContains(t, "nothing read", r.output, "seen,", "Is this the stack dirqual?")
+			if n := len(r.audit[0]) + len(r.audit[1]); n != 0 {
+				t.Errorf("%d requests reached a server before the operator said yes: %v %v", n, r.audit[0], r.audit[1])
+			}
+		})
+	}
+
+	t.Run("interactive: --kubeconfig of another cluster, no sends nothing", func(t *testing.T) {
+		w := w.in(t)
+		r := w.runPTY(nil, func(p *ptyProc) {
+			p.expect("WARNING     endpoint MISMATCH: "+stack+" declares "+prod.URL, promptWait)
+			p.expect("kubeconfig  "+stale+" (from --kubeconfig on the command line)", promptWait)
+			answerPrompt(t, p, contact, "n\r")
+			p.expect("Not confirmed: nothing was sent to "+phantom.URL, promptWait)
+		}, append(append([]string{}, args...), "--kubeconfig", stale)...)
+		if r.code != 1 {
+			t.Errorf("exit %d, want 1", r.code)
+		}
+		if n := len(r.audit[0]) + len(r.audit[1]); n != 0 {
+			t.Errorf("%d requests reached a server before the operator said yes: %v %v", n, r.audit[0], r.audit[1])
+		}
+	})
+
+	t.Run("interactive: yes at the mismatch reads the target check, then asks", func(t *testing.T) {
 		w := w.in(t)
 		r := w.runPTY(exported, func(p *ptyProc) {
-			p.expect("endpoint    "+phantom.URL, promptWait)
 			p.expect("WARNING     endpoint MISMATCH: "+stack+" declares "+prod.URL, promptWait)
-			p.expect("kubeconfig  "+stale+" (from KUBECONFIG in the environment)", promptWait)
+			answerPrompt(t, p, contact, "y\r")
 			p.expect("nodes       2 seen, 2 Ready: lima-node1, lima-node2", promptWait)
 			answerPrompt(t, p, "? Is this the stack dirqual? (y/N)", "n\r")
 			p.expect("Not confirmed", promptWait)
@@ -230,6 +277,51 @@ func TestGuardNoTerminalNeverWaits(t *testing.T) {
 			}
 			if r.took > 10*time.Second {
 				t.Errorf("took %v: it waited", r.took)
+			}
+		})
+	}
+}
+
+// The confirmation names the Ready nodes after "N Ready:" and the NotReady
+// one on its own line (the demo cluster: demo3 NotReady); and the prompt
+// follows the colour rule of every output (App.colorFor): TERM=dumb draws
+// it plain, as NO_COLOR does, and only a colour terminal colours it.
+func TestGuardPromptNodesAndColour(t *testing.T) {
+	c := sharedFixtureCluster(t, "demo.yaml")
+	w, _ := dirqualWorld(t, c, harness.IdentityReadOnly)
+	sgr := regexp.MustCompile(`\x1b\[[0-9;]*m`)
+	for _, tc := range []struct {
+		name   string
+		env    []string
+		colour bool
+	}{
+		{"TERM=dumb", []string{"NO_COLOR=", "TERM=dumb"}, false},
+		{"NO_COLOR=1", []string{"NO_COLOR=1"}, false},
+		{"a colour terminal", []string{"NO_COLOR="}, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			w := w.in(t)
+			var raw string
+			r := w.runPTY(tc.env, func(p *ptyProc) {
+				p.expect("nodes       4 seen, 3 Ready: demo1, demo2, demo4\n", promptWait)
+				p.expect("not Ready   demo3 (", promptWait)
+				answerPrompt(t, p, "? Is this the stack dirqual? (y/N)", "n\r")
+				p.expect("Not confirmed", promptWait)
+				raw = p.rawOutput()
+			}, "preview", "--stack", "dirqual", "--stacks", w.Stacks)
+			if r.code != 1 {
+				t.Errorf("exit %d, want 1", r.code)
+			}
+			i := strings.Index(raw, "Is this the stack dirqual?")
+			if i < 0 {
+				t.Fatalf("no prompt in:\n%q", raw)
+			}
+			prompt := raw[strings.LastIndex(raw[:i], "\n")+1 : i]
+			if got := sgr.MatchString(prompt); got != tc.colour {
+				t.Errorf("the prompt carries colour: %v, want %v: %q", got, tc.colour, prompt)
+			}
+			if !tc.colour && sgr.MatchString(raw) {
+				t.Errorf("colour in a run that may carry none: %q", sgr.FindAllString(raw, 5))
 			}
 		})
 	}

@@ -432,6 +432,14 @@ func (p *ptyProc) output() string {
 	return stripANSI(p.raw.String())
 }
 
+// rawOutput is everything printed so far, control sequences kept (the
+// colour a terminal would draw).
+func (p *ptyProc) rawOutput() string {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.raw.String()
+}
+
 // expect waits up to timeout until substr appears in the output (control
 // sequences removed) after the end of the previous match, and moves past
 // it, so successive expects follow the program's order. It fails the test

@@ -251,6 +251,7 @@ type OpenOptions struct {
 func (c Config) Open(ctx context.Context, s *Stack, o OpenOptions) (*probes.Opened, error) {
 	shown := "" // the endpoint the prompt showed
 	offline := false
+	contacted := true // false when No was answered before any request
 	p := newPalette(c.LogColor)
 	po := c.pipelineOptions(s, o)
 	po.Show = func(v probes.TargetView) {
@@ -261,6 +262,14 @@ func (c Config) Open(ctx context.Context, s *Stack, o OpenOptions) (*probes.Open
 		}
 		printTargetOffline(c.Log, v, p)
 		offline = true
+	}
+	po.Contact = func(v probes.TargetView) (bool, error) {
+		// The offline view above says the endpoint is not the stack's:
+		// nothing is sent to it unless the operator says so.
+		shown = v.Target.Endpoint
+		yes, err := c.Prompter.Confirm(fmt.Sprintf("%s is not the endpoint of stack %s. Send it the requests that show its version and nodes?", v.Target.Endpoint, s.Name), false)
+		contacted = yes
+		return yes, err
 	}
 	po.Confirm = func(v probes.TargetView) (bool, error) {
 		if c.Progress != nil {
@@ -289,6 +298,9 @@ func (c Config) Open(ctx context.Context, s *Stack, o OpenOptions) (*probes.Open
 	var missing *probes.MissingEndpointError
 	var mismatch *probes.EndpointMismatchError
 	switch {
+	case errors.Is(err, probes.ErrNotConfirmed) && !contacted:
+		c.notContacted(shown, o.Wrote)
+		return nil, SilentError{Code: ExitError}
 	case errors.Is(err, probes.ErrNotConfirmed):
 		c.notConfirmed(shown, o.Wrote)
 		return nil, SilentError{Code: ExitError}
@@ -349,6 +361,16 @@ func explained(err error, format string, args ...any) error {
 	return &explainedError{msg: fmt.Sprintf(format, args...), err: err}
 }
 
+// notContacted says that the operator declined a target whose endpoint
+// is not the stack's before anything was sent to it.
+func (c Config) notContacted(endpoint, wrote string) {
+	if wrote == "" {
+		fmt.Fprintf(c.Log, "Not confirmed: nothing was sent to %s; nothing was written.\n", endpoint)
+		return
+	}
+	fmt.Fprintf(c.Log, "Not confirmed: nothing was sent to %s; %s stays written, nothing else was.\n", endpoint, wrote)
+}
+
 func (c Config) notConfirmed(endpoint, wrote string) {
 	what := "the target"
 	if endpoint != "" {
@@ -363,12 +385,12 @@ func (c Config) notConfirmed(endpoint, wrote string) {
 
 // noTargetFix is the command that gives stack s a target.
 func noTargetFix(s *Stack, n *probes.NoTarget) string {
-	fetch := s.Suggest("discover --cp " + FirstControlPlane(s.Topology))
+	fetch := probes.FetchCommand(s.Topology, s.Suggest)
 	switch n.Kind {
 	case probes.NoKubeconfig:
-		return fmt.Sprintf("add `kubeconfig: ~/.kube/%s.config` (`nestor stack select %s` offers it), then fetch it with `%s`", s.Name, s.Name, fetch)
+		return fmt.Sprintf("add `kubeconfig: ~/.kube/%s.config` (`nestor stack select %s` offers it), then fetch it with %s", s.Name, s.Name, fetch)
 	case probes.KubeconfigMissing:
-		return "fetch it from the control plane with `" + fetch + "`"
+		return "fetch it from the control plane with " + fetch
 	}
 	return "" // the bench: preview's hint and next say what runs
 }
@@ -475,15 +497,21 @@ func printTargetRead(w io.Writer, v probes.TargetView, p palette) {
 		fmt.Fprintf(w, "  nodes       %s\n", unknownText(p, v.Nodes.Reason))
 		return
 	}
-	names := make([]string, 0, len(v.Nodes.Value))
-	var notReady []string
+	// "N seen, M Ready: " lists the Ready ones only; those not Ready have
+	// their own line, with their condition.
+	var ready, notReady []string
 	for _, n := range v.Nodes.Value {
-		names = append(names, n.Name)
-		if !n.Ready {
+		if n.Ready {
+			ready = append(ready, n.Name)
+		} else {
 			notReady = append(notReady, n.Name+" ("+n.ReadyText()+")")
 		}
 	}
-	fmt.Fprintf(w, "  nodes       %d seen, %d Ready: %s\n", len(names), len(names)-len(notReady), abbreviate(names, 12))
+	line := fmt.Sprintf("%d seen, %d Ready", len(v.Nodes.Value), len(ready))
+	if len(ready) > 0 {
+		line += ": " + abbreviate(ready, 12)
+	}
+	fmt.Fprintf(w, "  nodes       %s\n", line)
 	if len(notReady) > 0 {
 		fmt.Fprintf(w, "  not Ready   %s\n", p.yellow(abbreviate(notReady, 12)))
 	}

@@ -105,7 +105,7 @@ func (d Discover) Run(ctx context.Context) (*DiscoverReport, *Stack, error) {
 	for _, l := range obs.Layers {
 		// An undeclared catalog layer is only listed when a specific sign
 		// of it was seen (topology.Undeclared), whatever its health.
-		if !l.Declared || l.Health == topology.Healthy || l.Health == topology.Degraded {
+		if !l.Declared || l.Health == topology.Healthy || l.Health == topology.Degraded || l.Health == topology.Suspended {
 			r.Layers = append(r.Layers, l)
 		} else {
 			r.NotFound = append(r.NotFound, l)

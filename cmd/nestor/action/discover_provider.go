@@ -53,7 +53,7 @@ func discoverProvider(ctx context.Context, s *Stack, op *probes.Opened) (*Discov
 		r.Target.Kubeconfig = []string{}
 	}
 	for _, l := range obs.Layers {
-		if !l.Declared || l.Health == topology.Healthy || l.Health == topology.Degraded {
+		if !l.Declared || l.Health == topology.Healthy || l.Health == topology.Degraded || l.Health == topology.Suspended {
 			r.Layers = append(r.Layers, l)
 		} else {
 			r.NotFound = append(r.NotFound, l)

@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"path/filepath"
 	"runtime"
 	"sort"
@@ -63,9 +64,10 @@ type FleetStack struct {
 	// the provider is moving, the parts not read, why nothing was read or
 	// why no report could be made ("" in sync).
 	Reason string `json:"reason,omitempty"`
-	// Target says where the stack was read ("" when nothing was): the API
-	// server's endpoint, "lima (N VMs)", or a managed cluster's name,
-	// region and id.
+	// Target says where the stack was read: the API server's endpoint,
+	// "lima (N VMs)", or a managed cluster's name, region and id; for a
+	// stack refused or unreachable, the endpoint it would have been read
+	// from; "" when none is known.
 	Target string `json:"target,omitempty"`
 	// Version is the cluster's Kubernetes version as read: the API
 	// server's, else the provider's ("" when unknown).
@@ -149,14 +151,14 @@ func (f Fleet) Run(ctx context.Context) (*FleetReport, error) {
 			case sem <- struct{}{}:
 				defer func() { <-sem }()
 			case <-ctx.Done():
-				out[i] = FleetStack{Name: e.Name, File: e.Path, Status: StatusUnknown, Reason: ctx.Err().Error()}
+				out[i] = FleetStack{Name: e.Name, File: e.Path, Status: StatusUnknown, Reason: "not read: " + probes.StopWords(ctx.Err())}
 				return
 			}
 			if e.Topology == nil && e.Err == nil {
 				select {
 				case parsing <- struct{}{}:
 				case <-ctx.Done():
-					out[i] = FleetStack{Name: e.Name, File: e.Path, Status: StatusUnknown, Reason: ctx.Err().Error()}
+					out[i] = FleetStack{Name: e.Name, File: e.Path, Status: StatusUnknown, Reason: "not read: " + probes.StopWords(ctx.Err())}
 					return
 				}
 				e.Load()
@@ -173,7 +175,7 @@ func (f Fleet) Run(ctx context.Context) (*FleetReport, error) {
 	}
 	wg.Wait()
 	if err := ctx.Err(); err != nil {
-		return nil, fmt.Errorf("fleet: %w", err)
+		return nil, fmt.Errorf("fleet: %w", probes.Stopped(err))
 	}
 	if f.Sort == FleetSortDeadline {
 		sort.SliceStable(out, func(i, j int) bool { return topology.CompareHardDates(out[i].Deadline, out[j].Deadline) < 0 })
@@ -275,14 +277,19 @@ func deadlineText(hd *topology.HardDate) string {
 }
 
 // ownKubeconfigs is c for a fleet: each stack is read through its own
-// kubeconfig (the topology's kubeconfig:, or its kind's own file), never
-// through an exported KUBECONFIG or --kubeconfig — one cluster's, which
-// every other stack's endpoint check would refuse. It says so once on Log
-// when either is set.
+// kubeconfig (the topology's kubeconfig:, or its kind's own file) and that
+// file's current context, never through an exported KUBECONFIG or
+// --kubeconfig — one cluster's, which every other stack's endpoint check
+// would refuse — nor with --context, a name of one kubeconfig's contexts,
+// which the other stacks' kubeconfigs do not share. It says so once on Log
+// when any is set.
 func (c Config) ownKubeconfigs() Config {
 	var ignored []string
 	if c.Kubeconfig != "" {
 		ignored = append(ignored, "--kubeconfig")
+	}
+	if c.Context != "" {
+		ignored = append(ignored, "--context")
 	}
 	if v, ok := c.Env("KUBECONFIG"); ok && strings.Trim(v, string(filepath.ListSeparator)) != "" {
 		ignored = append(ignored, "the exported KUBECONFIG")
@@ -291,10 +298,14 @@ func (c Config) ownKubeconfigs() Config {
 		return c
 	}
 	if c.Log != nil {
-		fmt.Fprintf(c.Log, "Note: fleet reads each stack through its own kubeconfig: (or its kind's own); %s is not used.\n", strings.Join(ignored, " and "))
+		verb := "is"
+		if len(ignored) > 1 {
+			verb = "are"
+		}
+		fmt.Fprintf(c.Log, "Note: fleet reads each stack through its own kubeconfig: (or its kind's own) and that file's current context; %s %s not used.\n", joinAnd(ignored), verb)
 	}
 	env := c.Env
-	c.Kubeconfig = ""
+	c.Kubeconfig, c.Context = "", ""
 	c.Env = func(k string) (string, bool) {
 		if k == "KUBECONFIG" {
 			return "", false
@@ -306,7 +317,10 @@ func (c Config) ownKubeconfigs() Config {
 
 // entries lists the stacks to read, sorted by name: those named and the
 // files given, else every stack of the folder. Errors: the folder cannot
-// be listed (when it is read), a name not in it, a name given twice.
+// be listed (when it is read), a name not in it, a file given that cannot
+// be read at all (as a name not in the folder: nothing names a stack
+// there, so it is not a line of the fleet), a name given twice. A file
+// that is read but is not a valid topology is its stack's line, invalid.
 func (f Fleet) entries() ([]stacks.Entry, error) {
 	var all []stacks.Entry
 	if len(f.Names) > 0 || len(f.Files) == 0 {
@@ -330,6 +344,10 @@ func (f Fleet) entries() ([]stacks.Entry, error) {
 		}
 		for _, file := range f.Files {
 			t, err := f.loadFile(file)
+			var unread *fs.PathError
+			if errors.As(err, &unread) {
+				return nil, err
+			}
 			e := stacks.Entry{Name: strings.TrimSuffix(filepath.Base(file), filepath.Ext(file)), Path: file, Topology: t, Err: err}
 			if t != nil {
 				e.Name = t.Name
@@ -392,18 +410,43 @@ func (c Config) fleetStack(ctx context.Context, e stacks.Entry) FleetStack {
 		}
 	}
 	fs.Status, fs.Reason, fs.err = fleetError(err), err.Error(), err
+	fs.Target = errorTarget(err)
 	return fs
+}
+
+// errorTarget is the TARGET of a stack that could not be read: the
+// endpoint the error names (the server that did not answer, the one the
+// endpoint check refused), "" when it names none.
+func errorTarget(err error) string {
+	var s probes.ServerError
+	if errors.As(err, &s) {
+		return s.Server()
+	}
+	return ""
+}
+
+// joinAnd is "a", "a and b", "a, b and c".
+func joinAnd(items []string) string {
+	if len(items) < 2 {
+		return strings.Join(items, "")
+	}
+	return strings.Join(items[:len(items)-1], ", ") + " and " + items[len(items)-1]
 }
 
 // fleetError is the status of a stack the pipeline could not open or read:
 // refused (the guard's offline check, the bench kubeconfig for prod),
-// unreachable (the target did not answer, or the read ran out of time),
-// invalid (the stack's files cannot be used: a kubeconfig that does not
-// load, a flag that does not apply).
+// unreachable (the target did not answer, or the read ran out of time), no
+// target (the kind has nothing to read with: no credentials anywhere — the
+// topology is fine, nothing could be read), invalid (the stack's files
+// cannot be used: a kubeconfig that does not load, a flag that does not
+// apply).
 func fleetError(err error) topology.Status {
 	var refusal probes.Refusal
 	var unreachable *probes.UnreachableError
+	var nothing probes.NothingToRead
 	switch {
+	case errors.As(err, &nothing) && nothing.NothingToRead():
+		return StatusNoTarget
 	case errors.As(err, &refusal):
 		return StatusRefused
 	case errors.As(err, &unreachable), errors.Is(err, context.DeadlineExceeded):
@@ -499,7 +542,8 @@ func (r *FleetReport) summary() string {
 	if len(r.Stacks) == 1 {
 		stacks = "stack"
 	}
-	line := fmt.Sprintf("%d %s read, %d in sync, %d need changes, %d waiting", len(r.Stacks), stacks, inSync, changes, waiting)
+	// Not "read": a stack refused, unreachable or invalid was not.
+	line := fmt.Sprintf("%d %s: %d in sync, %d need changes, %d waiting", len(r.Stacks), stacks, inSync, changes, waiting)
 	var rest []string
 	for _, st := range []topology.Status{StatusUnknown, StatusNoTarget, StatusUnreachable, StatusRefused, StatusInvalid} {
 		if n := other[st]; n > 0 {

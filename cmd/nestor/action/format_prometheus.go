@@ -2,6 +2,7 @@ package action
 
 import (
 	"io"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -177,12 +178,12 @@ func (r *Report) gauges(fs families) {
 	byHealth := map[topology.Health]int{}
 	for _, name := range r.Desired.Layers {
 		h, ok := state[name]
-		if !ok || (h != topology.Healthy && h != topology.Degraded && h != topology.Absent) {
+		if !ok || !slices.Contains(topology.LayerHealths, h) {
 			h = topology.Unknown
 		}
 		byHealth[h]++
 	}
-	for _, h := range []topology.Health{topology.Healthy, topology.Degraded, topology.Absent, topology.Unknown} {
+	for _, h := range topology.LayerHealths {
 		fs.gauge(metricLayers, float64(byHealth[h]), "stack", stack, "state", string(h))
 	}
 	r.declaredGauges(fs)

@@ -70,6 +70,22 @@ func TestGoldenPreview(t *testing.T) {
 			},
 			Storage: topology.UnknownFact[topology.StorageState](topology.Because(topology.ReasonFailed, "forbidden (user nestor-test-noaccess cannot list storageclasses.storage.k8s.io)")),
 		}},
+		// An operator told to leave its object alone: the layer is
+		// suspended, neither healthy nor repaired, and the plan says why.
+		{name: "suspended", target: true, obs: &topology.Observed{
+			ServerVersion: topology.KnownFact("v1.37.2"),
+			Nodes: topology.KnownFact([]topology.NodeState{
+				{Name: "dirqual1", Ready: true, Roles: []string{"control-plane"}, KubeletVersion: "v1.37.2", InternalIP: "10.67.2.11"},
+				{Name: "dirqual2", Ready: true, KubeletVersion: "v1.37.2", InternalIP: "10.67.2.12"},
+			}),
+			Layers: []topology.LayerState{
+				{Name: "cilium", Declared: true, Health: topology.Healthy, Reason: "kube-system/cilium 2/2 available"},
+				{Name: "rook-ceph", Declared: true, Health: topology.Healthy, Reason: "Ceph HEALTH_OK, 8 workloads available"},
+				{Name: "cnpg", Declared: true, Health: topology.Suspended, Reason: `Cluster db/pg: reconciliation disabled (cnpg.io/reconciliationLoop: disabled): no self-healing, no failover; its status is frozen (last phase "Cluster in healthy state")`},
+				{Name: "argocd", Declared: true, Health: topology.Healthy, Reason: "argocd/argocd-server 1/1 available"},
+			},
+			Storage: topology.KnownFact(topology.StorageState{Class: "ceph-block", Provisioner: "rook-ceph.rbd.csi.ceph.com", Backend: "rook-ceph"}),
+		}},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

@@ -58,7 +58,7 @@ func DecideNext(s *Stack, obs *topology.Observed) *NextStep {
 	n := &NextStep{FormatVersion: NextFormatVersion, Stack: t.Name, Done: np.Done, Unknown: np.Unknown, Why: np.Why}
 	switch {
 	case obs.NoTarget:
-		n.Run = fmt.Sprintf("declare or fetch the target first: `nestor stack select %s`, or `%s`", t.Name, s.Suggest("discover --cp "+FirstControlPlane(t)))
+		n.Run = fmt.Sprintf("declare or fetch the target first: `nestor stack select %s`, or %s", t.Name, probes.FetchCommand(t, s.Suggest))
 	case np.Unknown:
 		n.Run = "make the target readable first (see the reason), then run `" + s.Suggest("next") + "` again; do not install anything on a guess"
 	case !np.Done:

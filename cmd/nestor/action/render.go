@@ -40,6 +40,23 @@ func renderPreview(w io.Writer, r *Report, p palette, detailed bool, suggest fun
 	renderActual(w, r, p, detailed, suggest)
 	fmt.Fprintln(w)
 	renderPlan(w, r, p, true)
+	if kubeForbidden(r) {
+		fmt.Fprintf(w, "%s\n", p.dim("hint: the API server forbade some reads: `"+suggest("rbac")+"` prints the read-only role that allows exactly what preview reads (`"+suggest("rbac")+" --bind user:NAME | kubectl apply -f -` grants it)"))
+	}
+}
+
+// kubeForbidden reports whether a part of r's ACTUAL is unknown because
+// the Kubernetes API server refused the read (reason code forbidden: a
+// node list, a layer's CRDs…): the role `nestor rbac` prints cures it. A
+// managed provider's refusal (Subject.OfProvider) is not the cluster's
+// RBAC, and does not count.
+func kubeForbidden(r *Report) bool {
+	for _, u := range r.Plan.Unknowns {
+		if u.Reason == topology.ReasonForbidden && !u.Subject.OfProvider() {
+			return true
+		}
+	}
+	return false
 }
 
 func renderTargetLine(w io.Writer, r *Report, p palette) {
@@ -288,15 +305,16 @@ func layerDetail(l topology.LayerState, p palette) []string {
 	return out
 }
 
-// healthText is a layer's health word in its colour: healthy green,
-// degraded red, absent and unknown yellow.
+// healthText is a layer's or an object's health word in its colour:
+// healthy green, degraded red, absent, unknown, suspended and progressing
+// yellow.
 func healthText(p palette, h topology.Health) string {
 	switch h {
 	case topology.Healthy:
 		return p.green(string(h))
 	case topology.Degraded:
 		return p.red(string(h))
-	case topology.Absent, topology.Unknown:
+	case topology.Absent, topology.Unknown, topology.Suspended, topology.Progressing:
 		return p.yellow(string(h))
 	}
 	return string(h)

@@ -12,6 +12,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"syscall"
 
 	"gopkg.in/yaml.v3"
 
@@ -296,17 +297,20 @@ func (c StackSelect) Run(ctx context.Context) error {
 		t = s.Topology
 	}
 	node := FirstControlPlane(t)
-	if !c.Interactive || op.Kubeconfig.Source != probes.SourceTopology {
-		fmt.Fprintf(c.Log, "Warning: stack %s has no readable target: %s\nFetch the kubeconfig with `%s`\n", t.Name, missing, s.Suggest("discover --cp "+node))
+	fetch := probes.FetchCommand(t, s.Suggest)
+	if !c.Interactive || op.Kubeconfig.Source != probes.SourceTopology || !strings.HasPrefix(fetch, "`") {
+		// Without a prompt, or with nowhere for ssh to connect: the hint.
+		fmt.Fprintf(c.Log, "Warning: stack %s has no readable target: %s\nFetch the kubeconfig: %s\n", t.Name, missing, fetch)
 		return nil
 	}
 	fmt.Fprintf(c.Log, "Stack %s has no readable target yet: %s\n", t.Name, missing)
-	ok, err := c.Prompter.Confirm(fmt.Sprintf("Fetch its kubeconfig from %s over ssh now?", node), true)
+	// A copy of the cluster's admin credentials: asked, default No.
+	ok, err := c.Prompter.Confirm(fmt.Sprintf("Fetch its kubeconfig (the cluster's admin credentials) from %s over ssh now?", node), false)
 	if err != nil {
 		return err
 	}
 	if !ok {
-		fmt.Fprintf(c.Log, "Nothing fetched. Later: %s\n", s.Suggest("discover --cp "+node))
+		fmt.Fprintf(c.Log, "Nothing fetched. Later: %s\n", fetch)
 		return nil
 	}
 	return Fetch{Config: c.Config, Node: node}.fetchKubeconfig(ctx, s, node, FetchOptions{})
@@ -325,7 +329,7 @@ func (c StackSelect) addKubeconfig(ctx context.Context, s *Stack) (*probes.Opene
 		// with the fix, not a failure of select.
 		fmt.Fprintf(c.Log, "Warning: %s declares no kubeconfig:, so nestor has no target for stack %s.\n"+
 			"Add this line after target_kind: (or run `nestor stack select %s` in a terminal, which offers it):\n  kubeconfig: %s\n"+
-			"then fetch it with `%s`\n", t.Path, t.Name, t.Name, value, s.Suggest("discover --cp "+FirstControlPlane(t)))
+			"then fetch it with %s\n", t.Path, t.Name, t.Name, value, probes.FetchCommand(t, s.Suggest))
 		return nil, "", true, nil
 	}
 	ok, err := c.Prompter.Confirm(fmt.Sprintf("%s declares no kubeconfig:. Add `kubeconfig: %s` to it?", filepath.Base(t.Path), value), true)
@@ -398,8 +402,56 @@ func addKubeconfigLine(path, value string) error {
 
 // writeFileAtomic writes data to path through a temporary file in the same
 // folder, fsynced, then renamed over path. mode 0 keeps the mode of an
-// existing file (0644 for a new one).
+// existing file (0644 for a new one). Its errors name path and its folder,
+// never the temporary file, which the operator never asked for (writeError).
 func writeFileAtomic(path string, data []byte, mode os.FileMode) error {
+	if err := writeFileAtomicRaw(path, data, mode); err != nil {
+		return writeError(path, err)
+	}
+	return nil
+}
+
+// writeError says why path could not be written, in terms of path and its
+// folder: "the folder D does not exist", "the folder D is not writable
+// (permission denied)", else "cannot write PATH: " and the system's words
+// without the temporary file's name.
+func writeError(path string, err error) error {
+	dir := filepath.Dir(path)
+	var pe *fs.PathError
+	why := err.Error()
+	if errors.As(err, &pe) {
+		why = pe.Err.Error()
+	}
+	var le *os.LinkError
+	if errors.As(err, &le) {
+		why = le.Err.Error()
+	}
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return fmt.Errorf("cannot write %s: the folder %s does not exist (create it, or name a file in a folder that exists)", path, dir)
+	case errors.Is(err, fs.ErrPermission):
+		return fmt.Errorf("cannot write %s: the folder %s is not writable (%s)", path, dir, why)
+	case errors.Is(err, syscall.ENOTDIR):
+		return fmt.Errorf("cannot write %s: %s is not a folder", path, dir)
+	}
+	return fmt.Errorf("cannot write %s: %s", path, why)
+}
+
+// CheckFolder is the check of a file to be written at path made before
+// any work (--output-file before the read): its folder exists and is a
+// folder. Its error is writeError's.
+func CheckFolder(path string) error {
+	fi, err := os.Stat(filepath.Dir(path))
+	switch {
+	case err != nil:
+		return writeError(path, err)
+	case !fi.IsDir():
+		return writeError(path, syscall.ENOTDIR)
+	}
+	return nil
+}
+
+func writeFileAtomicRaw(path string, data []byte, mode os.FileMode) error {
 	// Write through a symlink to the file it names, as editors do, rather
 	// than replacing the link with a regular file.
 	if real, err := filepath.EvalSymlinks(path); err == nil {

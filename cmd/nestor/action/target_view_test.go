@@ -19,7 +19,8 @@ func TestTargetViewNamesTheNodesNotReady(t *testing.T) {
 	})}
 	var b bytes.Buffer
 	printTargetRead(&b, v, palette{})
-	want := "  server      v1.37.2\n  nodes       4 seen, 3 Ready: demo1, demo2, demo3, demo4\n  not Ready   demo3 (Ready=Unknown, NodeStatusUnknown: Kubelet stopped posting node status.)\n"
+	// The Ready list names the Ready nodes only: demo3 is on its own line.
+	want := "  server      v1.37.2\n  nodes       4 seen, 3 Ready: demo1, demo2, demo4\n  not Ready   demo3 (Ready=Unknown, NodeStatusUnknown: Kubelet stopped posting node status.)\n"
 	if b.String() != want {
 		t.Errorf("got:\n%s\nwant:\n%s", b.String(), want)
 	}
@@ -28,5 +29,11 @@ func TestTargetViewNamesTheNodesNotReady(t *testing.T) {
 	printTargetRead(&b, v, palette{})
 	if !strings.Contains(b.String(), "nodes       2 seen, 2 Ready: demo1, demo2\n") || strings.Contains(b.String(), "not Ready") {
 		t.Errorf("all Ready:\n%s", b.String())
+	}
+	v.Nodes.Value = []topology.NodeState{{Name: "demo1", ReadyStatus: "False", ReadyReason: "KubeletNotReady"}}
+	b.Reset()
+	printTargetRead(&b, v, palette{})
+	if !strings.Contains(b.String(), "nodes       1 seen, 0 Ready\n  not Ready   demo1") {
+		t.Errorf("none Ready:\n%s", b.String())
 	}
 }

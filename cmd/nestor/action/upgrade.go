@@ -67,7 +67,7 @@ func ReadReport(ctx context.Context, k probes.Kind, op *probes.Opened, asOf time
 		r.Upgrade = &due
 		f := upgradeFacts(ctx, op, due, u)
 		if err := ctx.Err(); err != nil {
-			return nil, fmt.Errorf("reading stack %s: %w", op.Topology.Name, err)
+			return nil, fmt.Errorf("reading stack %s: %w", op.Topology.Name, probes.Stopped(err))
 		}
 		if due.ReadsAPIs() {
 			f.LayerImages = topology.LayerImages(op.Topology, facts)

@@ -257,6 +257,11 @@ func (a *App) complete(g *globals) action.Config {
 		Exec: a.Run, UserAgent: UserAgent(),
 		Interactive: true, Prompter: a.Prompter,
 	}
+	if sp, ok := a.Prompter.(SurveyPrompter); ok {
+		// The prompt is drawn on stderr: stderr's colour rule.
+		sp.Color = a.colorFor(a.StderrTTY)
+		c.Prompter = sp
+	}
 	switch {
 	case g.noInput:
 		return c.NoPrompt("--no-input was given")

@@ -25,9 +25,12 @@ type scripted struct {
 	contains string
 	yes      bool
 	err      error
+	// def, when set ("yes" or "no"), is the default the question must
+	// offer.
+	def string
 }
 
-func (p *scriptedPrompter) Confirm(message string, _ bool) (bool, error) {
+func (p *scriptedPrompter) Confirm(message string, def bool) (bool, error) {
 	p.t.Helper()
 	if len(p.answers) == 0 {
 		p.t.Fatalf("unexpected question %q", message)
@@ -36,6 +39,9 @@ func (p *scriptedPrompter) Confirm(message string, _ bool) (bool, error) {
 	p.answers = p.answers[1:]
 	if !strings.Contains(message, a.contains) {
 		p.t.Fatalf("question %q, want one containing %q", message, a.contains)
+	}
+	if a.def != "" && (a.def == "yes") != def {
+		p.t.Errorf("question %q offers the default %v, want %s", message, def, a.def)
 	}
 	return a.yes, a.err
 }
@@ -114,7 +120,7 @@ func TestStackSelectInteractiveAddsOneLine(t *testing.T) {
 	p := writeStack(t, dir, "lab", prodNoKubeconfig)
 	pr := &scriptedPrompter{t: t, answers: []scripted{
 		{contains: "Add `kubeconfig: ~/.kube/lab.config`", yes: true},
-		{contains: "Fetch its kubeconfig from lab1", yes: false},
+		{contains: "Fetch its kubeconfig (the cluster's admin credentials) from lab1", yes: false, def: "no"},
 	}}
 	a, _, errOut := testApp(t, map[string]string{"HOME": t.TempDir()}, true, pr)
 	if code := Run(a, []string{"stack", "select", "lab", "--stacks", dir}); code != 0 {
@@ -179,8 +185,24 @@ func TestPreviewBadOutputFlag(t *testing.T) {
 	if code := Run(a, []string{"preview", "-o", "xml"}); code != ExitError {
 		t.Fatalf("exit %d", code)
 	}
-	if !strings.Contains(errOut.String(), `unknown format "xml" (one of: text, json, yaml, sarif, junit, prometheus, markdown)`) {
+	if !strings.Contains(errOut.String(), `unknown format "xml" (one of: text, json, yaml, sarif, junit, prometheus, markdown, in any case)`) {
 		t.Fatalf("stderr: %s", errOut)
+	}
+}
+
+// -o takes a format's name in any case, as kubectl does: -o JSON is the
+// JSON document, not a refusal.
+func TestOutputFlagAnyCase(t *testing.T) {
+	dir := t.TempDir()
+	writeStack(t, dir, "lab", prodNoKubeconfig)
+	for _, format := range []string{"JSON", "Json", "YAML"} {
+		a, out, errOut := testApp(t, map[string]string{"HOME": t.TempDir()}, false, nil)
+		if code := Run(a, []string{"preview", "--stacks", dir, "lab", "-o", format}); code != 0 {
+			t.Fatalf("-o %s: exit %d: %s", format, code, errOut)
+		}
+		if !strings.Contains(out.String(), "format_version") {
+			t.Errorf("-o %s: not the document: %s", format, out)
+		}
 	}
 }
 
@@ -235,5 +257,47 @@ func TestDiscoverFlagsNeedCP(t *testing.T) {
 	a, _, errOut := testApp(t, map[string]string{"HOME": t.TempDir()}, false, nil)
 	if code := Run(a, []string{"discover", "--remote-path", "/x", "--stacks", t.TempDir()}); code != 1 || !strings.Contains(errOut.String(), "--remote-path is for fetching a kubeconfig") {
 		t.Errorf("exit %d: %s", code, errOut)
+	}
+}
+
+// --output-file in a folder that does not exist is refused before the
+// read, naming the folder, never the temporary file nestor would write.
+func TestOutputFileMissingFolder(t *testing.T) {
+	dir := t.TempDir()
+	writeStack(t, dir, "lab", prodNoKubeconfig)
+	a, out, errOut := testApp(t, map[string]string{"HOME": t.TempDir()}, false, nil)
+	dest := filepath.Join(t.TempDir(), "nonexistent", "dir", "x.json")
+	if code := Run(a, []string{"preview", "--stacks", dir, "lab", "-o", "json", "--output-file", dest}); code != ExitError {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	want := "--output-file: cannot write " + dest + ": the folder " + filepath.Dir(dest) + " does not exist"
+	if !strings.Contains(errOut.String(), want) || strings.Contains(errOut.String(), ".tmp-") {
+		t.Errorf("stderr %q, want %q and no temporary file", errOut, want)
+	}
+	if out.Len() != 0 {
+		t.Errorf("stdout: %q", out)
+	}
+}
+
+// A control plane without address: (and no inventory:) gives ssh nowhere
+// to connect: the fetch hint says to declare the address first, never a
+// bare `discover --cp` that can only fail.
+func TestFetchHintNeedsAnAddress(t *testing.T) {
+	dir := t.TempDir()
+	writeStack(t, dir, "lab", strings.Replace(prodNoKubeconfig, ", address: 10.0.0.1", "", 1))
+	for _, args := range [][]string{{"env", "lab"}, {"next", "lab"}, {"preview", "lab"}} {
+		a, out, errOut := testApp(t, map[string]string{"HOME": t.TempDir()}, false, nil)
+		Run(a, append(args, "--stacks", dir))
+		all := out.String() + errOut.String()
+		if !strings.Contains(all, "set address: on node lab1 in "+filepath.Join(dir, "lab.yaml")+" (ssh connects to it; or declare an inventory:), then `nestor discover --cp lab1") {
+			t.Errorf("%v: no address hint in:\n%s", args, all)
+		}
+	}
+	// With the address, the command alone.
+	writeStack(t, dir, "lab", prodNoKubeconfig)
+	a, out, errOut := testApp(t, map[string]string{"HOME": t.TempDir()}, false, nil)
+	Run(a, []string{"env", "lab", "--stacks", dir})
+	if all := out.String() + errOut.String(); strings.Contains(all, "set address:") || !strings.Contains(all, "`nestor discover --cp lab1") {
+		t.Errorf("with an address:\n%s", all)
 	}
 }

@@ -29,15 +29,18 @@ is checked against its endpoint: as with --no-input, so a stack without
 endpoint: is "refused" on its line. One stack's failure never stops the others.
 
 STATUS is one word: in sync, changes, waiting (the provider is moving objects),
-unknown (parts of ACTUAL could not be read), no target, refused (the offline
+unknown (parts of ACTUAL could not be read), no target (nothing to read it with:
+no kubeconfig, no provider credentials anywhere), refused (the offline
 endpoint check, the bench kubeconfig refusal, another cluster's identity),
 unreachable (the target did not answer within --timeout), invalid (the topology
 or its kubeconfig cannot be used); CHANGES, WAITING and UNKNOWN count the plan.
 --detailed prints each stack's plan, or why it has none, under its line.
 
-Each stack is read through its own kubeconfig: (or its kind's own file): an
-exported KUBECONFIG or --kubeconfig names one cluster, so fleet does not use
-them, and says so once on stderr.
+Each stack is read through its own kubeconfig: (or its kind's own file) and
+that file's current context: an exported KUBECONFIG or --kubeconfig names one
+cluster, and --context one of its contexts, so fleet uses none of them, and
+says so once on stderr. TARGET is where the stack was read, or the endpoint it
+would have been read from when it is refused or unreachable.
 
 -o json prints {format_version: 3, as_of, stacks: [{name, file, target_kind,
 status, reason, target, version, changes, waiting, unknown, deadline, report}]}, where

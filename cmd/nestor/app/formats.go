@@ -41,10 +41,16 @@ func (f *outputFlag) registerFile(cmd *cobra.Command) {
 	cmd.Flags().StringVar(&f.file, "output-file", "", "write the -o output to FILE (atomically: a reader sees the old file or the new one) instead of stdout; machine formats only")
 }
 
-// checkFile refuses --output-file with a format for people (text).
+// checkFile refuses --output-file with a format for people (text), and
+// one whose folder does not exist, before anything is read.
 func (f *outputFlag) checkFile() error {
 	if f.file != "" && !f.machine() {
 		return fmt.Errorf("--output-file writes a machine format: add -o json, yaml, %s", joinOr(documentFormats))
+	}
+	if f.file != "" {
+		if err := action.CheckFolder(f.file); err != nil {
+			return fmt.Errorf("--output-file: %w", err)
+		}
 	}
 	return nil
 }

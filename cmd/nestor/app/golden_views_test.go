@@ -46,23 +46,36 @@ func viewsWorld(t *testing.T) (*goldenWorld, *scwstub.Stub) {
 // and a fleet of every kind and fate (lima, prod without a target, prod
 // refused, kapsule waiting and changing, an invalid topology), text and
 // JSON. The stand-in's random port is written $SCW, the world's root $ROOT.
+// Fleet's words and codes: a FILE that cannot be read exits 1 and is no
+// line of the fleet; a kapsule stack without credentials anywhere is "no
+// target", not "invalid"; --context, like --kubeconfig, names one
+// kubeconfig's context and is not used, said once.
 func TestGoldenViews(t *testing.T) {
 	cases := []struct {
 		command, name string
 		args          []string
 		limactl       string
 		json          bool
+		// noCreds leaves the Scaleway credentials unexported.
+		noCreds bool
 	}{
 		{command: "preview", name: "kapsule-provider-only", args: []string{"preview", "--stack", "lyneko-apps", "--as-of", "2026-11-30"}},
 		{command: "preview", name: "kapsule-provider-only-json", args: []string{"preview", "--stack", "lyneko-apps", "--as-of", "2026-11-30", "-o", "json"}, json: true},
 		{command: "fleet", name: "mixed", args: []string{"fleet", "--as-of", "2026-11-30"}, limactl: "bench-node2-stopped.jsonl"},
 		{command: "fleet", name: "mixed-detailed", args: []string{"fleet", "--as-of", "2026-11-30", "--detailed"}, limactl: "bench-node2-stopped.jsonl"},
 		{command: "fleet", name: "mixed-json", args: []string{"fleet", "--as-of", "2026-11-30", "-o", "json"}, limactl: "bench-node2-stopped.jsonl", json: true},
+		{command: "fleet", name: "file-unreadable", args: []string{"fleet", "--as-of", "2026-11-30", "lyneko-apps", "-f", "/nonexistent/x.yaml"}},
+		{command: "fleet", name: "kapsule-no-credentials", args: []string{"fleet", "--as-of", "2026-11-30", "lyneko-apps", "--detailed"}, noCreds: true},
+		{command: "fleet", name: "context-not-used", args: []string{"fleet", "--as-of", "2026-11-30", "edge", "lab", "--context", "other"}},
 	}
 	for _, c := range cases {
 		t.Run(c.command+"/"+c.name, func(t *testing.T) {
 			w, s := viewsWorld(t)
 			env := map[string]string{"HOME": w.home, "NESTOR_STACKS": w.stacks, "SCW_ACCESS_KEY": goldenAccessKey, "SCW_SECRET_KEY": goldenSecretKey}
+			if c.noCreds {
+				delete(env, "SCW_ACCESS_KEY")
+				delete(env, "SCW_SECRET_KEY")
+			}
 			a, out, errOut := testApp(t, env, false, nil)
 			a.Run = limactl(c.limactl)
 			code := Run(a, append(c.args, "--timeout", "2s"))

@@ -43,17 +43,21 @@ func (f *outputFlag) Type() string {
 	return f.typ
 }
 
+// Set takes a format's name in any case (-o JSON is -o json, as kubectl's
+// printers lower-case theirs): the value kept is the name as the list
+// spells it. An unknown name is refused with the list.
 func (f *outputFlag) Set(v string) error {
-	if to, ok := f.alias[v]; ok {
-		v = to
+	name := strings.ToLower(v)
+	if to, ok := f.alias[name]; ok {
+		name = to
 	}
 	for _, a := range f.allowed {
-		if v == a {
-			f.value = v
+		if name == a {
+			f.value = a
 			return nil
 		}
 	}
-	return fmt.Errorf("unknown %s %q (one of: %s)", f.Type(), v, strings.Join(f.allowed, ", "))
+	return fmt.Errorf("unknown %s %q (one of: %s, in any case)", f.Type(), v, strings.Join(f.allowed, ", "))
 }
 
 // machine reports whether the format is for programs (json, yaml, or a
@@ -64,7 +68,7 @@ func (f *outputFlag) machine() bool {
 }
 
 func (f *outputFlag) register(cmd *cobra.Command) {
-	cmd.Flags().VarP(f, "output", "o", "output format: "+strings.Join(f.allowed, "|"))
+	cmd.Flags().VarP(f, "output", "o", "output format: "+strings.Join(f.allowed, "|")+" (any case)")
 	_ = cmd.RegisterFlagCompletionFunc("output", func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
 		return f.allowed, cobra.ShellCompDirectiveNoFileComp
 	})

@@ -11,9 +11,10 @@ import (
 // TestExportedKubeconfigOfAnotherServerInATerminal: in a terminal, a
 // KUBECONFIG exported for another server than the stack's endpoint: is
 // shown as a WARNING line — highlighted when stderr may carry colour —
-// before anything is dialled; when that server does not answer, the error
-// names where the kubeconfig came from and that its server is not the
-// declared endpoint, and no question is asked.
+// and the operator asked whether to contact it before anything is
+// dialled; told yes, when that server does not answer, the error names
+// where the kubeconfig came from and that its server is not the declared
+// endpoint.
 func TestExportedKubeconfigOfAnotherServerInATerminal(t *testing.T) {
 	for _, c := range []struct {
 		term   string
@@ -22,7 +23,11 @@ func TestExportedKubeconfigOfAnotherServerInATerminal(t *testing.T) {
 		w := newGoldenWorld(t)
 		env := map[string]string{"HOME": w.home, "NESTOR_STACKS": w.stacks, "TERM": c.term,
 			"KUBECONFIG": filepath.Join(w.home, ".kube", "lab.config")}
-		a, out, errOut := testApp(t, env, true, &scriptedPrompter{t: t})
+		// The mismatch is asked about before any request (answered yes
+		// here: the target then does not answer).
+		a, out, errOut := testApp(t, env, true, &scriptedPrompter{t: t, answers: []scripted{
+			{contains: "is not the endpoint of stack lab. Send it the requests that show its version and nodes?", yes: true, def: "no"},
+		}})
 		code := Run(a, []string{"preview", "lab", "--timeout", "2s"})
 		stderr := errOut.String()
 		warn, fail := strings.Index(stderr, "endpoint MISMATCH: "), strings.Index(stderr, "Error: cannot read the target")
@@ -42,4 +47,25 @@ func TestExportedKubeconfigOfAnotherServerInATerminal(t *testing.T) {
 		}
 	}
 	var _ action.Prompter = &scriptedPrompter{}
+}
+
+// A target whose endpoint is not the stack's is warned about and asked
+// about before any request: No sends nothing and says so.
+func TestMismatchDeclinedSendsNothing(t *testing.T) {
+	w := newGoldenWorld(t)
+	env := map[string]string{"HOME": w.home, "NESTOR_STACKS": w.stacks, "TERM": "dumb",
+		"KUBECONFIG": filepath.Join(w.home, ".kube", "lab.config")}
+	pr := &scriptedPrompter{t: t, answers: []scripted{
+		{contains: "is not the endpoint of stack lab", yes: false, def: "no"},
+	}}
+	a, out, errOut := testApp(t, env, true, pr)
+	code := Run(a, []string{"preview", "lab", "--timeout", "2s"})
+	stderr := errOut.String()
+	if code != ExitError || out.Len() > 0 || !strings.Contains(stderr, "endpoint MISMATCH: ") ||
+		!strings.Contains(stderr, "Not confirmed: nothing was sent to ") || strings.Contains(stderr, "cannot read the target") {
+		t.Fatalf("exit %d:\n%s", code, stderr)
+	}
+	if len(pr.answers) != 0 {
+		t.Fatalf("questions not asked: %+v", pr.answers)
+	}
 }

@@ -65,7 +65,7 @@ func TestVersionFormats(t *testing.T) {
 	if !strings.HasPrefix(text, "nestor v1.2.0\n") || flag != "nestor v1.2.0\n" {
 		t.Errorf("version's first line %q, --version %q: want both nestor v1.2.0", text, flag)
 	}
-	if code, _, errOut := run("version", "-o", "xml"); code != ExitError || !strings.Contains(errOut, `unknown format "xml" (one of: text, json, yaml)`) {
+	if code, _, errOut := run("version", "-o", "xml"); code != ExitError || !strings.Contains(errOut, `unknown format "xml" (one of: text, json, yaml`) {
 		t.Errorf("version -o xml: exit %d, stderr %q", code, errOut)
 	}
 }
