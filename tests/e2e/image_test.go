@@ -1,6 +1,7 @@
 package e2e
 
 import (
+	"bytes"
 	"encoding/json"
 	"os"
 	"os/exec"
@@ -8,6 +9,8 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+
+	"nestor.dev/nestor/tests/harness"
 )
 
 // TestContainerfile: the image is built from nothing (FROM scratch: no base
@@ -126,5 +129,42 @@ func TestImage(t *testing.T) {
 	whoami, err := exec.Command(buildah, append(global, "run", "--isolation", "chroot", strings.TrimSpace(string(ctr)), "--", "nestor", "--version")...).CombinedOutput()
 	if err != nil || !strings.HasPrefix(string(whoami), "nestor v9.9.9-test") {
 		t.Errorf("nestor --version in the image: %v %s", err, whoami)
+	}
+
+	// A preview in the image, against the test cluster: the image's user
+	// reads the stack and its kubeconfig from a read-only mount (as a CI
+	// job mounts its checkout), reaches the API server (chroot isolation
+	// keeps the host's network) and finds the healthy cluster in sync.
+	cl := sharedFixtureCluster(t, healthyFixture)
+	w := newWorld(t, cl)
+	w.kubeconfig(cl, filepath.Join(w.Home, ".kube", "dirqual.config"), harness.IdentityReadOnly, "")
+	w.dirqualStack(cl.URL, "/work/home/.kube/dirqual.config")
+	if err := filepath.WalkDir(w.Root, func(p string, d os.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		mode := os.FileMode(0o644)
+		if d.IsDir() {
+			mode = 0o755
+		}
+		return os.Chmod(p, mode) // the image's user (65532) must read them
+	}); err != nil {
+		t.Fatal(err)
+	}
+	preview := exec.Command(buildah, append(global, "run", "--isolation", "chroot", "-v", w.Root+":/work:ro", strings.TrimSpace(string(ctr)),
+		"--", "nestor", "preview", "--stacks", "/work/stacks", "dirqual", "--no-input", "--detailed-exitcode", "-o", "json")...)
+	var stdout, stderr bytes.Buffer
+	preview.Stdout, preview.Stderr = &stdout, &stderr
+	err = preview.Run()
+	var rep struct {
+		Actual struct {
+			ServerVersion fact[string] `json:"server_version"`
+		}
+		Summary struct {
+			InSync bool `json:"in_sync"`
+		}
+	}
+	if jerr := json.Unmarshal(stdout.Bytes(), &rep); err != nil || jerr != nil || !rep.Summary.InSync || rep.Actual.ServerVersion.Value != harness.K8sVersion {
+		t.Errorf("nestor preview in the image against %s: %v %v\nstdout:\n%s\nstderr:\n%s", cl.URL, err, jerr, stdout.String(), stderr.String())
 	}
 }
