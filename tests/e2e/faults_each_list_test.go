@@ -2,7 +2,7 @@ package e2e
 
 import (
 	"encoding/json"
-	"os"
+	"path/filepath"
 	"sort"
 	"strings"
 	"testing"
@@ -37,20 +37,12 @@ func TestFaultEachListOnTheDemo(t *testing.T) {
 }
 
 // eachListFails runs the rule of TestFaultEachListNoClaimRestsOnIt on r's
-// stack for every list of its baseline read that only keeps.
+// stack, with longhorn and flux (absent on both clusters) added to its
+// layers so that the baseline plans installs, failing in turn each list of
+// the baseline read for which only(path) is true.
 func eachListFails(t *testing.T, r *faultRig, only func(path string) bool) {
 	t.Helper()
-	f, err := os.OpenFile(r.Stacks+"/dirqual.yaml", os.O_APPEND|os.O_WRONLY, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	_, err = f.WriteString("  - longhorn\n  - flux\n")
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err != nil {
-		t.Fatal(err)
-	}
+	appendLayers(t, filepath.Join(r.Stacks, "dirqual.yaml"), "  - longhorn\n  - flux\n")
 	type doc struct {
 		Actual struct {
 			Layers []struct{ Name, Health, Reason string }

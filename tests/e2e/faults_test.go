@@ -90,22 +90,29 @@ func newFaultRigOn(t *testing.T, fixture string, custom bool) *faultRig {
 	w := newWorld(t, c)
 	stack := w.dirqualStack(p.URL, "~/.kube/dirqual.config")
 	if custom {
-		f, err := os.OpenFile(stack, os.O_APPEND|os.O_WRONLY, 0)
-		if err != nil {
-			t.Fatal(err)
-		}
-		_, err = f.WriteString("  - name: cnpg-api\n    detect: {crd_group: postgresql.cnpg.io}\n  - name: registry-ns\n    detect: {namespace: registry}\n")
-		if cerr := f.Close(); err == nil {
-			err = cerr
-		}
-		if err != nil {
-			t.Fatal(err)
-		}
+		appendLayers(t, stack, "  - name: cnpg-api\n    detect: {crd_group: postgresql.cnpg.io}\n  - name: registry-ns\n    detect: {namespace: registry}\n")
 	}
 	if err := p.WriteKubeconfig(filepath.Join(w.Home, ".kube", "dirqual.config")); err != nil {
 		t.Fatal(err)
 	}
 	return &faultRig{world: w, proxy: p, cluster: c}
+}
+
+// appendLayers adds entries (YAML list items) to the layers: list that ends
+// the stack file.
+func appendLayers(t *testing.T, stack, entries string) {
+	t.Helper()
+	f, err := os.OpenFile(stack, os.O_APPEND|os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = f.WriteString(entries)
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
 }
 
 // previewArgs are the arguments of a preview of the rig's stack, JSON,
