@@ -121,6 +121,10 @@ func classify(err error) (topology.ReasonCode, string) {
 	if errors.As(err, &ie) {
 		return topology.ReasonAnswerRefused, ie.Error()
 	}
+	var ar *AnswerRefusedError
+	if errors.As(err, &ar) {
+		return topology.ReasonAnswerRefused, ar.Error()
+	}
 	var te *TimeoutError
 	if errors.As(err, &te) {
 		return topology.ReasonTimedOut, te.Error()

@@ -55,6 +55,16 @@ func (e *InconsistentError) Error() string {
 	return fmt.Sprintf("the API server's answer to %s is inconsistent: %s", e.Path, e.Why)
 }
 
+// AnswerRefusedError: an answer nestor read whole and refused, its decoder
+// saying why (an item listed twice, more items than its bound, a name that
+// is no name). Classify gives the decoder's words, with the code
+// answer-refused.
+type AnswerRefusedError struct{ Err error }
+
+func (e *AnswerRefusedError) Error() string { return e.Err.Error() }
+
+func (e *AnswerRefusedError) Unwrap() error { return e.Err }
+
 // RetryError: the API server kept asking nestor to come back later (429 Too
 // Many Requests, 503 Service Unavailable, with or without Retry-After) until
 // the read's bound; Err is its last answer.

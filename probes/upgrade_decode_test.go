@@ -313,7 +313,10 @@ func TestInstancesFact(t *testing.T) {
 		{APIServerIdentities{Live: 3, Expired: 1}, nil, topology.KnownFact(3)},
 		{APIServerIdentities{Expired: 2}, nil, topology.UnknownFact[int](topology.Because(topology.ReasonNotReported, "no live API server identity lease in kube-system (2 expired)"))},
 		{APIServerIdentities{}, nil, topology.UnknownFact[int](topology.Because(topology.ReasonNotReported, "no API server identity lease in kube-system (the APIServerIdentity feature may be off)"))},
-		{APIServerIdentities{Live: 3}, errors.New("the kube-system Lease list holds apiserver-a twice"), topology.UnknownFact[int](topology.Because(topology.ReasonFailed, "the API server identity leases: the kube-system Lease list holds apiserver-a twice"))},
+		// A decoder's refusal, as readIdentityLeases returns it: the answer
+		// was refused; another error keeps its own code.
+		{APIServerIdentities{Live: 3}, &AnswerRefusedError{Err: errors.New("the kube-system Lease list holds apiserver-a twice")}, topology.UnknownFact[int](topology.Because(topology.ReasonAnswerRefused, "the API server identity leases: the kube-system Lease list holds apiserver-a twice"))},
+		{APIServerIdentities{Live: 3}, errors.New("read: connection reset"), topology.UnknownFact[int](topology.Because(topology.ReasonFailed, "the API server identity leases: read: connection reset"))},
 	}
 	for i, tt := range tests {
 		if got := InstancesFact(tt.ids, tt.err); got != tt.want {

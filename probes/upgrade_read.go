@@ -155,7 +155,11 @@ func readIdentityLeases(ctx context.Context, c *clients) (APIServerIdentities, e
 	if err != nil {
 		return APIServerIdentities{}, err
 	}
-	return DecodeIdentityLeases(bytes.NewReader(body), LeaseListLimit, time.Now())
+	ids, err := DecodeIdentityLeases(bytes.NewReader(body), LeaseListLimit, time.Now())
+	if err != nil {
+		return ids, &AnswerRefusedError{Err: err}
+	}
+	return ids, nil
 }
 
 // readPDBs lists every PodDisruptionBudget in one request.
