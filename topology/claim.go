@@ -220,7 +220,9 @@ const (
 	// (suspended, paused, reconciliation disabled): its status may be
 	// frozen, so its health is not judged.
 	ReasonSuspended ReasonCode = "suspended"
-	// ReasonNotReported: the owner has not reported the status yet.
+	// ReasonNotReported: the owner has reported no status nestor can
+	// judge: none yet, a stale one, or a word it does not know (the words
+	// say which).
 	ReasonNotReported ReasonCode = "not-reported"
 	// ReasonNotInstalled: a program the read runs is not installed.
 	ReasonNotInstalled ReasonCode = "not-installed"
