@@ -257,6 +257,16 @@ type Why struct {
 // Because returns the Why of code, said in text.
 func Because(code ReasonCode, text string) Why { return Why{Code: code, Text: text} }
 
+// orNotRead is w with what a probe that gave no reason means: the code
+// ReasonNotRead, the words "not read" (reasonOr).
+func (w Why) orNotRead() Why {
+	if w.Code == "" {
+		w.Code = ReasonNotRead
+	}
+	w.Text = reasonOr(w.Text)
+	return w
+}
+
 // Prefixed returns w with its words after prefix ("discovery: " + …), the
 // same code.
 func (w Why) Prefixed(prefix string) Why { w.Text = prefix + w.Text; return w }
@@ -289,10 +299,8 @@ func (w WaitingObject) String() string { return w.Subject.Text + ": " + w.Messag
 // UnknownOf returns the UnknownPart of s whose fact was not read: its code
 // (ReasonNotRead when the fact carries none) and its words (ReasonOr).
 func UnknownOf(s Subject, code ReasonCode, reason string) UnknownPart {
-	if code == "" {
-		code = ReasonNotRead
-	}
-	return UnknownPart{Subject: s, Reason: code, Message: reasonOr(reason)}
+	w := Because(code, reason).orNotRead()
+	return UnknownPart{Subject: s, Reason: w.Code, Message: w.Text}
 }
 
 // AddUnknown appends an unknown part to p: s, why it could not be read

@@ -128,8 +128,10 @@ type evidence struct {
 	// code is the ReasonCode of the first part that could not be read.
 	code ReasonCode
 	// all is every workload, CRD group and StorageClass seen, in the
-	// order they were (LayerState.Detail).
-	all []string
+	// order they were (LayerState.Detail); available counts the workloads
+	// seen available.
+	all       []string
+	available int
 }
 
 // unknown records a part of the layer's evidence that could not be read:
@@ -230,6 +232,7 @@ func (e *evidence) workloads(def LayerDef, facts ClusterFacts) {
 					e.problems = append(e.problems, describe(m))
 				} else {
 					e.seen = append(e.seen, describe(m))
+					e.available++
 				}
 			}
 		case len(r.unread) > 0 || len(r.failed) > 0:
@@ -281,6 +284,7 @@ func (e *evidence) workloads(def LayerDef, facts ClusterFacts) {
 			e.problems = append(e.problems, describe(ws))
 		case ws.Desired > 0:
 			e.seen = append(e.seen, describe(ws))
+			e.available++
 		}
 		// Scaled to zero (a Deployment at replicas 0, a DaemonSet no
 		// node is selected for): its owner asked for none, listed only.
@@ -305,7 +309,7 @@ func workloadKey(ws WorkloadState) string { return ws.Kind + "/" + ws.Namespace 
 // was seen and something was not read; healthy when every sign seen holds;
 // absent when every read was made and nothing was seen.
 func (e *evidence) verdict(def LayerDef, declared bool) LayerState {
-	st := LayerState{Name: def.Name, Declared: declared, Detail: e.all}
+	st := LayerState{Name: def.Name, Declared: declared, Detail: e.all, available: e.available}
 	// unchecked says why some workloads could not be looked for: the
 	// errors of the namespaces whose lists failed, then those not read.
 	unchecked := e.namespaceFailures

@@ -73,13 +73,7 @@ func UnknownFact[T any](why Why) Fact[T] { return Fact[T]{Reason: why.Text, Code
 
 // Why is why f was not read: its code (ReasonNotRead when it carries
 // none) and its words (ReasonOr).
-func (f Fact[T]) Why() Why {
-	code := f.Code
-	if code == "" {
-		code = ReasonNotRead
-	}
-	return Why{Code: code, Text: reasonOr(f.Reason)}
-}
+func (f Fact[T]) Why() Why { return Because(f.Code, f.Reason).orNotRead() }
 
 // VMsObserved is the list of Lima instances, as limactl reported them.
 type VMsObserved = Fact[[]VM]
@@ -197,6 +191,9 @@ type LayerState struct {
 	// workload of the layer (its named workloads and its members, available
 	// or not), CRD group and StorageClass (for --detailed and JSON).
 	Detail []string `json:"detail,omitempty"`
+	// available counts the workloads Evaluate saw available (the short
+	// reason of a layer judged with its status says it).
+	available int
 	// Status is what the layer's own status resources said: each
 	// resource, read or not, and what each of its objects says; nil for a
 	// layer that declares none.

@@ -117,33 +117,27 @@ type unreadList struct {
 // ResourceReport, which --detailed shows), the others grouped by their
 // words ("CephClusters and CephBlockPools: timed out after 3s").
 func sayUnreadOnce(lists []unreadList) []string {
-	var order []string
-	kinds := map[string][]string{}
+	var order []Why
+	kinds := map[Why][]string{}
 	for _, l := range lists {
-		key := string(l.why.Code) + "\x00" + l.why.Text
-		if l.why.Code == ReasonForbidden {
-			key = string(ReasonForbidden)
+		key := l.why
+		if key.Code == ReasonForbidden {
+			key = Because(ReasonForbidden, "forbidden — the role `nestor rbac` prints grants them")
 		}
 		if _, ok := kinds[key]; !ok {
 			order = append(order, key)
 		}
 		kinds[key] = append(kinds[key], l.kind)
 	}
-	var out []string
+	out := make([]string, 0, len(order))
 	for _, key := range order {
-		names := andList(kinds[key])
-		if key == string(ReasonForbidden) {
-			out = append(out, names+": forbidden — the role `nestor rbac` prints grants them")
-			continue
-		}
-		_, text, _ := strings.Cut(key, "\x00")
-		out = append(out, names+": "+text)
+		out = append(out, JoinAnd(kinds[key])+": "+key.Text)
 	}
 	return out
 }
 
-// andList is "a", "a and b", "a, b and c".
-func andList(items []string) string {
+// JoinAnd is items as a sentence lists them: "a", "a and b", "a, b and c".
+func JoinAnd(items []string) string {
 	if len(items) < 2 {
 		return strings.Join(items, "")
 	}

@@ -128,7 +128,7 @@ func EvaluateWithStatus(def LayerDef, facts ClusterFacts, status StatusFacts, de
 		if v.Words != "" {
 			parts = append(parts, v.Words)
 		}
-		if n := availableWorkloads(def, facts); n > 0 {
+		if n := w.available; n > 0 {
 			parts = append(parts, count(n, "workload")+" available")
 		}
 		if len(parts) == 0 {
@@ -162,29 +162,4 @@ func apiVersionOf(res StatusResource) string {
 		return v
 	}
 	return res.Group + "/" + v
-}
-
-// availableWorkloads counts the workloads of def found available in facts:
-// each match of each Workload once, and each member (LayerDef.IsMember)
-// that asks for pods and has them all.
-func availableWorkloads(def LayerDef, facts ClusterFacts) int {
-	if !facts.Workloads.Known {
-		return 0
-	}
-	n := 0
-	named := map[string]bool{}
-	for _, w := range def.Workloads {
-		for _, m := range lookWorkload(def, w, facts).matches {
-			named[workloadKey(m)] = true
-			if available(m) {
-				n++
-			}
-		}
-	}
-	for _, ws := range facts.Workloads.Value {
-		if !named[workloadKey(ws)] && def.IsMember(ws) && available(ws) {
-			n++
-		}
-	}
-	return n
 }

@@ -302,7 +302,7 @@ func (c Config) ownKubeconfigs() Config {
 		if len(ignored) > 1 {
 			verb = "are"
 		}
-		fmt.Fprintf(c.Log, "Note: fleet reads each stack through its own kubeconfig: (or its kind's own) and that file's current context; %s %s not used.\n", joinAnd(ignored), verb)
+		fmt.Fprintf(c.Log, "Note: fleet reads each stack through its own kubeconfig: (or its kind's own) and that file's current context; %s %s not used.\n", topology.JoinAnd(ignored), verb)
 	}
 	env := c.Env
 	c.Kubeconfig, c.Context = "", ""
@@ -423,14 +423,6 @@ func errorTarget(err error) string {
 		return s.Server()
 	}
 	return ""
-}
-
-// joinAnd is "a", "a and b", "a, b and c".
-func joinAnd(items []string) string {
-	if len(items) < 2 {
-		return strings.Join(items, "")
-	}
-	return strings.Join(items[:len(items)-1], ", ") + " and " + items[len(items)-1]
 }
 
 // fleetError is the status of a stack the pipeline could not open or read:
@@ -569,12 +561,6 @@ func (r *FleetReport) WriteText(w io.Writer, detailed bool) error {
 		}
 		return s
 	}
-	count := func(n *int) string {
-		if n == nil {
-			return "-"
-		}
-		return fmt.Sprint(*n)
-	}
 	for _, s := range r.Stacks {
 		support := "-"
 		if s.Report != nil {
@@ -584,7 +570,7 @@ func (r *FleetReport) WriteText(w io.Writer, detailed bool) error {
 			}
 		}
 		tw.row(s.Name, dash(string(s.TargetKind)), dash(s.Target), string(s.Status),
-			dash(s.Version), support, deadlineText(s.Deadline), count(s.Changes), count(s.Waiting), count(s.Unknown))
+			dash(s.Version), support, deadlineText(s.Deadline), countText(s.Changes), countText(s.Waiting), countText(s.Unknown))
 	}
 	var table strings.Builder
 	if err := tw.write(&table); err != nil {
@@ -667,12 +653,27 @@ func (s *FleetStack) fromReport() {
 	s.Changes, s.Waiting, s.Unknown = r.Counts()
 }
 
+// Judged reports whether r rests on a read of its target: false when
+// nothing was read (no target) and the plan only assumes an empty cluster.
+// What is not judged is said by no count, no gauge and no passing test.
+func (r *Report) Judged() bool {
+	return r.Actual != nil && !r.Actual.NoTarget && !r.Plan.Unverified
+}
+
+// countText is a count as the tables print it: "-" when none was judged.
+func countText(n *int) string {
+	if n == nil {
+		return "-"
+	}
+	return fmt.Sprint(*n)
+}
+
 // Counts are the plan's changes, waiting objects and unknown parts as every
 // view and format says them (the fleet's columns, its JSON, Markdown's
 // table, Prometheus' gauges): nil when nothing was read (no target), for
 // the plan then assumes an empty cluster and its counts are no judgement.
 func (r *Report) Counts() (changes, waiting, unknown *int) {
-	if r.Actual == nil || r.Actual.NoTarget || r.Plan.Unverified {
+	if !r.Judged() {
 		return nil, nil, nil
 	}
 	c, w, u := r.Summary.Changes, r.Summary.Waiting, r.Summary.Unknown

@@ -76,12 +76,6 @@ type agreeCounts struct{ status, changes, waiting, unknown string }
 func modelClaims(f *FleetReport) ([]agreeClaim, map[string]agreeCounts) {
 	var claims []agreeClaim
 	counts := map[string]agreeCounts{}
-	count := func(n *int) string {
-		if n == nil {
-			return "-"
-		}
-		return fmt.Sprint(*n)
-	}
 	for _, s := range f.Stacks {
 		c := agreeCounts{status: string(s.Status), changes: "-", waiting: "-", unknown: "-"}
 		if s.Report == nil {
@@ -93,7 +87,7 @@ func modelClaims(f *FleetReport) ([]agreeClaim, map[string]agreeCounts) {
 			claims = append(claims, agreeClaim{s.Name, s.Report.TopologyKey(it), it.Rule()})
 		}
 		ch, w, u := s.Report.Counts()
-		c.changes, c.waiting, c.unknown = count(ch), count(w), count(u)
+		c.changes, c.waiting, c.unknown = countText(ch), countText(w), countText(u)
 		counts[s.Name] = c
 	}
 	return sortClaims(claims), counts
@@ -117,7 +111,7 @@ func TestFormatsAgree(t *testing.T) {
 	claims, counts := modelClaims(f)
 	judged := map[string]bool{}
 	for _, s := range f.Stacks {
-		judged[s.Name] = s.Report != nil && !s.Report.Plan.Unverified
+		judged[s.Name] = s.Report != nil && s.Report.Judged()
 	}
 
 	t.Run("JSON: the claims are typed and counted", func(t *testing.T) {

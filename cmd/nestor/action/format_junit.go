@@ -193,7 +193,7 @@ func junitCases(r *Report) []junitCase {
 		}
 		o := by[k]
 		switch {
-		case it.Step != nil && r.Plan.Unverified:
+		case it.Step != nil && !r.Judged():
 			// A step of a plan built on no read is an assumption, never a
 			// test outcome.
 			o.skips = append(o.skips, "unverified "+it.Message())

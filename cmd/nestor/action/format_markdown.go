@@ -32,17 +32,11 @@ func (f *FleetReport) WriteMarkdown(w io.Writer) error {
 	// The columns of the text view, in its order; "-" where it has none
 	// (no report, or nothing read: Report.Counts).
 	b.WriteString("| stack | kind | status | changes | waiting | unknown |\n|---|---|---|--:|--:|--:|\n")
-	count := func(n *int) string {
-		if n == nil {
-			return "-"
-		}
-		return fmt.Sprint(*n)
-	}
 	for _, d := range docs {
 		changes, waiting, unknown := "-", "-", "-"
 		if !d.failed() {
 			c, w, u := d.Report.Counts()
-			changes, waiting, unknown = count(c), count(w), count(u)
+			changes, waiting, unknown = countText(c), countText(w), countText(u)
 		}
 		kind := string(d.Kind)
 		if kind == "" {

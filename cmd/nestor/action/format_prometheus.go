@@ -114,7 +114,7 @@ func writePrometheus(w io.Writer, docs []stackDoc, o PrometheusOptions) error {
 		case d.failed():
 			fs.gauge(metricReadSuccess, 0, "stack", d.Name, "status", string(d.Status))
 			continue
-		case d.Report.Actual == nil || d.Report.Actual.NoTarget:
+		case !d.Report.Judged():
 			// Nothing was read: what the topology declares is known, every
 			// series of ACTUAL or of the (unverified) plan is absent.
 			fs.gauge(metricReadSuccess, 0, "stack", d.Name, "status", string(d.Status))

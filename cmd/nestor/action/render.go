@@ -659,11 +659,7 @@ func groupUnknowns(unknowns []topology.UnknownPart) []string {
 	}
 	out := make([]string, 0, len(order))
 	for _, g := range order {
-		parts := g.parts[0]
-		if n := len(g.parts); n > 1 {
-			parts = strings.Join(g.parts[:n-1], ", ") + " and " + g.parts[n-1]
-		}
-		out = append(out, parts+": "+g.why.Text)
+		out = append(out, topology.JoinAnd(g.parts)+": "+g.why.Text)
 	}
 	return out
 }
