@@ -148,10 +148,10 @@ func classify(err error) (topology.ReasonCode, string) {
 		return topology.ReasonUnauthorized, "unauthorized (the API server refused the credentials)"
 	}
 	if errors.Is(err, context.DeadlineExceeded) {
-		return topology.ReasonTimedOut, "timed out"
+		return topology.ReasonTimedOut, StopWords(err)
 	}
 	if errors.Is(err, context.Canceled) {
-		return topology.ReasonInterrupted, "interrupted (nestor was stopped before this read finished)"
+		return topology.ReasonInterrupted, StopWords(err) + " (nestor was stopped before this read finished)"
 	}
 	var cve *tls.CertificateVerificationError
 	if errors.As(err, &cve) {
