@@ -54,6 +54,27 @@ type KapsuleCluster struct {
 	URL              string `json:"cluster_url"`
 	AutoUpgrade      bool   `json:"auto_upgrade"`
 	UpgradeAvailable bool   `json:"upgrade_available"`
+	// CreatedAt is when the cluster was created (nil when the API did not say).
+	CreatedAt *time.Time `json:"created_at,omitempty"`
+	// CommitmentEndsAt is the end of a dedicated offer's commitment: the
+	// cluster may not move to a lower type before it. For a mutualised
+	// cluster the API returns its creation date, which is no commitment
+	// (CommitmentActive says which).
+	CommitmentEndsAt *time.Time `json:"commitment_ends_at,omitempty"`
+}
+
+// CommitmentActive reports whether c carries a commitment that still binds
+// at asOf: a commitment end after both its creation and asOf. The provider
+// returns commitment_ends_at equal to created_at for a cluster that never
+// had a dedicated offer (scaleway-sdk-go api/k8s/v1 Cluster.CommitmentEndsAt).
+func (c KapsuleCluster) CommitmentActive(asOf time.Time) bool {
+	if c.CommitmentEndsAt == nil {
+		return false
+	}
+	if c.CreatedAt != nil && !c.CommitmentEndsAt.After(*c.CreatedAt) {
+		return false
+	}
+	return c.CommitmentEndsAt.After(asOf)
 }
 
 // KapsulePool is one of the cluster's pools.

@@ -780,7 +780,8 @@ func deref(s *string) string {
 func clusterOf(c *k8s.Cluster) topology.KapsuleCluster {
 	out := topology.KapsuleCluster{ID: c.ID, Name: probes.SanitizeName(c.Name), Region: c.Region.String(), ProjectID: c.ProjectID,
 		Status: probes.SanitizeName(c.Status.String()), Version: probes.SanitizeName(c.Version), Type: probes.SanitizeName(c.Type), CNI: probes.SanitizeName(c.Cni.String()),
-		URL: strings.TrimSpace(probes.Sanitize(c.ClusterURL)), UpgradeAvailable: c.UpgradeAvailable}
+		URL: strings.TrimSpace(probes.Sanitize(c.ClusterURL)), UpgradeAvailable: c.UpgradeAvailable,
+		CreatedAt: c.CreatedAt, CommitmentEndsAt: c.CommitmentEndsAt}
 	if c.AutoUpgrade != nil {
 		out.AutoUpgrade = c.AutoUpgrade.Enabled
 	}
