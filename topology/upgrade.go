@@ -1,6 +1,7 @@
 package topology
 
 import (
+	"cmp"
 	"fmt"
 	"slices"
 	"sort"
@@ -560,7 +561,7 @@ func CompareHardDates(a, b *HardDate) int {
 	case !a.Date.Equal(b.Date):
 		return a.Date.Compare(b.Date)
 	case a.Blockers != b.Blockers:
-		return sign(b.Blockers - a.Blockers)
+		return cmp.Compare(b.Blockers, a.Blockers)
 	}
 	return 0
 }

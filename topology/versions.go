@@ -165,7 +165,7 @@ type versionJudge struct {
 //     not parse (or is not reported) is an unknown of the plan when desired
 //     is declared (the node steps depend on it), else an info finding;
 //   - the calendar, for the server's minor and each kubelet minor
-//     (Calendar.JudgeSupport).
+//     (JudgeSupport).
 func judgeVersions(desired string, vs Fact[VersionsState], nodes nodeSet, cal Calendar, asOf time.Time) versionJudge {
 	var j versionJudge
 	if !vs.Known {
@@ -220,7 +220,7 @@ func judgeVersions(desired string, vs Fact[VersionsState], nodes nodeSet, cal Ca
 		}
 	}
 	for _, v := range order {
-		if f, ok := cal.JudgeSupport(v, strings.Join(users[v.MinorString()], "; "), asOf); ok {
+		if f, ok := JudgeSupport(cal, v, strings.Join(users[v.MinorString()], "; "), asOf); ok {
 			j.findings = append(j.findings, f)
 		}
 	}

@@ -683,14 +683,14 @@ func (Rules) PlanOwn(t *topology.Topology, obs *topology.Observed, o topology.Pl
 
 // upstreamCalendar judges the minors the cluster and its pools run (as the
 // provider reports them) against the upstream support calendar
-// (topology.Calendar.JudgeSupport), as a prod stack's server version is:
+// (topology.JudgeSupport), as a prod stack's server version is:
 // the provider's end of support and upstream's end of life are two dates,
 // both said.
 func upstreamCalendar(k *topology.KapsuleObserved, asOf time.Time) []topology.Finding {
 	cal := topology.UpstreamCalendar()
 	var out []topology.Finding
 	for _, u := range k.MinorsInUse() {
-		if f, ok := cal.JudgeSupport(u.Version, strings.Join(u.Users, ", "), asOf); ok {
+		if f, ok := topology.JudgeSupport(cal, u.Version, strings.Join(u.Users, ", "), asOf); ok {
 			out = append(out, f)
 		}
 	}

@@ -24,7 +24,7 @@ func TestSupportTextFollowsTheFindingsRule(t *testing.T) {
 		if got := SupportText(v, day(tc.asOf), true); got != tc.short {
 			t.Errorf("%s short: %q, want %q", tc.asOf, got, tc.short)
 		}
-		_, finding := topology.UpstreamCalendar().JudgeSupport(v, "x", day(tc.asOf))
+		_, finding := topology.JudgeSupport(topology.UpstreamCalendar(), v, "x", day(tc.asOf))
 		if finding != (tc.asOf != "2026-12-01") {
 			t.Errorf("%s: a finding %v, while the view says %q", tc.asOf, finding, tc.want)
 		}
