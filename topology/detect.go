@@ -7,6 +7,8 @@ import (
 	"sort"
 	"strings"
 	"time"
+
+	"nestor.dev/nestor/kube"
 )
 
 // workloadResult is what the facts say about one Workload of a def.
@@ -493,7 +495,7 @@ func DefaultStorage(facts ClusterFacts, server Fact[string]) Fact[StorageState] 
 	if !server.Known {
 		return UnknownFact[StorageState](server.Why().Prefixed(several + ", and which one Kubernetes uses depends on its version (the newest since 1.26, none before), which is unknown: "))
 	}
-	v := ParseVersion(server.Value)
+	v := kube.ParseVersion(server.Value)
 	if !v.Known {
 		return UnknownFact[StorageState](Because(ReasonUnrecognised, fmt.Sprintf("%s, and which one Kubernetes uses depends on its version (the newest since 1.26, none before), but the server version %q is not a version (%s)", several, server.Value, v.Reason)))
 	}
@@ -506,7 +508,7 @@ func DefaultStorage(facts ClusterFacts, server Fact[string]) Fact[StorageState] 
 	}
 	all := fmt.Sprintf("%d StorageClasses are marked default: %s", len(defaults), strings.Join(listed, ", "))
 
-	if CompareMinor(v, Version{Known: true, Major: 1, Minor: 26}) < 0 {
+	if kube.CompareMinor(v, kube.Version{Known: true, Major: 1, Minor: 26}) < 0 {
 		return KnownFact(StorageState{
 			OtherDefaults: names,
 			Warning: fmt.Sprintf("%s; Kubernetes before 1.26 (this server is %s) then refuses every PersistentVolumeClaim that names no class: keep one default and unmark the others",

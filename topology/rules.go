@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+
+	"nestor.dev/nestor/kube"
 )
 
 // Rules is the pure part of a target kind: the phases it runs before the
@@ -92,7 +94,7 @@ func (NodeCluster) PlanOwn(t *Topology, obs *Observed, o PlanOptions, p *Plan) {
 			}
 		}
 	}
-	j := judgeVersions(t.Kubernetes.Version, DeriveVersions(obs.ServerVersion, obs.Nodes), ns, UpstreamCalendar(), o.AsOf)
+	j := judgeVersions(t.Kubernetes.Version, DeriveVersions(obs.ServerVersion, obs.Nodes), ns, kube.UpstreamCalendar(), o.AsOf)
 	// The order is a dependency order (CheckOrder): a node is repaired
 	// before it is upgraded; the version steps interleave the API server
 	// and the kubelets (planUpgrades); a node joins the cluster at the

@@ -3,6 +3,8 @@ package topology
 import (
 	"fmt"
 	"time"
+
+	"nestor.dev/nestor/kube"
 )
 
 // JudgeSupport judges minor v (a known version; only its minor counts),
@@ -22,7 +24,7 @@ import (
 //   - otherwise nothing (ok false).
 //
 // An estimated date says so in the message. A zero asOf judges nothing.
-func JudgeSupport(c Calendar, v Version, who string, asOf time.Time) (Finding, bool) {
+func JudgeSupport(c kube.Calendar, v kube.Version, who string, asOf time.Time) (Finding, bool) {
 	if asOf.IsZero() || !v.Known || len(c.Entries) == 0 {
 		return Finding{}, false
 	}
@@ -34,22 +36,22 @@ func JudgeSupport(c Calendar, v Version, who string, asOf time.Time) (Finding, b
 		note = fmt.Sprintf("; estimated: %s has published no end of life for %s, so this is 14 months after its release (12 months + 2 months of maintenance)", c.Name, minor)
 	}
 	switch st {
-	case StandingOlder:
+	case kube.StandingOlder:
 		f.Severity, f.Kind = SeverityWarning, FindingEndOfLife
 		f.Message = fmt.Sprintf("%s is older than every minor in this nestor's %s calendar, whose oldest, %s, reached end of life on %s: %s is past its end of life too (%s)",
 			minor, c.Name, e.Minor, e.EndOfLife.Format(time.DateOnly), minor, who)
-	case StandingNewer:
+	case kube.StandingNewer:
 		f.Severity, f.Kind = SeverityInfo, FindingCalendarUnknown
 		f.Message = fmt.Sprintf("%s is newer than this nestor's %s calendar (as of %s, newest %s): its support dates are not known here (%s)",
 			minor, c.Name, c.AsOf.Format(time.DateOnly), c.Entries[len(c.Entries)-1].Minor, who)
-	case StandingEnded:
+	case kube.StandingEnded:
 		f.Severity, f.Kind = SeverityWarning, FindingEndOfLife
 		f.Message = fmt.Sprintf("%s reached end of life %s on %s, %s: no more patch releases, security fixes included (%s)%s",
 			minor, calendarWhere(c), e.EndOfLife.Format(time.DateOnly), daysAgo(-days), who, note)
-	case StandingEndingSoon:
+	case kube.StandingEndingSoon:
 		f.Severity, f.Kind = SeverityInfo, FindingEndOfLifeSoon
 		f.Message = fmt.Sprintf("%s reaches end of life %s on %s, in %s (%s)%s",
-			minor, calendarWhere(c), e.EndOfLife.Format(time.DateOnly), Plural(days, "day"), who, note)
+			minor, calendarWhere(c), e.EndOfLife.Format(time.DateOnly), kube.Plural(days, "day"), who, note)
 	default:
 		return Finding{}, false
 	}
@@ -57,7 +59,7 @@ func JudgeSupport(c Calendar, v Version, who string, asOf time.Time) (Finding, b
 }
 
 // calendarWhere is "upstream" for upstream's calendar, else "per NAME".
-func calendarWhere(c Calendar) string {
+func calendarWhere(c kube.Calendar) string {
 	if c.Name == "upstream Kubernetes" {
 		return "upstream"
 	}
@@ -68,5 +70,5 @@ func daysAgo(n int) string {
 	if n == 0 {
 		return "today"
 	}
-	return Plural(n, "day") + " ago"
+	return kube.Plural(n, "day") + " ago"
 }

@@ -7,6 +7,8 @@ import (
 	"sort"
 	"strings"
 	"time"
+
+	"nestor.dev/nestor/kube"
 )
 
 // Sources and reaches the upgrade findings name.
@@ -142,7 +144,7 @@ func (c DeprecatedCall) what() string {
 // served group versions (each matched with the calls it covers), the calls
 // no removal covers, and the reach of a read that found nothing to say.
 func judgeAPIs(targets []UpgradeTarget, served Fact[ServedAPIs], calls Fact[DeprecatedCalls]) []Finding {
-	module, _ := APILifecycleSource()
+	module, _ := kube.APILifecycleSource()
 	j := apiJudge{targets: targets, calls: calls, module: module, lifecycle: module + " lifecycle"}
 	j.since, j.callReach = callWords(calls.Value)
 	if calls.Known {
@@ -208,7 +210,7 @@ func (j *apiJudge) servedRemovals(served Fact[ServedAPIs]) []Finding {
 	unknownGV := map[string]string{}
 	var notCovered []string
 	for i, tg := range j.targets {
-		rep, err := APIRemovals(served.Value.GroupVersions, tg.Minor)
+		rep, err := kube.APIRemovals(served.Value.GroupVersions, tg.Minor)
 		if err != nil {
 			out = append(out, j.unknown(APISubject("served APIs"), err.Error(), j.lifecycle, reachDiscovery, tg))
 			continue
@@ -265,10 +267,10 @@ func (j *apiJudge) unmatchedCalls() []Finding {
 		if j.matched[i] {
 			continue
 		}
-		rr := ParseVersion(c.RemovedRelease)
+		rr := kube.ParseVersion(c.RemovedRelease)
 		tg, removed := last, false
 		for _, t := range j.targets {
-			if rr.Known && CompareMinor(rr, t.Minor) <= 0 {
+			if rr.Known && kube.CompareMinor(rr, t.Minor) <= 0 {
 				tg, removed = t, true
 				break
 			}
@@ -326,10 +328,10 @@ func pronoun(n int) string {
 // matched: a call to the group version whose resource discovery ties to a
 // removed kind, or, when discovery does not tie it, whose removed_release
 // the target reaches.
-func removalFinding(tg UpgradeTarget, r APIRemoval, reqs []DeprecatedCall, matched []bool, kindOf map[string]string, calls Fact[DeprecatedCalls], since, callReach, lifecycle string) (Finding, bool) {
-	var kinds []RemovedKind
+func removalFinding(tg UpgradeTarget, r kube.APIRemoval, reqs []DeprecatedCall, matched []bool, kindOf map[string]string, calls Fact[DeprecatedCalls], since, callReach, lifecycle string) (Finding, bool) {
+	var kinds []kube.RemovedKind
 	for _, k := range r.Kinds {
-		if CompareMinor(ParseVersion(k.Removed), tg.From) > 0 {
+		if kube.CompareMinor(kube.ParseVersion(k.Removed), tg.From) > 0 {
 			kinds = append(kinds, k)
 		}
 	}
@@ -348,8 +350,8 @@ func removalFinding(tg UpgradeTarget, r APIRemoval, reqs []DeprecatedCall, match
 			continue
 		}
 		kind, tied := kindOf[c.GroupVersion()+" "+c.Resource]
-		rr := ParseVersion(c.RemovedRelease)
-		if tied && removed[kind] || !tied && rr.Known && CompareMinor(rr, tg.Minor) <= 0 {
+		rr := kube.ParseVersion(c.RemovedRelease)
+		if tied && removed[kind] || !tied && rr.Known && kube.CompareMinor(rr, tg.Minor) <= 0 {
 			matched[i] = true
 			called = append(called, c.what())
 		}
@@ -509,15 +511,15 @@ func NextHardDate(obs *Observed, due UpgradeDue, findings []Finding, asOf time.T
 	next := fmt.Sprintf("%d.%d", cur.Major, cur.Minor+1)
 	var hd HardDate
 	found := false
-	if e, ok := UpstreamCalendar().Lookup(cur); ok && !e.EndOfLife.IsZero() {
-		hd = HardDate{Date: dateOf(e.EndOfLife), What: "upstream end of life of " + cur.MinorString(), Estimated: e.Estimated}
+	if e, ok := kube.UpstreamCalendar().Lookup(cur); ok && !e.EndOfLife.IsZero() {
+		hd = HardDate{Date: kube.DateOf(e.EndOfLife), What: "upstream end of life of " + cur.MinorString(), Estimated: e.Estimated}
 		found = true
 	}
 	if obs != nil && obs.Kapsule != nil {
 		if e, ok := obs.Kapsule.VersionEntry(cur); ok && e.EndOfLifeAt != nil {
 			d := e.EndOfLifeAt.UTC()
-			if !found || !dateOf(d).After(hd.Date) {
-				hd = HardDate{Date: dateOf(d), What: fmt.Sprintf("provider end of life of %s: the provider moves the cluster to %s", cur.MinorString(), next), Forced: true}
+			if !found || !kube.DateOf(d).After(hd.Date) {
+				hd = HardDate{Date: kube.DateOf(d), What: fmt.Sprintf("provider end of life of %s: the provider moves the cluster to %s", cur.MinorString(), next), Forced: true}
 				found = true
 			}
 		}
@@ -526,7 +528,7 @@ func NextHardDate(obs *Observed, due UpgradeDue, findings []Finding, asOf time.T
 		return HardDate{}, false
 	}
 	hd.Minor = next
-	hd.Days = int(hd.Date.Sub(dateOf(asOf)).Hours() / 24)
+	hd.Days = int(hd.Date.Sub(kube.DateOf(asOf)).Hours() / 24)
 	for _, t := range due.Targets {
 		if t.Minor.MinorString() == next {
 			hd.Judged = true

@@ -5,6 +5,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"nestor.dev/nestor/kube"
 )
 
 // upFinding is what a test expects of an upgrade finding: its severity,
@@ -45,11 +47,11 @@ func upFindingsText(fs []Finding) string {
 
 // moveTo is a target planned by one step, from the minor before.
 func moveTo(from, to string) UpgradeTarget {
-	return UpgradeTarget{Minor: ParseVersion(to), To: ParseVersion(to), From: ParseVersion(from), Why: []string{"planned"}, Steps: []string{"upgrade kubernetes → " + to}}
+	return UpgradeTarget{Minor: kube.ParseVersion(to), To: kube.ParseVersion(to), From: kube.ParseVersion(from), Why: []string{"planned"}, Steps: []string{"upgrade kubernetes → " + to}}
 }
 
 var flowcontrolServed = ServedAPIs{
-	GroupVersions: []ServedGroupVersion{
+	GroupVersions: []kube.ServedGroupVersion{
 		{GroupVersion: "v1", Kinds: []string{"ConfigMap", "Pod"}},
 		{GroupVersion: "flowcontrol.apiserver.k8s.io/v1", Kinds: []string{"FlowSchema", "PriorityLevelConfiguration"}},
 		{GroupVersion: "flowcontrol.apiserver.k8s.io/v1beta3", Kinds: []string{"FlowSchema", "PriorityLevelConfiguration"}},
@@ -103,7 +105,7 @@ func TestJudgeUpgradeAPIs(t *testing.T) {
 				{SeverityWarning, FindingRemovedAPI, "flowcontrol.apiserver.k8s.io/v1beta3", "1.32", step, "no request to it in the part of /metrics read: whether clients call it is not known", "", "calls: one API server instance of an unknown number"},
 			}},
 		{name: "calls discovery does not tie: judged by the server's removed_release", targets: to132,
-			served: KnownFact(ServedAPIs{GroupVersions: []ServedGroupVersion{{GroupVersion: "v1", Kinds: []string{"Pod"}}}}),
+			served: KnownFact(ServedAPIs{GroupVersions: []kube.ServedGroupVersion{{GroupVersion: "v1", Kinds: []string{"Pod"}}}}),
 			calls: callsOf(KnownFact(1),
 				DeprecatedCall{Group: "batch", Version: "v1beta1", Resource: "cronjobs", RemovedRelease: "1.25"},
 				DeprecatedCall{Group: "storage.k8s.io", Version: "v1beta1", Resource: "csistoragecapacities", Subresource: "status", RemovedRelease: "1.40"},
@@ -116,7 +118,7 @@ func TestJudgeUpgradeAPIs(t *testing.T) {
 		{name: "each removal said once, at the move that makes it", targets: []UpgradeTarget{moveTo("1.31", "1.32"), moveTo("1.32", "1.33")}, served: KnownFact(flowcontrolServed), calls: callsOf(three),
 			want: []upFinding{{SeverityWarning, FindingRemovedAPI, "flowcontrol.apiserver.k8s.io/v1beta3", "1.32", step, served, "", ""}}},
 		{name: "beyond the horizon: a floor, said", targets: []UpgradeTarget{moveTo("1.37", "1.38")},
-			served: KnownFact(ServedAPIs{GroupVersions: []ServedGroupVersion{{GroupVersion: "resource.k8s.io/v1beta1", Kinds: []string{"DeviceClass", "ResourceClaim", "ResourceClaimTemplate", "ResourceSlice"}}}}),
+			served: KnownFact(ServedAPIs{GroupVersions: []kube.ServedGroupVersion{{GroupVersion: "resource.k8s.io/v1beta1", Kinds: []string{"DeviceClass", "ResourceClaim", "ResourceClaimTemplate", "ResourceSlice"}}}}),
 			calls:  callsOf(KnownFact(2)),
 			want: []upFinding{
 				{SeverityWarning, FindingRemovedAPI, "resource.k8s.io/v1beta1", "1.38", "upgrade kubernetes → 1.38", "the cluster serves resource.k8s.io/v1beta1; 1.38 is to stop serving it, as k8s.io/api v0.37.2 plans (no replacement recorded); no request to it recorded", "k8s.io/api v0.37.2 lifecycle", "one API server instance of 2"},
@@ -128,7 +130,7 @@ func TestJudgeUpgradeAPIs(t *testing.T) {
 				{SeverityError, FindingDeprecatedCall, "flowcontrol.apiserver.k8s.io/v1beta3", "1.32", step, "1.32 stops serving it (by the API server's own removed_release 1.32)", "", ""},
 			}},
 		{name: "group versions the table does not know, or not Kubernetes' own", targets: to132,
-			served: KnownFact(ServedAPIs{GroupVersions: []ServedGroupVersion{
+			served: KnownFact(ServedAPIs{GroupVersions: []kube.ServedGroupVersion{
 				{GroupVersion: "apps/v1alpha9", Kinds: []string{"Thing"}}, {GroupVersion: "apps/v1", Kinds: []string{"Deployment", "Gadget"}},
 				{GroupVersion: "ceph.rook.io/v1", Kinds: []string{"CephCluster"}}, {GroupVersion: "metrics.k8s.io/v1beta1"},
 			}}),
@@ -137,9 +139,9 @@ func TestJudgeUpgradeAPIs(t *testing.T) {
 				{SeverityInfo, FindingUpgradeUnknown, "served APIs", "1.32", step, "the cluster serves apps/v1 Gadget, apps/v1alpha9, which k8s.io/api v0.37.2 does not hold: whether 1.32 serves them is not known here", "", ""},
 				{SeverityInfo, FindingUpgradeUnknown, "served APIs", "1.32", step, "2 served group versions are not in k8s.io/api v0.37.2 (ceph.rook.io/v1, metrics.k8s.io/v1beta1): CustomResourceDefinitions, aggregated APIs, or Kubernetes groups kept in other modules (apiextensions.k8s.io, apiregistration.k8s.io); its lifecycle table says nothing of them, so whether 1.32 serves them is not judged", "", ""},
 			}},
-		{name: "one group version not in the table's module", targets: to132, served: KnownFact(ServedAPIs{GroupVersions: []ServedGroupVersion{{GroupVersion: "apiextensions.k8s.io/v1", Kinds: []string{"CustomResourceDefinition"}}}}), calls: callsOf(three),
+		{name: "one group version not in the table's module", targets: to132, served: KnownFact(ServedAPIs{GroupVersions: []kube.ServedGroupVersion{{GroupVersion: "apiextensions.k8s.io/v1", Kinds: []string{"CustomResourceDefinition"}}}}), calls: callsOf(three),
 			want: []upFinding{{SeverityInfo, FindingUpgradeUnknown, "served APIs", "1.32", step, "1 served group version is not in k8s.io/api v0.37.2 (apiextensions.k8s.io/v1)", "", ""}}},
-		{name: "a forced move without a step", targets: []UpgradeTarget{{Minor: ParseVersion("1.32"), To: ParseVersion("1.32.5"), From: ParseVersion("1.31"), Forced: true, Date: dayp(2026, 12, 20)}},
+		{name: "a forced move without a step", targets: []UpgradeTarget{{Minor: kube.ParseVersion("1.32"), To: kube.ParseVersion("1.32.5"), From: kube.ParseVersion("1.31"), Forced: true, Date: dayp(2026, 12, 20)}},
 			served: KnownFact(flowcontrolServed), calls: callsOf(three),
 			want: []upFinding{{SeverityWarning, FindingRemovedAPI, "flowcontrol.apiserver.k8s.io/v1beta3", "1.32", "", "the provider's move to 1.32.5 on 2026-12-20: the cluster serves flowcontrol.apiserver.k8s.io/v1beta3; 1.32 stops serving it", "", ""}}},
 		{name: "calls with an unknown window", targets: to132, served: KnownFact(ServedAPIs{}),
@@ -296,20 +298,20 @@ func TestNextHardDate(t *testing.T) {
 		asOf time.Time
 		want *HardDate
 	}{
-		{name: "upstream end of life, judged", obs: prod("v1.35.1"), due: due136, asOf: day(2027, 1, 15),
-			want: &HardDate{Date: day(2027, 2, 28), What: "upstream end of life of 1.35", Minor: "1.36", Days: 44, Judged: true, Blockers: 2, Unknowns: 1}},
-		{name: "past", obs: prod("v1.34.1"), asOf: day(2026, 12, 1),
-			want: &HardDate{Date: day(2026, 10, 27), What: "upstream end of life of 1.34", Minor: "1.35", Days: -35}},
-		{name: "not judged: no count", obs: prod("v1.35.1"), due: UpgradeDue{}, asOf: day(2026, 6, 1),
-			want: &HardDate{Date: day(2027, 2, 28), What: "upstream end of life of 1.35", Minor: "1.36", Days: 272}},
-		{name: "estimated", obs: prod("v1.38.0"), asOf: day(2026, 12, 20),
-			want: &HardDate{Date: day(2028, 2, 28), What: "upstream end of life of 1.38", Minor: "1.39", Days: 435, Estimated: true}},
-		{name: "the provider's end of life comes first", obs: kapsuleAt("1.35.2", "1.35.2", KapsuleVersion{Name: "1.35.2", EndOfLifeAt: dayp(2027, 1, 31)}), due: due136, asOf: day(2027, 1, 15),
-			want: &HardDate{Date: day(2027, 1, 31), What: "provider end of life of 1.35: the provider moves the cluster to 1.36", Minor: "1.36", Days: 16, Forced: true, Judged: true, Blockers: 2, Unknowns: 1}},
-		{name: "upstream's comes first", obs: kapsuleAt("1.35.2", "1.35.2", KapsuleVersion{Name: "1.35.2", EndOfLifeAt: dayp(2027, 6, 30)}), asOf: day(2027, 1, 15),
-			want: &HardDate{Date: day(2027, 2, 28), What: "upstream end of life of 1.35", Minor: "1.36", Days: 44}},
-		{name: "newer than the calendar, no provider: none", obs: prod("v1.45.0"), asOf: day(2026, 12, 1)},
-		{name: "version unknown: none", obs: &Observed{ServerVersion: UnknownFact[string](Because(ReasonFailed, "forbidden"))}, asOf: day(2026, 12, 1)},
+		{name: "upstream end of life, judged", obs: prod("v1.35.1"), due: due136, asOf: kube.Day(2027, 1, 15),
+			want: &HardDate{Date: kube.Day(2027, 2, 28), What: "upstream end of life of 1.35", Minor: "1.36", Days: 44, Judged: true, Blockers: 2, Unknowns: 1}},
+		{name: "past", obs: prod("v1.34.1"), asOf: kube.Day(2026, 12, 1),
+			want: &HardDate{Date: kube.Day(2026, 10, 27), What: "upstream end of life of 1.34", Minor: "1.35", Days: -35}},
+		{name: "not judged: no count", obs: prod("v1.35.1"), due: UpgradeDue{}, asOf: kube.Day(2026, 6, 1),
+			want: &HardDate{Date: kube.Day(2027, 2, 28), What: "upstream end of life of 1.35", Minor: "1.36", Days: 272}},
+		{name: "estimated", obs: prod("v1.38.0"), asOf: kube.Day(2026, 12, 20),
+			want: &HardDate{Date: kube.Day(2028, 2, 28), What: "upstream end of life of 1.38", Minor: "1.39", Days: 435, Estimated: true}},
+		{name: "the provider's end of life comes first", obs: kapsuleAt("1.35.2", "1.35.2", KapsuleVersion{Name: "1.35.2", EndOfLifeAt: dayp(2027, 1, 31)}), due: due136, asOf: kube.Day(2027, 1, 15),
+			want: &HardDate{Date: kube.Day(2027, 1, 31), What: "provider end of life of 1.35: the provider moves the cluster to 1.36", Minor: "1.36", Days: 16, Forced: true, Judged: true, Blockers: 2, Unknowns: 1}},
+		{name: "upstream's comes first", obs: kapsuleAt("1.35.2", "1.35.2", KapsuleVersion{Name: "1.35.2", EndOfLifeAt: dayp(2027, 6, 30)}), asOf: kube.Day(2027, 1, 15),
+			want: &HardDate{Date: kube.Day(2027, 2, 28), What: "upstream end of life of 1.35", Minor: "1.36", Days: 44}},
+		{name: "newer than the calendar, no provider: none", obs: prod("v1.45.0"), asOf: kube.Day(2026, 12, 1)},
+		{name: "version unknown: none", obs: &Observed{ServerVersion: UnknownFact[string](Because(ReasonFailed, "forbidden"))}, asOf: kube.Day(2026, 12, 1)},
 		{name: "no day: none", obs: prod("v1.35.1")},
 	}
 	for _, tt := range tests {
@@ -323,9 +325,9 @@ func TestNextHardDate(t *testing.T) {
 }
 
 func TestCompareHardDates(t *testing.T) {
-	a := &HardDate{Date: day(2027, 1, 1), Blockers: 1}
-	b := &HardDate{Date: day(2027, 1, 1), Blockers: 3}
-	c := &HardDate{Date: day(2027, 2, 1), Blockers: 9}
+	a := &HardDate{Date: kube.Day(2027, 1, 1), Blockers: 1}
+	b := &HardDate{Date: kube.Day(2027, 1, 1), Blockers: 3}
+	c := &HardDate{Date: kube.Day(2027, 2, 1), Blockers: 9}
 	tests := []struct {
 		x, y *HardDate
 		want int
@@ -343,7 +345,7 @@ func TestCompareHardDates(t *testing.T) {
 // API server instances not counted would reach no finding: an unknown says
 // it; with a removal, its reach says it and nothing is added.
 func TestJudgeUpgradeInstancesUnread(t *testing.T) {
-	served := ServedAPIs{GroupVersions: []ServedGroupVersion{{GroupVersion: "v1", Kinds: []string{"ConfigMap"}}}}
+	served := ServedAPIs{GroupVersions: []kube.ServedGroupVersion{{GroupVersion: "v1", Kinds: []string{"ConfigMap"}}}}
 	lost := UnknownFact[int](Because(ReasonFailed, "forbidden (user ci cannot list leases.coordination.k8s.io in namespace kube-system)"))
 	due := UpgradeDue{Targets: []UpgradeTarget{moveTo("1.31", "1.32")}}
 	got := JudgeUpgrade(&Topology{}, due, UpgradeFacts{Served: KnownFact(served), DeprecatedCalls: callsOf(lost), LayerImages: KnownFact([]LayerImage{})})

@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"nestor.dev/nestor/kube"
 )
 
 // skewTopology declares the three nodes of the versions-skew cluster
@@ -370,7 +372,7 @@ func TestBuildPlanKubeletSkew(t *testing.T) {
 // The calendar inside BuildPlan: judged at o.AsOf, for the server's minor
 // and each kubelet minor; a zero AsOf judges nothing.
 func TestBuildPlanCalendar(t *testing.T) {
-	today := day(2026, 11, 30)
+	today := kube.Day(2026, 11, 30)
 	p := checkedPlan(t, skewTopology(""), skewObserved(), NodeCluster{}, PlanOptions{AsOf: today})
 	checkFindings(t, p.Findings, []finding{
 		{SeverityInfo, FindingKubeletBehind, "kubelet v1.36.4", "1 minor behind"},
@@ -388,11 +390,11 @@ func TestBuildPlanCalendar(t *testing.T) {
 	// life, and so is 1.36; at 2026-12-01 nothing is.
 	o := skewObserved()
 	o.Nodes = KnownFact([]NodeState{{Name: "skew1", Ready: true, KubeletVersion: "v1.37.2"}})
-	p = checkedPlan(t, skewTopology("1.37"), o, NodeCluster{}, PlanOptions{AsOf: day(2027, 11, 1)})
+	p = checkedPlan(t, skewTopology("1.37"), o, NodeCluster{}, PlanOptions{AsOf: kube.Day(2027, 11, 1)})
 	checkFindings(t, p.Findings, []finding{
 		{SeverityWarning, FindingEndOfLife, "1.37", "1.37 reached end of life upstream on 2027-10-28, 4 days ago: no more patch releases, security fixes included (the API server; kubelet v1.37.2 on skew1)"},
 	})
-	p = checkedPlan(t, skewTopology("1.37"), o, NodeCluster{}, PlanOptions{AsOf: day(2026, 12, 1)})
+	p = checkedPlan(t, skewTopology("1.37"), o, NodeCluster{}, PlanOptions{AsOf: kube.Day(2026, 12, 1)})
 	checkFindings(t, p.Findings, []finding{})
 
 	// Zero AsOf: nothing about dates, even for an ended minor.
@@ -483,7 +485,7 @@ func TestDeriveVersions(t *testing.T) {
 // severity, kind, subject, message.
 func TestPlanFindingsJSON(t *testing.T) {
 	for _, obs := range []*Observed{nil, healthyDirqual(), skewObserved()} {
-		b, err := json.Marshal(checkedPlan(t, dirqual(), obs, NodeCluster{}, PlanOptions{AsOf: day(2026, 11, 30)}))
+		b, err := json.Marshal(checkedPlan(t, dirqual(), obs, NodeCluster{}, PlanOptions{AsOf: kube.Day(2026, 11, 30)}))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -553,7 +555,7 @@ func TestUpgradePath(t *testing.T) {
 		{"garbage", "1.38", ""},
 	} {
 		var got []string
-		for _, v := range UpgradePath(ParseVersion(tc.from), ParseVersion(tc.to)) {
+		for _, v := range UpgradePath(kube.ParseVersion(tc.from), kube.ParseVersion(tc.to)) {
 			got = append(got, v.Canonical())
 		}
 		if strings.Join(got, " ") != tc.want {
@@ -564,7 +566,7 @@ func TestUpgradePath(t *testing.T) {
 
 func TestKubeletSkewAllowed(t *testing.T) {
 	for in, want := range map[string]int{"v1.24.17": 2, "v1.25.0": 3, "v1.34.1+rke2r1": 3, "1.20": 2} {
-		if got := KubeletSkewAllowed(ParseVersion(in)); got != want {
+		if got := KubeletSkewAllowed(kube.ParseVersion(in)); got != want {
 			t.Errorf("KubeletSkewAllowed(%s) = %d, want %d", in, got, want)
 		}
 	}

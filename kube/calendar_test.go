@@ -1,4 +1,4 @@
-package topology
+package kube
 
 import (
 	"fmt"
@@ -11,7 +11,7 @@ import (
 // entry sourced, only the unpublished one estimated.
 func TestUpstreamCalendarTable(t *testing.T) {
 	c := UpstreamCalendar()
-	if !c.AsOf.Equal(day(2026, 11, 30)) || c.Name == "" {
+	if !c.AsOf.Equal(Day(2026, 11, 30)) || c.Name == "" {
 		t.Errorf("calendar %q as of %v", c.Name, c.AsOf)
 	}
 	if len(c.Entries) != 11 {
@@ -71,12 +71,12 @@ func TestEstimateSupportMatchesPublished(t *testing.T) {
 			}
 		}
 	}
-	m, e := EstimateSupport(day(2026, 12, 16))
-	if !m.Equal(day(2027, 12, 28)) || !e.Equal(day(2028, 2, 28)) {
+	m, e := EstimateSupport(Day(2026, 12, 16))
+	if !m.Equal(Day(2027, 12, 28)) || !e.Equal(Day(2028, 2, 28)) {
 		t.Errorf("EstimateSupport(2026-12-16) = %v, %v", m, e)
 	}
-	m, e = EstimateSupport(day(2027, 11, 3)) // across a year end
-	if !m.Equal(day(2028, 11, 28)) || !e.Equal(day(2029, 1, 28)) {
+	m, e = EstimateSupport(Day(2027, 11, 3)) // across a year end
+	if !m.Equal(Day(2028, 11, 28)) || !e.Equal(Day(2029, 1, 28)) {
 		t.Errorf("EstimateSupport(2027-11-03) = %v, %v", m, e)
 	}
 }
