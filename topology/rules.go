@@ -8,13 +8,13 @@ import (
 	"nestor.dev/nestor/kube"
 )
 
-// Rules is the pure part of a target kind: the phases it runs before the
+// KindRules is the pure part of a target kind: the phases it runs before the
 // layers, the plan of those phases, and when each of them is done. Each
 // target kind implements it in its own package (probes/prod, probes/lima,
 // probes/kapsule); BuildPlan, Phases and Next call it for the part that
 // depends on the kind and judge the layers themselves. Implementations
 // are pure: no I/O, no clock (PlanOptions.AsOf is the date).
-type Rules interface {
+type KindRules interface {
 	// OwnPhases are the kind's phases before the layers, in order (prod:
 	// bootstrap, k8s; lima: up, bootstrap, k8s; kapsule: cluster, pools).
 	// They never depend on what was read.

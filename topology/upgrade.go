@@ -74,7 +74,7 @@ func JudgeUpgrade(t *Topology, due UpgradeDue, f UpgradeFacts) []Finding {
 // label is how a finding names the move it judges: "upgrade to 1.35", "the
 // provider's move to 1.35.2 on 2027-01-05", "the move to 1.35 (1.34 reaches
 // end of life upstream on 2027-02-28)".
-func (t UpgradeTarget) label() string {
+func (t UpgradeMove) label() string {
 	to := t.To.Canonical()
 	switch {
 	case t.Forced && t.Date != nil:
@@ -90,7 +90,7 @@ func (t UpgradeTarget) label() string {
 	return "the move to " + to
 }
 
-func (t UpgradeTarget) step() string {
+func (t UpgradeMove) step() string {
 	if len(t.Steps) == 0 {
 		return ""
 	}
@@ -98,7 +98,7 @@ func (t UpgradeTarget) step() string {
 }
 
 // minorsText is "1.35" or "1.35, 1.36".
-func minorsText(ts []UpgradeTarget) string {
+func minorsText(ts []UpgradeMove) string {
 	ms := make([]string, len(ts))
 	for i, t := range ts {
 		ms[i] = t.Minor.MinorString()
@@ -143,7 +143,7 @@ func (c DeprecatedCall) what() string {
 // JudgeUpgrade: what the calls' read leaves unknown, the removals of the
 // served group versions (each matched with the calls it covers), the calls
 // no removal covers, and the reach of a read that found nothing to say.
-func judgeAPIs(targets []UpgradeTarget, served Fact[ServedAPIs], calls Fact[DeprecatedCalls]) []Finding {
+func judgeAPIs(targets []UpgradeMove, served Fact[ServedAPIs], calls Fact[DeprecatedCalls]) []Finding {
 	module, _ := kube.APILifecycleSource()
 	j := apiJudge{targets: targets, calls: calls, module: module, lifecycle: module + " lifecycle"}
 	j.since, j.callReach = callWords(calls.Value)
@@ -161,7 +161,7 @@ func judgeAPIs(targets []UpgradeTarget, served Fact[ServedAPIs], calls Fact[Depr
 // (reqs, and which of them a removal finding has covered), the words of the
 // calls' window and reach, and the lifecycle table's name.
 type apiJudge struct {
-	targets           []UpgradeTarget
+	targets           []UpgradeMove
 	calls             Fact[DeprecatedCalls]
 	reqs              []DeprecatedCall
 	matched           []bool
@@ -169,9 +169,9 @@ type apiJudge struct {
 	module, lifecycle string
 }
 
-func (j *apiJudge) first() UpgradeTarget { return j.targets[0] }
+func (j *apiJudge) first() UpgradeMove { return j.targets[0] }
 
-func (j *apiJudge) unknown(subject Subject, msg, source, reach string, tg UpgradeTarget) Finding {
+func (j *apiJudge) unknown(subject Subject, msg, source, reach string, tg UpgradeMove) Finding {
 	return upgradeUnknown(subject, msg, source, reach, tg.step(), tg.Minor.MinorString())
 }
 
@@ -328,7 +328,7 @@ func pronoun(n int) string {
 // matched: a call to the group version whose resource discovery ties to a
 // removed kind, or, when discovery does not tie it, whose removed_release
 // the target reaches.
-func removalFinding(tg UpgradeTarget, r kube.APIRemoval, reqs []DeprecatedCall, matched []bool, kindOf map[string]string, calls Fact[DeprecatedCalls], since, callReach, lifecycle string) (Finding, bool) {
+func removalFinding(tg UpgradeMove, r kube.APIRemoval, reqs []DeprecatedCall, matched []bool, kindOf map[string]string, calls Fact[DeprecatedCalls], since, callReach, lifecycle string) (Finding, bool) {
 	var kinds []kube.RemovedKind
 	for _, k := range r.Kinds {
 		if kube.CompareMinor(kube.ParseVersion(k.Removed), tg.From) > 0 {
@@ -383,7 +383,7 @@ func removalFinding(tg UpgradeTarget, r kube.APIRemoval, reqs []DeprecatedCall, 
 
 // judgeLayers applies the layer rule of JudgeUpgrade to t's declared
 // layers.
-func judgeLayers(t *Topology, targets []UpgradeTarget, images Fact[[]LayerImage]) []Finding {
+func judgeLayers(t *Topology, targets []UpgradeMove, images Fact[[]LayerImage]) []Finding {
 	var out []Finding
 	if t == nil || len(t.Layers) == 0 {
 		return out

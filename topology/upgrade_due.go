@@ -164,7 +164,7 @@ func (k *KapsuleObserved) ForcedMove(current kube.Version, warnDays int, asOf ti
 // cluster's version is unknown, Unknown says why and only Drains are
 // given. A zero asOf judges no calendar.
 func UpgradeTargets(p Plan, obs *Observed, providerWarnDays int, asOf time.Time) UpgradeDue {
-	d := UpgradeDue{Targets: []UpgradeTarget{}, Drains: []string{}}
+	d := UpgradeDue{Targets: []UpgradeMove{}, Drains: []string{}}
 	if p.Unverified || obs == nil || obs.NoTarget {
 		return d
 	}
@@ -179,7 +179,7 @@ func UpgradeTargets(p Plan, obs *Observed, providerWarnDays int, asOf time.Time)
 		d.Unknown = "whether a move to another minor is due is not known: the cluster's version was not read (the plan's unknowns say why)"
 		return d
 	}
-	byMinor := map[string]*UpgradeTarget{}
+	byMinor := map[string]*UpgradeMove{}
 	add := func(to kube.Version, why string, date *time.Time, forced bool, step string) {
 		if !to.Known || to.Major != cur.Major || kube.CompareMinor(to, cur) <= 0 {
 			return
@@ -188,7 +188,7 @@ func UpgradeTargets(p Plan, obs *Observed, providerWarnDays int, asOf time.Time)
 		t, ok := byMinor[m]
 		if !ok {
 			minor := kube.Version{Known: true, Major: to.Major, Minor: to.Minor}
-			t = &UpgradeTarget{Minor: minor, To: minor, Steps: []string{}}
+			t = &UpgradeMove{Minor: minor, To: minor, Steps: []string{}}
 			byMinor[m] = t
 		}
 		if to.HasPatch && !t.To.HasPatch {

@@ -69,7 +69,7 @@ func prodPlan(t *testing.T, desired, server string, asOf time.Time) (Plan, *Obse
 
 func dayp(y int, m time.Month, d int) *time.Time { t := kube.Day(y, m, d); return &t }
 
-// target is what a test expects of an UpgradeTarget.
+// target is what a test expects of an UpgradeMove.
 type target struct {
 	minor, to, from string
 	date            *time.Time

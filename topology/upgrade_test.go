@@ -46,8 +46,8 @@ func upFindingsText(fs []Finding) string {
 }
 
 // moveTo is a target planned by one step, from the minor before.
-func moveTo(from, to string) UpgradeTarget {
-	return UpgradeTarget{Minor: kube.ParseVersion(to), To: kube.ParseVersion(to), From: kube.ParseVersion(from), Why: []string{"planned"}, Steps: []string{"upgrade kubernetes → " + to}}
+func moveTo(from, to string) UpgradeMove {
+	return UpgradeMove{Minor: kube.ParseVersion(to), To: kube.ParseVersion(to), From: kube.ParseVersion(from), Why: []string{"planned"}, Steps: []string{"upgrade kubernetes → " + to}}
 }
 
 var flowcontrolServed = ServedAPIs{
@@ -70,13 +70,13 @@ func callsOf(instances Fact[int], reqs ...DeprecatedCall) Fact[DeprecatedCalls] 
 var flowschemaCall = DeprecatedCall{Group: "flowcontrol.apiserver.k8s.io", Version: "v1beta3", Resource: "flowschemas", RemovedRelease: "1.32"}
 
 func TestJudgeUpgradeAPIs(t *testing.T) {
-	to132 := []UpgradeTarget{moveTo("1.31", "1.32")}
+	to132 := []UpgradeMove{moveTo("1.31", "1.32")}
 	const step = "upgrade kubernetes → 1.32"
 	const served = "upgrade to 1.32: the cluster serves flowcontrol.apiserver.k8s.io/v1beta3; 1.32 stops serving it (use v1)"
 	three := KnownFact(3)
 	tests := []struct {
 		name    string
-		targets []UpgradeTarget
+		targets []UpgradeMove
 		served  Fact[ServedAPIs]
 		calls   Fact[DeprecatedCalls]
 		want    []upFinding
@@ -115,9 +115,9 @@ func TestJudgeUpgradeAPIs(t *testing.T) {
 				{SeverityInfo, FindingDeprecatedCall, "storage.k8s.io/v1beta1", "1.32", step, "storage.k8s.io/v1beta1 csistoragecapacities/status recorded by this API server since 2026-11-28 10:02 UTC (its start); deprecated, still served by 1.32 (the API server plans its removal for 1.40)", "", ""},
 				{SeverityInfo, FindingDeprecatedCall, "v1", "1.32", step, "requests to v1 componentstatuses recorded by this API server since 2026-11-28 10:02 UTC (its start); deprecated, still served by 1.32 (the API server plans no removal)", "", ""},
 			}},
-		{name: "each removal said once, at the move that makes it", targets: []UpgradeTarget{moveTo("1.31", "1.32"), moveTo("1.32", "1.33")}, served: KnownFact(flowcontrolServed), calls: callsOf(three),
+		{name: "each removal said once, at the move that makes it", targets: []UpgradeMove{moveTo("1.31", "1.32"), moveTo("1.32", "1.33")}, served: KnownFact(flowcontrolServed), calls: callsOf(three),
 			want: []upFinding{{SeverityWarning, FindingRemovedAPI, "flowcontrol.apiserver.k8s.io/v1beta3", "1.32", step, served, "", ""}}},
-		{name: "beyond the horizon: a floor, said", targets: []UpgradeTarget{moveTo("1.37", "1.38")},
+		{name: "beyond the horizon: a floor, said", targets: []UpgradeMove{moveTo("1.37", "1.38")},
 			served: KnownFact(ServedAPIs{GroupVersions: []kube.ServedGroupVersion{{GroupVersion: "resource.k8s.io/v1beta1", Kinds: []string{"DeviceClass", "ResourceClaim", "ResourceClaimTemplate", "ResourceSlice"}}}}),
 			calls:  callsOf(KnownFact(2)),
 			want: []upFinding{
@@ -141,7 +141,7 @@ func TestJudgeUpgradeAPIs(t *testing.T) {
 			}},
 		{name: "one group version not in the table's module", targets: to132, served: KnownFact(ServedAPIs{GroupVersions: []kube.ServedGroupVersion{{GroupVersion: "apiextensions.k8s.io/v1", Kinds: []string{"CustomResourceDefinition"}}}}), calls: callsOf(three),
 			want: []upFinding{{SeverityInfo, FindingUpgradeUnknown, "served APIs", "1.32", step, "1 served group version is not in k8s.io/api v0.37.2 (apiextensions.k8s.io/v1)", "", ""}}},
-		{name: "a forced move without a step", targets: []UpgradeTarget{{Minor: kube.ParseVersion("1.32"), To: kube.ParseVersion("1.32.5"), From: kube.ParseVersion("1.31"), Forced: true, Date: dayp(2026, 12, 20)}},
+		{name: "a forced move without a step", targets: []UpgradeMove{{Minor: kube.ParseVersion("1.32"), To: kube.ParseVersion("1.32.5"), From: kube.ParseVersion("1.31"), Forced: true, Date: dayp(2026, 12, 20)}},
 			served: KnownFact(flowcontrolServed), calls: callsOf(three),
 			want: []upFinding{{SeverityWarning, FindingRemovedAPI, "flowcontrol.apiserver.k8s.io/v1beta3", "1.32", "", "the provider's move to 1.32.5 on 2026-12-20: the cluster serves flowcontrol.apiserver.k8s.io/v1beta3; 1.32 stops serving it", "", ""}}},
 		{name: "calls with an unknown window", targets: to132, served: KnownFact(ServedAPIs{}),
@@ -157,7 +157,7 @@ func TestJudgeUpgradeAPIs(t *testing.T) {
 }
 
 func TestJudgeUpgradeLayers(t *testing.T) {
-	to134 := []UpgradeTarget{moveTo("1.33", "1.34")}
+	to134 := []UpgradeMove{moveTo("1.33", "1.34")}
 	const step = "upgrade kubernetes → 1.34"
 	cilium := func(image string) LayerImage {
 		return LayerImage{Layer: "cilium", Kind: KindDaemonSet, Namespace: "kube-system", Workload: "cilium", Container: "cilium-agent", Image: image}
@@ -173,14 +173,14 @@ func TestJudgeUpgradeLayers(t *testing.T) {
 	tests := []struct {
 		name    string
 		topo    *Topology
-		targets []UpgradeTarget
+		targets []UpgradeMove
 		images  Fact[[]LayerImage]
 		want    []upFinding
 	}{
 		{name: "outside its tested range: warning", topo: layers("cilium"), targets: to134, images: KnownFact([]LayerImage{cilium("quay.io/cilium/cilium:v1.18.3")}),
 			want: []upFinding{{SeverityWarning, FindingLayerUnsupported, "layer cilium", "1.34", step, "upgrade to 1.34: cilium 1.18.3 is e2e tested with Kubernetes 1.30–1.33, not 1.34; upgrade cilium first", "cilium/cilium/v1.18.14", reach}}},
-		{name: "inside: nothing", topo: layers("cilium"), targets: []UpgradeTarget{moveTo("1.32", "1.33")}, images: KnownFact([]LayerImage{cilium("quay.io/cilium/cilium:v1.18.3@sha256:" + strings.Repeat("a", 64))})},
-		{name: "each move judged", topo: layers("cilium"), targets: []UpgradeTarget{moveTo("1.32", "1.33"), moveTo("1.33", "1.34")}, images: KnownFact([]LayerImage{cilium("quay.io/cilium/cilium:v1.18.3")}),
+		{name: "inside: nothing", topo: layers("cilium"), targets: []UpgradeMove{moveTo("1.32", "1.33")}, images: KnownFact([]LayerImage{cilium("quay.io/cilium/cilium:v1.18.3@sha256:" + strings.Repeat("a", 64))})},
+		{name: "each move judged", topo: layers("cilium"), targets: []UpgradeMove{moveTo("1.32", "1.33"), moveTo("1.33", "1.34")}, images: KnownFact([]LayerImage{cilium("quay.io/cilium/cilium:v1.18.3")}),
 			want: []upFinding{{SeverityWarning, FindingLayerUnsupported, "layer cilium", "1.34", step, "not 1.34", "", ""}}},
 		{name: "by digest: unknown", topo: layers("cilium"), targets: to134, images: KnownFact([]LayerImage{cilium("quay.io/cilium/cilium@sha256:" + strings.Repeat("b", 64))}),
 			want: []upFinding{{SeverityInfo, FindingUpgradeUnknown, "layer cilium", "1.34", step, "is named by digest only: its release is not in the reference: whether it supports 1.34 is not known", "nestor's layer support table", reach}}},
@@ -260,7 +260,7 @@ func TestJudgeUpgradeNothingDue(t *testing.T) {
 // TestFailOnUpgradeFindings: --fail-on compares Plan.FindingsAtLeast with
 // its severity; the upgrade findings count by theirs.
 func TestFailOnUpgradeFindings(t *testing.T) {
-	due := UpgradeDue{Targets: []UpgradeTarget{moveTo("1.31", "1.32")}, Drains: []string{"upgrade-node n1 → 1.32"}}
+	due := UpgradeDue{Targets: []UpgradeMove{moveTo("1.31", "1.32")}, Drains: []string{"upgrade-node n1 → 1.32"}}
 	facts := UpgradeFacts{
 		Served:          KnownFact(flowcontrolServed),
 		DeprecatedCalls: callsOf(KnownFact(1), flowschemaCall, DeprecatedCall{Version: "v1", Resource: "componentstatuses"}),
@@ -290,7 +290,7 @@ func TestNextHardDate(t *testing.T) {
 		blocker(SeverityWarning, FindingUpgradeUnknown, "1.36"),
 		blocker(SeverityError, FindingDowngrade, "1.36"),
 	}
-	due136 := UpgradeDue{Targets: []UpgradeTarget{moveTo("1.35", "1.36"), moveTo("1.36", "1.37")}}
+	due136 := UpgradeDue{Targets: []UpgradeMove{moveTo("1.35", "1.36"), moveTo("1.36", "1.37")}}
 	tests := []struct {
 		name string
 		obs  *Observed
@@ -347,7 +347,7 @@ func TestCompareHardDates(t *testing.T) {
 func TestJudgeUpgradeInstancesUnread(t *testing.T) {
 	served := ServedAPIs{GroupVersions: []kube.ServedGroupVersion{{GroupVersion: "v1", Kinds: []string{"ConfigMap"}}}}
 	lost := UnknownFact[int](Because(ReasonFailed, "forbidden (user ci cannot list leases.coordination.k8s.io in namespace kube-system)"))
-	due := UpgradeDue{Targets: []UpgradeTarget{moveTo("1.31", "1.32")}}
+	due := UpgradeDue{Targets: []UpgradeMove{moveTo("1.31", "1.32")}}
 	got := JudgeUpgrade(&Topology{}, due, UpgradeFacts{Served: KnownFact(served), DeprecatedCalls: callsOf(lost), LayerImages: KnownFact([]LayerImage{})})
 	var said []Finding
 	for _, f := range got {

@@ -31,11 +31,11 @@ const (
 	FindingUpgradeUnknown FindingKind = "upgrade-unknown"
 )
 
-// UpgradeTarget is one Kubernetes minor an upgrade report is due for: the
+// UpgradeMove is one Kubernetes minor an upgrade report is due for: the
 // minor a plan step moves the cluster to, the minor the provider will force
 // it to, or the next minor when the running one's upstream end of life is
 // near or past.
-type UpgradeTarget struct {
+type UpgradeMove struct {
 	// Minor is the minor moved to (Known, "1.35").
 	Minor kube.Version `json:"minor"`
 	// To is the exact version when the step or the provider names one
@@ -65,7 +65,7 @@ type UpgradeDue struct {
 	// when it was not read: Unknown says so).
 	Current kube.Version `json:"current"`
 	// Targets are sorted by minor, oldest first.
-	Targets []UpgradeTarget `json:"targets"`
+	Targets []UpgradeMove `json:"targets"`
 	// Drains are the StepRef of the plan steps that drain nodes (or delete
 	// them), in plan order: each needs the drain-blocker check.
 	Drains []string `json:"drains"`

@@ -142,7 +142,7 @@ func writePrometheus(w io.Writer, docs []stackDoc, o PrometheusOptions) error {
 // written (0 when the plan has none), so an alert's series never vanish.
 func changeKinds() []string {
 	var out []string
-	for _, ri := range Rules() {
+	for _, ri := range FindingRules() {
 		if k, ok := strings.CutPrefix(ri.ID, "step/"); ok && k != string(topology.StepUndeclared) {
 			out = append(out, k)
 		}
