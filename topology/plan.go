@@ -206,5 +206,5 @@ func orWords(s, def string) string {
 // was read: REASON", the reason as the probes gave it ("not read" when
 // they gave none).
 func NoTargetUnknown(reason string) UnknownPart {
-	return UnknownPart{Subject: WholeClusterSubject(), Reason: ReasonNoTarget, Message: "no target was read: " + reasonOr(reason)}
+	return UnknownPart{Subject: WholeClusterSubject(), Reason: ReasonNoTarget, Message: "no target was read: " + OrNotRead(reason)}
 }

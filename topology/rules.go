@@ -215,4 +215,4 @@ func (p *Plan) Finding(sev Severity, kind FindingKind, subject Subject, format s
 
 // ReasonOr is r, or "not read" when r is empty: the words of an unknown
 // whose probe gave no reason.
-func ReasonOr(r string) string { return reasonOr(r) }
+func ReasonOr(r string) string { return OrNotRead(r) }

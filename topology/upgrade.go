@@ -181,7 +181,7 @@ func (j *apiJudge) callsUnread() []Finding {
 	calls := j.calls
 	switch {
 	case !calls.Known:
-		msg := fmt.Sprintf("the API server's calls to deprecated APIs were not read (%s): which clients break on %s is not known", reasonOr(calls.Reason), minorsText(j.targets))
+		msg := fmt.Sprintf("the API server's calls to deprecated APIs were not read (%s): which clients break on %s is not known", OrNotRead(calls.Reason), minorsText(j.targets))
 		if strings.HasPrefix(calls.Reason, "forbidden") {
 			msg += "; " + metricsPermission
 		}
@@ -199,7 +199,7 @@ func (j *apiJudge) callsUnread() []Finding {
 // does not hold or does not cover. An unread discovery is one unknown.
 func (j *apiJudge) servedRemovals(served Fact[ServedAPIs]) []Finding {
 	if !served.Known {
-		return []Finding{j.unknown(APISubject("served APIs"), fmt.Sprintf("the API server's discovery was not read (%s): what %s stops serving is not known", reasonOr(served.Reason), minorsText(j.targets)),
+		return []Finding{j.unknown(APISubject("served APIs"), fmt.Sprintf("the API server's discovery was not read (%s): what %s stops serving is not known", OrNotRead(served.Reason), minorsText(j.targets)),
 			j.lifecycle, reachDiscovery, j.first())}
 	}
 	var out []Finding
@@ -303,7 +303,7 @@ func (j *apiJudge) instancesUnread(out []Finding) []Finding {
 		return nil
 	}
 	return []Finding{j.unknown(APISubject("/metrics"), fmt.Sprintf("the API server that answered /metrics recorded no deprecated-API call to say; how many API servers the control plane runs is not known (%s), so calls recorded by the others are not known",
-		reasonOr(calls.Value.Instances.Reason)), srcDeprecatedMetric, j.callReach, j.first())}
+		OrNotRead(calls.Value.Instances.Reason)), srcDeprecatedMetric, j.callReach, j.first())}
 }
 
 // servedCount is "1 served group version is" or "N served group versions
@@ -392,7 +392,7 @@ func judgeLayers(t *Topology, targets []UpgradeMove, images Fact[[]LayerImage]) 
 	ms := minorsText(targets)
 	tableSrc := "nestor's layer support table (as of " + dayText(layerSupportAsOf) + ")"
 	if !images.Known {
-		return append(out, upgradeUnknown(Subject{Kind: SubjectLayers, Key: KeyLayers, Text: "layers"}, fmt.Sprintf("the declared layers' images were not read (%s): their support of %s is not judged", reasonOr(images.Reason), ms),
+		return append(out, upgradeUnknown(Subject{Kind: SubjectLayers, Key: KeyLayers, Text: "layers"}, fmt.Sprintf("the declared layers' images were not read (%s): their support of %s is not judged", OrNotRead(images.Reason), ms),
 			tableSrc, "the declared layers", first.step(), first.Minor.MinorString()))
 	}
 	for _, l := range t.Layers {
@@ -461,7 +461,7 @@ func judgeDrains(drains []string, pdbs Fact[[]PDBState]) []Finding {
 	}
 	if !pdbs.Known {
 		return append(out, Finding{Severity: SeverityInfo, Kind: FindingUpgradeUnknown, Subject: PDBSubject(""),
-			Message: fmt.Sprintf("the PodDisruptionBudgets were not read (%s): what holds up draining nodes is not known (%s)", reasonOr(pdbs.Reason), which),
+			Message: fmt.Sprintf("the PodDisruptionBudgets were not read (%s): what holds up draining nodes is not known (%s)", OrNotRead(pdbs.Reason), which),
 			Source:  srcPDBStatus, Reach: "the whole cluster", Step: first})
 	}
 	list := append([]PDBState(nil), pdbs.Value...)

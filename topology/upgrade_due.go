@@ -65,7 +65,7 @@ func ClusterVersion(obs *Observed) kube.Version {
 	}
 	if k := obs.Kapsule; k != nil {
 		if !k.Cluster.Known {
-			return kube.Version{Reason: "the provider's cluster: " + reasonOr(k.Cluster.Reason)}
+			return kube.Version{Reason: "the provider's cluster: " + OrNotRead(k.Cluster.Reason)}
 		}
 		return kube.ParseVersion(k.Cluster.Value.Version)
 	}
@@ -73,7 +73,7 @@ func ClusterVersion(obs *Observed) kube.Version {
 		return obs.Versions.Value.APIServer
 	}
 	if !obs.ServerVersion.Known {
-		return kube.Version{Reason: "server version: " + reasonOr(obs.ServerVersion.Reason)}
+		return kube.Version{Reason: "server version: " + OrNotRead(obs.ServerVersion.Reason)}
 	}
 	return kube.ParseVersion(obs.ServerVersion.Value)
 }
