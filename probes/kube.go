@@ -19,6 +19,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/serializer"
 	"k8s.io/client-go/rest"
 
+	"nestor.dev/nestor/health"
 	"nestor.dev/nestor/topology"
 )
 
@@ -867,7 +868,7 @@ func declaredDefs(topo *topology.Topology) []topology.LayerDef {
 func signalledDefs(topo *topology.Topology, facts topology.ClusterFacts) []topology.LayerDef {
 	var out []topology.LayerDef
 	for _, def := range undeclaredDefs(topo) {
-		if topology.SignalSeen(def, facts) {
+		if health.SignalSeen(def, facts) {
 			out = append(out, def)
 		}
 	}

@@ -3,6 +3,7 @@ package probes
 import (
 	"sort"
 
+	"nestor.dev/nestor/health"
 	"nestor.dev/nestor/topology"
 )
 
@@ -52,7 +53,7 @@ func workloadNamespaces(topo *topology.Topology, facts topology.ClusterFacts, un
 	}
 	if undeclared {
 		for _, def := range topology.Catalog() {
-			if !declared[def.Name] && topology.SignalSeen(def, facts) {
+			if !declared[def.Name] && health.SignalSeen(def, facts) {
 				add(def)
 			}
 		}
@@ -81,10 +82,10 @@ func workloadNamespaces(topo *topology.Topology, facts topology.ClusterFacts, un
 func fillLayers(obs *topology.Observed, topo *topology.Topology, facts topology.ClusterFacts) {
 	obs.Layers = []topology.LayerState{}
 	if topo != nil {
-		layers, unread := topology.ObserveLayers(topo, facts)
+		layers, unread := health.ObserveLayers(topo, facts)
 		obs.Layers, obs.UndeclaredUnread, obs.UndeclaredUnreadCode = append(obs.Layers, layers...), unread.Text, unread.Code
 	}
-	obs.Storage = topology.DefaultStorage(facts, obs.ServerVersion)
+	obs.Storage = health.DefaultStorage(facts, obs.ServerVersion)
 }
 
 // UnknownObservation is an observation where nothing of the cluster could be

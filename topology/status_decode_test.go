@@ -84,7 +84,7 @@ func TestDecodeStatusObjectShapes(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if o.Name != `ma\x1b[2Jin` || o.Fields[fieldInstances] != "3" || o.Fields[fieldReadyInstances] != "2" || o.Fields[fieldPhase] != "Cluster in healthy state" {
+	if o.Name != `ma\x1b[2Jin` || o.Fields[FieldInstances] != "3" || o.Fields[FieldReadyInstances] != "2" || o.Fields[FieldPhase] != "Cluster in healthy state" {
 		t.Errorf("decoded %+v", o)
 	}
 	for _, st := range []string{`{}`, `{"observedGeneration": -1}`, `{"observedGeneration": 0}`} {

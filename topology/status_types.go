@@ -222,3 +222,22 @@ const (
 	// not be read, so its findings are unknown.
 	FindingStatusUnread FindingKind = "status-unread"
 )
+
+// Ref is "NS/NAME", or "NAME" for a cluster-scoped object: how the views
+// name o.
+func (o StatusObject) Ref() string {
+	if o.Namespace != "" {
+		return o.Namespace + "/" + o.Name
+	}
+	return o.Name
+}
+
+// Condition returns o's condition of type t, and whether o has one.
+func (o StatusObject) Condition(t string) (Condition, bool) {
+	for _, c := range o.Conditions {
+		if c.Type == t {
+			return c, true
+		}
+	}
+	return Condition{}, false
+}

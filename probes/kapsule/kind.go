@@ -18,6 +18,7 @@ import (
 	"github.com/scaleway/scaleway-sdk-go/logger"
 	"github.com/scaleway/scaleway-sdk-go/scw"
 
+	"nestor.dev/nestor/health"
 	"nestor.dev/nestor/probes"
 	"nestor.dev/nestor/topology"
 )
@@ -269,7 +270,7 @@ func (Kind) Read(ctx context.Context, op *probes.Opened, _ probes.Scope) (*topol
 		if _, provider := topology.KapsuleProviderLayer(l.Name); provider {
 			continue // the provider's CNI: listed once in Provider
 		}
-		if def, ok := topology.CatalogLayer(l.Name); ok && !topology.SignalSeen(def, outside) {
+		if def, ok := topology.CatalogLayer(l.Name); ok && !health.SignalSeen(def, outside) {
 			continue // seen in kube-system only: the provider's (metrics-server…), listed once in Provider
 		}
 		kept = append(kept, l)

@@ -25,12 +25,13 @@ var allowed = map[string][]string{
 	"kube":                          {},
 	"kube/internal/genapilifecycle": {},
 	"topology":                      {"kube"},
+	"health":                        {"kube", "topology"},
 	"stacks":                        {"topology"},
-	"probes":                        {"kube", "topology"},
+	"probes":                        {"health", "kube", "topology"},
 	"probes/internal/probetest":     {},
 	"probes/prod":                   {"probes", "topology"},
 	"probes/lima":                   {"probes", "topology"},
-	"probes/kapsule":                {"kube", "probes", "topology"},
+	"probes/kapsule":                {"health", "kube", "probes", "topology"},
 	"probes/ssh":                    {"probes", "topology"},
 	"cmd/nestor/action":             {"kube", "probes", "probes/prod", "probes/lima", "probes/kapsule", "probes/ssh", "stacks", "topology"},
 	"cmd/nestor/app":                {"cmd/nestor/action", "probes", "probes/ssh", "stacks", "topology"},
@@ -60,6 +61,7 @@ var only = map[string][]string{
 // that a new one fails the test.
 var noIO = map[string][]string{
 	"kube":     {},
+	"health":   {},
 	"topology": {"load.go"}, // Load reads the topology file it parses
 }
 

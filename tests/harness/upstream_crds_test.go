@@ -15,6 +15,7 @@ import (
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/tools/clientcmd"
 
+	"nestor.dev/nestor/health"
 	"nestor.dev/nestor/tests/harness"
 	"nestor.dev/nestor/topology"
 )
@@ -281,7 +282,7 @@ func TestOperatorFixtures(t *testing.T) {
 				if !ok {
 					continue // the fixture is about other layers
 				}
-				v := topology.JudgeStatus(def, facts)
+				v := health.JudgeStatus(def, facts)
 				if v.Health != w.health || !strings.HasPrefix(v.Words, w.words) {
 					t.Errorf("%s: %s %q, want %s %q…", def.Name, v.Health, v.Words, w.health, w.words)
 				}
@@ -301,7 +302,7 @@ func TestOperatorFixtures(t *testing.T) {
 			// give findings, says they were not read.
 			denied := readStatus(t, noAccess, defs, loaded)
 			for _, def := range defs {
-				v := topology.JudgeStatus(def, denied)
+				v := health.JudgeStatus(def, denied)
 				switch def.Name {
 				case "argocd":
 					if v.Health != "" || len(v.Findings) != 1 || v.Findings[0].Kind != topology.FindingStatusUnread {

@@ -1,16 +1,18 @@
-package topology
+package health
 
 import (
 	"slices"
 	"strings"
 	"testing"
+
+	"nestor.dev/nestor/topology"
 )
 
 // namedUp is a cluster where every named workload of def runs available in
 // its first namespace (a pattern's '*' made "x"), with the layer's CRD
 // groups and a StorageClass of each provisioner, and extra beside them.
-func namedUp(def LayerDef, extra ...WorkloadState) ClusterFacts {
-	var ws []WorkloadState
+func namedUp(def topology.LayerDef, extra ...topology.WorkloadState) topology.ClusterFacts {
+	var ws []topology.WorkloadState
 	nss := map[string]bool{}
 	for _, w := range def.Workloads {
 		ns := w.Namespace
@@ -18,7 +20,7 @@ func namedUp(def LayerDef, extra ...WorkloadState) ClusterFacts {
 			ns = def.Namespaces[0]
 		}
 		nss[ns] = true
-		ws = append(ws, WorkloadState{Kind: w.Kind, Namespace: ns, Name: strings.ReplaceAll(w.Name, "*", "x"), Desired: 1, Ready: 1})
+		ws = append(ws, topology.WorkloadState{Kind: w.Kind, Namespace: ns, Name: strings.ReplaceAll(w.Name, "*", "x"), Desired: 1, Ready: 1})
 	}
 	for _, w := range extra {
 		nss[w.Namespace] = true
@@ -33,29 +35,29 @@ func namedUp(def LayerDef, extra ...WorkloadState) ClusterFacts {
 			read = append(read, ns)
 		}
 	}
-	var scs []StorageClass
+	var scs []topology.StorageClass
 	for i, p := range def.Provisioners {
-		scs = append(scs, StorageClass{Name: "sc" + string(rune('a'+i)), Provisioner: p})
+		scs = append(scs, topology.StorageClass{Name: "sc" + string(rune('a'+i)), Provisioner: p})
 	}
-	return ClusterFacts{
-		Namespaces:         KnownFact(read),
-		CRDGroups:          KnownFact(append([]string{}, def.CRDGroups...)),
-		StorageClasses:     KnownFact(scs),
-		Workloads:          KnownFact(ws),
+	return topology.ClusterFacts{
+		Namespaces:         topology.KnownFact(read),
+		CRDGroups:          topology.KnownFact(append([]string{}, def.CRDGroups...)),
+		StorageClasses:     topology.KnownFact(scs),
+		Workloads:          topology.KnownFact(ws),
 		WorkloadNamespaces: read,
 	}
 }
 
 // memberOf is a workload that belongs to def by its Members: in a namespace
 // it owns, else labelled part-of it in its first namespace.
-func memberOf(def LayerDef, name string, ready, desired int32) (WorkloadState, bool) {
+func memberOf(def topology.LayerDef, name string, ready, desired int32) (topology.WorkloadState, bool) {
 	switch {
 	case len(def.Members.Namespaces) > 0:
-		return WorkloadState{Kind: KindDeployment, Namespace: def.Members.Namespaces[0], Name: name, Ready: ready, Desired: desired}, true
+		return topology.WorkloadState{Kind: topology.KindDeployment, Namespace: def.Members.Namespaces[0], Name: name, Ready: ready, Desired: desired}, true
 	case len(def.Members.PartOf) > 0:
-		return WorkloadState{Kind: KindDaemonSet, Namespace: def.Namespaces[0], Name: name, Ready: ready, Desired: desired, PartOf: def.Members.PartOf[0]}, true
+		return topology.WorkloadState{Kind: topology.KindDaemonSet, Namespace: def.Namespaces[0], Name: name, Ready: ready, Desired: desired, PartOf: def.Members.PartOf[0]}, true
 	}
-	return WorkloadState{}, false
+	return topology.WorkloadState{}, false
 }
 
 // TestEveryLayerIsAllOfItsWorkloads: for every catalog layer, a workload
@@ -64,7 +66,7 @@ func memberOf(def LayerDef, name string, ready, desired int32) (WorkloadState, b
 // counted and listed; scaled to zero, listed and not a fault; a workload
 // of a shared namespace that does not belong to it changes nothing.
 func TestEveryLayerIsAllOfItsWorkloads(t *testing.T) {
-	for _, def := range Catalog() {
+	for _, def := range topology.Catalog() {
 		if len(def.Workloads) == 0 {
 			continue
 		}
@@ -77,7 +79,7 @@ func TestEveryLayerIsAllOfItsWorkloads(t *testing.T) {
 			base := EvaluateWithStatus(def, namedUp(def), factsFor(def, nil), true)
 			j := EvaluateWithStatus(def, namedUp(def, down), factsFor(def, nil), true)
 			want := describe(down)
-			if j.State.Health != Degraded || !strings.Contains(j.State.Reason, want) {
+			if j.State.Health != topology.Degraded || !strings.Contains(j.State.Reason, want) {
 				t.Errorf("a member down: %s %q, want degraded naming %q (without it: %s %q)", j.State.Health, j.State.Reason, want, base.State.Health, base.State.Reason)
 			}
 			if !slices.Contains(judged(j).Detail, want) {
@@ -92,7 +94,7 @@ func TestEveryLayerIsAllOfItsWorkloads(t *testing.T) {
 			if j := EvaluateWithStatus(def, namedUp(def, zero), factsFor(def, nil), true); j.State.Health != base.State.Health {
 				t.Errorf("a member scaled to zero: %s %q, want %s", j.State.Health, j.State.Reason, base.State.Health)
 			}
-			stranger := WorkloadState{Kind: KindDeployment, Namespace: "kube-system", Name: "coredns", Ready: 0, Desired: 2, PartOf: "someone-else"}
+			stranger := topology.WorkloadState{Kind: topology.KindDeployment, Namespace: "kube-system", Name: "coredns", Ready: 0, Desired: 2, PartOf: "someone-else"}
 			if j := EvaluateWithStatus(def, namedUp(def, stranger), factsFor(def, nil), true); j.State.Health != base.State.Health || strings.Contains(j.State.Reason, "coredns") {
 				t.Errorf("a workload of another application down in kube-system: %s %q, want %s", j.State.Health, j.State.Reason, base.State.Health)
 			}
@@ -107,21 +109,21 @@ func TestEveryLayerIsAllOfItsWorkloads(t *testing.T) {
 func TestMembersAsSeenOnClusters(t *testing.T) {
 	for _, tc := range []struct {
 		layer string
-		extra []WorkloadState
+		extra []topology.WorkloadState
 		want  []string
 	}{
-		{"argocd", []WorkloadState{
-			{Kind: KindDeployment, Namespace: "argocd", Name: "argocd-redis", Ready: 0, Desired: 1, PartOf: "argocd"},
-			{Kind: KindDeployment, Namespace: "argocd", Name: "argocd-applicationset-controller", Ready: 0, Desired: 1, PartOf: "argocd"},
+		{"argocd", []topology.WorkloadState{
+			{Kind: topology.KindDeployment, Namespace: "argocd", Name: "argocd-redis", Ready: 0, Desired: 1, PartOf: "argocd"},
+			{Kind: topology.KindDeployment, Namespace: "argocd", Name: "argocd-applicationset-controller", Ready: 0, Desired: 1, PartOf: "argocd"},
 		}, []string{"argocd/argocd-redis 0/1 available", "argocd/argocd-applicationset-controller 0/1 available"}},
-		{"cilium", []WorkloadState{{Kind: KindDaemonSet, Namespace: "kube-system", Name: "cilium-envoy", Ready: 3, Desired: 4, PartOf: "cilium"}},
+		{"cilium", []topology.WorkloadState{{Kind: topology.KindDaemonSet, Namespace: "kube-system", Name: "cilium-envoy", Ready: 3, Desired: 4, PartOf: "cilium"}},
 			[]string{"kube-system/cilium-envoy 3/4 available"}},
-		{"rook-ceph", []WorkloadState{{Kind: KindDaemonSet, Namespace: "rook-ceph", Name: "csi-rbdplugin", Ready: 3, Desired: 4}},
+		{"rook-ceph", []topology.WorkloadState{{Kind: topology.KindDaemonSet, Namespace: "rook-ceph", Name: "csi-rbdplugin", Ready: 3, Desired: 4}},
 			[]string{"rook-ceph/csi-rbdplugin 3/4 available"}},
 	} {
-		def, _ := CatalogLayer(tc.layer)
+		def, _ := topology.CatalogLayer(tc.layer)
 		st := Evaluate(def, namedUp(def, tc.extra...), true)
-		if st.Health != Degraded {
+		if st.Health != topology.Degraded {
 			t.Errorf("%s: %s %q, want degraded", tc.layer, st.Health, st.Reason)
 		}
 		for _, w := range tc.want {
@@ -136,14 +138,14 @@ func TestMembersAsSeenOnClusters(t *testing.T) {
 // whose list failed leaves the layer unknown with that list's code, even
 // when every named workload was found available elsewhere.
 func TestMembersNotReadAreUnknown(t *testing.T) {
-	def, _ := CatalogLayer("external-secrets")
+	def, _ := topology.CatalogLayer("external-secrets")
 	facts := namedUp(def)
 	// The named workloads are in external-secrets; external-secrets-system
 	// (a namespace the layer owns) exists and could not be listed.
 	facts.WorkloadNamespaces = []string{"external-secrets"}
-	facts.WorkloadErrors = map[string]Why{"external-secrets-system": Because(ReasonForbidden, "deployments in external-secrets-system: forbidden")}
+	facts.WorkloadErrors = map[string]topology.Why{"external-secrets-system": topology.Because(topology.ReasonForbidden, "deployments in external-secrets-system: forbidden")}
 	st := Evaluate(def, facts, true)
-	if st.Health != Unknown || st.Code != ReasonForbidden || !strings.Contains(st.Reason, "external-secrets-system: forbidden") {
+	if st.Health != topology.Unknown || st.Code != topology.ReasonForbidden || !strings.Contains(st.Reason, "external-secrets-system: forbidden") {
 		t.Errorf("%s %s %q, want unknown, forbidden, naming the namespace", st.Health, st.Code, st.Reason)
 	}
 }

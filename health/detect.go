@@ -1,4 +1,4 @@
-package topology
+package health
 
 import (
 	"fmt"
@@ -8,12 +8,13 @@ import (
 	"time"
 
 	"nestor.dev/nestor/kube"
+	"nestor.dev/nestor/topology"
 )
 
 // workloadResult is what the facts say about one Workload of a def.
 type workloadResult struct {
-	w       Workload
-	matches []WorkloadState // found, in any of its namespaces
+	w       topology.Workload
+	matches []topology.WorkloadState // found, in any of its namespaces
 	// unread lists the namespaces where it could be but whose workloads
 	// were not read (not in facts.WorkloadNamespaces, and not known to be
 	// missing from the cluster), and were not tried either.
@@ -23,37 +24,37 @@ type workloadResult struct {
 	failed []string
 }
 
-func (r workloadResult) namespaces(def LayerDef) []string {
+func (r workloadResult) namespaces(def topology.LayerDef) []string {
 	if r.w.Namespace != "" {
 		return []string{r.w.Namespace}
 	}
 	return def.Namespaces
 }
 
-func workloadMatches(w Workload, ws WorkloadState) bool {
+func workloadMatches(w topology.Workload, ws topology.WorkloadState) bool {
 	if ws.Kind != w.Kind {
 		return false
 	}
-	if NameMatches(w.Name, ws.Name) {
+	if topology.NameMatches(w.Name, ws.Name) {
 		return true
 	}
 	for _, alt := range w.AltNames {
-		if NameMatches(alt, ws.Name) {
+		if topology.NameMatches(alt, ws.Name) {
 			return true
 		}
 	}
 	return false
 }
 
-func available(ws WorkloadState) bool { return ws.Desired > 0 && ws.Ready >= ws.Desired }
+func available(ws topology.WorkloadState) bool { return ws.Desired > 0 && ws.Ready >= ws.Desired }
 
-func describe(ws WorkloadState) string {
+func describe(ws topology.WorkloadState) string {
 	return fmt.Sprintf("%s/%s %d/%d available", ws.Namespace, ws.Name, ws.Ready, ws.Desired)
 }
 
 // lookWorkload searches facts for w in its namespaces (w.Namespace, else
 // def.Namespaces). Call only when facts.Workloads is known.
-func lookWorkload(def LayerDef, w Workload, facts ClusterFacts) workloadResult {
+func lookWorkload(def topology.LayerDef, w topology.Workload, facts topology.ClusterFacts) workloadResult {
 	r := workloadResult{w: w}
 	for _, ns := range r.namespaces(def) {
 		read := slices.Contains(facts.WorkloadNamespaces, ns)
@@ -103,7 +104,7 @@ func lookWorkload(def LayerDef, w Workload, facts ClusterFacts) workloadResult {
 // failed) the reason is the errors of the layer's own namespaces when
 // WorkloadErrors has them, else "workloads: " and the fact's reason. The
 // result carries def.Name and declared.
-func Evaluate(def LayerDef, facts ClusterFacts, declared bool) LayerState {
+func Evaluate(def topology.LayerDef, facts topology.ClusterFacts, declared bool) topology.LayerState {
 	var e evidence
 	e.signals(def, facts)
 	e.workloads(def, facts)
@@ -118,7 +119,7 @@ type evidence struct {
 	problems, unread  []string
 	namespaceFailures []string
 	// code is the ReasonCode of the first part that could not be read.
-	code ReasonCode
+	code topology.ReasonCode
 	// all is every workload, CRD group and StorageClass seen, in the
 	// order they were (LayerState.Detail); available counts the workloads
 	// seen available.
@@ -128,13 +129,13 @@ type evidence struct {
 
 // unknown records a part of the layer's evidence that could not be read:
 // its words, and its code when it is the first.
-func (e *evidence) unknown(why Why) {
+func (e *evidence) unknown(why topology.Why) {
 	e.unknowns = append(e.unknowns, why.Text)
 	e.because(why.Code)
 }
 
 // because keeps code as the evidence's code when none is kept yet.
-func (e *evidence) because(code ReasonCode) {
+func (e *evidence) because(code topology.ReasonCode) {
 	if e.code == "" {
 		e.code = code
 	}
@@ -142,7 +143,7 @@ func (e *evidence) because(code ReasonCode) {
 
 // signals looks for the layer's CRD groups and provisioners, and for a
 // layer known by its namespaces only, those.
-func (e *evidence) signals(def LayerDef, facts ClusterFacts) {
+func (e *evidence) signals(def topology.LayerDef, facts topology.ClusterFacts) {
 	if len(def.CRDGroups) > 0 {
 		if !facts.CRDGroups.Known {
 			e.unknown(facts.CRDGroups.Why().Prefixed("CRDs: "))
@@ -186,7 +187,7 @@ func (e *evidence) signals(def LayerDef, facts ClusterFacts) {
 
 // workloads looks for each of the layer's workloads and their
 // availability.
-func (e *evidence) workloads(def LayerDef, facts ClusterFacts) {
+func (e *evidence) workloads(def topology.LayerDef, facts topology.ClusterFacts) {
 	if len(def.Workloads) == 0 {
 		return
 	}
@@ -237,7 +238,7 @@ func (e *evidence) workloads(def LayerDef, facts ClusterFacts) {
 			}
 			if len(r.unread) > 0 {
 				e.unread = append(e.unread, fmt.Sprintf("%s %s (namespace %s not read)", w.Kind, w.Name, strings.Join(r.unread, ", ")))
-				e.because(ReasonNotRead)
+				e.because(topology.ReasonNotRead)
 			}
 		default:
 			e.missing = true
@@ -262,7 +263,7 @@ func (e *evidence) workloads(def LayerDef, facts ClusterFacts) {
 				e.because(err.Code)
 			} else if u := "the layer's workloads (namespace " + ns + " not read)"; !slices.Contains(e.unread, u) {
 				e.unread = append(e.unread, u)
-				e.because(ReasonNotRead)
+				e.because(topology.ReasonNotRead)
 			}
 		}
 	}
@@ -285,7 +286,7 @@ func (e *evidence) workloads(def LayerDef, facts ClusterFacts) {
 
 // memberNamespaces are the namespaces def's members may be in: the ones
 // it owns, and all of its namespaces when members are known by a label.
-func memberNamespaces(def LayerDef) []string {
+func memberNamespaces(def topology.LayerDef) []string {
 	if len(def.Members.PartOf) > 0 {
 		return def.Namespaces
 	}
@@ -293,15 +294,17 @@ func memberNamespaces(def LayerDef) []string {
 }
 
 // workloadKey is ws's identity: its kind, namespace and name.
-func workloadKey(ws WorkloadState) string { return ws.Kind + "/" + ws.Namespace + "/" + ws.Name }
+func workloadKey(ws topology.WorkloadState) string {
+	return ws.Kind + "/" + ws.Namespace + "/" + ws.Name
+}
 
 // verdict is the layer's state from what was found: degraded when a sign
 // was seen and a workload is not available or not found; unknown when a
 // sign was seen but what was not read could change that, or when nothing
 // was seen and something was not read; healthy when every sign seen holds;
 // absent when every read was made and nothing was seen.
-func (e *evidence) verdict(def LayerDef, declared bool) LayerState {
-	st := LayerState{Name: def.Name, Declared: declared, Detail: e.all, Available: e.available}
+func (e *evidence) verdict(def topology.LayerDef, declared bool) topology.LayerState {
+	st := topology.LayerState{Name: def.Name, Declared: declared, Detail: e.all, Available: e.available}
 	// unchecked says why some workloads could not be looked for: the
 	// errors of the namespaces whose lists failed, then those not read.
 	unchecked := e.namespaceFailures
@@ -310,21 +313,21 @@ func (e *evidence) verdict(def LayerDef, declared bool) LayerState {
 	}
 	switch {
 	case e.present && len(e.problems) > 0:
-		st.Health = Degraded
+		st.Health = topology.Degraded
 		st.Reason = strings.Join(append(e.problems, unchecked...), "; ")
 	case e.present && (len(unchecked) > 0 || (e.missing && len(e.unknowns) > 0)):
-		st.Health, st.Code = Unknown, e.why()
+		st.Health, st.Code = topology.Unknown, e.why()
 		parts := append(append([]string{}, e.unknowns...), unchecked...)
 		st.Reason = "present (" + strings.Join(e.seen, ", ") + ") but " + strings.Join(parts, "; ")
 	case e.present:
-		st.Health = Healthy
+		st.Health = topology.Healthy
 		st.Reason = strings.Join(e.seen, ", ")
 	case len(e.unknowns) > 0 || len(unchecked) > 0:
-		st.Health, st.Code = Unknown, e.why()
+		st.Health, st.Code = topology.Unknown, e.why()
 		parts := append(append([]string{}, e.unknowns...), unchecked...)
 		st.Reason = strings.Join(parts, "; ")
 	default:
-		st.Health = Absent
+		st.Health = topology.Absent
 		st.Reason = absentReason(def)
 	}
 	return st
@@ -332,9 +335,9 @@ func (e *evidence) verdict(def LayerDef, declared bool) LayerState {
 
 // why is the evidence's ReasonCode: its first unread part's, else
 // ReasonNotRead.
-func (e *evidence) why() ReasonCode {
+func (e *evidence) why() topology.ReasonCode {
 	if e.code == "" {
-		return ReasonNotRead
+		return topology.ReasonNotRead
 	}
 	return e.code
 }
@@ -342,8 +345,8 @@ func (e *evidence) why() ReasonCode {
 // absentReason names what was looked for and not found, so an absent layer
 // says what absence means here (a custom layer's detect: may name one
 // workload only).
-func absentReason(def LayerDef) string {
-	if def.Category != CategoryCustom {
+func absentReason(def topology.LayerDef) string {
+	if def.Category != topology.CategoryCustom {
 		return "none of its CRDs, StorageClasses or workloads found"
 	}
 	var looked []string
@@ -377,13 +380,13 @@ func absentReason(def LayerDef) string {
 // shared — kube-system, monitoring — and outlive uninstalls). A layer whose
 // signals could not be read is left out: undeclared steps are information,
 // never a guess. Order: catalog order.
-func Undeclared(t *Topology, facts ClusterFacts) []LayerState {
+func Undeclared(t *topology.Topology, facts topology.ClusterFacts) []topology.LayerState {
 	declared := map[string]bool{}
 	for _, l := range t.Layers {
 		declared[l.Name] = true
 	}
-	var out []LayerState
-	for _, def := range Catalog() {
+	var out []topology.LayerState
+	for _, def := range topology.Catalog() {
 		if declared[def.Name] {
 			continue
 		}
@@ -398,7 +401,7 @@ func Undeclared(t *Topology, facts ClusterFacts) []LayerState {
 // SignalSeen reports whether facts show one of def's CRD groups, or one of
 // its provisioners on a StorageClass: the cheap signals that a layer is
 // installed, read without its workloads. Unknown facts show nothing.
-func SignalSeen(def LayerDef, facts ClusterFacts) bool {
+func SignalSeen(def topology.LayerDef, facts topology.ClusterFacts) bool {
 	if facts.CRDGroups.Known {
 		for _, g := range def.CRDGroups {
 			if slices.Contains(facts.CRDGroups.Value, g) {
@@ -446,22 +449,22 @@ func SignalSeen(def LayerDef, facts ClusterFacts) bool {
 // version) — never a pick by name alone; known with an empty Class when no
 // class is default. With several defaults, OtherDefaults names the others in
 // Kubernetes' order and Warning names them all and the rule applied.
-func DefaultStorage(facts ClusterFacts, server Fact[string]) Fact[StorageState] {
+func DefaultStorage(facts topology.ClusterFacts, server topology.Fact[string]) topology.Fact[topology.StorageState] {
 	if !facts.StorageClasses.Known {
-		return UnknownFact[StorageState](facts.StorageClasses.Why().Prefixed("StorageClasses: "))
+		return topology.UnknownFact[topology.StorageState](facts.StorageClasses.Why().Prefixed("StorageClasses: "))
 	}
-	var defaults []StorageClass
+	var defaults []topology.StorageClass
 	for _, sc := range facts.StorageClasses.Value {
 		if sc.Default {
 			defaults = append(defaults, sc)
 		}
 	}
 	if len(defaults) == 0 {
-		return KnownFact(StorageState{})
+		return topology.KnownFact(topology.StorageState{})
 	}
 	if len(defaults) == 1 {
 		d := defaults[0]
-		return KnownFact(StorageState{Class: d.Name, Provisioner: d.Provisioner, Backend: BackendForProvisioner(d.Provisioner)})
+		return topology.KnownFact(topology.StorageState{Class: d.Name, Provisioner: d.Provisioner, Backend: topology.BackendForProvisioner(d.Provisioner)})
 	}
 
 	sort.Slice(defaults, func(i, j int) bool { return defaults[i].Name < defaults[j].Name })
@@ -472,15 +475,15 @@ func DefaultStorage(facts ClusterFacts, server Fact[string]) Fact[StorageState] 
 	several := fmt.Sprintf("%d StorageClasses are marked default (%s)", len(defaults), strings.Join(names, ", "))
 	for _, d := range defaults {
 		if d.Created.IsZero() {
-			return UnknownFact[StorageState](Because(ReasonNotRead, several+", and the creation time of "+d.Name+" was not read: Kubernetes uses the newest, which nestor cannot tell"))
+			return topology.UnknownFact[topology.StorageState](topology.Because(topology.ReasonNotRead, several+", and the creation time of "+d.Name+" was not read: Kubernetes uses the newest, which nestor cannot tell"))
 		}
 	}
 	if !server.Known {
-		return UnknownFact[StorageState](server.Why().Prefixed(several + ", and which one Kubernetes uses depends on its version (the newest since 1.26, none before), which is unknown: "))
+		return topology.UnknownFact[topology.StorageState](server.Why().Prefixed(several + ", and which one Kubernetes uses depends on its version (the newest since 1.26, none before), which is unknown: "))
 	}
 	v := kube.ParseVersion(server.Value)
 	if !v.Known {
-		return UnknownFact[StorageState](Because(ReasonUnrecognised, fmt.Sprintf("%s, and which one Kubernetes uses depends on its version (the newest since 1.26, none before), but the server version %q is not a version (%s)", several, server.Value, v.Reason)))
+		return topology.UnknownFact[topology.StorageState](topology.Because(topology.ReasonUnrecognised, fmt.Sprintf("%s, and which one Kubernetes uses depends on its version (the newest since 1.26, none before), but the server version %q is not a version (%s)", several, server.Value, v.Reason)))
 	}
 
 	// GetDefaultClass: newest first, then by name.
@@ -492,14 +495,14 @@ func DefaultStorage(facts ClusterFacts, server Fact[string]) Fact[StorageState] 
 	all := fmt.Sprintf("%d StorageClasses are marked default: %s", len(defaults), strings.Join(listed, ", "))
 
 	if kube.CompareMinor(v, kube.Version{Known: true, Major: 1, Minor: 26}) < 0 {
-		return KnownFact(StorageState{
+		return topology.KnownFact(topology.StorageState{
 			OtherDefaults: names,
 			Warning: fmt.Sprintf("%s; Kubernetes before 1.26 (this server is %s) then refuses every PersistentVolumeClaim that names no class: keep one default and unmark the others",
 				all, server.Value),
 		})
 	}
 	first := defaults[0]
-	st := StorageState{Class: first.Name, Provisioner: first.Provisioner, Backend: BackendForProvisioner(first.Provisioner)}
+	st := topology.StorageState{Class: first.Name, Provisioner: first.Provisioner, Backend: topology.BackendForProvisioner(first.Provisioner)}
 	for _, d := range defaults[1:] {
 		st.OtherDefaults = append(st.OtherDefaults, d.Name)
 	}
@@ -508,12 +511,12 @@ func DefaultStorage(facts ClusterFacts, server Fact[string]) Fact[StorageState] 
 		rule = fmt.Sprintf("the newest, %s, were created in the same second, and Kubernetes then uses the first by name, %s", strings.Join(tied, " and "), first.Name)
 	}
 	st.Warning = fmt.Sprintf("%s; %s (since 1.26; kubernetes pkg/volume/util GetDefaultClass): unmark the others", all, rule)
-	return KnownFact(st)
+	return topology.KnownFact(st)
 }
 
 // sameSecond returns the names of the classes created at the same time as
 // the first of defaults (sorted newest first, then by name).
-func sameSecond(defaults []StorageClass) []string {
+func sameSecond(defaults []topology.StorageClass) []string {
 	var out []string
 	for _, d := range defaults {
 		if d.Created.Equal(defaults[0].Created) {
@@ -530,12 +533,12 @@ func sameSecond(defaults []StorageClass) []string {
 // through), then the Undeclared catalog layers; and why the search for
 // undeclared layers is incomplete (its code and words; the zero Why when
 // it is not).
-func ObserveLayers(t *Topology, facts ClusterFacts) ([]LayerState, Why) {
-	out := make([]LayerState, 0, len(t.Layers))
+func ObserveLayers(t *topology.Topology, facts topology.ClusterFacts) ([]topology.LayerState, topology.Why) {
+	out := make([]topology.LayerState, 0, len(t.Layers))
 	for _, ref := range t.Layers {
-		def, ok := LayerDefFor(ref)
+		def, ok := topology.LayerDefFor(ref)
 		if !ok {
-			out = append(out, LayerState{Name: ref.Name, Declared: true, Health: Unknown, Reason: "not in the layer catalog and no detect:"})
+			out = append(out, topology.LayerState{Name: ref.Name, Declared: true, Health: topology.Unknown, Reason: "not in the layer catalog and no detect:"})
 			continue
 		}
 		out = append(out, judged(EvaluateWithStatus(def, facts, facts.Status, true)))
@@ -545,7 +548,7 @@ func ObserveLayers(t *Topology, facts ClusterFacts) ([]LayerState, Why) {
 
 // judged is a layer's state with its detail and status kept: Detail is
 // everything the workloads' judgement saw, one item each.
-func judged(j LayerJudgement) LayerState {
+func judged(j LayerJudgement) topology.LayerState {
 	st := j.State
 	st.Detail = j.Workloads.Detail
 	if j.Status.Health != "" || len(j.Status.Resources) > 0 {
@@ -557,18 +560,18 @@ func judged(j LayerJudgement) LayerState {
 
 // undeclaredUnread says why Undeclared could not look at every sign: the
 // CRD groups, the StorageClasses, or the workloads could not be read.
-func undeclaredUnread(facts ClusterFacts) Why {
+func undeclaredUnread(facts topology.ClusterFacts) topology.Why {
 	var why []string
-	var code ReasonCode
+	var code topology.ReasonCode
 	if !facts.CRDGroups.Known {
-		why = append(why, "CRDs: "+OrNotRead(facts.CRDGroups.Reason))
+		why = append(why, "CRDs: "+topology.OrNotRead(facts.CRDGroups.Reason))
 		code = facts.CRDGroups.Why().Code
 	}
 	if !facts.StorageClasses.Known {
-		why = append(why, "StorageClasses: "+OrNotRead(facts.StorageClasses.Reason))
+		why = append(why, "StorageClasses: "+topology.OrNotRead(facts.StorageClasses.Reason))
 		if code == "" {
 			code = facts.StorageClasses.Why().Code
 		}
 	}
-	return Because(code, strings.Join(why, "; "))
+	return topology.Because(code, strings.Join(why, "; "))
 }

@@ -1,8 +1,10 @@
-package topology
+package health
 
 import (
 	"strings"
 	"testing"
+
+	"nestor.dev/nestor/topology"
 )
 
 // TestNoObjectRestsOnPresence: "runs, but has no CephCluster" (no
@@ -14,45 +16,45 @@ import (
 // tried, each with the failures of a list a preview makes.
 func TestNoObjectRestsOnPresence(t *testing.T) {
 	for _, layer := range []string{"kube-prometheus-stack", "rook-ceph", "longhorn"} {
-		def, ok := CatalogLayer(layer)
+		def, ok := topology.CatalogLayer(layer)
 		if !ok {
 			t.Fatalf("no catalog layer %s", layer)
 		}
 		status := factsFor(def, nil) // every status list read, and empty
-		for _, fail := range []Why{
-			Because(ReasonTimedOut, "timed out after 3s"),
-			Because(ReasonForbidden, "forbidden (user ro cannot list deployments.apps)"),
-			Because(ReasonServerError, "internalerror: etcd leader changed"),
+		for _, fail := range []topology.Why{
+			topology.Because(topology.ReasonTimedOut, "timed out after 3s"),
+			topology.Because(topology.ReasonForbidden, "forbidden (user ro cannot list deployments.apps)"),
+			topology.Because(topology.ReasonServerError, "internalerror: etcd leader changed"),
 		} {
-			facts := ClusterFacts{
-				Namespaces:     KnownFact(def.Namespaces),
-				CRDGroups:      KnownFact(def.CRDGroups),
-				StorageClasses: KnownFact([]StorageClass{}),
-				Workloads:      UnknownFact[[]WorkloadState](fail),
+			facts := topology.ClusterFacts{
+				Namespaces:     topology.KnownFact(def.Namespaces),
+				CRDGroups:      topology.KnownFact(def.CRDGroups),
+				StorageClasses: topology.KnownFact([]topology.StorageClass{}),
+				Workloads:      topology.UnknownFact[[]topology.WorkloadState](fail),
 			}
 			j := EvaluateWithStatus(def, facts, status, true)
-			if j.State.Health == Degraded || j.State.Health == Healthy {
+			if j.State.Health == topology.Degraded || j.State.Health == topology.Healthy {
 				t.Errorf("%s, workloads %s: %s (%s); want unknown: whether it runs was not read", layer, fail.Code, j.State.Health, j.State.Reason)
 				continue
 			}
-			if j.State.Health == Unknown && j.State.Code == "" {
+			if j.State.Health == topology.Unknown && j.State.Code == "" {
 				t.Errorf("%s, workloads %s: unknown without a code", layer, fail.Code)
 			}
-			tp := &Topology{Name: "s", TargetKind: TargetProd, Layers: []LayerRef{{Name: layer}}}
-			obs := &Observed{ServerVersion: KnownFact("v1.37.2"), Nodes: KnownFact([]NodeState{}), Layers: []LayerState{j.State},
-				Storage: KnownFact(StorageState{})}
-			p := checkedPlan(t, tp, obs, NodeCluster{}, PlanOptions{})
+			tp := &topology.Topology{Name: "s", TargetKind: topology.TargetProd, Layers: []topology.LayerRef{{Name: layer}}}
+			obs := &topology.Observed{ServerVersion: topology.KnownFact("v1.37.2"), Nodes: topology.KnownFact([]topology.NodeState{}), Layers: []topology.LayerState{j.State},
+				Storage: topology.KnownFact(topology.StorageState{})}
+			p := checkedPlan(t, tp, obs, topology.NodeCluster{}, topology.PlanOptions{})
 			for _, s := range p.Steps {
-				if s.Subject.Key == LayerKey(layer) {
+				if s.Subject.Key == topology.LayerKey(layer) {
 					t.Errorf("%s, workloads %s: step %s %s rests on a read that failed", layer, fail.Code, s.Kind, s.Reason)
 				}
 			}
 			found := false
 			for _, u := range p.Unknowns {
-				found = found || (u.Subject.Key == LayerKey(layer) && u.Reason == fail.Code)
+				found = found || (u.Subject.Key == topology.LayerKey(layer) && u.Reason == fail.Code)
 			}
 			if !found {
-				t.Errorf("%s, workloads %s: unknowns %v, want the layer unknown with code %s", layer, fail.Code, Texts(p.Unknowns), fail.Code)
+				t.Errorf("%s, workloads %s: unknowns %v, want the layer unknown with code %s", layer, fail.Code, topology.Texts(p.Unknowns), fail.Code)
 			}
 		}
 	}
@@ -61,9 +63,9 @@ func TestNoObjectRestsOnPresence(t *testing.T) {
 // TestNoObjectWhenRunning: the same layers, their workloads read and
 // available, and no object: degraded, as their rules say.
 func TestNoObjectWhenRunning(t *testing.T) {
-	def, _ := CatalogLayer("rook-ceph")
+	def, _ := topology.CatalogLayer("rook-ceph")
 	j := EvaluateWithStatus(def, rookFacts(rookUp), factsFor(def, nil), true)
-	if j.State.Health != Degraded || !strings.Contains(j.State.Reason, "no CephCluster") {
+	if j.State.Health != topology.Degraded || !strings.Contains(j.State.Reason, "no CephCluster") {
 		t.Errorf("rook-ceph runs with no CephCluster: %s %q, want degraded", j.State.Health, j.State.Reason)
 	}
 }
@@ -72,13 +74,13 @@ func TestNoObjectWhenRunning(t *testing.T) {
 // found is absent, and its status resources' verdict ("no Prometheus
 // resource") is none: the JSON document never says absent beside degraded.
 func TestAbsentLayerHasNoStatusVerdict(t *testing.T) {
-	def, _ := CatalogLayer("kube-prometheus-stack")
-	facts := ClusterFacts{
-		Namespaces: KnownFact([]string{"default"}), CRDGroups: KnownFact([]string{}), StorageClasses: KnownFact([]StorageClass{}),
-		Workloads: KnownFact([]WorkloadState{}), WorkloadNamespaces: []string{"default", "monitoring"},
+	def, _ := topology.CatalogLayer("kube-prometheus-stack")
+	facts := topology.ClusterFacts{
+		Namespaces: topology.KnownFact([]string{"default"}), CRDGroups: topology.KnownFact([]string{}), StorageClasses: topology.KnownFact([]topology.StorageClass{}),
+		Workloads: topology.KnownFact([]topology.WorkloadState{}), WorkloadNamespaces: []string{"default", "monitoring"},
 	}
 	j := EvaluateWithStatus(def, facts, factsFor(def, nil), true)
-	if j.State.Health != Absent {
+	if j.State.Health != topology.Absent {
 		t.Fatalf("state %s (%s), want absent", j.State.Health, j.State.Reason)
 	}
 	if j.Status.Health != "" || j.Status.Words != "" {
@@ -91,15 +93,15 @@ func TestAbsentLayerHasNoStatusVerdict(t *testing.T) {
 // refusal in brackets; each list's own refusal stays in its report (what
 // --detailed shows).
 func TestForbiddenSaidOnce(t *testing.T) {
-	def, _ := CatalogLayer("rook-ceph")
-	f := StatusFacts{ReadAt: statusNow, Lists: map[string]Fact[[]StatusObject]{}}
+	def, _ := topology.CatalogLayer("rook-ceph")
+	f := topology.StatusFacts{ReadAt: statusNow, Lists: map[string]topology.Fact[[]topology.StatusObject]{}}
 	for _, res := range def.Status {
-		f.Lists[res.Key()] = UnknownFact[[]StatusObject](Because(ReasonForbidden,
+		f.Lists[res.Key()] = topology.UnknownFact[[]topology.StatusObject](topology.Because(topology.ReasonForbidden,
 			"forbidden (user ro cannot list "+strings.ToLower(res.Kind)+"s.ceph.rook.io)"))
 	}
 	v := JudgeStatus(def, f)
 	want := "CephClusters, CephBlockPools and CephFilesystems: forbidden — the role `nestor rbac` prints grants them"
-	if v.Health != Unknown || v.Code != ReasonForbidden || v.Words != want {
+	if v.Health != topology.Unknown || v.Code != topology.ReasonForbidden || v.Words != want {
 		t.Errorf("%s %s %q, want unknown, forbidden, %q", v.Health, v.Code, v.Words, want)
 	}
 	for _, r := range v.Resources {
@@ -109,7 +111,7 @@ func TestForbiddenSaidOnce(t *testing.T) {
 	}
 	// Another cause is grouped by its words.
 	for _, res := range def.Status {
-		f.Lists[res.Key()] = UnknownFact[[]StatusObject](Because(ReasonTimedOut, "timed out after 3s"))
+		f.Lists[res.Key()] = topology.UnknownFact[[]topology.StatusObject](topology.Because(topology.ReasonTimedOut, "timed out after 3s"))
 	}
 	if v := JudgeStatus(def, f); v.Words != "CephClusters, CephBlockPools and CephFilesystems: timed out after 3s" {
 		t.Errorf("timed out: %q", v.Words)

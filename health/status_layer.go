@@ -1,9 +1,11 @@
-package topology
+package health
 
 import (
 	"fmt"
 	"strconv"
 	"strings"
+
+	"nestor.dev/nestor/topology"
 )
 
 // LayerJudgement is a layer's health from its workloads and its own status
@@ -11,13 +13,13 @@ import (
 type LayerJudgement struct {
 	// State is the layer's health and its short reason: what preview
 	// prints on the layer's line.
-	State LayerState `json:"state"`
+	State topology.LayerState `json:"state"`
 	// Workloads is Evaluate's judgement of the workloads, CRDs and
 	// StorageClasses alone; its Reason lists every workload (for
 	// --detailed and JSON).
-	Workloads LayerState `json:"workloads"`
+	Workloads topology.LayerState `json:"workloads"`
 	// Status is what the status resources say (JudgeStatus).
-	Status StatusVerdict `json:"status"`
+	Status topology.StatusVerdict `json:"status"`
 }
 
 // EvaluateWithStatus judges one layer from what the kube reader read: its
@@ -43,7 +45,7 @@ type LayerJudgement struct {
 // A layer without status resources is Evaluate's judgement unchanged.
 // When the status has no resource that decides health (argocd), the
 // workloads decide and the status' words only inform.
-func EvaluateWithStatus(def LayerDef, facts ClusterFacts, status StatusFacts, declared bool) LayerJudgement {
+func EvaluateWithStatus(def topology.LayerDef, facts topology.ClusterFacts, status topology.StatusFacts, declared bool) LayerJudgement {
 	w := Evaluate(def, facts, declared)
 	j := LayerJudgement{State: w, Workloads: w}
 	if len(def.Status) == 0 {
@@ -51,9 +53,9 @@ func EvaluateWithStatus(def LayerDef, facts ClusterFacts, status StatusFacts, de
 	}
 	v := JudgeStatus(def, status)
 	j.Status = v
-	st := LayerState{Name: def.Name, Declared: declared}
+	st := topology.LayerState{Name: def.Name, Declared: declared}
 
-	if w.Health == Absent {
+	if w.Health == topology.Absent {
 		res, only := customResourceOnly(def)
 		if !only {
 			// Evaluate found nothing of a catalog layer: absent. What its
@@ -66,9 +68,9 @@ func EvaluateWithStatus(def LayerDef, facts ClusterFacts, status StatusFacts, de
 		f, read := status.Lists[res.Key()]
 		switch {
 		case !read || !f.Known:
-			st.Health, st.Reason, st.Code = Unknown, res.Kind+" "+refName(res)+": "+OrNotRead(f.Reason), f.Why().Code
+			st.Health, st.Reason, st.Code = topology.Unknown, res.Kind+" "+refName(res)+": "+topology.OrNotRead(f.Reason), f.Why().Code
 		case len(f.Value) == 0:
-			st.Health, st.Reason = Absent, fmt.Sprintf("not found: %s %s (%s)", res.Kind, refName(res), apiVersionOf(res))
+			st.Health, st.Reason = topology.Absent, fmt.Sprintf("not found: %s %s (%s)", res.Kind, refName(res), apiVersionOf(res))
 		default:
 			st.Health, st.Reason, st.Code = v.Health, v.Words, v.Code
 		}
@@ -76,54 +78,54 @@ func EvaluateWithStatus(def LayerDef, facts ClusterFacts, status StatusFacts, de
 		return j
 	}
 
-	if w.Health == Unknown && v.Health == Degraded && v.OnlyAbsentObjects {
+	if w.Health == topology.Unknown && v.Health == topology.Degraded && v.OnlyAbsentObjects {
 		// "runs, but has no CephCluster" rests on the layer running: with
 		// its workloads not read, that is not known, and neither is the
 		// layer's health. No step may rest on it.
-		st.Health, st.Code = Unknown, w.Code
+		st.Health, st.Code = topology.Unknown, w.Code
 		st.Reason = "whether it runs is not known (" + w.Reason + "), so " + strconv.Quote(v.Words) + " says nothing of its health"
 		j.State = st
 		return j
 	}
 	switch {
-	case w.Health == Degraded || v.Health == Degraded:
-		st.Health = Degraded
+	case w.Health == topology.Degraded || v.Health == topology.Degraded:
+		st.Health = topology.Degraded
 		var parts []string
-		if w.Health == Degraded {
+		if w.Health == topology.Degraded {
 			parts = append(parts, w.Reason)
 		}
-		if v.Health == Degraded || v.Health == Unknown {
+		if v.Health == topology.Degraded || v.Health == topology.Unknown {
 			parts = append(parts, v.Words)
 		}
-		if w.Health == Unknown {
+		if w.Health == topology.Unknown {
 			parts = append(parts, w.Reason)
 		}
 		st.Reason = strings.Join(parts, "; ")
-	case v.Health == Suspended:
+	case v.Health == topology.Suspended:
 		// Its own objects are left alone by their operator: what they say
 		// may be frozen, so the layer is neither healthy nor repaired.
-		st.Health = Suspended
+		st.Health = topology.Suspended
 		parts := []string{v.Words}
-		if w.Health == Unknown {
+		if w.Health == topology.Unknown {
 			parts = append(parts, w.Reason)
 		}
 		st.Reason = strings.Join(parts, "; ")
-	case w.Health == Unknown || v.Health == Unknown:
-		st.Health = Unknown
+	case w.Health == topology.Unknown || v.Health == topology.Unknown:
+		st.Health = topology.Unknown
 		var parts []string
-		if v.Health == Unknown {
+		if v.Health == topology.Unknown {
 			parts = append(parts, v.Words)
 			st.Code = v.Code
 		}
 		if st.Code == "" {
 			st.Code = w.Code
 		}
-		if w.Health == Unknown {
+		if w.Health == topology.Unknown {
 			parts = append(parts, w.Reason)
 		}
 		st.Reason = strings.Join(parts, "; ")
 	default:
-		st.Health = Healthy
+		st.Health = topology.Healthy
 		var parts []string
 		if v.Words != "" {
 			parts = append(parts, v.Words)
@@ -142,18 +144,18 @@ func EvaluateWithStatus(def LayerDef, facts ClusterFacts, status StatusFacts, de
 
 // customResourceOnly returns the detect.resource of a custom layer that
 // has nothing else to be found by (no workloads, CRD group or namespace).
-func customResourceOnly(def LayerDef) (StatusResource, bool) {
-	if def.Category != CategoryCustom || len(def.Status) != 1 || def.Status[0].Name == "" {
-		return StatusResource{}, false
+func customResourceOnly(def topology.LayerDef) (topology.StatusResource, bool) {
+	if def.Category != topology.CategoryCustom || len(def.Status) != 1 || def.Status[0].Name == "" {
+		return topology.StatusResource{}, false
 	}
 	if len(def.Workloads) > 0 || len(def.CRDGroups) > 0 || len(def.Namespaces) > 0 {
-		return StatusResource{}, false
+		return topology.StatusResource{}, false
 	}
 	return def.Status[0], true
 }
 
 // apiVersionOf is "group/version" ("v1" for the core group).
-func apiVersionOf(res StatusResource) string {
+func apiVersionOf(res topology.StatusResource) string {
 	v := ""
 	if len(res.Versions) > 0 {
 		v = res.Versions[0]

@@ -1,9 +1,10 @@
-package topology
+package health
 
 import (
 	"strings"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"nestor.dev/nestor/topology"
 	"sigs.k8s.io/cli-utils/pkg/kstatus/status"
 )
 
@@ -27,39 +28,39 @@ import (
 //   - Unknown, or an error of kstatus (a malformed field), is Unknown.
 //
 // It returns the health, whether it is progressing, and the words.
-func kstatusOf(o StatusObject) (Health, bool, string) {
+func kstatusOf(o topology.StatusObject) (topology.Health, bool, string) {
 	if !o.HasStatus && !o.Deleting {
-		return Unknown, false, notReported
+		return topology.Unknown, false, notReported
 	}
 	res, err := status.Compute(&unstructured.Unstructured{Object: kstatusObject(o)})
 	if err != nil {
-		return Unknown, false, "kstatus cannot judge it: " + err.Error()
+		return topology.Unknown, false, "kstatus cannot judge it: " + err.Error()
 	}
-	ready, hasReady := o.condition("Ready")
+	ready, hasReady := o.Condition("Ready")
 	switch res.Status {
 	case status.CurrentStatus:
-		if hasReady && ready.Status == ConditionTrue {
-			return Healthy, false, "Ready"
+		if hasReady && ready.Status == topology.ConditionTrue {
+			return topology.Healthy, false, "Ready"
 		}
-		return Healthy, false, "current"
+		return topology.Healthy, false, "current"
 	case status.InProgressStatus:
-		if hasReady && ready.Status == ConditionFalse {
-			return Degraded, false, condWords(ready)
+		if hasReady && ready.Status == topology.ConditionFalse {
+			return topology.Degraded, false, condWords(ready)
 		}
-		return Degraded, true, "in progress: " + kstatusWords(res)
+		return topology.Degraded, true, "in progress: " + kstatusWords(res)
 	case status.FailedStatus:
-		return Degraded, false, "failed: " + kstatusWords(res)
+		return topology.Degraded, false, "failed: " + kstatusWords(res)
 	case status.TerminatingStatus:
-		return Degraded, false, "being deleted"
+		return topology.Degraded, false, "being deleted"
 	}
-	return Unknown, false, "kstatus says " + string(res.Status) + ": " + kstatusWords(res)
+	return topology.Unknown, false, "kstatus says " + string(res.Status) + ": " + kstatusWords(res)
 }
 
 // kstatusWords is kstatus' condition ("Stalled (Reason): message"), else its
 // message.
 func kstatusWords(res *status.Result) string {
 	for _, c := range res.Conditions {
-		return condWords(Condition{Type: string(c.Type), Status: string(c.Status), Reason: c.Reason, Message: c.Message})
+		return condWords(topology.Condition{Type: string(c.Type), Status: string(c.Status), Reason: c.Reason, Message: c.Message})
 	}
 	return strings.TrimSpace(firstLine(res.Message))
 }
@@ -69,7 +70,7 @@ func kstatusWords(res *status.Result) string {
 // from what was decoded — metadata.generation and deletionTimestamp,
 // status.observedGeneration and the conditions, all kstatus reads of a
 // custom resource.
-func kstatusObject(o StatusObject) map[string]any {
+func kstatusObject(o topology.StatusObject) map[string]any {
 	if o.Raw != nil {
 		return o.Raw
 	}

@@ -1,4 +1,4 @@
-package topology
+package health
 
 import (
 	"errors"
@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"gopkg.in/yaml.v3"
+	"nestor.dev/nestor/topology"
 )
 
 // The operators' own states — paused, suspended, static, in progress — as
@@ -16,9 +17,9 @@ import (
 // by DecodeStatusObject and judged by JudgeStatus.
 
 // operatorObjects decodes the YAML documents of layer's status resources.
-func operatorObjects(t *testing.T, layer, docs string) []StatusObject {
+func operatorObjects(t *testing.T, layer, docs string) []topology.StatusObject {
 	t.Helper()
-	var out []StatusObject
+	var out []topology.StatusObject
 	dec := yaml.NewDecoder(strings.NewReader(docs))
 	for {
 		var m map[string]any
@@ -33,7 +34,7 @@ func operatorObjects(t *testing.T, layer, docs string) []StatusObject {
 			continue
 		}
 		kind, _ := m["kind"].(string)
-		o, err := DecodeStatusObject(resourceOf(t, layer, kind), m, StatusCleaner{})
+		o, err := topology.DecodeStatusObject(resourceOf(t, layer, kind), m, topology.StatusCleaner{})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -47,7 +48,7 @@ type operatorCase struct {
 	layer string
 	yaml  string
 	// health and moving are the layer's verdict.
-	health Health
+	health topology.Health
 	moving bool
 	// objects: "Kind NS/NAME" → the object's health, and words its Says
 	// must contain.
@@ -57,7 +58,7 @@ type operatorCase struct {
 }
 
 type objectWant struct {
-	health Health
+	health topology.Health
 	says   string
 }
 
@@ -65,7 +66,7 @@ func runOperatorCases(t *testing.T, cases []operatorCase) {
 	t.Helper()
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			def, ok := CatalogLayer(tc.layer)
+			def, ok := topology.CatalogLayer(tc.layer)
 			if !ok {
 				t.Fatalf("no layer %s", tc.layer)
 			}
@@ -73,10 +74,10 @@ func runOperatorCases(t *testing.T, cases []operatorCase) {
 			if v.Health != tc.health || v.Progressing != tc.moving {
 				t.Errorf("layer %s progressing %v, want %s progressing %v (words %q)", v.Health, v.Progressing, tc.health, tc.moving, v.Words)
 			}
-			got := map[string]ObjectReport{}
+			got := map[string]topology.ObjectReport{}
 			for _, r := range v.Resources {
 				for _, o := range r.Objects {
-					got[r.Kind+" "+StatusObject{Namespace: o.Namespace, Name: o.Name}.name()] = o
+					got[r.Kind+" "+topology.StatusObject{Namespace: o.Namespace, Name: o.Name}.Ref()] = o
 				}
 			}
 			for key, want := range tc.objects {
@@ -86,7 +87,7 @@ func runOperatorCases(t *testing.T, cases []operatorCase) {
 					t.Errorf("%s: not reported (have %v)", key, got)
 				case o.Health != want.health || !strings.Contains(o.Says, want.says):
 					t.Errorf("%s: %s %q, want %s with %q", key, o.Health, o.Says, want.health, want.says)
-				case o.Progressing != (o.Health == Progressing):
+				case o.Progressing != (o.Health == topology.Progressing):
 					t.Errorf("%s: Progressing %v with health %s", key, o.Progressing, o.Health)
 				}
 			}
@@ -145,24 +146,24 @@ const (
 func TestOperatorStatesCertManager(t *testing.T) {
 	runOperatorCases(t, []operatorCase{
 		{name: "a first issuance, Ready before Issuing", layer: "cert-manager", yaml: letsencryptIssuer + certificate(readyDoesNotExist+issuingDoesNotExist),
-			health:   Healthy,
-			objects:  map[string]objectWant{"Certificate web/web-tls": {Progressing, "issuing: Ready False (DoesNotExist)"}},
+			health:   topology.Healthy,
+			objects:  map[string]objectWant{"Certificate web/web-tls": {topology.Progressing, "issuing: Ready False (DoesNotExist)"}},
 			findings: []string{"info certificate"}},
 		{name: "a first issuance, Issuing before Ready", layer: "cert-manager", yaml: letsencryptIssuer + certificate(issuingDoesNotExist+readyDoesNotExist),
-			health:   Healthy,
-			objects:  map[string]objectWant{"Certificate web/web-tls": {Progressing, "issuing: Ready False (DoesNotExist)"}},
+			health:   topology.Healthy,
+			objects:  map[string]objectWant{"Certificate web/web-tls": {topology.Progressing, "issuing: Ready False (DoesNotExist)"}},
 			findings: []string{"info certificate"}},
 		{name: "a first issuance before any Ready condition", layer: "cert-manager", yaml: letsencryptIssuer + certificate(issuingDoesNotExist),
-			health:   Healthy,
-			objects:  map[string]objectWant{"Certificate web/web-tls": {Progressing, "issuing: no Ready condition yet"}},
+			health:   topology.Healthy,
+			objects:  map[string]objectWant{"Certificate web/web-tls": {topology.Progressing, "issuing: no Ready condition yet"}},
 			findings: []string{"info certificate"}},
 		{name: "an issuance that failed is degraded", layer: "cert-manager", yaml: letsencryptIssuer + certificate(readyDoesNotExist+issuingFailed),
-			health:   Healthy,
-			objects:  map[string]objectWant{"Certificate web/web-tls": {Degraded, "Ready False (DoesNotExist)"}},
+			health:   topology.Healthy,
+			objects:  map[string]objectWant{"Certificate web/web-tls": {topology.Degraded, "Ready False (DoesNotExist)"}},
 			findings: []string{"warning certificate"}},
 		{name: "a renewal of a Ready certificate", layer: "cert-manager", yaml: letsencryptIssuer + certificate(readyTrue+issuingRenewing),
-			health:  Healthy,
-			objects: map[string]objectWant{"Certificate web/web-tls": {Healthy, "Ready"}}},
+			health:  topology.Healthy,
+			objects: map[string]objectWant{"Certificate web/web-tls": {topology.Healthy, "Ready"}}},
 	})
 }
 
@@ -194,17 +195,17 @@ status:
 func TestOperatorStatesCNPG(t *testing.T) {
 	runOperatorCases(t, []operatorCase{
 		{name: "the reconciliation loop disabled", layer: "cnpg", yaml: cnpgCluster("    cnpg.io/reconciliationLoop: disabled\n"),
-			health:  Suspended,
-			objects: map[string]objectWant{"Cluster db/pg": {Suspended, `reconciliation disabled (cnpg.io/reconciliationLoop: disabled): no self-healing, no failover; its status is frozen (last phase "Cluster in healthy state")`}}},
+			health:  topology.Suspended,
+			objects: map[string]objectWant{"Cluster db/pg": {topology.Suspended, `reconciliation disabled (cnpg.io/reconciliationLoop: disabled): no self-healing, no failover; its status is frozen (last phase "Cluster in healthy state")`}}},
 		{name: "Argo CD's spelling is not the operator's", layer: "cnpg", yaml: cnpgCluster("    cnpg.io/reconciliation: disabled\n"),
-			health:  Healthy,
-			objects: map[string]objectWant{"Cluster db/pg": {Healthy, "healthy, 3/3 instances ready"}}},
+			health:  topology.Healthy,
+			objects: map[string]objectWant{"Cluster db/pg": {topology.Healthy, "healthy, 3/3 instances ready"}}},
 		{name: "a value other than disabled does not stop the loop", layer: "cnpg", yaml: cnpgCluster("    cnpg.io/reconciliationLoop: Disabled\n"),
-			health:  Healthy,
-			objects: map[string]objectWant{"Cluster db/pg": {Healthy, "healthy"}}},
+			health:  topology.Healthy,
+			objects: map[string]objectWant{"Cluster db/pg": {topology.Healthy, "healthy"}}},
 		{name: "the loop enabled", layer: "cnpg", yaml: cnpgCluster("    cnpg.io/reconciliationLoop: enabled\n"),
-			health:  Healthy,
-			objects: map[string]objectWant{"Cluster db/pg": {Healthy, "healthy"}}},
+			health:  topology.Healthy,
+			objects: map[string]objectWant{"Cluster db/pg": {topology.Healthy, "healthy"}}},
 	})
 }
 
@@ -238,8 +239,8 @@ metadata: {name: podinfo, namespace: apps, generation: 1}
 spec: {type: oci, interval: 5m0s, url: "oci://ghcr.io/stefanprodan/charts"}
 status: {}
 `,
-			health:  Healthy,
-			objects: map[string]objectWant{"HelmRepository apps/podinfo": {Healthy, "static (spec.type oci): Flux writes no status for it"}}},
+			health:  topology.Healthy,
+			objects: map[string]objectWant{"HelmRepository apps/podinfo": {topology.Healthy, "static (spec.type oci): Flux writes no status for it"}}},
 		{name: "an OCI HelmRepository with the CRD's default status", layer: "flux", yaml: fluxSync + `---
 apiVersion: source.toolkit.fluxcd.io/v1
 kind: HelmRepository
@@ -247,8 +248,8 @@ metadata: {name: podinfo, namespace: apps, generation: 1}
 spec: {type: oci, interval: 5m0s, url: "oci://ghcr.io/stefanprodan/charts"}
 status: {observedGeneration: -1}
 `,
-			health:  Healthy,
-			objects: map[string]objectWant{"HelmRepository apps/podinfo": {Healthy, "static"}}},
+			health:  topology.Healthy,
+			objects: map[string]objectWant{"HelmRepository apps/podinfo": {topology.Healthy, "static"}}},
 		{name: "an HTTP HelmRepository with no status is not reported yet", layer: "flux", yaml: fluxSync + `---
 apiVersion: source.toolkit.fluxcd.io/v1
 kind: HelmRepository
@@ -256,8 +257,8 @@ metadata: {name: bitnami, namespace: apps, generation: 1}
 spec: {interval: 5m0s, url: "https://charts.bitnami.com/bitnami"}
 status: {}
 `,
-			health:  Healthy,
-			objects: map[string]objectWant{"HelmRepository apps/bitnami": {Unknown, "not reported yet"}}},
+			health:  topology.Healthy,
+			objects: map[string]objectWant{"HelmRepository apps/bitnami": {topology.Unknown, "not reported yet"}}},
 		{name: "an OCI HelmRepository an older release reconciled is judged by its conditions", layer: "flux", yaml: fluxSync + `---
 apiVersion: source.toolkit.fluxcd.io/v1beta2
 kind: HelmRepository
@@ -268,12 +269,12 @@ status:
   conditions:
   - {type: Ready, status: "False", reason: AuthenticationFailed, message: "failed to login to OCI registry: unauthorized", observedGeneration: 1}
 `,
-			health:   Healthy,
-			objects:  map[string]objectWant{"HelmRepository apps/podinfo": {Degraded, "Ready False (AuthenticationFailed)"}},
+			health:   topology.Healthy,
+			objects:  map[string]objectWant{"HelmRepository apps/podinfo": {topology.Degraded, "Ready False (AuthenticationFailed)"}},
 			findings: []string{"warning flux-object"}},
 		{name: "the flux-system Kustomization suspended", layer: "flux", yaml: strings.Replace(fluxSync, "spec: {interval: 10m0s,", "spec: {suspend: true, interval: 10m0s,", 1),
-			health:  Suspended,
-			objects: map[string]objectWant{"Kustomization flux-system/flux-system": {Suspended, "suspended (spec.suspend: true): Flux does not reconcile it; its last status: Ready"}}},
+			health:  topology.Suspended,
+			objects: map[string]objectWant{"Kustomization flux-system/flux-system": {topology.Suspended, "suspended (spec.suspend: true): Flux does not reconcile it; its last status: Ready"}}},
 		{name: "an application HelmRelease suspended", layer: "flux", yaml: fluxSync + `---
 apiVersion: helm.toolkit.fluxcd.io/v2
 kind: HelmRelease
@@ -284,8 +285,8 @@ status:
   conditions:
   - {type: Ready, status: "False", reason: UpgradeFailed, message: "Helm upgrade failed: timed out waiting for the condition", observedGeneration: 1}
 `,
-			health:   Healthy,
-			objects:  map[string]objectWant{"HelmRelease apps/web": {Suspended, "suspended (spec.suspend: true)"}},
+			health:   topology.Healthy,
+			objects:  map[string]objectWant{"HelmRelease apps/web": {topology.Suspended, "suspended (spec.suspend: true)"}},
 			findings: []string{"info suspended"}},
 	})
 }
@@ -314,7 +315,7 @@ func TestOperatorStatesArgoCD(t *testing.T) {
     startedAt: "2026-12-01T11:59:00Z"
     operation: {sync: {revision: 0123abc}}
 `),
-			objects:  map[string]objectWant{"Application argocd/web": {Progressing, "Healthy, OutOfSync, operation Running: waiting for completion of hook batch/Job/migrate"}},
+			objects:  map[string]objectWant{"Application argocd/web": {topology.Progressing, "Healthy, OutOfSync, operation Running: waiting for completion of hook batch/Job/migrate"}},
 			findings: []string{"info application"}},
 		{name: "a sync that failed", layer: "argocd", yaml: argoApp("web", `  health: {status: Healthy}
   sync: {status: OutOfSync, revision: 0123abc}
@@ -324,22 +325,22 @@ func TestOperatorStatesArgoCD(t *testing.T) {
     startedAt: "2026-12-01T11:50:00Z"
     finishedAt: "2026-12-01T11:51:00Z"
 `),
-			objects:  map[string]objectWant{"Application argocd/web": {Healthy, "Healthy, OutOfSync"}},
+			objects:  map[string]objectWant{"Application argocd/web": {topology.Healthy, "Healthy, OutOfSync"}},
 			findings: []string{"warning application"}},
 		{name: "a sync that succeeded", layer: "argocd", yaml: argoApp("web", `  health: {status: Healthy}
   sync: {status: Synced, revision: 0123abc}
   operationState: {phase: Succeeded, message: successfully synced (all tasks run)}
 `),
-			objects: map[string]objectWant{"Application argocd/web": {Healthy, "Healthy, Synced"}}},
+			objects: map[string]objectWant{"Application argocd/web": {topology.Healthy, "Healthy, Synced"}}},
 		{name: "a suspended Application", layer: "argocd", yaml: argoApp("cron", `  health: {status: Suspended}
   sync: {status: Synced}
 `),
-			objects:  map[string]objectWant{"Application argocd/cron": {Suspended, "Suspended, Synced"}},
+			objects:  map[string]objectWant{"Application argocd/cron": {topology.Suspended, "Suspended, Synced"}},
 			findings: []string{"info suspended"}},
 		{name: "a progressing Application", layer: "argocd", yaml: argoApp("web", `  health: {status: Progressing, message: "Waiting for rollout to finish"}
   sync: {status: Synced}
 `),
-			objects:  map[string]objectWant{"Application argocd/web": {Progressing, "Progressing, Synced"}},
+			objects:  map[string]objectWant{"Application argocd/web": {topology.Progressing, "Progressing, Synced"}},
 			findings: []string{"info application"}},
 	})
 }
@@ -370,18 +371,18 @@ metadata:
 func TestOperatorStatesRook(t *testing.T) {
 	runOperatorCases(t, []operatorCase{
 		{name: "a cleanup policy confirmed", layer: "rook-ceph", yaml: cephClusterYAML("", "  cleanupPolicy: {confirmation: yes-really-destroy-data}\n", ""),
-			health:  Suspended,
-			objects: map[string]objectWant{"CephCluster rook-ceph/rook-ceph": {Suspended, "cleanup confirmed (spec.cleanupPolicy.confirmation: yes-really-destroy-data): Rook stops configuring it"}}},
+			health:  topology.Suspended,
+			objects: map[string]objectWant{"CephCluster rook-ceph/rook-ceph": {topology.Suspended, "cleanup confirmed (spec.cleanupPolicy.confirmation: yes-really-destroy-data): Rook stops configuring it"}}},
 		{name: "a cleanup policy left empty", layer: "rook-ceph", yaml: cephClusterYAML("", "  cleanupPolicy: {confirmation: \"\"}\n", ""),
-			health:  Healthy,
-			objects: map[string]objectWant{"CephCluster rook-ceph/rook-ceph": {Healthy, "HEALTH_OK"}}},
+			health:  topology.Healthy,
+			objects: map[string]objectWant{"CephCluster rook-ceph/rook-ceph": {topology.Healthy, "HEALTH_OK"}}},
 		{name: "being deleted", layer: "rook-ceph", yaml: cephClusterYAML("  deletionTimestamp: \""+before(60e9)+"\"\n  finalizers: [cephcluster.ceph.rook.io]\n", "", ""),
-			health: Degraded, moving: true,
-			objects: map[string]objectWant{"CephCluster rook-ceph/rook-ceph": {Progressing, "being deleted"}}},
+			health: topology.Degraded, moving: true,
+			objects: map[string]objectWant{"CephCluster rook-ceph/rook-ceph": {topology.Progressing, "being deleted"}}},
 		{name: "being deleted, blocked by its pools", layer: "rook-ceph", yaml: cephClusterYAML("  deletionTimestamp: \""+before(60e9)+"\"\n  finalizers: [cephcluster.ceph.rook.io]\n", "",
 			"  - {type: Deleting, status: \"True\", reason: Deleting, message: Deleting the CephCluster}\n  - {type: DeletionIsBlocked, status: \"True\", reason: ObjectHasDependents, message: \"object deletion is blocked because it has dependents: CephBlockPools: [replicapool]\"}\n"),
-			health:  Degraded,
-			objects: map[string]objectWant{"CephCluster rook-ceph/rook-ceph": {Degraded, "deletion blocked: DeletionIsBlocked True (ObjectHasDependents): object deletion is blocked because it has dependents: CephBlockPools: [replicapool]"}}},
+			health:  topology.Degraded,
+			objects: map[string]objectWant{"CephCluster rook-ceph/rook-ceph": {topology.Degraded, "deletion blocked: DeletionIsBlocked True (ObjectHasDependents): object deletion is blocked because it has dependents: CephBlockPools: [replicapool]"}}},
 	})
 }
 
@@ -421,49 +422,49 @@ status:
 	}
 	runOperatorCases(t, []operatorCase{
 		{name: "a volume attaching", layer: "longhorn", yaml: node + volume("attaching", "unknown"),
-			health: Degraded, moving: true,
-			objects: map[string]objectWant{"Volume longhorn-system/pvc-1": {Progressing, "attaching"}}},
+			health: topology.Degraded, moving: true,
+			objects: map[string]objectWant{"Volume longhorn-system/pvc-1": {topology.Progressing, "attaching"}}},
 		{name: "a volume detaching", layer: "longhorn", yaml: node + volume("detaching", "unknown"),
-			health: Degraded, moving: true,
-			objects: map[string]objectWant{"Volume longhorn-system/pvc-1": {Progressing, "detaching"}}},
+			health: topology.Degraded, moving: true,
+			objects: map[string]objectWant{"Volume longhorn-system/pvc-1": {topology.Progressing, "detaching"}}},
 		{name: "a volume detached", layer: "longhorn", yaml: node + volume("detached", "unknown"),
-			health:  Healthy,
-			objects: map[string]objectWant{"Volume longhorn-system/pvc-1": {Healthy, "detached"}}},
+			health:  topology.Healthy,
+			objects: map[string]objectWant{"Volume longhorn-system/pvc-1": {topology.Healthy, "detached"}}},
 		{name: "a paused Prometheus", layer: "kube-prometheus-stack", yaml: prom("true"),
-			health:  Suspended,
-			objects: map[string]objectWant{"Prometheus monitoring/k8s": {Suspended, "paused (spec.paused)"}}},
+			health:  topology.Suspended,
+			objects: map[string]objectWant{"Prometheus monitoring/k8s": {topology.Suspended, "paused (spec.paused)"}}},
 		{name: "a Prometheus not paused", layer: "kube-prometheus-stack", yaml: prom("false"),
-			health:  Healthy,
-			objects: map[string]objectWant{"Prometheus monitoring/k8s": {Healthy, "Available (2/2 replicas)"}}},
+			health:  topology.Healthy,
+			objects: map[string]objectWant{"Prometheus monitoring/k8s": {topology.Healthy, "Available (2/2 replicas)"}}},
 	})
 }
 
 // A suspended layer is neither healthy nor repaired: the plan lists it as
 // unknown, with why, and proposes no step for it; next says so.
 func TestSuspendedLayerIsNotRepaired(t *testing.T) {
-	def, _ := CatalogLayer("cnpg")
+	def, _ := topology.CatalogLayer("cnpg")
 	objs := operatorObjects(t, "cnpg", cnpgCluster("    cnpg.io/reconciliationLoop: disabled\n"))
-	j := EvaluateWithStatus(def, ClusterFacts{}, factsFor(def, objs), true)
-	if j.State.Health != Suspended || !strings.Contains(j.State.Reason, "reconciliation disabled") {
+	j := EvaluateWithStatus(def, topology.ClusterFacts{}, factsFor(def, objs), true)
+	if j.State.Health != topology.Suspended || !strings.Contains(j.State.Reason, "reconciliation disabled") {
 		t.Fatalf("layer %s %q, want suspended", j.State.Health, j.State.Reason)
 	}
 	obs := healthyDirqual()
 	setLayer(obs, "cnpg", j.State.Health, j.State.Reason)
-	p := BuildPlan(dirqual(), obs, NodeCluster{}, PlanOptions{})
+	p := topology.BuildPlan(dirqual(), obs, topology.NodeCluster{}, topology.PlanOptions{})
 	for _, s := range p.Steps {
 		if s.Target == "cnpg" {
 			t.Errorf("a step for a suspended layer: %+v", s)
 		}
 	}
-	if p.Status() == StatusInSync || !strings.Contains(strings.Join(Texts(p.Unknowns), "\n"), "layer cnpg: Cluster db/pg: reconciliation disabled") {
-		t.Errorf("status %s, unknowns %q", p.Status(), Texts(p.Unknowns))
+	if p.Status() == topology.StatusInSync || !strings.Contains(strings.Join(topology.Texts(p.Unknowns), "\n"), "layer cnpg: Cluster db/pg: reconciliation disabled") {
+		t.Errorf("status %s, unknowns %q", p.Status(), topology.Texts(p.Unknowns))
 	}
 	for _, u := range p.Unknowns {
-		if u.Subject.Key == LayerKey("cnpg") && u.Reason != ReasonSuspended {
-			t.Errorf("the suspended layer's unknown has reason %s, want %s", u.Reason, ReasonSuspended)
+		if u.Subject.Key == topology.LayerKey("cnpg") && u.Reason != topology.ReasonSuspended {
+			t.Errorf("the suspended layer's unknown has reason %s, want %s", u.Reason, topology.ReasonSuspended)
 		}
 	}
-	next := Next(dirqual(), obs, p, NodeCluster{})
+	next := topology.Next(dirqual(), obs, p, topology.NodeCluster{})
 	if next.Done || !strings.Contains(next.Why, "suspended") {
 		t.Errorf("next %+v", next)
 	}

@@ -1,30 +1,32 @@
-package topology
+package health
 
 import (
 	"fmt"
 	"testing"
+
+	"nestor.dev/nestor/topology"
 )
 
 // BenchmarkEvaluateCatalog judges every catalog layer against 150 CRD groups
 // and 600 workloads.
 func BenchmarkEvaluateCatalog(b *testing.B) {
-	f := ClusterFacts{Namespaces: KnownFact([]string{}), StorageClasses: KnownFact([]StorageClass{{Name: "local-path", Provisioner: "rancher.io/local-path", Default: true}})}
+	f := topology.ClusterFacts{Namespaces: topology.KnownFact([]string{}), StorageClasses: topology.KnownFact([]topology.StorageClass{{Name: "local-path", Provisioner: "rancher.io/local-path", Default: true}})}
 	var groups []string
 	for i := 0; i < 150; i++ {
 		groups = append(groups, fmt.Sprintf("g%d.example.com", i))
 	}
-	f.CRDGroups = KnownFact(groups)
-	var ws []WorkloadState
+	f.CRDGroups = topology.KnownFact(groups)
+	var ws []topology.WorkloadState
 	for i := 0; i < 600; i++ {
-		ws = append(ws, wl(KindDeployment, "kube-system", fmt.Sprintf("app-%d", i), 1, 1))
+		ws = append(ws, wl(topology.KindDeployment, "kube-system", fmt.Sprintf("app-%d", i), 1, 1))
 	}
-	f.Workloads = KnownFact(ws)
+	f.Workloads = topology.KnownFact(ws)
 	// Every catalog namespace counts as read, as it would for a stack that
 	// declares every layer.
-	for _, d := range Catalog() {
+	for _, d := range topology.Catalog() {
 		f.WorkloadNamespaces = append(f.WorkloadNamespaces, d.Namespaces...)
 	}
-	defs := Catalog()
+	defs := topology.Catalog()
 	b.ReportAllocs()
 	b.ResetTimer()
 	for b.Loop() {

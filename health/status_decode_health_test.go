@@ -1,14 +1,16 @@
-package topology
+package health
 
 import (
 	"strings"
 	"testing"
 	"time"
+
+	"nestor.dev/nestor/topology"
 )
 
 func TestDecodeStatusObjectCephCluster(t *testing.T) {
 	res := resourceOf(t, "rook-ceph", "CephCluster")
-	o, err := DecodeStatusObject(res, jsonObject(t, cephClusterJSON), StatusCleaner{})
+	o, err := topology.DecodeStatusObject(res, jsonObject(t, cephClusterJSON), topology.StatusCleaner{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -18,7 +20,7 @@ func TestDecodeStatusObjectCephCluster(t *testing.T) {
 	if !o.Created.Equal(time.Date(2026, 11, 1, 10, 0, 0, 0, time.UTC)) {
 		t.Errorf("created %v", o.Created)
 	}
-	for path, want := range map[string]string{fieldCephHealth: "HEALTH_ERR", fieldCephLastChecked: "2026-12-01T11:59:20Z", fieldPhase: "Ready", fieldState: "Created", fieldCephCheckInterval: "45s"} {
+	for path, want := range map[string]string{topology.FieldCephHealth: "HEALTH_ERR", topology.FieldCephLastChecked: "2026-12-01T11:59:20Z", topology.FieldPhase: "Ready", topology.FieldState: "Created", topology.FieldCephCheckInterval: "45s"} {
 		if o.Fields[path] != want {
 			t.Errorf("%s = %q, want %q", path, o.Fields[path], want)
 		}
@@ -33,19 +35,19 @@ func TestDecodeStatusObjectCephCluster(t *testing.T) {
 		t.Errorf("a catalog object keeps its raw form")
 	}
 	// Judged at 12:00:00, checked 40 s before.
-	def, _ := CatalogLayer("rook-ceph")
-	v := JudgeStatus(def, StatusFacts{ReadAt: statusNow, Lists: map[string]Fact[[]StatusObject]{
-		"cephclusters.ceph.rook.io":    KnownFact([]StatusObject{o}),
-		"cephblockpools.ceph.rook.io":  KnownFact([]StatusObject{}),
-		"cephfilesystems.ceph.rook.io": KnownFact([]StatusObject{}),
+	def, _ := topology.CatalogLayer("rook-ceph")
+	v := JudgeStatus(def, topology.StatusFacts{ReadAt: statusNow, Lists: map[string]topology.Fact[[]topology.StatusObject]{
+		"cephclusters.ceph.rook.io":    topology.KnownFact([]topology.StatusObject{o}),
+		"cephblockpools.ceph.rook.io":  topology.KnownFact([]topology.StatusObject{}),
+		"cephfilesystems.ceph.rook.io": topology.KnownFact([]topology.StatusObject{}),
 	}})
-	if want := "Ceph HEALTH_ERR: Reduced data availability: 64 pgs inactive; 2 osds down, checked 40 s ago"; v.Health != Degraded || v.Words != want {
+	if want := "Ceph HEALTH_ERR: Reduced data availability: 64 pgs inactive; 2 osds down, checked 40 s ago"; v.Health != topology.Degraded || v.Words != want {
 		t.Errorf("verdict %s %q, want degraded %q", v.Health, v.Words, want)
 	}
 }
 
 func TestDecodeStatusObjectCustomKeepsRaw(t *testing.T) {
-	res := (ResourceRef{APIVersion: "apps/v1", Kind: "Deployment", Namespace: "web", Name: "front"}).StatusResource()
+	res := (topology.ResourceRef{APIVersion: "apps/v1", Kind: "Deployment", Namespace: "web", Name: "front"}).StatusResource()
 	// A Deployment: kstatus' own rule for apps/Deployment needs its spec
 	// and status replicas, which only the whole object has.
 	obj := jsonObject(t, `{"apiVersion": "apps/v1", "kind": "Deployment",
@@ -53,7 +55,7 @@ func TestDecodeStatusObjectCustomKeepsRaw(t *testing.T) {
 		"spec": {"replicas": 3},
 		"status": {"observedGeneration": 2, "replicas": 3, "updatedReplicas": 3, "readyReplicas": 1, "availableReplicas": 1,
 			"conditions": [{"type": "Available", "status": "False", "reason": "MinimumReplicasUnavailable"}]}}`)
-	o, err := DecodeStatusObject(res, obj, StatusCleaner{})
+	o, err := topology.DecodeStatusObject(res, obj, topology.StatusCleaner{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -61,7 +63,7 @@ func TestDecodeStatusObjectCustomKeepsRaw(t *testing.T) {
 		t.Fatal("a custom layer's object lost its raw form")
 	}
 	h, moving, says := kstatusOf(o)
-	if h != Degraded || !moving || !strings.Contains(says, "Available: 1/3") {
+	if h != topology.Degraded || !moving || !strings.Contains(says, "Available: 1/3") {
 		t.Errorf("kstatus of a Deployment 1/3 ready: %s %v %q", h, moving, says)
 	}
 }
