@@ -50,7 +50,10 @@ type Kind interface {
 	Guard(ctx context.Context, op *Opened) (*GuardView, error)
 	// Read is the observation of the stack, every part that could not be
 	// read unknown with its reason, never absent, and the raw facts of the
-	// kube read behind it (discover reports them).
+	// kube read behind it (discover reports them). It reads and does not
+	// judge: the layers and the storage are left nil for the caller to
+	// judge from the facts (health.Judge), unless nothing of the cluster
+	// could be read (UnknownObservation, NoTargetObservation set them).
 	Read(ctx context.Context, op *Opened, scope Scope) (*topology.Observed, topology.ClusterFacts)
 }
 
@@ -172,4 +175,13 @@ type ServerError interface {
 type NothingToRead interface {
 	error
 	NothingToRead() bool
+}
+
+// ProviderLayers is implemented by a managed kind whose provider installs
+// components of its own inside the cluster: ProviderLayer says whether l,
+// an undeclared layer the judgement found, is the provider's (shown in the
+// provider's part, never planned) rather than the stack's. facts are the
+// read's.
+type ProviderLayers interface {
+	ProviderLayer(l topology.LayerState, facts topology.ClusterFacts) bool
 }

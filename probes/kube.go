@@ -621,15 +621,14 @@ func containsString(list []string, s string) bool {
 // of the declared layers' namespaces all run together; only /version goes
 // first, alone, to open the one connection the others share.
 //
-// It returns the observation (version, nodes, layers, storage) and the raw
-// facts; each part that could not be read is unknown with Classify's reason,
-// as ReadNodes and ProbeCluster say. When neither the version nor the nodes
+// It returns the observation (version, nodes) and the facts the layers and
+// the storage are judged from (health.Judge, after the read); each part
+// that could not be read is unknown with Classify's reason, as ReadNodes
+// and ProbeCluster say. When neither the version nor the nodes
 // are known the endpoint did not answer: the caller decides what that means.
 func ProbeTarget(ctx context.Context, t *Target, topo *topology.Topology) (*topology.Observed, topology.ClusterFacts) {
 	ver, nodes, facts := readTarget(ctx, t, topo, true, topology.Fact[string]{}, topology.Fact[[]topology.NodeState]{})
-	obs := &topology.Observed{ServerVersion: ver, Nodes: nodes}
-	fillLayers(obs, topo, facts)
-	return obs, facts
+	return &topology.Observed{ServerVersion: ver, Nodes: nodes}, facts
 }
 
 // ProbeCluster reads what layer detection needs and returns the whole
@@ -660,14 +659,11 @@ func ProbeTarget(ctx context.Context, t *Target, topo *topology.Topology) (*topo
 // exist is left out of both (nothing can be in it).
 //
 // version and nodes are ReadNodes' results, copied into the observation.
-// Layers are the declared layers in order (topology.LayerDefFor +
-// topology.Evaluate, via topology.ObserveLayers), then topology.Undeclared;
-// Storage is topology.DefaultStorage.
+// The layers and the storage are not judged here: health.Judge makes them
+// from the facts, after the read.
 func ProbeCluster(ctx context.Context, t *Target, topo *topology.Topology, version topology.Fact[string], nodes topology.Fact[[]topology.NodeState]) (*topology.Observed, topology.ClusterFacts) {
 	_, _, facts := readTarget(ctx, t, topo, false, version, nodes)
-	obs := &topology.Observed{ServerVersion: version, Nodes: nodes}
-	fillLayers(obs, topo, facts)
-	return obs, facts
+	return &topology.Observed{ServerVersion: version, Nodes: nodes}, facts
 }
 
 // readTarget runs the reads of ProbeTarget (withNodes) or ProbeCluster, in

@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"nestor.dev/nestor/health"
 	"nestor.dev/nestor/topology"
 )
 
@@ -50,6 +51,7 @@ func TestJSONListThatIsNotAListIsUnknown(t *testing.T) {
 			tg := targetAt(t, srv.URL, 2*time.Second)
 			topo := &topology.Topology{Layers: []topology.LayerRef{{Name: "mlflow", Detect: &topology.Detect{Deployment: "mlflow/mlflow"}}}}
 			obs, facts := ProbeTarget(context.Background(), tg, topo)
+			health.Judge(obs, topo, facts)
 			if facts.StorageClasses.Known {
 				t.Errorf("StorageClasses known from a non-list answer: %v", facts.StorageClasses.Value)
 			}

@@ -17,6 +17,7 @@ import (
 
 	"k8s.io/client-go/rest"
 
+	"nestor.dev/nestor/health"
 	"nestor.dev/nestor/tests/harness"
 	"nestor.dev/nestor/topology"
 )
@@ -98,6 +99,7 @@ func TestProbeClusterRealAPIServer(t *testing.T) {
 		readNodes := time.Since(start)
 		start = time.Now()
 		obs, facts := ProbeCluster(ctx, tg, topo, ver, nodes)
+		health.Judge(obs, topo, facts)
 		t.Logf("ReadNodes %v, ProbeCluster %v", readNodes, time.Since(start))
 
 		if !ver.Known || ver.Value != "v1.37.2" {
@@ -185,6 +187,7 @@ func TestProbeClusterRealAPIServer(t *testing.T) {
 
 		// ProbeTarget reads the same, all at once.
 		obs2, facts2 := ProbeTarget(ctx, tg, topo)
+		health.Judge(obs2, topo, facts2)
 		facts2.Status.ReadAt = facts.Status.ReadAt // each read says when it was made
 		if a, b := agesAsRead(t, obs2), agesAsRead(t, obs); a != b || !reflect.DeepEqual(facts2, facts) {
 			t.Errorf("ProbeTarget differs from ReadNodes + ProbeCluster:\n%s\n%s\nfacts\n%+v\n%+v", a, b, facts2, facts)
@@ -257,7 +260,9 @@ func TestProbeClusterRealAPIServer(t *testing.T) {
 		tg := loadIntegrationTarget(t, c.NoAccess)
 		ver, nodes := ReadNodes(ctx, tg)
 		obs, facts := ProbeCluster(ctx, tg, topo, ver, nodes)
+		health.Judge(obs, topo, facts)
 		obs2, facts2 := ProbeTarget(ctx, tg, topo)
+		health.Judge(obs2, topo, facts2)
 		facts2.Status.ReadAt = facts.Status.ReadAt // each read says when it was made
 		if !reflect.DeepEqual(obs2, obs) || !reflect.DeepEqual(facts2, facts) {
 			t.Errorf("ProbeTarget differs from ReadNodes + ProbeCluster:\n%+v\n%+v", obs2, obs)

@@ -20,6 +20,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
+	"nestor.dev/nestor/health"
 	"nestor.dev/nestor/topology"
 )
 
@@ -130,6 +131,7 @@ func TestProbeClusterUnreachableIsUnknownNotAbsent(t *testing.T) {
 		Layers: []topology.LayerRef{{Name: "cnpg"}, {Name: "argocd"}}}
 	ver, nodes := ReadNodes(context.Background(), tg)
 	obs, facts := ProbeCluster(context.Background(), tg, topo, ver, nodes)
+	health.Judge(obs, topo, facts)
 	if obs.Nodes.Known || obs.ServerVersion.Known || facts.Namespaces.Known || obs.Storage.Known {
 		t.Fatalf("unreachable target gave known facts: %+v %+v", obs, facts)
 	}
@@ -261,6 +263,7 @@ func TestReadRefusesRedirect(t *testing.T) {
 		Layers: []topology.LayerRef{{Name: "cilium"}}}
 	ver, nodes := ReadNodes(context.Background(), tg)
 	obs, facts := ProbeCluster(context.Background(), tg, topo, ver, nodes)
+	health.Judge(obs, topo, facts)
 
 	if n := elsewhere.Load(); n != 0 {
 		t.Fatalf("the redirect target received %d requests, want none", n)
@@ -343,6 +346,7 @@ func TestProbeClusterNamespaceListForbidden(t *testing.T) {
 		Layers: []topology.LayerRef{{Name: "cilium"}}}
 	ver, nodes := ReadNodes(context.Background(), tg)
 	obs, facts := ProbeCluster(context.Background(), tg, topo, ver, nodes)
+	health.Judge(obs, topo, facts)
 	if facts.Namespaces.Known || !strings.Contains(facts.Namespaces.Reason, "forbidden") {
 		t.Errorf("namespaces = %+v, want unknown (forbidden)", facts.Namespaces)
 	}
@@ -392,6 +396,7 @@ func TestProbeClusterSlowNamespaceList(t *testing.T) {
 			tg := targetAt(t, srv.URL, tc.timeout)
 			ver, nodes := ReadNodes(context.Background(), tg)
 			obs, facts := ProbeCluster(context.Background(), tg, topo, ver, nodes)
+			health.Judge(obs, topo, facts)
 			if facts.Namespaces.Known != tc.namespaces {
 				t.Errorf("namespaces = %+v, want known %v", facts.Namespaces, tc.namespaces)
 			}
@@ -432,6 +437,7 @@ func TestProbeClusterNamespaceFailureStaysLocal(t *testing.T) {
 		Layers: []topology.LayerRef{{Name: "cilium"}, {Name: "harbor"}}}
 	ver, nodes := ReadNodes(context.Background(), tg)
 	obs, facts := ProbeCluster(context.Background(), tg, topo, ver, nodes)
+	health.Judge(obs, topo, facts)
 
 	if !facts.Workloads.Known {
 		t.Fatalf("workloads unknown (%s) because one namespace is forbidden", facts.Workloads.Reason)

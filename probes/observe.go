@@ -8,8 +8,9 @@ import (
 )
 
 // This file is where the probes meet the layer catalog of package topology:
-// which namespaces to read workloads from, and how the facts read become the
-// layers and storage of an observation.
+// which namespaces to read workloads from. How the facts read become the
+// layers and storage of an observation is judged after the read, by the
+// caller (health.Judge).
 
 // workloadNamespaces returns, sorted and without duplicates, namespaces
 // whose Deployments, DaemonSets and StatefulSets ProbeCluster lists, where
@@ -75,21 +76,10 @@ func workloadNamespaces(topo *topology.Topology, facts topology.ClusterFacts, un
 	return out
 }
 
-// fillLayers sets obs.Layers (topology.ObserveLayers: the declared layers in
-// declaration order, then the undeclared catalog layers found) and
-// obs.Storage (topology.DefaultStorage, which needs obs.ServerVersion when
-// several StorageClasses are default) from facts.
-func fillLayers(obs *topology.Observed, topo *topology.Topology, facts topology.ClusterFacts) {
-	obs.Layers = []topology.LayerState{}
-	if topo != nil {
-		layers, unread := health.ObserveLayers(topo, facts)
-		obs.Layers, obs.UndeclaredUnread, obs.UndeclaredUnreadCode = append(obs.Layers, layers...), unread.Text, unread.Code
-	}
-	obs.Storage = health.DefaultStorage(facts, obs.ServerVersion)
-}
-
 // UnknownObservation is an observation where nothing of the cluster could be
-// read: every part unknown with reason, every declared layer unknown.
+// read: every part unknown with reason, every declared layer unknown — its
+// Layers are set, so the judgement after the read (health.Judge) leaves
+// them as they are.
 func UnknownObservation(topo *topology.Topology, why topology.Why) *topology.Observed {
 	reason := why.Text
 	obs := &topology.Observed{

@@ -260,24 +260,24 @@ func (Kind) Read(ctx context.Context, op *probes.Opened, _ probes.Scope) (*topol
 	obs, facts := probes.ProbeTarget(ctx, op.Target, t)
 	system := probes.ReadWorkloads(ctx, op.Target, "kube-system", topology.KindDaemonSet, topology.KindDeployment)
 	st.obs.Provider = providerParts(st.obs, system, facts)
-	outside := withoutNamespace(facts, "kube-system")
-	kept := obs.Layers[:0]
-	for _, l := range obs.Layers {
-		if l.Declared {
-			kept = append(kept, l)
-			continue
-		}
-		if _, provider := topology.KapsuleProviderLayer(l.Name); provider {
-			continue // the provider's CNI: listed once in Provider
-		}
-		if def, ok := topology.CatalogLayer(l.Name); ok && !health.SignalSeen(def, outside) {
-			continue // seen in kube-system only: the provider's (metrics-server…), listed once in Provider
-		}
-		kept = append(kept, l)
-	}
-	obs.Layers = kept
 	obs.Kapsule = st.obs
 	return obs, facts
+}
+
+// ProviderLayer says whether l, an undeclared layer found on the cluster,
+// is the provider's rather than the stack's (probes.ProviderLayers): the
+// provider's CNI (topology.KapsuleProviderLayer), or a catalog layer whose
+// only sign is in kube-system (metrics-server…): kube-system is the
+// provider's, and both are listed once in its part of ACTUAL, never planned.
+func (Kind) ProviderLayer(l topology.LayerState, facts topology.ClusterFacts) bool {
+	if l.Declared {
+		return false
+	}
+	if _, provider := topology.KapsuleProviderLayer(l.Name); provider {
+		return true
+	}
+	def, ok := topology.CatalogLayer(l.Name)
+	return ok && !health.SignalSeen(def, withoutNamespace(facts, "kube-system"))
 }
 
 // withoutNamespace returns facts without the workloads of namespace ns (on

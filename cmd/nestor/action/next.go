@@ -43,10 +43,11 @@ func (n Next) Run(ctx context.Context) (*NextStep, error) {
 	if err != nil {
 		return nil, err
 	}
-	obs, _, err := op.Read(ctx, probes.ReadAll)
+	obs, facts, err := op.Read(ctx, probes.ReadAll)
 	if err != nil {
 		return nil, err
 	}
+	judge(s.Kind, s.Topology, obs, facts)
 	return DecideNext(s, obs), nil
 }
 

@@ -62,6 +62,7 @@ func ReadReport(ctx context.Context, k probes.Kind, op *probes.Opened, asOf time
 	if err != nil {
 		return nil, err
 	}
+	judge(k, op.Topology, obs, facts)
 	r := NewReport(k, op, obs, asOf)
 	due := topology.UpgradeTargets(r.Plan, obs, kube.ProviderEndOfLifeNoticeDays, asOf)
 	if !due.Nothing() {

@@ -1,0 +1,30 @@
+package action
+
+import (
+	"nestor.dev/nestor/health"
+	"nestor.dev/nestor/probes"
+	"nestor.dev/nestor/topology"
+)
+
+// judge is the stage after a read: the layers and the storage of obs judged
+// from the facts the read of t's cluster made (health.Judge), less the
+// undeclared layers that kind k's provider says are its own
+// (probes.ProviderLayers). A kind reads; judging is here, once, for every
+// command that reads a stack.
+func judge(k probes.Kind, t *topology.Topology, obs *topology.Observed, facts topology.ClusterFacts) {
+	if obs.Layers != nil {
+		return // nothing of the cluster was read: every layer says why
+	}
+	health.Judge(obs, t, facts)
+	p, ok := k.(probes.ProviderLayers)
+	if !ok {
+		return
+	}
+	kept := obs.Layers[:0]
+	for _, l := range obs.Layers {
+		if !p.ProviderLayer(l, facts) {
+			kept = append(kept, l)
+		}
+	}
+	obs.Layers = kept
+}
