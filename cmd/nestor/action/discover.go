@@ -82,7 +82,7 @@ func (d Discover) Run(ctx context.Context) (*DiscoverReport, *Stack, error) {
 	case op.NoTarget != nil:
 		return nil, s, fmt.Errorf("nothing to discover: %v", op.NoTarget)
 	}
-	obs, facts, err := op.Read(ctx, probes.ReadCluster)
+	obs, facts, err := read(ctx, s.Kind, op, probes.ReadCluster)
 	if err != nil {
 		return nil, s, err
 	}

@@ -28,7 +28,7 @@ type KapsuleDiscovery struct {
 // clusters when the kind lists them (probes.ClusterLister), and the
 // in-cluster part when the guard proved the kubeconfig is the cluster's.
 func discoverProvider(ctx context.Context, s *Stack, op *probes.Opened) (*DiscoverReport, error) {
-	obs, facts, err := op.Read(ctx, probes.ReadCluster)
+	obs, facts, err := read(ctx, s.Kind, op, probes.ReadCluster)
 	if err != nil {
 		return nil, err
 	}

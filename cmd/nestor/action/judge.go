@@ -1,10 +1,24 @@
 package action
 
 import (
+	"context"
+
 	"nestor.dev/nestor/health"
 	"nestor.dev/nestor/probes"
 	"nestor.dev/nestor/topology"
 )
+
+// read reads the opened stack op (Opened.Read, at scope) and judges what
+// it read (judge): the one way every command reads a stack. Errors are
+// Opened.Read's.
+func read(ctx context.Context, k probes.Kind, op *probes.Opened, scope probes.Scope) (*topology.Observed, topology.ClusterFacts, error) {
+	obs, facts, err := op.Read(ctx, scope)
+	if err != nil {
+		return obs, facts, err
+	}
+	judge(k, op.Topology, obs, facts)
+	return obs, facts, nil
+}
 
 // judge is the stage after a read: the layers and the storage of obs judged
 // from the facts the read of t's cluster made (health.Judge), less the

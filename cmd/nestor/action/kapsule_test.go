@@ -44,7 +44,7 @@ func TestKapsuleReport(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	obs, _, err := op.Read(context.Background(), probes.ReadAll)
+	obs, _, err := read(context.Background(), kapsule.Kind{}, op, probes.ReadAll)
 	if err != nil {
 		t.Fatal(err)
 	}

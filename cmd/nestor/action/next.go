@@ -43,11 +43,10 @@ func (n Next) Run(ctx context.Context) (*NextStep, error) {
 	if err != nil {
 		return nil, err
 	}
-	obs, facts, err := op.Read(ctx, probes.ReadAll)
+	obs, _, err := read(ctx, s.Kind, op, probes.ReadAll)
 	if err != nil {
 		return nil, err
 	}
-	judge(s.Kind, s.Topology, obs, facts)
 	return DecideNext(s, obs), nil
 }
 

@@ -58,11 +58,10 @@ func (u *upgradeReads) hook(ctx context.Context, version topology.Fact[string], 
 // the calendars are judged at. Errors: Opened.Read's, or ctx's when it
 // ended during the upgrade reads (wrapped).
 func ReadReport(ctx context.Context, k probes.Kind, op *probes.Opened, asOf time.Time, u *upgradeReads) (*Report, error) {
-	obs, facts, err := op.Read(ctx, probes.ReadAll)
+	obs, facts, err := read(ctx, k, op, probes.ReadAll)
 	if err != nil {
 		return nil, err
 	}
-	judge(k, op.Topology, obs, facts)
 	r := NewReport(k, op, obs, asOf)
 	due := topology.UpgradeTargets(r.Plan, obs, kube.ProviderEndOfLifeNoticeDays, asOf)
 	if !due.Nothing() {
