@@ -130,7 +130,7 @@ func (p *parser) placementWarnings(t *Topology) {
 		if total <= PlacementGroupMax {
 			continue
 		}
-		p.warn(t, uses[0].at, uses[0].field, fmt.Sprintf("keep the pools of this placement group at %d nodes or fewer in all, or spread them over placement groups", PlacementGroupMax),
+		p.warn(t, uses[0].at, uses[0].field+".placement_group_id", fmt.Sprintf("keep the pools of this placement group at %d nodes or fewer in all, or spread them over placement groups", PlacementGroupMax),
 			"placement group %s would hold up to %d instances (%s): a placement group holds %d at most (the provider's SDK: \"placement groups are limited to %d instances\")",
 			id, total, strings.Join(parts, ", "), PlacementGroupMax, PlacementGroupMax)
 	}
