@@ -14,9 +14,9 @@ import (
 // stack is. The one registry that names every kind is in
 // cmd/nestor/action (kinds.go).
 type Kind interface {
-	// Rules are the kind's pure part: its own phases before the layers,
-	// their plan, and when each is done (topology.Rules).
-	topology.Rules
+	// KindRules are the kind's pure part: its own phases before the layers,
+	// their plan, and when each is done (topology.KindRules).
+	topology.KindRules
 	// Words are the kind's sentences for the commands that describe a
 	// stack without reading it (next, env, discover --cp, stack select).
 	Words
@@ -47,7 +47,7 @@ type Kind interface {
 	// confirms when the pipeline may ask (Interactive; nil: nothing to
 	// confirm), or the refusal. It may keep what it read in op.State and
 	// op.Provider for Read.
-	Guard(ctx context.Context, op *Opened) (*TargetView, error)
+	Guard(ctx context.Context, op *Opened) (*GuardView, error)
 	// Read is the observation of the stack, every part that could not be
 	// read unknown with its reason, never absent, and the raw facts of the
 	// kube read behind it (discover reports them).

@@ -47,9 +47,9 @@ type Bench struct {
 	Stack, Kubeconfig string
 }
 
-// TargetView is what the interactive guard shows the operator before asking
+// GuardView is what the interactive guard shows the operator before asking
 // "Is this the stack NAME?": the stack, its target and what was read of it.
-type TargetView struct {
+type GuardView struct {
 	Topology *topology.Topology
 	Target   *Target
 	Check    EndpointCheck
@@ -91,14 +91,14 @@ type OpenOptions struct {
 	Interactive bool
 	// Confirm shows the target and asks whether it is the stack; it is
 	// called only when Interactive. false ends Open with ErrNotConfirmed.
-	Confirm func(TargetView) (bool, error)
+	Confirm func(GuardView) (bool, error)
 	// Show, when set, is called by the interactive guard of a kind whose
 	// kubeconfig's server is its identity (GuardEndpoint) before its first
 	// request, with what needs no network: the target and how its endpoint
 	// compares with the topology's (no version, no nodes yet). So a
 	// mismatch is on the screen before a target that does not answer
 	// ends Open.
-	Show func(TargetView)
+	Show func(GuardView)
 	// Contact asks, in a terminal, whether to send the first request to a
 	// target whose endpoint is not the topology's endpoint: (or cannot be
 	// compared with it), after Show and before any request: the comparison
@@ -106,7 +106,7 @@ type OpenOptions struct {
 	// another cluster. false ends Open with ErrNotConfirmed, nothing sent;
 	// nil refuses such a target as the offline check does. The time spent
 	// answering is not counted in Timeout.
-	Contact func(TargetView) (bool, error)
+	Contact func(GuardView) (bool, error)
 	// Benches lists the lima stacks' bench kubeconfigs (see Bench); it is
 	// called only when a stack is about to be read through a kubeconfig
 	// that is not its own bench (nil: none).
@@ -258,7 +258,7 @@ type Opened struct {
 	Check EndpointCheck
 	// Guard is what the interactive guard read (version, nodes); nil when
 	// the guard did not read (non-interactive, unguarded kind, no target).
-	Guard *TargetView
+	Guard *GuardView
 	// LoadErr is why the kubeconfig of an unguarded kind (the bench) could
 	// not be loaded: its cluster is then read as unknown with this reason.
 	// A guarded kind's load error is Open's error instead.
@@ -413,7 +413,7 @@ func Open(ctx context.Context, k Kind, t *topology.Topology, o OpenOptions) (*Op
 // server version and the nodes are read and returned for the operator to
 // confirm. No target (nothing loaded) has nothing to guard. Errors:
 // CheckEndpoint's; the read's (*UnreachableError, ctx's, wrapped).
-func GuardEndpoint(ctx context.Context, op *Opened) (*TargetView, error) {
+func GuardEndpoint(ctx context.Context, op *Opened) (*GuardView, error) {
 	if op.Target == nil {
 		return nil, nil
 	}
@@ -422,7 +422,7 @@ func GuardEndpoint(ctx context.Context, op *Opened) (*TargetView, error) {
 		return nil, CheckEndpoint(op.Topology, op.Target)
 	}
 	if op.opts.Show != nil && !op.shown {
-		op.opts.Show(TargetView{Topology: op.Topology, Target: op.Target, Check: op.Check})
+		op.opts.Show(GuardView{Topology: op.Topology, Target: op.Target, Check: op.Check})
 		op.shown = true
 	}
 	return op.guardRead(ctx)
@@ -444,7 +444,7 @@ func (op *Opened) askContact() error {
 		return nil
 	}
 	op.Check = check
-	view := TargetView{Topology: op.Topology, Target: op.Target, Check: check}
+	view := GuardView{Topology: op.Topology, Target: op.Target, Check: check}
 	if op.opts.Show != nil {
 		op.opts.Show(view)
 		op.shown = true
@@ -487,7 +487,7 @@ func resolve(k Kind, t *topology.Topology, o OpenOptions) (Kubeconfig, *NoTarget
 
 // guardRead reads the server version and the nodes for the interactive
 // guard, bounded by the timeout; neither known is an *UnreachableError.
-func (op *Opened) guardRead(ctx context.Context) (*TargetView, error) {
+func (op *Opened) guardRead(ctx context.Context) (*GuardView, error) {
 	version, nodes := ReadNodes(ctx, op.Target) // bounded by the target's timeout
 	if err := ctx.Err(); err != nil {
 		return nil, fmt.Errorf("reading %s: %w", op.Target.Endpoint, Stopped(err))
@@ -495,14 +495,14 @@ func (op *Opened) guardRead(ctx context.Context) (*TargetView, error) {
 	if !version.Known && !nodes.Known {
 		return nil, op.unreachable(version.Reason)
 	}
-	return &TargetView{Topology: op.Topology, Target: op.Target, Check: op.Check, Version: version, Nodes: nodes}, nil
+	return &GuardView{Topology: op.Topology, Target: op.Target, Check: op.Check, Version: version, Nodes: nodes}, nil
 }
 
 // View returns what the guard read of the target (the server version and
 // the nodes), reading them now, bounded by the timeout, when the guard did
 // not (non-interactive: the offline check sends nothing). Errors: no
 // target; *UnreachableError; ctx's error, wrapped.
-func (op *Opened) View(ctx context.Context) (*TargetView, error) {
+func (op *Opened) View(ctx context.Context) (*GuardView, error) {
 	if op.Guard != nil {
 		return op.Guard, nil
 	}

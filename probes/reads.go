@@ -129,10 +129,10 @@ type Rule struct {
 	Why []string `json:"-"`
 }
 
-// Rules turns reads into the fewest RBAC rules: one per API group and set
+// RBACRules turns reads into the fewest RBAC rules: one per API group and set
 // of verbs, one per set of non-resource URLs' verbs; groups and resources
 // sorted.
-func Rules(reads []Read) []Rule {
+func RBACRules(reads []Read) []Rule {
 	type key struct{ group, verbs string }
 	byKey := map[key]*Rule{}
 	var keys []key
@@ -193,11 +193,11 @@ func contains(list []string, s string) bool {
 	return false
 }
 
-// NamespacedRules is Rules for a ClusterRole and namespaced Roles: the
+// NamespacedRBACRules is Rules for a ClusterRole and namespaced Roles: the
 // reads made in named namespaces only (Read.Namespaces) become the rules
 // of a Role in each of those namespaces (keyed by namespace), every other
 // read a rule of the ClusterRole.
-func NamespacedRules(reads []Read) (cluster []Rule, byNamespace map[string][]Rule) {
+func NamespacedRBACRules(reads []Read) (cluster []Rule, byNamespace map[string][]Rule) {
 	var rest []Read
 	perNS := map[string][]Read{}
 	for _, r := range reads {
@@ -211,7 +211,7 @@ func NamespacedRules(reads []Read) (cluster []Rule, byNamespace map[string][]Rul
 	}
 	byNamespace = map[string][]Rule{}
 	for ns, rs := range perNS {
-		byNamespace[ns] = Rules(rs)
+		byNamespace[ns] = RBACRules(rs)
 	}
-	return Rules(rest), byNamespace
+	return RBACRules(rest), byNamespace
 }

@@ -13,6 +13,7 @@ import (
 	policyv1 "k8s.io/api/policy/v1"
 	utiljson "k8s.io/apimachinery/pkg/util/json"
 
+	"nestor.dev/nestor/kube"
 	"nestor.dev/nestor/topology"
 )
 
@@ -114,7 +115,7 @@ func DecodeDiscovery(core, groups io.Reader, limit int64) (topology.ServedAPIs, 
 	if limit <= 0 {
 		limit = DiscoveryLimit
 	}
-	res := topology.ServedAPIs{GroupVersions: []topology.ServedGroupVersion{}, Resources: []topology.ServedResource{}}
+	res := topology.ServedAPIs{GroupVersions: []kube.ServedGroupVersion{}, Resources: []topology.ServedResource{}}
 	seenGroup := map[string]string{}
 	seenGV := map[string]bool{}
 	for _, doc := range []struct {
@@ -159,7 +160,7 @@ func DecodeDiscovery(core, groups io.Reader, limit int64) (topology.ServedAPIs, 
 				if len(seenGV) > maxDiscoveryEntries {
 					return res, fmt.Errorf("%s: more than %d group versions: refused", what, maxDiscoveryEntries)
 				}
-				sgv := topology.ServedGroupVersion{GroupVersion: gv}
+				sgv := kube.ServedGroupVersion{GroupVersion: gv}
 				stale := v.Freshness == apidiscoveryv2.DiscoveryFreshnessStale
 				seenRes := map[string]bool{}
 				for _, r := range v.Resources {

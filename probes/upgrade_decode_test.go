@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"nestor.dev/nestor/kube"
 	"nestor.dev/nestor/topology"
 )
 
@@ -95,7 +96,7 @@ func TestDecodeDiscovery(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	wantGV := []topology.ServedGroupVersion{
+	wantGV := []kube.ServedGroupVersion{
 		{GroupVersion: "batch/v1", Kinds: []string{"CronJob", "Job"}},
 		{GroupVersion: "example.io/v1"},
 		{GroupVersion: "metrics.k8s.io/v1beta1"},
@@ -117,7 +118,7 @@ func TestDecodeDiscovery(t *testing.T) {
 	}
 	// What it is for: the served group versions judged by the lifecycle
 	// table. A stale version's kinds are unread, never "none".
-	rep, err := topology.APIRemovals(got.GroupVersions, topology.ParseVersion("1.38"))
+	rep, err := kube.APIRemovals(got.GroupVersions, kube.ParseVersion("1.38"))
 	if err != nil {
 		t.Fatal(err)
 	}

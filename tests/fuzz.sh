@@ -32,7 +32,7 @@ targets=(
   "./probes/lima FuzzDecodeLimaList"
   "./probes/ssh FuzzInventory"
   "./topology FuzzNormalizeEndpoint"
-  "./topology FuzzParseVersion"
+  "./kube FuzzParseVersion"
   "./probes/kapsule FuzzKapsuleDecode"
 )
 

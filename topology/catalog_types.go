@@ -1,7 +1,9 @@
 package topology
 
 import (
+	"path"
 	"slices"
+	"strings"
 	"time"
 )
 
@@ -133,4 +135,14 @@ type WorkloadState struct {
 type ContainerImage struct {
 	Name  string `json:"name"`
 	Image string `json:"image"`
+}
+
+// NameMatches reports whether name matches a Workload's Name or AltNames
+// pattern: path.Match, with a plain comparison for literal names.
+func NameMatches(pattern, name string) bool {
+	if !strings.ContainsAny(pattern, `*?[\`) {
+		return pattern == name
+	}
+	ok, _ := path.Match(pattern, name)
+	return ok
 }

@@ -258,12 +258,12 @@ type Why struct {
 func Because(code ReasonCode, text string) Why { return Why{Code: code, Text: text} }
 
 // orNotRead is w with what a probe that gave no reason means: the code
-// ReasonNotRead, the words "not read" (reasonOr).
+// ReasonNotRead, the words "not read" (OrNotRead).
 func (w Why) orNotRead() Why {
 	if w.Code == "" {
 		w.Code = ReasonNotRead
 	}
-	w.Text = reasonOr(w.Text)
+	w.Text = OrNotRead(w.Text)
 	return w
 }
 
@@ -402,4 +402,21 @@ func (s Subject) Covers(key string) bool {
 // the provider's API rather than the cluster's.
 func (s Subject) OfProvider() bool {
 	return s.Kind == SubjectProvider || s.Key == KeyScaleway || strings.HasPrefix(s.Key, KeyScaleway+".") || s.Key == KeyPools || strings.HasPrefix(s.Key, KeyPools+"/")
+}
+
+// OrNotRead is r, or "not read" when r is empty: the reason of a part
+// whose read left no reason of its own.
+func OrNotRead(r string) string {
+	if r == "" {
+		return "not read"
+	}
+	return r
+}
+
+// JoinAnd is items as a sentence lists them: "a", "a and b", "a, b and c".
+func JoinAnd(items []string) string {
+	if len(items) < 2 {
+		return strings.Join(items, "")
+	}
+	return strings.Join(items[:len(items)-1], ", ") + " and " + items[len(items)-1]
 }

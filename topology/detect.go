@@ -2,11 +2,12 @@ package topology
 
 import (
 	"fmt"
-	"path"
 	"slices"
 	"sort"
 	"strings"
 	"time"
+
+	"nestor.dev/nestor/kube"
 )
 
 // workloadResult is what the facts say about one Workload of a def.
@@ -33,24 +34,15 @@ func workloadMatches(w Workload, ws WorkloadState) bool {
 	if ws.Kind != w.Kind {
 		return false
 	}
-	if nameMatches(w.Name, ws.Name) {
+	if NameMatches(w.Name, ws.Name) {
 		return true
 	}
 	for _, alt := range w.AltNames {
-		if nameMatches(alt, ws.Name) {
+		if NameMatches(alt, ws.Name) {
 			return true
 		}
 	}
 	return false
-}
-
-// nameMatches is path.Match, with a plain comparison for literal names.
-func nameMatches(pattern, name string) bool {
-	if !strings.ContainsAny(pattern, `*?[\`) {
-		return pattern == name
-	}
-	ok, _ := path.Match(pattern, name)
-	return ok
 }
 
 func available(ws WorkloadState) bool { return ws.Desired > 0 && ws.Ready >= ws.Desired }
@@ -309,7 +301,7 @@ func workloadKey(ws WorkloadState) string { return ws.Kind + "/" + ws.Namespace 
 // was seen and something was not read; healthy when every sign seen holds;
 // absent when every read was made and nothing was seen.
 func (e *evidence) verdict(def LayerDef, declared bool) LayerState {
-	st := LayerState{Name: def.Name, Declared: declared, Detail: e.all, available: e.available}
+	st := LayerState{Name: def.Name, Declared: declared, Detail: e.all, Available: e.available}
 	// unchecked says why some workloads could not be looked for: the
 	// errors of the namespaces whose lists failed, then those not read.
 	unchecked := e.namespaceFailures
@@ -377,13 +369,6 @@ func absentReason(def LayerDef) string {
 	return "not found: " + strings.Join(looked, ", ")
 }
 
-func reasonOr(r string) string {
-	if r == "" {
-		return "not read"
-	}
-	return r
-}
-
 // Undeclared returns the catalog layers that t does not declare but that the
 // cluster shows, each with Declared=false and its health (Evaluate). It is
 // judged by cheap, specific signals only: one of the layer's CRD groups, a
@@ -398,7 +383,7 @@ func Undeclared(t *Topology, facts ClusterFacts) []LayerState {
 		declared[l.Name] = true
 	}
 	var out []LayerState
-	for _, def := range catalog {
+	for _, def := range Catalog() {
 		if declared[def.Name] {
 			continue
 		}
@@ -493,7 +478,7 @@ func DefaultStorage(facts ClusterFacts, server Fact[string]) Fact[StorageState] 
 	if !server.Known {
 		return UnknownFact[StorageState](server.Why().Prefixed(several + ", and which one Kubernetes uses depends on its version (the newest since 1.26, none before), which is unknown: "))
 	}
-	v := ParseVersion(server.Value)
+	v := kube.ParseVersion(server.Value)
 	if !v.Known {
 		return UnknownFact[StorageState](Because(ReasonUnrecognised, fmt.Sprintf("%s, and which one Kubernetes uses depends on its version (the newest since 1.26, none before), but the server version %q is not a version (%s)", several, server.Value, v.Reason)))
 	}
@@ -506,7 +491,7 @@ func DefaultStorage(facts ClusterFacts, server Fact[string]) Fact[StorageState] 
 	}
 	all := fmt.Sprintf("%d StorageClasses are marked default: %s", len(defaults), strings.Join(listed, ", "))
 
-	if CompareMinor(v, Version{Known: true, Major: 1, Minor: 26}) < 0 {
+	if kube.CompareMinor(v, kube.Version{Known: true, Major: 1, Minor: 26}) < 0 {
 		return KnownFact(StorageState{
 			OtherDefaults: names,
 			Warning: fmt.Sprintf("%s; Kubernetes before 1.26 (this server is %s) then refuses every PersistentVolumeClaim that names no class: keep one default and unmark the others",
@@ -576,11 +561,11 @@ func undeclaredUnread(facts ClusterFacts) Why {
 	var why []string
 	var code ReasonCode
 	if !facts.CRDGroups.Known {
-		why = append(why, "CRDs: "+reasonOr(facts.CRDGroups.Reason))
+		why = append(why, "CRDs: "+OrNotRead(facts.CRDGroups.Reason))
 		code = facts.CRDGroups.Why().Code
 	}
 	if !facts.StorageClasses.Known {
-		why = append(why, "StorageClasses: "+reasonOr(facts.StorageClasses.Reason))
+		why = append(why, "StorageClasses: "+OrNotRead(facts.StorageClasses.Reason))
 		if code == "" {
 			code = facts.StorageClasses.Why().Code
 		}

@@ -4,6 +4,8 @@ import (
 	"slices"
 	"strings"
 	"time"
+
+	"nestor.dev/nestor/kube"
 )
 
 // KapsuleObserved is what the provider's API (Scaleway k8s/v1) said of a
@@ -179,13 +181,13 @@ func (k *KapsuleObserved) UpdatingText() string {
 	if k == nil || !k.Cluster.Known {
 		return "updating"
 	}
-	c := ParseVersion(k.Cluster.Value.Version)
+	c := kube.ParseVersion(k.Cluster.Value.Version)
 	if !c.Known || !k.Pools.Known {
 		return "updating"
 	}
 	var behind []string
 	for _, p := range k.Pools.Value {
-		if pv := ParseVersion(p.Version); pv.Known && CompareVersions(pv, c) < 0 && !slices.Contains(behind, p.Version) {
+		if pv := kube.ParseVersion(p.Version); pv.Known && kube.CompareVersions(pv, c) < 0 && !slices.Contains(behind, p.Version) {
 			behind = append(behind, p.Version)
 		}
 	}
@@ -198,21 +200,21 @@ func (k *KapsuleObserved) UpdatingText() string {
 // VersionEntry returns the provider's version-list entry for v (k.Versions
 // must be known): the entry of the exact version, else the latest patch of
 // v's minor; false when the list carries no version of that minor.
-func (k *KapsuleObserved) VersionEntry(v Version) (KapsuleVersion, bool) {
+func (k *KapsuleObserved) VersionEntry(v kube.Version) (KapsuleVersion, bool) {
 	if k == nil || !k.Versions.Known {
 		return KapsuleVersion{}, false
 	}
 	var best KapsuleVersion
-	var bestV Version
+	var bestV kube.Version
 	for _, e := range k.Versions.Value {
-		ev := ParseVersion(e.Name)
-		if !ev.Known || CompareMinor(ev, v) != 0 {
+		ev := kube.ParseVersion(e.Name)
+		if !ev.Known || kube.CompareMinor(ev, v) != 0 {
 			continue
 		}
 		if v.HasPatch && ev.HasPatch && ev.Patch == v.Patch {
 			return e, true
 		}
-		if !bestV.Known || CompareVersions(ev, bestV) > 0 {
+		if !bestV.Known || kube.CompareVersions(ev, bestV) > 0 {
 			best, bestV = e, ev
 		}
 	}
@@ -228,12 +230,12 @@ func (k *KapsuleObserved) MinorsInUse() []MinorUse {
 	}
 	var out []MinorUse
 	add := func(raw, who string) {
-		v := ParseVersion(raw)
+		v := kube.ParseVersion(raw)
 		if !v.Known {
 			return
 		}
 		for i := range out {
-			if CompareMinor(out[i].Version, v) == 0 {
+			if kube.CompareMinor(out[i].Version, v) == 0 {
 				out[i].Users = append(out[i].Users, who)
 				return
 			}
@@ -254,6 +256,6 @@ func (k *KapsuleObserved) MinorsInUse() []MinorUse {
 // MinorUse is one minor in use on a managed cluster: the first version of
 // it seen (the cluster's when it runs it) and who runs it.
 type MinorUse struct {
-	Version Version
+	Version kube.Version
 	Users   []string
 }

@@ -5,11 +5,12 @@ import (
 	"time"
 
 	"github.com/distribution/reference"
+	"nestor.dev/nestor/kube"
 )
 
 // layerSupportAsOf is the day the layer support table was last checked
 // against its sources.
-var layerSupportAsOf = day(2026, 11, 30)
+var layerSupportAsOf = kube.Day(2026, 11, 30)
 
 // LayerSupport is what one catalog layer's project publishes about the
 // Kubernetes minors each of its releases supports or is tested with.
@@ -235,8 +236,8 @@ func LookupLayerSupport(layer string) (LayerSupport, bool) {
 // the reason, for a reference that does not parse, a digest-only
 // reference, no tag (which pulls "latest"), or a tag that is not a
 // version ("latest", "stable", "main").
-func ReleaseFromImage(image string) Version {
-	unknown := func(reason string) Version { return Version{Raw: image, Reason: reason} }
+func ReleaseFromImage(image string) kube.Version {
+	unknown := func(reason string) kube.Version { return kube.Version{Raw: image, Reason: reason} }
 	ref, err := reference.ParseAnyReference(image)
 	if err != nil {
 		return unknown(fmt.Sprintf("image %q is not an image reference: %v", image, err))
@@ -248,7 +249,7 @@ func ReleaseFromImage(image string) Version {
 		}
 		return unknown(fmt.Sprintf("image %q has no tag (it pulls latest): its release is not known", image))
 	}
-	v := ParseVersion(tagged.Tag())
+	v := kube.ParseVersion(tagged.Tag())
 	if !v.Known {
 		return unknown(fmt.Sprintf("image %q: tag %q is not a release version", image, tagged.Tag()))
 	}
@@ -296,7 +297,7 @@ type LayerVerdict struct {
 // minimum is met and claims nothing more. An unknown release or minor, a
 // layer without an entry, or a release without a row is LayerSupportUnknown,
 // with the reason: never "supported" by guess.
-func JudgeLayerSupport(layer string, release, k8s Version) LayerVerdict {
+func JudgeLayerSupport(layer string, release, k8s kube.Version) LayerVerdict {
 	v := LayerVerdict{Layer: layer, Status: LayerSupportUnknown}
 	switch {
 	case !release.Known:
@@ -318,11 +319,11 @@ func JudgeLayerSupport(layer string, release, k8s Version) LayerVerdict {
 		return v
 	}
 	v.Release, v.Source = row.Release, row.Source
-	min := ParseVersion(row.Min)
+	min := kube.ParseVersion(row.Min)
 	minor := k8s.MinorString()
 	if row.Max == "" {
 		v.Range = row.Min + " or newer"
-		if CompareMinor(k8s, min) < 0 {
+		if kube.CompareMinor(k8s, min) < 0 {
 			v.Status = LayerNotSupported
 			v.Message = fmt.Sprintf("%s %s %s Kubernetes %s or newer, not %s", layer, release.Canonical(), row.Claim, row.Min, minor)
 			return v
@@ -331,7 +332,7 @@ func JudgeLayerSupport(layer string, release, k8s Version) LayerVerdict {
 		v.Message = fmt.Sprintf("%s %s %s Kubernetes %s or newer and publishes no upper bound: %s is not judged beyond that", layer, release.Canonical(), row.Claim, row.Min, minor)
 		return v
 	}
-	max := ParseVersion(row.Max)
+	max := kube.ParseVersion(row.Max)
 	v.Range = row.Min + "–" + row.Max
 	if row.Min == row.Max {
 		v.Range = row.Min
@@ -341,10 +342,10 @@ func JudgeLayerSupport(layer string, release, k8s Version) LayerVerdict {
 		note = " (" + row.Note + ")"
 	}
 	switch {
-	case CompareMinor(k8s, max) > 0:
+	case kube.CompareMinor(k8s, max) > 0:
 		v.Status = LayerNotSupported
 		v.Message = fmt.Sprintf("%s %s %s Kubernetes %s, not %s%s; upgrade %s first", layer, release.Canonical(), row.Claim, v.Range, minor, note, layer)
-	case CompareMinor(k8s, min) < 0:
+	case kube.CompareMinor(k8s, min) < 0:
 		v.Status = LayerNotSupported
 		v.Message = fmt.Sprintf("%s %s %s Kubernetes %s, not %s%s", layer, release.Canonical(), row.Claim, v.Range, minor, note)
 	default:
@@ -356,11 +357,11 @@ func JudgeLayerSupport(layer string, release, k8s Version) LayerVerdict {
 
 // row returns the row of release: the row naming that exact patch, else
 // the row naming its minor.
-func (s LayerSupport) row(release Version) (LayerRelease, bool) {
+func (s LayerSupport) row(release kube.Version) (LayerRelease, bool) {
 	var byMinor *LayerRelease
 	for i, r := range s.Releases {
-		rv := ParseVersion(r.Release)
-		if !rv.Known || CompareMinor(rv, release) != 0 {
+		rv := kube.ParseVersion(r.Release)
+		if !rv.Known || kube.CompareMinor(rv, release) != 0 {
 			continue
 		}
 		if rv.HasPatch {

@@ -3,6 +3,8 @@ package topology
 import (
 	"strings"
 	"testing"
+
+	"nestor.dev/nestor/kube"
 )
 
 // TestLayerSupportTable checks the table's shape: each entry a catalog
@@ -41,18 +43,18 @@ func TestLayerSupportTable(t *testing.T) {
 		if len(s.Releases) == 0 && s.Note == "" {
 			t.Errorf("%s: no rows, and no note says why", s.Layer)
 		}
-		var prev Version
+		var prev kube.Version
 		for _, r := range s.Releases {
-			rel, min := ParseVersion(r.Release), ParseVersion(r.Min)
+			rel, min := kube.ParseVersion(r.Release), kube.ParseVersion(r.Min)
 			if !rel.Known || !min.Known || min.HasPatch || r.Source == "" || r.Claim == "" {
 				t.Errorf("%s %s: release %q, min %q, source %q, claim %q", s.Layer, r.Release, r.Release, r.Min, r.Source, r.Claim)
 			}
 			if r.Max != "" {
-				if max := ParseVersion(r.Max); !max.Known || max.HasPatch || CompareMinor(min, max) > 0 {
+				if max := kube.ParseVersion(r.Max); !max.Known || max.HasPatch || kube.CompareMinor(min, max) > 0 {
 					t.Errorf("%s %s: range %s–%s", s.Layer, r.Release, r.Min, r.Max)
 				}
 			}
-			if prev.Known && CompareVersions(prev, rel) >= 0 {
+			if prev.Known && kube.CompareVersions(prev, rel) >= 0 {
 				t.Errorf("%s: release %s after %s: rows are oldest first, each once", s.Layer, r.Release, prev.Raw)
 			}
 			prev = rel
@@ -137,7 +139,7 @@ func TestJudgeLayerSupport(t *testing.T) {
 			"this nestor holds no Kubernetes support table for calico"},
 	}
 	for _, tt := range tests {
-		got := JudgeLayerSupport(tt.layer, ParseVersion(tt.release), ParseVersion(tt.k8s))
+		got := JudgeLayerSupport(tt.layer, kube.ParseVersion(tt.release), kube.ParseVersion(tt.k8s))
 		if got.Status != tt.status || got.Range != tt.rangeS || got.Message != tt.message || got.Layer != tt.layer {
 			t.Errorf("JudgeLayerSupport(%s, %s, %s)\n got %s %q %q\nwant %s %q %q", tt.layer, tt.release, tt.k8s,
 				got.Status, got.Range, got.Message, tt.status, tt.rangeS, tt.message)
@@ -149,11 +151,11 @@ func TestJudgeLayerSupport(t *testing.T) {
 }
 
 func TestJudgeLayerSupportUnknownInputs(t *testing.T) {
-	got := JudgeLayerSupport("cilium", ReleaseFromImage("quay.io/cilium/cilium:latest"), ParseVersion("1.33"))
+	got := JudgeLayerSupport("cilium", ReleaseFromImage("quay.io/cilium/cilium:latest"), kube.ParseVersion("1.33"))
 	if got.Status != LayerSupportUnknown || !strings.Contains(got.Message, `cilium's release is not known (image "quay.io/cilium/cilium:latest": tag "latest" is not a release version)`) {
 		t.Errorf("unknown release: %s %q", got.Status, got.Message)
 	}
-	got = JudgeLayerSupport("cilium", ParseVersion("1.19.1"), ParseVersion("garbage"))
+	got = JudgeLayerSupport("cilium", kube.ParseVersion("1.19.1"), kube.ParseVersion("garbage"))
 	if got.Status != LayerSupportUnknown || !strings.Contains(got.Message, "the Kubernetes version is not known") {
 		t.Errorf("unknown minor: %s %q", got.Status, got.Message)
 	}

@@ -17,6 +17,7 @@ import (
 	"unicode/utf8"
 
 	"gopkg.in/yaml.v3"
+	"nestor.dev/nestor/kube"
 )
 
 // Keys allowed at each level of a format-version-1 topology (ARCHITECTURE.md,
@@ -720,7 +721,7 @@ func (p *parser) kubernetes(t *Topology, v *yaml.Node) {
 			if !ok {
 				continue
 			}
-			if _, err := ParseDesiredVersion(s); err != nil {
+			if _, err := kube.ParseDesiredVersion(s); err != nil {
 				p.add(resolve(kv.value), "kubernetes.version", `write a minor ("1.36") or a full version ("1.36.2"), quoted`, "%q is not a Kubernetes version", s)
 				continue
 			}

@@ -23,7 +23,7 @@ type NextPhase struct {
 // not guess past what it could not read. obs with NoTarget is Unknown at the
 // first phase. rules judges the kind's own phases (Rules.PhaseDone); a
 // layer phase is done when the layer is healthy.
-func Next(t *Topology, obs *Observed, plan Plan, rules Rules) NextPhase {
+func Next(t *Topology, obs *Observed, plan Plan, rules KindRules) NextPhase {
 	phases := Phases(t, rules)
 	if obs.NoTarget {
 		return NextPhase{Phase: phases[0], Unknown: true, Why: "nothing was read: " + obs.NoTargetReason}

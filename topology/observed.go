@@ -191,9 +191,9 @@ type LayerState struct {
 	// workload of the layer (its named workloads and its members, available
 	// or not), CRD group and StorageClass (for --detailed and JSON).
 	Detail []string `json:"detail,omitempty"`
-	// available counts the workloads Evaluate saw available (the short
+	// Available counts the workloads Evaluate saw available (the short
 	// reason of a layer judged with its status says it).
-	available int
+	Available int `json:"-"`
 	// Status is what the layer's own status resources said: each
 	// resource, read or not, and what each of its objects says; nil for a
 	// layer that declares none.

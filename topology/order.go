@@ -4,6 +4,8 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+
+	"nestor.dev/nestor/kube"
 )
 
 // CheckOrder returns an error naming every rule the order of p's steps
@@ -125,7 +127,7 @@ func CheckOrder(p Plan, vs Fact[VersionsState]) error {
 		if to, ok := StepTo(s); ok && (s.Kind == StepUpgradeNode || s.Kind == StepUpgradePool) {
 			if k, ok := after(i, func(c Step) bool {
 				ct, ok := StepTo(c)
-				return c.Kind == StepUpgrade && ok && CompareVersions(ct, to) <= 0
+				return c.Kind == StepUpgrade && ok && kube.CompareVersions(ct, to) <= 0
 			}); ok {
 				bad(i, "comes before step %d (%s): it would be newer than its control plane", k+1, StepRef(p.Steps[k]))
 			}
@@ -133,7 +135,7 @@ func CheckOrder(p Plan, vs Fact[VersionsState]) error {
 		if to, ok := StepTo(s); ok && s.Kind == StepUpgradePool {
 			for k := i - 1; k >= 0; k-- {
 				if c := p.Steps[k]; c.Kind == StepUpgrade {
-					if ct, _ := StepTo(c); CompareVersions(ct, to) != 0 {
+					if ct, _ := StepTo(c); kube.CompareVersions(ct, to) != 0 {
 						bad(i, "follows step %d (%s): a pool is upgraded to its cluster's version only", k+1, StepRef(c))
 					}
 					break
@@ -160,8 +162,8 @@ func CheckOrder(p Plan, vs Fact[VersionsState]) error {
 // server than KubeletSkewAllowed without naming its node in Blocked.
 func checkVersionSequence(p Plan, vs Fact[VersionsState]) []error {
 	var errs []error
-	var cp Version
-	kubelets := map[string]Version{}
+	var cp kube.Version
+	kubelets := map[string]kube.Version{}
 	if vs.Known {
 		cp = vs.Value.APIServer
 		if vs.Value.Kubelets.Known {

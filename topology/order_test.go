@@ -226,7 +226,7 @@ func TestCheckOrderRefuses(t *testing.T) {
 
 // checkedPlan is BuildPlan, and fails t when the plan is not a valid order
 // (CheckOrder): every plan the topology tests build is checked.
-func checkedPlan(t testing.TB, tp *Topology, obs *Observed, rules Rules, o PlanOptions) Plan {
+func checkedPlan(t testing.TB, tp *Topology, obs *Observed, rules KindRules, o PlanOptions) Plan {
 	t.Helper()
 	p := BuildPlan(tp, obs, rules, o)
 	vs := UnknownFact[VersionsState](Because(ReasonNotRead, "no observation"))

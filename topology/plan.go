@@ -48,7 +48,7 @@ type PlanOptions struct {
 // one of its own phases: one it puts in a phase the kind does not have is
 // dropped (a prod plan never holds a VM step, whatever the observation
 // holds).
-func BuildPlan(t *Topology, obs *Observed, rules Rules, o PlanOptions) Plan {
+func BuildPlan(t *Topology, obs *Observed, rules KindRules, o PlanOptions) Plan {
 	if obs == nil {
 		obs = &Observed{NoTarget: true}
 	}
@@ -206,5 +206,5 @@ func orWords(s, def string) string {
 // was read: REASON", the reason as the probes gave it ("not read" when
 // they gave none).
 func NoTargetUnknown(reason string) UnknownPart {
-	return UnknownPart{Subject: WholeClusterSubject(), Reason: ReasonNoTarget, Message: "no target was read: " + reasonOr(reason)}
+	return UnknownPart{Subject: WholeClusterSubject(), Reason: ReasonNoTarget, Message: "no target was read: " + OrNotRead(reason)}
 }

@@ -4,15 +4,17 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+
+	"nestor.dev/nestor/kube"
 )
 
-// Rules is the pure part of a target kind: the phases it runs before the
+// KindRules is the pure part of a target kind: the phases it runs before the
 // layers, the plan of those phases, and when each of them is done. Each
 // target kind implements it in its own package (probes/prod, probes/lima,
 // probes/kapsule); BuildPlan, Phases and Next call it for the part that
 // depends on the kind and judge the layers themselves. Implementations
 // are pure: no I/O, no clock (PlanOptions.AsOf is the date).
-type Rules interface {
+type KindRules interface {
 	// OwnPhases are the kind's phases before the layers, in order (prod:
 	// bootstrap, k8s; lima: up, bootstrap, k8s; kapsule: cluster, pools).
 	// They never depend on what was read.
@@ -92,7 +94,7 @@ func (NodeCluster) PlanOwn(t *Topology, obs *Observed, o PlanOptions, p *Plan) {
 			}
 		}
 	}
-	j := judgeVersions(t.Kubernetes.Version, DeriveVersions(obs.ServerVersion, obs.Nodes), ns, UpstreamCalendar(), o.AsOf)
+	j := judgeVersions(t.Kubernetes.Version, DeriveVersions(obs.ServerVersion, obs.Nodes), ns, kube.UpstreamCalendar(), o.AsOf)
 	// The order is a dependency order (CheckOrder): a node is repaired
 	// before it is upgraded; the version steps interleave the API server
 	// and the kubelets (planUpgrades); a node joins the cluster at the
@@ -213,4 +215,4 @@ func (p *Plan) Finding(sev Severity, kind FindingKind, subject Subject, format s
 
 // ReasonOr is r, or "not read" when r is empty: the words of an unknown
 // whose probe gave no reason.
-func ReasonOr(r string) string { return reasonOr(r) }
+func ReasonOr(r string) string { return OrNotRead(r) }

@@ -89,7 +89,7 @@ func JudgeStatus(def LayerDef, facts StatusFacts) StatusVerdict {
 				j.unread = append(j.unread, unreadList{kind: pluralKind(res.Kind), why: f.Why()})
 				j.because(f.Why().Code)
 			} else {
-				j.finding(SeverityInfo, FindingStatusUnread, pluralKind(res.Kind), "not read (%s): what they say is unknown", reasonOr(f.Reason))
+				j.finding(SeverityInfo, FindingStatusUnread, pluralKind(res.Kind), "not read (%s): what they say is unknown", OrNotRead(f.Reason))
 			}
 		}
 	}
@@ -134,14 +134,6 @@ func sayUnreadOnce(lists []unreadList) []string {
 		out = append(out, JoinAnd(kinds[key])+": "+key.Text)
 	}
 	return out
-}
-
-// JoinAnd is items as a sentence lists them: "a", "a and b", "a, b and c".
-func JoinAnd(items []string) string {
-	if len(items) < 2 {
-		return strings.Join(items, "")
-	}
-	return strings.Join(items[:len(items)-1], ", ") + " and " + items[len(items)-1]
 }
 
 // statusJudge collects what a layer's rule finds.
@@ -253,7 +245,7 @@ func (j *statusJudge) verdict() StatusVerdict {
 	case len(j.bad) > 0:
 		v.Health = Degraded
 		v.Progressing = j.moving == len(j.bad)
-		v.onlyAbsentObjects = j.absentObjects == len(j.bad)
+		v.OnlyAbsentObjects = j.absentObjects == len(j.bad)
 		v.Words = listWords(append(append([]string{}, j.bad...), j.unknown...))
 	case len(j.suspended) > 0:
 		// Its status may be frozen: never healthy, and nothing to repair

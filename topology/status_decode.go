@@ -165,7 +165,7 @@ func DecodeStatusObject(res StatusResource, obj map[string]any, clean StatusClea
 		}
 	}
 	if res.Name != "" {
-		o.raw, _ = wholeNumbers(obj).(map[string]any)
+		o.Raw, _ = wholeNumbers(obj).(map[string]any)
 	}
 	return o, nil
 }

@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"strings"
 	"testing"
-	"time"
 )
 
 func jsonObject(t *testing.T, s string) map[string]any {
@@ -49,44 +48,6 @@ const cephClusterJSON = `{
     ]
   }
 }`
-
-func TestDecodeStatusObjectCephCluster(t *testing.T) {
-	res := resourceOf(t, "rook-ceph", "CephCluster")
-	o, err := DecodeStatusObject(res, jsonObject(t, cephClusterJSON), StatusCleaner{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if o.Kind != "CephCluster" || o.Namespace != "rook-ceph" || o.Name != "rook-ceph" || o.Generation != 4 || !o.HasStatus || !o.HasObserved || o.ObservedGeneration != 4 {
-		t.Errorf("identity: %+v", o)
-	}
-	if !o.Created.Equal(time.Date(2026, 11, 1, 10, 0, 0, 0, time.UTC)) {
-		t.Errorf("created %v", o.Created)
-	}
-	for path, want := range map[string]string{fieldCephHealth: "HEALTH_ERR", fieldCephLastChecked: "2026-12-01T11:59:20Z", fieldPhase: "Ready", fieldState: "Created", fieldCephCheckInterval: "45s"} {
-		if o.Fields[path] != want {
-			t.Errorf("%s = %q, want %q", path, o.Fields[path], want)
-		}
-	}
-	if len(o.Checks) != 2 || o.Checks[0].Name != "OSD_DOWN" || o.Checks[1].Severity != "HEALTH_ERR" {
-		t.Errorf("checks (sorted by name) %+v", o.Checks)
-	}
-	if len(o.Conditions) != 1 || o.Conditions[0].Reason != "ClusterCreated" || o.Conditions[0].LastTransition.IsZero() {
-		t.Errorf("conditions %+v", o.Conditions)
-	}
-	if o.raw != nil {
-		t.Errorf("a catalog object keeps its raw form")
-	}
-	// Judged at 12:00:00, checked 40 s before.
-	def, _ := CatalogLayer("rook-ceph")
-	v := JudgeStatus(def, StatusFacts{ReadAt: statusNow, Lists: map[string]Fact[[]StatusObject]{
-		"cephclusters.ceph.rook.io":    KnownFact([]StatusObject{o}),
-		"cephblockpools.ceph.rook.io":  KnownFact([]StatusObject{}),
-		"cephfilesystems.ceph.rook.io": KnownFact([]StatusObject{}),
-	}})
-	if want := "Ceph HEALTH_ERR: Reduced data availability: 64 pgs inactive; 2 osds down, checked 40 s ago"; v.Health != Degraded || v.Words != want {
-		t.Errorf("verdict %s %q, want degraded %q", v.Health, v.Words, want)
-	}
-}
 
 func TestDecodeStatusObjectShapes(t *testing.T) {
 	cluster := resourceOf(t, "cnpg", "Cluster")
@@ -153,27 +114,5 @@ func TestDecodeStatusObjectBounds(t *testing.T) {
 	}
 	if n := len([]rune(o.Conditions[0].Message)); n != statusMaxText || !strings.HasSuffix(o.Conditions[0].Message, "…") {
 		t.Errorf("message of %d characters, want %d ending in …", n, statusMaxText)
-	}
-}
-
-func TestDecodeStatusObjectCustomKeepsRaw(t *testing.T) {
-	res := (ResourceRef{APIVersion: "apps/v1", Kind: "Deployment", Namespace: "web", Name: "front"}).StatusResource()
-	// A Deployment: kstatus' own rule for apps/Deployment needs its spec
-	// and status replicas, which only the whole object has.
-	obj := jsonObject(t, `{"apiVersion": "apps/v1", "kind": "Deployment",
-		"metadata": {"name": "front", "namespace": "web", "generation": 2},
-		"spec": {"replicas": 3},
-		"status": {"observedGeneration": 2, "replicas": 3, "updatedReplicas": 3, "readyReplicas": 1, "availableReplicas": 1,
-			"conditions": [{"type": "Available", "status": "False", "reason": "MinimumReplicasUnavailable"}]}}`)
-	o, err := DecodeStatusObject(res, obj, StatusCleaner{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if o.raw == nil {
-		t.Fatal("a custom layer's object lost its raw form")
-	}
-	h, moving, says := kstatusOf(o)
-	if h != Degraded || !moving || !strings.Contains(says, "Available: 1/3") {
-		t.Errorf("kstatus of a Deployment 1/3 ready: %s %v %q", h, moving, says)
 	}
 }

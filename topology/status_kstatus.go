@@ -70,8 +70,8 @@ func kstatusWords(res *status.Result) string {
 // status.observedGeneration and the conditions, all kstatus reads of a
 // custom resource.
 func kstatusObject(o StatusObject) map[string]any {
-	if o.raw != nil {
-		return o.raw
+	if o.Raw != nil {
+		return o.Raw
 	}
 	meta := map[string]any{"name": o.Name}
 	if o.Namespace != "" {

@@ -66,7 +66,7 @@ func EvaluateWithStatus(def LayerDef, facts ClusterFacts, status StatusFacts, de
 		f, read := status.Lists[res.Key()]
 		switch {
 		case !read || !f.Known:
-			st.Health, st.Reason, st.Code = Unknown, res.Kind+" "+refName(res)+": "+reasonOr(f.Reason), f.Why().Code
+			st.Health, st.Reason, st.Code = Unknown, res.Kind+" "+refName(res)+": "+OrNotRead(f.Reason), f.Why().Code
 		case len(f.Value) == 0:
 			st.Health, st.Reason = Absent, fmt.Sprintf("not found: %s %s (%s)", res.Kind, refName(res), apiVersionOf(res))
 		default:
@@ -76,7 +76,7 @@ func EvaluateWithStatus(def LayerDef, facts ClusterFacts, status StatusFacts, de
 		return j
 	}
 
-	if w.Health == Unknown && v.Health == Degraded && v.onlyAbsentObjects {
+	if w.Health == Unknown && v.Health == Degraded && v.OnlyAbsentObjects {
 		// "runs, but has no CephCluster" rests on the layer running: with
 		// its workloads not read, that is not known, and neither is the
 		// layer's health. No step may rest on it.
@@ -128,7 +128,7 @@ func EvaluateWithStatus(def LayerDef, facts ClusterFacts, status StatusFacts, de
 		if v.Words != "" {
 			parts = append(parts, v.Words)
 		}
-		if n := w.available; n > 0 {
+		if n := w.Available; n > 0 {
 			parts = append(parts, count(n, "workload")+" available")
 		}
 		if len(parts) == 0 {

@@ -105,9 +105,9 @@ type StatusObject struct {
 	// checks), sorted by name; empty for every other kind.
 	Checks []HealthCheck `json:"checks,omitempty"`
 
-	// raw is the whole object, kept for a custom layer's one object only,
+	// Raw is the whole object, kept for a custom layer's one object only,
 	// so that kstatus judges it with every field it knows (see kstatusOf).
-	raw map[string]any
+	Raw map[string]any `json:"-"`
 }
 
 // Condition is one entry of status.conditions (the shape of
@@ -149,10 +149,10 @@ type StatusVerdict struct {
 	// else ReasonNotReported (an object whose owner reported nothing nestor
 	// can judge).
 	Code ReasonCode `json:"reason_code,omitempty"`
-	// onlyAbsentObjects says a Degraded verdict rests only on objects the
+	// OnlyAbsentObjects says a Degraded verdict rests only on objects the
 	// layer must have not existing ("no Prometheus resource"): true of a
 	// layer that runs, nothing of one whose presence is not known.
-	onlyAbsentObjects bool
+	OnlyAbsentObjects bool `json:"-"`
 	// Resources say, per status resource, what was read and what each
 	// object says.
 	Resources []ResourceReport `json:"resources,omitempty"`

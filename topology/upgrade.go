@@ -1,11 +1,14 @@
 package topology
 
 import (
+	"cmp"
 	"fmt"
 	"slices"
 	"sort"
 	"strings"
 	"time"
+
+	"nestor.dev/nestor/kube"
 )
 
 // Sources and reaches the upgrade findings name.
@@ -71,7 +74,7 @@ func JudgeUpgrade(t *Topology, due UpgradeDue, f UpgradeFacts) []Finding {
 // label is how a finding names the move it judges: "upgrade to 1.35", "the
 // provider's move to 1.35.2 on 2027-01-05", "the move to 1.35 (1.34 reaches
 // end of life upstream on 2027-02-28)".
-func (t UpgradeTarget) label() string {
+func (t UpgradeMove) label() string {
 	to := t.To.Canonical()
 	switch {
 	case t.Forced && t.Date != nil:
@@ -87,7 +90,7 @@ func (t UpgradeTarget) label() string {
 	return "the move to " + to
 }
 
-func (t UpgradeTarget) step() string {
+func (t UpgradeMove) step() string {
 	if len(t.Steps) == 0 {
 		return ""
 	}
@@ -95,7 +98,7 @@ func (t UpgradeTarget) step() string {
 }
 
 // minorsText is "1.35" or "1.35, 1.36".
-func minorsText(ts []UpgradeTarget) string {
+func minorsText(ts []UpgradeMove) string {
 	ms := make([]string, len(ts))
 	for i, t := range ts {
 		ms[i] = t.Minor.MinorString()
@@ -140,8 +143,8 @@ func (c DeprecatedCall) what() string {
 // JudgeUpgrade: what the calls' read leaves unknown, the removals of the
 // served group versions (each matched with the calls it covers), the calls
 // no removal covers, and the reach of a read that found nothing to say.
-func judgeAPIs(targets []UpgradeTarget, served Fact[ServedAPIs], calls Fact[DeprecatedCalls]) []Finding {
-	module, _ := APILifecycleSource()
+func judgeAPIs(targets []UpgradeMove, served Fact[ServedAPIs], calls Fact[DeprecatedCalls]) []Finding {
+	module, _ := kube.APILifecycleSource()
 	j := apiJudge{targets: targets, calls: calls, module: module, lifecycle: module + " lifecycle"}
 	j.since, j.callReach = callWords(calls.Value)
 	if calls.Known {
@@ -158,7 +161,7 @@ func judgeAPIs(targets []UpgradeTarget, served Fact[ServedAPIs], calls Fact[Depr
 // (reqs, and which of them a removal finding has covered), the words of the
 // calls' window and reach, and the lifecycle table's name.
 type apiJudge struct {
-	targets           []UpgradeTarget
+	targets           []UpgradeMove
 	calls             Fact[DeprecatedCalls]
 	reqs              []DeprecatedCall
 	matched           []bool
@@ -166,9 +169,9 @@ type apiJudge struct {
 	module, lifecycle string
 }
 
-func (j *apiJudge) first() UpgradeTarget { return j.targets[0] }
+func (j *apiJudge) first() UpgradeMove { return j.targets[0] }
 
-func (j *apiJudge) unknown(subject Subject, msg, source, reach string, tg UpgradeTarget) Finding {
+func (j *apiJudge) unknown(subject Subject, msg, source, reach string, tg UpgradeMove) Finding {
 	return upgradeUnknown(subject, msg, source, reach, tg.step(), tg.Minor.MinorString())
 }
 
@@ -178,7 +181,7 @@ func (j *apiJudge) callsUnread() []Finding {
 	calls := j.calls
 	switch {
 	case !calls.Known:
-		msg := fmt.Sprintf("the API server's calls to deprecated APIs were not read (%s): which clients break on %s is not known", reasonOr(calls.Reason), minorsText(j.targets))
+		msg := fmt.Sprintf("the API server's calls to deprecated APIs were not read (%s): which clients break on %s is not known", OrNotRead(calls.Reason), minorsText(j.targets))
 		if strings.HasPrefix(calls.Reason, "forbidden") {
 			msg += "; " + metricsPermission
 		}
@@ -196,7 +199,7 @@ func (j *apiJudge) callsUnread() []Finding {
 // does not hold or does not cover. An unread discovery is one unknown.
 func (j *apiJudge) servedRemovals(served Fact[ServedAPIs]) []Finding {
 	if !served.Known {
-		return []Finding{j.unknown(APISubject("served APIs"), fmt.Sprintf("the API server's discovery was not read (%s): what %s stops serving is not known", reasonOr(served.Reason), minorsText(j.targets)),
+		return []Finding{j.unknown(APISubject("served APIs"), fmt.Sprintf("the API server's discovery was not read (%s): what %s stops serving is not known", OrNotRead(served.Reason), minorsText(j.targets)),
 			j.lifecycle, reachDiscovery, j.first())}
 	}
 	var out []Finding
@@ -207,7 +210,7 @@ func (j *apiJudge) servedRemovals(served Fact[ServedAPIs]) []Finding {
 	unknownGV := map[string]string{}
 	var notCovered []string
 	for i, tg := range j.targets {
-		rep, err := APIRemovals(served.Value.GroupVersions, tg.Minor)
+		rep, err := kube.APIRemovals(served.Value.GroupVersions, tg.Minor)
 		if err != nil {
 			out = append(out, j.unknown(APISubject("served APIs"), err.Error(), j.lifecycle, reachDiscovery, tg))
 			continue
@@ -264,10 +267,10 @@ func (j *apiJudge) unmatchedCalls() []Finding {
 		if j.matched[i] {
 			continue
 		}
-		rr := ParseVersion(c.RemovedRelease)
+		rr := kube.ParseVersion(c.RemovedRelease)
 		tg, removed := last, false
 		for _, t := range j.targets {
-			if rr.Known && CompareMinor(rr, t.Minor) <= 0 {
+			if rr.Known && kube.CompareMinor(rr, t.Minor) <= 0 {
 				tg, removed = t, true
 				break
 			}
@@ -300,7 +303,7 @@ func (j *apiJudge) instancesUnread(out []Finding) []Finding {
 		return nil
 	}
 	return []Finding{j.unknown(APISubject("/metrics"), fmt.Sprintf("the API server that answered /metrics recorded no deprecated-API call to say; how many API servers the control plane runs is not known (%s), so calls recorded by the others are not known",
-		reasonOr(calls.Value.Instances.Reason)), srcDeprecatedMetric, j.callReach, j.first())}
+		OrNotRead(calls.Value.Instances.Reason)), srcDeprecatedMetric, j.callReach, j.first())}
 }
 
 // servedCount is "1 served group version is" or "N served group versions
@@ -325,10 +328,10 @@ func pronoun(n int) string {
 // matched: a call to the group version whose resource discovery ties to a
 // removed kind, or, when discovery does not tie it, whose removed_release
 // the target reaches.
-func removalFinding(tg UpgradeTarget, r APIRemoval, reqs []DeprecatedCall, matched []bool, kindOf map[string]string, calls Fact[DeprecatedCalls], since, callReach, lifecycle string) (Finding, bool) {
-	var kinds []RemovedKind
+func removalFinding(tg UpgradeMove, r kube.APIRemoval, reqs []DeprecatedCall, matched []bool, kindOf map[string]string, calls Fact[DeprecatedCalls], since, callReach, lifecycle string) (Finding, bool) {
+	var kinds []kube.RemovedKind
 	for _, k := range r.Kinds {
-		if CompareMinor(ParseVersion(k.Removed), tg.From) > 0 {
+		if kube.CompareMinor(kube.ParseVersion(k.Removed), tg.From) > 0 {
 			kinds = append(kinds, k)
 		}
 	}
@@ -347,8 +350,8 @@ func removalFinding(tg UpgradeTarget, r APIRemoval, reqs []DeprecatedCall, match
 			continue
 		}
 		kind, tied := kindOf[c.GroupVersion()+" "+c.Resource]
-		rr := ParseVersion(c.RemovedRelease)
-		if tied && removed[kind] || !tied && rr.Known && CompareMinor(rr, tg.Minor) <= 0 {
+		rr := kube.ParseVersion(c.RemovedRelease)
+		if tied && removed[kind] || !tied && rr.Known && kube.CompareMinor(rr, tg.Minor) <= 0 {
 			matched[i] = true
 			called = append(called, c.what())
 		}
@@ -380,7 +383,7 @@ func removalFinding(tg UpgradeTarget, r APIRemoval, reqs []DeprecatedCall, match
 
 // judgeLayers applies the layer rule of JudgeUpgrade to t's declared
 // layers.
-func judgeLayers(t *Topology, targets []UpgradeTarget, images Fact[[]LayerImage]) []Finding {
+func judgeLayers(t *Topology, targets []UpgradeMove, images Fact[[]LayerImage]) []Finding {
 	var out []Finding
 	if t == nil || len(t.Layers) == 0 {
 		return out
@@ -389,7 +392,7 @@ func judgeLayers(t *Topology, targets []UpgradeTarget, images Fact[[]LayerImage]
 	ms := minorsText(targets)
 	tableSrc := "nestor's layer support table (as of " + dayText(layerSupportAsOf) + ")"
 	if !images.Known {
-		return append(out, upgradeUnknown(Subject{Kind: SubjectLayers, Key: KeyLayers, Text: "layers"}, fmt.Sprintf("the declared layers' images were not read (%s): their support of %s is not judged", reasonOr(images.Reason), ms),
+		return append(out, upgradeUnknown(Subject{Kind: SubjectLayers, Key: KeyLayers, Text: "layers"}, fmt.Sprintf("the declared layers' images were not read (%s): their support of %s is not judged", OrNotRead(images.Reason), ms),
 			tableSrc, "the declared layers", first.step(), first.Minor.MinorString()))
 	}
 	for _, l := range t.Layers {
@@ -458,7 +461,7 @@ func judgeDrains(drains []string, pdbs Fact[[]PDBState]) []Finding {
 	}
 	if !pdbs.Known {
 		return append(out, Finding{Severity: SeverityInfo, Kind: FindingUpgradeUnknown, Subject: PDBSubject(""),
-			Message: fmt.Sprintf("the PodDisruptionBudgets were not read (%s): what holds up draining nodes is not known (%s)", reasonOr(pdbs.Reason), which),
+			Message: fmt.Sprintf("the PodDisruptionBudgets were not read (%s): what holds up draining nodes is not known (%s)", OrNotRead(pdbs.Reason), which),
 			Source:  srcPDBStatus, Reach: "the whole cluster", Step: first})
 	}
 	list := append([]PDBState(nil), pdbs.Value...)
@@ -508,15 +511,15 @@ func NextHardDate(obs *Observed, due UpgradeDue, findings []Finding, asOf time.T
 	next := fmt.Sprintf("%d.%d", cur.Major, cur.Minor+1)
 	var hd HardDate
 	found := false
-	if e, ok := UpstreamCalendar().Lookup(cur); ok && !e.EndOfLife.IsZero() {
-		hd = HardDate{Date: dateOf(e.EndOfLife), What: "upstream end of life of " + cur.MinorString(), Estimated: e.Estimated}
+	if e, ok := kube.UpstreamCalendar().Lookup(cur); ok && !e.EndOfLife.IsZero() {
+		hd = HardDate{Date: kube.DateOf(e.EndOfLife), What: "upstream end of life of " + cur.MinorString(), Estimated: e.Estimated}
 		found = true
 	}
 	if obs != nil && obs.Kapsule != nil {
 		if e, ok := obs.Kapsule.VersionEntry(cur); ok && e.EndOfLifeAt != nil {
 			d := e.EndOfLifeAt.UTC()
-			if !found || !dateOf(d).After(hd.Date) {
-				hd = HardDate{Date: dateOf(d), What: fmt.Sprintf("provider end of life of %s: the provider moves the cluster to %s", cur.MinorString(), next), Forced: true}
+			if !found || !kube.DateOf(d).After(hd.Date) {
+				hd = HardDate{Date: kube.DateOf(d), What: fmt.Sprintf("provider end of life of %s: the provider moves the cluster to %s", cur.MinorString(), next), Forced: true}
 				found = true
 			}
 		}
@@ -525,7 +528,7 @@ func NextHardDate(obs *Observed, due UpgradeDue, findings []Finding, asOf time.T
 		return HardDate{}, false
 	}
 	hd.Minor = next
-	hd.Days = int(hd.Date.Sub(dateOf(asOf)).Hours() / 24)
+	hd.Days = int(hd.Date.Sub(kube.DateOf(asOf)).Hours() / 24)
 	for _, t := range due.Targets {
 		if t.Minor.MinorString() == next {
 			hd.Judged = true
@@ -560,7 +563,7 @@ func CompareHardDates(a, b *HardDate) int {
 	case !a.Date.Equal(b.Date):
 		return a.Date.Compare(b.Date)
 	case a.Blockers != b.Blockers:
-		return sign(b.Blockers - a.Blockers)
+		return cmp.Compare(b.Blockers, a.Blockers)
 	}
 	return 0
 }

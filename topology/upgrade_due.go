@@ -6,6 +6,8 @@ import (
 	"slices"
 	"sort"
 	"time"
+
+	"nestor.dev/nestor/kube"
 )
 
 // StepRef names plan step s for the findings that concern it
@@ -24,13 +26,13 @@ func StepRef(s Step) string {
 // StepTo returns the version an upgrade step (upgrade, upgrade-node,
 // upgrade-pool) moves to, as the rule that planned it set it (Step.To).
 // False for another kind of step or a step with no version to move to.
-func StepTo(s Step) (Version, bool) {
+func StepTo(s Step) (kube.Version, bool) {
 	switch s.Kind {
 	case StepUpgrade, StepUpgradeNode, StepUpgradePool:
 	default:
-		return Version{}, false
+		return kube.Version{}, false
 	}
-	v := ParseVersion(s.To)
+	v := kube.ParseVersion(s.To)
 	return v, v.Known
 }
 
@@ -57,23 +59,23 @@ func DrainsNodes(s Step) bool {
 // managed cluster's as its provider reports it (obs.Kapsule), else the API
 // server's (obs.Versions, else obs.ServerVersion). Unknown, with the
 // reason, when none was read or it does not parse.
-func ClusterVersion(obs *Observed) Version {
+func ClusterVersion(obs *Observed) kube.Version {
 	if obs == nil {
-		return Version{Reason: "nothing was read"}
+		return kube.Version{Reason: "nothing was read"}
 	}
 	if k := obs.Kapsule; k != nil {
 		if !k.Cluster.Known {
-			return Version{Reason: "the provider's cluster: " + reasonOr(k.Cluster.Reason)}
+			return kube.Version{Reason: "the provider's cluster: " + OrNotRead(k.Cluster.Reason)}
 		}
-		return ParseVersion(k.Cluster.Value.Version)
+		return kube.ParseVersion(k.Cluster.Value.Version)
 	}
 	if obs.Versions.Known {
 		return obs.Versions.Value.APIServer
 	}
 	if !obs.ServerVersion.Known {
-		return Version{Reason: "server version: " + reasonOr(obs.ServerVersion.Reason)}
+		return kube.Version{Reason: "server version: " + OrNotRead(obs.ServerVersion.Reason)}
 	}
-	return ParseVersion(obs.ServerVersion.Value)
+	return kube.ParseVersion(obs.ServerVersion.Value)
 }
 
 // ForcedMove is the provider's own move of a managed cluster to the next
@@ -82,7 +84,7 @@ type ForcedMove struct {
 	// To is the next minor's latest patch the provider lists (its version
 	// list, then the cluster's available versions), or the next minor alone
 	// when it lists none.
-	To Version
+	To kube.Version
 	// EndOfLife is the provider's end of life of the running minor: the
 	// day the move starts.
 	EndOfLife time.Time
@@ -102,7 +104,7 @@ type ForcedMove struct {
 // None (false) when the list is not read, carries no end of life for the minor, or
 // gives one before its deprecation (an inconsistent calendar, which the
 // provider calendar reports without a countdown).
-func (k *KapsuleObserved) ForcedMove(current Version, warnDays int, asOf time.Time) (ForcedMove, bool) {
+func (k *KapsuleObserved) ForcedMove(current kube.Version, warnDays int, asOf time.Time) (ForcedMove, bool) {
 	if k == nil || !current.Known || asOf.IsZero() {
 		return ForcedMove{}, false
 	}
@@ -116,7 +118,7 @@ func (k *KapsuleObserved) ForcedMove(current Version, warnDays int, asOf time.Ti
 	if !past && days > warnDays {
 		return ForcedMove{}, false
 	}
-	next := Version{Known: true, Major: current.Major, Minor: current.Minor + 1}
+	next := kube.Version{Known: true, Major: current.Major, Minor: current.Minor + 1}
 	to := next
 	var names []string
 	if k.Versions.Known {
@@ -128,9 +130,9 @@ func (k *KapsuleObserved) ForcedMove(current Version, warnDays int, asOf time.Ti
 		names = append(names, k.Available.Value...)
 	}
 	for _, n := range names {
-		v := ParseVersion(n)
-		if v.Known && v.HasPatch && v.Pre == "" && CompareMinor(v, next) == 0 && (!to.HasPatch || CompareVersions(v, to) > 0) {
-			to = Version{Known: true, Major: v.Major, Minor: v.Minor, Patch: v.Patch, HasPatch: true}
+		v := kube.ParseVersion(n)
+		if v.Known && v.HasPatch && v.Pre == "" && kube.CompareMinor(v, next) == 0 && (!to.HasPatch || kube.CompareVersions(v, to) > 0) {
+			to = kube.Version{Known: true, Major: v.Major, Minor: v.Minor, Patch: v.Patch, HasPatch: true}
 		}
 	}
 	return ForcedMove{To: to, EndOfLife: eol, Past: past, Days: days}, true
@@ -162,7 +164,7 @@ func (k *KapsuleObserved) ForcedMove(current Version, warnDays int, asOf time.Ti
 // cluster's version is unknown, Unknown says why and only Drains are
 // given. A zero asOf judges no calendar.
 func UpgradeTargets(p Plan, obs *Observed, providerWarnDays int, asOf time.Time) UpgradeDue {
-	d := UpgradeDue{Targets: []UpgradeTarget{}, Drains: []string{}}
+	d := UpgradeDue{Targets: []UpgradeMove{}, Drains: []string{}}
 	if p.Unverified || obs == nil || obs.NoTarget {
 		return d
 	}
@@ -177,20 +179,20 @@ func UpgradeTargets(p Plan, obs *Observed, providerWarnDays int, asOf time.Time)
 		d.Unknown = "whether a move to another minor is due is not known: the cluster's version was not read (the plan's unknowns say why)"
 		return d
 	}
-	byMinor := map[string]*UpgradeTarget{}
-	add := func(to Version, why string, date *time.Time, forced bool, step string) {
-		if !to.Known || to.Major != cur.Major || CompareMinor(to, cur) <= 0 {
+	byMinor := map[string]*UpgradeMove{}
+	add := func(to kube.Version, why string, date *time.Time, forced bool, step string) {
+		if !to.Known || to.Major != cur.Major || kube.CompareMinor(to, cur) <= 0 {
 			return
 		}
 		m := to.MinorString()
 		t, ok := byMinor[m]
 		if !ok {
-			minor := Version{Known: true, Major: to.Major, Minor: to.Minor}
-			t = &UpgradeTarget{Minor: minor, To: minor, Steps: []string{}}
+			minor := kube.Version{Known: true, Major: to.Major, Minor: to.Minor}
+			t = &UpgradeMove{Minor: minor, To: minor, Steps: []string{}}
 			byMinor[m] = t
 		}
 		if to.HasPatch && !t.To.HasPatch {
-			t.To = Version{Known: true, Major: to.Major, Minor: to.Minor, Patch: to.Patch, HasPatch: true}
+			t.To = kube.Version{Known: true, Major: to.Major, Minor: to.Minor, Patch: to.Patch, HasPatch: true}
 		}
 		if !slices.Contains(t.Why, why) {
 			t.Why = append(t.Why, why)
@@ -211,14 +213,14 @@ func UpgradeTargets(p Plan, obs *Observed, providerWarnDays int, asOf time.Time)
 			add(to, "planned: "+ref, nil, false, ref)
 		}
 	}
-	next := Version{Known: true, Major: cur.Major, Minor: cur.Minor + 1}
+	next := kube.Version{Known: true, Major: cur.Major, Minor: cur.Minor + 1}
 	if fm, ok := obs.Kapsule.ForcedMove(cur, providerWarnDays, asOf); ok {
 		eol := fm.EndOfLife
 		var why string
 		if fm.Past {
 			why = fmt.Sprintf("the provider's end of life of %s was on %s: the provider upgrades the cluster to the next minor's latest patch (%s)", cur.MinorString(), dayText(eol), fm.To.Canonical())
 		} else {
-			why = fmt.Sprintf("the provider's end of life of %s is on %s, in %s: the provider then upgrades the cluster to the next minor's latest patch (%s)", cur.MinorString(), dayText(eol), Plural(fm.Days, "day"), fm.To.Canonical())
+			why = fmt.Sprintf("the provider's end of life of %s is on %s, in %s: the provider then upgrades the cluster to the next minor's latest patch (%s)", cur.MinorString(), dayText(eol), kube.Plural(fm.Days, "day"), fm.To.Canonical())
 		}
 		if !fm.To.HasPatch {
 			why += ", which its version list does not name yet"
@@ -226,7 +228,7 @@ func UpgradeTargets(p Plan, obs *Observed, providerWarnDays int, asOf time.Time)
 		add(fm.To, why, &eol, true, "")
 	}
 	if !asOf.IsZero() {
-		cal := UpstreamCalendar()
+		cal := kube.UpstreamCalendar()
 		st, e, days := cal.Standing(cur, asOf)
 		eol := e.EndOfLife
 		est := ""
@@ -234,19 +236,19 @@ func UpgradeTargets(p Plan, obs *Observed, providerWarnDays int, asOf time.Time)
 			est = " (estimated)"
 		}
 		switch st {
-		case StandingEndingSoon:
-			add(next, fmt.Sprintf("%s reaches end of life upstream on %s%s, in %s", cur.MinorString(), dayText(eol), est, Plural(days, "day")), &eol, false, "")
-		case StandingEnded:
+		case kube.StandingEndingSoon:
+			add(next, fmt.Sprintf("%s reaches end of life upstream on %s%s, in %s", cur.MinorString(), dayText(eol), est, kube.Plural(days, "day")), &eol, false, "")
+		case kube.StandingEnded:
 			add(next, fmt.Sprintf("%s reached end of life upstream on %s%s", cur.MinorString(), dayText(eol), est), &eol, false, "")
-		case StandingOlder:
+		case kube.StandingOlder:
 			add(next, fmt.Sprintf("%s is older than every minor of this nestor's upstream calendar: past its end of life", cur.MinorString()), nil, false, "")
 		}
 	}
 	for _, t := range byMinor {
 		d.Targets = append(d.Targets, *t)
 	}
-	sort.Slice(d.Targets, func(i, j int) bool { return CompareMinor(d.Targets[i].Minor, d.Targets[j].Minor) < 0 })
-	from := Version{Known: true, Major: cur.Major, Minor: cur.Minor}
+	sort.Slice(d.Targets, func(i, j int) bool { return kube.CompareMinor(d.Targets[i].Minor, d.Targets[j].Minor) < 0 })
+	from := kube.Version{Known: true, Major: cur.Major, Minor: cur.Minor}
 	for i := range d.Targets {
 		d.Targets[i].From = from
 		from = d.Targets[i].Minor

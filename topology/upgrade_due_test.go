@@ -5,6 +5,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"nestor.dev/nestor/kube"
 )
 
 func TestStepToAndRef(t *testing.T) {
@@ -65,9 +67,9 @@ func prodPlan(t *testing.T, desired, server string, asOf time.Time) (Plan, *Obse
 	return p, obs
 }
 
-func dayp(y int, m time.Month, d int) *time.Time { t := day(y, m, d); return &t }
+func dayp(y int, m time.Month, d int) *time.Time { t := kube.Day(y, m, d); return &t }
 
-// target is what a test expects of an UpgradeTarget.
+// target is what a test expects of an UpgradeMove.
 type target struct {
 	minor, to, from string
 	date            *time.Time
@@ -103,7 +105,7 @@ func checkTargets(t *testing.T, got UpgradeDue, want []target) {
 }
 
 func TestUpgradeTargetsNodeCluster(t *testing.T) {
-	quiet := day(2026, 6, 1) // 1.35's upstream end of life (2027-02-28) is far
+	quiet := kube.Day(2026, 6, 1) // 1.35's upstream end of life (2027-02-28) is far
 	t.Run("a path through two minors", func(t *testing.T) {
 		p, obs := prodPlan(t, "1.37", "v1.35.2", quiet)
 		d := UpgradeTargets(p, obs, 60, quiet)
@@ -129,14 +131,14 @@ func TestUpgradeTargetsNodeCluster(t *testing.T) {
 		}
 	})
 	t.Run("nothing due: nothing read", func(t *testing.T) {
-		p, obs := prodPlan(t, "", "v1.37.2", day(2026, 12, 1))
-		d := UpgradeTargets(p, obs, 60, day(2026, 12, 1))
+		p, obs := prodPlan(t, "", "v1.37.2", kube.Day(2026, 12, 1))
+		d := UpgradeTargets(p, obs, 60, kube.Day(2026, 12, 1))
 		if !d.Nothing() || d.ReadsAPIs() || d.ReadsPDBs() || d.Targets == nil || d.Drains == nil {
 			t.Errorf("due %+v: nothing (empty lists, never nil)", d)
 		}
 	})
 	t.Run("upstream end of life within the notice", func(t *testing.T) {
-		asOf := day(2027, 1, 15) // 1.35 ends 2027-02-28, in 44 days
+		asOf := kube.Day(2027, 1, 15) // 1.35 ends 2027-02-28, in 44 days
 		p, obs := prodPlan(t, "", "v1.35.1", asOf)
 		d := UpgradeTargets(p, obs, 60, asOf)
 		checkTargets(t, d, []target{{minor: "1.36", to: "1.36", from: "1.35", date: dayp(2027, 2, 28), why: "1.35 reaches end of life upstream on 2027-02-28, in 44 days"}})
@@ -145,18 +147,18 @@ func TestUpgradeTargetsNodeCluster(t *testing.T) {
 		}
 	})
 	t.Run("upstream end of life just outside the notice", func(t *testing.T) {
-		asOf := day(2026, 11, 29) // 91 days before 2027-02-28
+		asOf := kube.Day(2026, 11, 29) // 91 days before 2027-02-28
 		p, obs := prodPlan(t, "", "v1.35.1", asOf)
 		checkTargets(t, UpgradeTargets(p, obs, 60, asOf), nil)
 	})
 	t.Run("upstream end of life past, merged with the planned step", func(t *testing.T) {
-		asOf := day(2026, 12, 1) // 1.34 ended 2026-10-27
+		asOf := kube.Day(2026, 12, 1) // 1.34 ended 2026-10-27
 		p, obs := prodPlan(t, "1.35", "v1.34.4", asOf)
 		checkTargets(t, UpgradeTargets(p, obs, 60, asOf), []target{{minor: "1.35", to: "1.35", from: "1.34", date: dayp(2026, 10, 27),
 			steps: []string{"upgrade kubernetes → 1.35", "upgrade-node skew1 → 1.35", "upgrade-node skew2 → 1.35", "upgrade-node skew3 → 1.35"}, why: "1.34 reached end of life upstream on 2026-10-27"}})
 	})
 	t.Run("older than the calendar: no date", func(t *testing.T) {
-		asOf := day(2026, 12, 1)
+		asOf := kube.Day(2026, 12, 1)
 		p, obs := prodPlan(t, "", "v1.26.3", asOf)
 		checkTargets(t, UpgradeTargets(p, obs, 60, asOf), []target{{minor: "1.27", to: "1.27", from: "1.26", why: "older than every minor"}})
 	})
@@ -167,7 +169,7 @@ func TestUpgradeTargetsNodeCluster(t *testing.T) {
 	t.Run("version unknown: said, drains kept", func(t *testing.T) {
 		obs := &Observed{ServerVersion: UnknownFact[string](Because(ReasonFailed, "forbidden (user x cannot get version)"))}
 		p := Plan{Steps: []Step{{Kind: StepRepairNode, Phase: PhaseK8s, Target: "n1", Reason: "registered but NotReady"}}}
-		d := UpgradeTargets(p, obs, 60, day(2026, 12, 1))
+		d := UpgradeTargets(p, obs, 60, kube.Day(2026, 12, 1))
 		if len(d.Targets) != 0 || d.Unknown == "" || !strings.Contains(d.Current.Reason, "forbidden (user x cannot get version)") || !reflect.DeepEqual(d.Drains, []string{"repair-node n1"}) || d.Nothing() {
 			t.Errorf("due %+v", d)
 		}
@@ -175,7 +177,7 @@ func TestUpgradeTargetsNodeCluster(t *testing.T) {
 	t.Run("no target read: nothing", func(t *testing.T) {
 		obs := &Observed{NoTarget: true, ServerVersion: UnknownFact[string](Because(ReasonFailed, "no target"))}
 		p := Plan{Unverified: true, Steps: []Step{{Kind: StepBootstrap, Target: "x"}}}
-		if d := UpgradeTargets(p, obs, 60, day(2026, 12, 1)); !d.Nothing() {
+		if d := UpgradeTargets(p, obs, 60, kube.Day(2026, 12, 1)); !d.Nothing() {
 			t.Errorf("due %+v, want nothing for an unverified plan", d)
 		}
 	})
@@ -193,7 +195,7 @@ func kapsuleAt(version, poolVersion string, versions ...KapsuleVersion) *Observe
 }
 
 func TestUpgradeTargetsKapsule(t *testing.T) {
-	asOf := day(2026, 5, 1) // 1.34's upstream end of life (2026-10-27) is far
+	asOf := kube.Day(2026, 5, 1) // 1.34's upstream end of life (2026-10-27) is far
 	upgrade := Step{Kind: StepUpgrade, Phase: PhaseCluster, Target: "cluster", Reason: "1.34.3 → 1.35.2 (offered by the provider; one minor at a time)", To: "1.35.2"}
 	pool := Step{Kind: StepUpgradePool, Phase: PhasePools, Target: "default", Reason: "1.34.1 → 1.34.3 (the cluster's version)", To: "1.34.3"}
 	listed := func(eol, dep *time.Time) []KapsuleVersion {
@@ -236,7 +238,7 @@ func TestUpgradeTargetsKapsule(t *testing.T) {
 		})
 	}
 	t.Run("forced, and upstream's end of life near: one forced target", func(t *testing.T) {
-		asOf := day(2026, 9, 1) // 1.34 ends upstream on 2026-10-27, in 56 days
+		asOf := kube.Day(2026, 9, 1) // 1.34 ends upstream on 2026-10-27, in 56 days
 		d := UpgradeTargets(Plan{}, kapsuleAt("1.34.3", "1.34.3", listed(dayp(2026, 9, 30), nil)...), 60, asOf)
 		checkTargets(t, d, []target{{minor: "1.35", to: "1.35.4", from: "1.34", date: dayp(2026, 9, 30), forced: true, why: "1.34 reaches end of life upstream on 2026-10-27, in 56 days"}})
 	})

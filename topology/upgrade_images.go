@@ -36,7 +36,7 @@ func LayerImages(t *Topology, facts ClusterFacts) Fact[[]LayerImage] {
 		}
 		m := entry.Main
 		for _, ws := range facts.Workloads.Value {
-			if ws.Kind != m.Kind || !nameMatches(m.Name, ws.Name) || !slices.Contains(def.Namespaces, ws.Namespace) {
+			if ws.Kind != m.Kind || !NameMatches(m.Name, ws.Name) || !slices.Contains(def.Namespaces, ws.Namespace) {
 				continue
 			}
 			for _, c := range ws.Containers {

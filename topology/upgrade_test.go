@@ -5,6 +5,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"nestor.dev/nestor/kube"
 )
 
 // upFinding is what a test expects of an upgrade finding: its severity,
@@ -44,12 +46,12 @@ func upFindingsText(fs []Finding) string {
 }
 
 // moveTo is a target planned by one step, from the minor before.
-func moveTo(from, to string) UpgradeTarget {
-	return UpgradeTarget{Minor: ParseVersion(to), To: ParseVersion(to), From: ParseVersion(from), Why: []string{"planned"}, Steps: []string{"upgrade kubernetes → " + to}}
+func moveTo(from, to string) UpgradeMove {
+	return UpgradeMove{Minor: kube.ParseVersion(to), To: kube.ParseVersion(to), From: kube.ParseVersion(from), Why: []string{"planned"}, Steps: []string{"upgrade kubernetes → " + to}}
 }
 
 var flowcontrolServed = ServedAPIs{
-	GroupVersions: []ServedGroupVersion{
+	GroupVersions: []kube.ServedGroupVersion{
 		{GroupVersion: "v1", Kinds: []string{"ConfigMap", "Pod"}},
 		{GroupVersion: "flowcontrol.apiserver.k8s.io/v1", Kinds: []string{"FlowSchema", "PriorityLevelConfiguration"}},
 		{GroupVersion: "flowcontrol.apiserver.k8s.io/v1beta3", Kinds: []string{"FlowSchema", "PriorityLevelConfiguration"}},
@@ -68,13 +70,13 @@ func callsOf(instances Fact[int], reqs ...DeprecatedCall) Fact[DeprecatedCalls] 
 var flowschemaCall = DeprecatedCall{Group: "flowcontrol.apiserver.k8s.io", Version: "v1beta3", Resource: "flowschemas", RemovedRelease: "1.32"}
 
 func TestJudgeUpgradeAPIs(t *testing.T) {
-	to132 := []UpgradeTarget{moveTo("1.31", "1.32")}
+	to132 := []UpgradeMove{moveTo("1.31", "1.32")}
 	const step = "upgrade kubernetes → 1.32"
 	const served = "upgrade to 1.32: the cluster serves flowcontrol.apiserver.k8s.io/v1beta3; 1.32 stops serving it (use v1)"
 	three := KnownFact(3)
 	tests := []struct {
 		name    string
-		targets []UpgradeTarget
+		targets []UpgradeMove
 		served  Fact[ServedAPIs]
 		calls   Fact[DeprecatedCalls]
 		want    []upFinding
@@ -103,7 +105,7 @@ func TestJudgeUpgradeAPIs(t *testing.T) {
 				{SeverityWarning, FindingRemovedAPI, "flowcontrol.apiserver.k8s.io/v1beta3", "1.32", step, "no request to it in the part of /metrics read: whether clients call it is not known", "", "calls: one API server instance of an unknown number"},
 			}},
 		{name: "calls discovery does not tie: judged by the server's removed_release", targets: to132,
-			served: KnownFact(ServedAPIs{GroupVersions: []ServedGroupVersion{{GroupVersion: "v1", Kinds: []string{"Pod"}}}}),
+			served: KnownFact(ServedAPIs{GroupVersions: []kube.ServedGroupVersion{{GroupVersion: "v1", Kinds: []string{"Pod"}}}}),
 			calls: callsOf(KnownFact(1),
 				DeprecatedCall{Group: "batch", Version: "v1beta1", Resource: "cronjobs", RemovedRelease: "1.25"},
 				DeprecatedCall{Group: "storage.k8s.io", Version: "v1beta1", Resource: "csistoragecapacities", Subresource: "status", RemovedRelease: "1.40"},
@@ -113,10 +115,10 @@ func TestJudgeUpgradeAPIs(t *testing.T) {
 				{SeverityInfo, FindingDeprecatedCall, "storage.k8s.io/v1beta1", "1.32", step, "storage.k8s.io/v1beta1 csistoragecapacities/status recorded by this API server since 2026-11-28 10:02 UTC (its start); deprecated, still served by 1.32 (the API server plans its removal for 1.40)", "", ""},
 				{SeverityInfo, FindingDeprecatedCall, "v1", "1.32", step, "requests to v1 componentstatuses recorded by this API server since 2026-11-28 10:02 UTC (its start); deprecated, still served by 1.32 (the API server plans no removal)", "", ""},
 			}},
-		{name: "each removal said once, at the move that makes it", targets: []UpgradeTarget{moveTo("1.31", "1.32"), moveTo("1.32", "1.33")}, served: KnownFact(flowcontrolServed), calls: callsOf(three),
+		{name: "each removal said once, at the move that makes it", targets: []UpgradeMove{moveTo("1.31", "1.32"), moveTo("1.32", "1.33")}, served: KnownFact(flowcontrolServed), calls: callsOf(three),
 			want: []upFinding{{SeverityWarning, FindingRemovedAPI, "flowcontrol.apiserver.k8s.io/v1beta3", "1.32", step, served, "", ""}}},
-		{name: "beyond the horizon: a floor, said", targets: []UpgradeTarget{moveTo("1.37", "1.38")},
-			served: KnownFact(ServedAPIs{GroupVersions: []ServedGroupVersion{{GroupVersion: "resource.k8s.io/v1beta1", Kinds: []string{"DeviceClass", "ResourceClaim", "ResourceClaimTemplate", "ResourceSlice"}}}}),
+		{name: "beyond the horizon: a floor, said", targets: []UpgradeMove{moveTo("1.37", "1.38")},
+			served: KnownFact(ServedAPIs{GroupVersions: []kube.ServedGroupVersion{{GroupVersion: "resource.k8s.io/v1beta1", Kinds: []string{"DeviceClass", "ResourceClaim", "ResourceClaimTemplate", "ResourceSlice"}}}}),
 			calls:  callsOf(KnownFact(2)),
 			want: []upFinding{
 				{SeverityWarning, FindingRemovedAPI, "resource.k8s.io/v1beta1", "1.38", "upgrade kubernetes → 1.38", "the cluster serves resource.k8s.io/v1beta1; 1.38 is to stop serving it, as k8s.io/api v0.37.2 plans (no replacement recorded); no request to it recorded", "k8s.io/api v0.37.2 lifecycle", "one API server instance of 2"},
@@ -128,7 +130,7 @@ func TestJudgeUpgradeAPIs(t *testing.T) {
 				{SeverityError, FindingDeprecatedCall, "flowcontrol.apiserver.k8s.io/v1beta3", "1.32", step, "1.32 stops serving it (by the API server's own removed_release 1.32)", "", ""},
 			}},
 		{name: "group versions the table does not know, or not Kubernetes' own", targets: to132,
-			served: KnownFact(ServedAPIs{GroupVersions: []ServedGroupVersion{
+			served: KnownFact(ServedAPIs{GroupVersions: []kube.ServedGroupVersion{
 				{GroupVersion: "apps/v1alpha9", Kinds: []string{"Thing"}}, {GroupVersion: "apps/v1", Kinds: []string{"Deployment", "Gadget"}},
 				{GroupVersion: "ceph.rook.io/v1", Kinds: []string{"CephCluster"}}, {GroupVersion: "metrics.k8s.io/v1beta1"},
 			}}),
@@ -137,9 +139,9 @@ func TestJudgeUpgradeAPIs(t *testing.T) {
 				{SeverityInfo, FindingUpgradeUnknown, "served APIs", "1.32", step, "the cluster serves apps/v1 Gadget, apps/v1alpha9, which k8s.io/api v0.37.2 does not hold: whether 1.32 serves them is not known here", "", ""},
 				{SeverityInfo, FindingUpgradeUnknown, "served APIs", "1.32", step, "2 served group versions are not in k8s.io/api v0.37.2 (ceph.rook.io/v1, metrics.k8s.io/v1beta1): CustomResourceDefinitions, aggregated APIs, or Kubernetes groups kept in other modules (apiextensions.k8s.io, apiregistration.k8s.io); its lifecycle table says nothing of them, so whether 1.32 serves them is not judged", "", ""},
 			}},
-		{name: "one group version not in the table's module", targets: to132, served: KnownFact(ServedAPIs{GroupVersions: []ServedGroupVersion{{GroupVersion: "apiextensions.k8s.io/v1", Kinds: []string{"CustomResourceDefinition"}}}}), calls: callsOf(three),
+		{name: "one group version not in the table's module", targets: to132, served: KnownFact(ServedAPIs{GroupVersions: []kube.ServedGroupVersion{{GroupVersion: "apiextensions.k8s.io/v1", Kinds: []string{"CustomResourceDefinition"}}}}), calls: callsOf(three),
 			want: []upFinding{{SeverityInfo, FindingUpgradeUnknown, "served APIs", "1.32", step, "1 served group version is not in k8s.io/api v0.37.2 (apiextensions.k8s.io/v1)", "", ""}}},
-		{name: "a forced move without a step", targets: []UpgradeTarget{{Minor: ParseVersion("1.32"), To: ParseVersion("1.32.5"), From: ParseVersion("1.31"), Forced: true, Date: dayp(2026, 12, 20)}},
+		{name: "a forced move without a step", targets: []UpgradeMove{{Minor: kube.ParseVersion("1.32"), To: kube.ParseVersion("1.32.5"), From: kube.ParseVersion("1.31"), Forced: true, Date: dayp(2026, 12, 20)}},
 			served: KnownFact(flowcontrolServed), calls: callsOf(three),
 			want: []upFinding{{SeverityWarning, FindingRemovedAPI, "flowcontrol.apiserver.k8s.io/v1beta3", "1.32", "", "the provider's move to 1.32.5 on 2026-12-20: the cluster serves flowcontrol.apiserver.k8s.io/v1beta3; 1.32 stops serving it", "", ""}}},
 		{name: "calls with an unknown window", targets: to132, served: KnownFact(ServedAPIs{}),
@@ -155,7 +157,7 @@ func TestJudgeUpgradeAPIs(t *testing.T) {
 }
 
 func TestJudgeUpgradeLayers(t *testing.T) {
-	to134 := []UpgradeTarget{moveTo("1.33", "1.34")}
+	to134 := []UpgradeMove{moveTo("1.33", "1.34")}
 	const step = "upgrade kubernetes → 1.34"
 	cilium := func(image string) LayerImage {
 		return LayerImage{Layer: "cilium", Kind: KindDaemonSet, Namespace: "kube-system", Workload: "cilium", Container: "cilium-agent", Image: image}
@@ -171,14 +173,14 @@ func TestJudgeUpgradeLayers(t *testing.T) {
 	tests := []struct {
 		name    string
 		topo    *Topology
-		targets []UpgradeTarget
+		targets []UpgradeMove
 		images  Fact[[]LayerImage]
 		want    []upFinding
 	}{
 		{name: "outside its tested range: warning", topo: layers("cilium"), targets: to134, images: KnownFact([]LayerImage{cilium("quay.io/cilium/cilium:v1.18.3")}),
 			want: []upFinding{{SeverityWarning, FindingLayerUnsupported, "layer cilium", "1.34", step, "upgrade to 1.34: cilium 1.18.3 is e2e tested with Kubernetes 1.30–1.33, not 1.34; upgrade cilium first", "cilium/cilium/v1.18.14", reach}}},
-		{name: "inside: nothing", topo: layers("cilium"), targets: []UpgradeTarget{moveTo("1.32", "1.33")}, images: KnownFact([]LayerImage{cilium("quay.io/cilium/cilium:v1.18.3@sha256:" + strings.Repeat("a", 64))})},
-		{name: "each move judged", topo: layers("cilium"), targets: []UpgradeTarget{moveTo("1.32", "1.33"), moveTo("1.33", "1.34")}, images: KnownFact([]LayerImage{cilium("quay.io/cilium/cilium:v1.18.3")}),
+		{name: "inside: nothing", topo: layers("cilium"), targets: []UpgradeMove{moveTo("1.32", "1.33")}, images: KnownFact([]LayerImage{cilium("quay.io/cilium/cilium:v1.18.3@sha256:" + strings.Repeat("a", 64))})},
+		{name: "each move judged", topo: layers("cilium"), targets: []UpgradeMove{moveTo("1.32", "1.33"), moveTo("1.33", "1.34")}, images: KnownFact([]LayerImage{cilium("quay.io/cilium/cilium:v1.18.3")}),
 			want: []upFinding{{SeverityWarning, FindingLayerUnsupported, "layer cilium", "1.34", step, "not 1.34", "", ""}}},
 		{name: "by digest: unknown", topo: layers("cilium"), targets: to134, images: KnownFact([]LayerImage{cilium("quay.io/cilium/cilium@sha256:" + strings.Repeat("b", 64))}),
 			want: []upFinding{{SeverityInfo, FindingUpgradeUnknown, "layer cilium", "1.34", step, "is named by digest only: its release is not in the reference: whether it supports 1.34 is not known", "nestor's layer support table", reach}}},
@@ -258,7 +260,7 @@ func TestJudgeUpgradeNothingDue(t *testing.T) {
 // TestFailOnUpgradeFindings: --fail-on compares Plan.FindingsAtLeast with
 // its severity; the upgrade findings count by theirs.
 func TestFailOnUpgradeFindings(t *testing.T) {
-	due := UpgradeDue{Targets: []UpgradeTarget{moveTo("1.31", "1.32")}, Drains: []string{"upgrade-node n1 → 1.32"}}
+	due := UpgradeDue{Targets: []UpgradeMove{moveTo("1.31", "1.32")}, Drains: []string{"upgrade-node n1 → 1.32"}}
 	facts := UpgradeFacts{
 		Served:          KnownFact(flowcontrolServed),
 		DeprecatedCalls: callsOf(KnownFact(1), flowschemaCall, DeprecatedCall{Version: "v1", Resource: "componentstatuses"}),
@@ -288,7 +290,7 @@ func TestNextHardDate(t *testing.T) {
 		blocker(SeverityWarning, FindingUpgradeUnknown, "1.36"),
 		blocker(SeverityError, FindingDowngrade, "1.36"),
 	}
-	due136 := UpgradeDue{Targets: []UpgradeTarget{moveTo("1.35", "1.36"), moveTo("1.36", "1.37")}}
+	due136 := UpgradeDue{Targets: []UpgradeMove{moveTo("1.35", "1.36"), moveTo("1.36", "1.37")}}
 	tests := []struct {
 		name string
 		obs  *Observed
@@ -296,20 +298,20 @@ func TestNextHardDate(t *testing.T) {
 		asOf time.Time
 		want *HardDate
 	}{
-		{name: "upstream end of life, judged", obs: prod("v1.35.1"), due: due136, asOf: day(2027, 1, 15),
-			want: &HardDate{Date: day(2027, 2, 28), What: "upstream end of life of 1.35", Minor: "1.36", Days: 44, Judged: true, Blockers: 2, Unknowns: 1}},
-		{name: "past", obs: prod("v1.34.1"), asOf: day(2026, 12, 1),
-			want: &HardDate{Date: day(2026, 10, 27), What: "upstream end of life of 1.34", Minor: "1.35", Days: -35}},
-		{name: "not judged: no count", obs: prod("v1.35.1"), due: UpgradeDue{}, asOf: day(2026, 6, 1),
-			want: &HardDate{Date: day(2027, 2, 28), What: "upstream end of life of 1.35", Minor: "1.36", Days: 272}},
-		{name: "estimated", obs: prod("v1.38.0"), asOf: day(2026, 12, 20),
-			want: &HardDate{Date: day(2028, 2, 28), What: "upstream end of life of 1.38", Minor: "1.39", Days: 435, Estimated: true}},
-		{name: "the provider's end of life comes first", obs: kapsuleAt("1.35.2", "1.35.2", KapsuleVersion{Name: "1.35.2", EndOfLifeAt: dayp(2027, 1, 31)}), due: due136, asOf: day(2027, 1, 15),
-			want: &HardDate{Date: day(2027, 1, 31), What: "provider end of life of 1.35: the provider moves the cluster to 1.36", Minor: "1.36", Days: 16, Forced: true, Judged: true, Blockers: 2, Unknowns: 1}},
-		{name: "upstream's comes first", obs: kapsuleAt("1.35.2", "1.35.2", KapsuleVersion{Name: "1.35.2", EndOfLifeAt: dayp(2027, 6, 30)}), asOf: day(2027, 1, 15),
-			want: &HardDate{Date: day(2027, 2, 28), What: "upstream end of life of 1.35", Minor: "1.36", Days: 44}},
-		{name: "newer than the calendar, no provider: none", obs: prod("v1.45.0"), asOf: day(2026, 12, 1)},
-		{name: "version unknown: none", obs: &Observed{ServerVersion: UnknownFact[string](Because(ReasonFailed, "forbidden"))}, asOf: day(2026, 12, 1)},
+		{name: "upstream end of life, judged", obs: prod("v1.35.1"), due: due136, asOf: kube.Day(2027, 1, 15),
+			want: &HardDate{Date: kube.Day(2027, 2, 28), What: "upstream end of life of 1.35", Minor: "1.36", Days: 44, Judged: true, Blockers: 2, Unknowns: 1}},
+		{name: "past", obs: prod("v1.34.1"), asOf: kube.Day(2026, 12, 1),
+			want: &HardDate{Date: kube.Day(2026, 10, 27), What: "upstream end of life of 1.34", Minor: "1.35", Days: -35}},
+		{name: "not judged: no count", obs: prod("v1.35.1"), due: UpgradeDue{}, asOf: kube.Day(2026, 6, 1),
+			want: &HardDate{Date: kube.Day(2027, 2, 28), What: "upstream end of life of 1.35", Minor: "1.36", Days: 272}},
+		{name: "estimated", obs: prod("v1.38.0"), asOf: kube.Day(2026, 12, 20),
+			want: &HardDate{Date: kube.Day(2028, 2, 28), What: "upstream end of life of 1.38", Minor: "1.39", Days: 435, Estimated: true}},
+		{name: "the provider's end of life comes first", obs: kapsuleAt("1.35.2", "1.35.2", KapsuleVersion{Name: "1.35.2", EndOfLifeAt: dayp(2027, 1, 31)}), due: due136, asOf: kube.Day(2027, 1, 15),
+			want: &HardDate{Date: kube.Day(2027, 1, 31), What: "provider end of life of 1.35: the provider moves the cluster to 1.36", Minor: "1.36", Days: 16, Forced: true, Judged: true, Blockers: 2, Unknowns: 1}},
+		{name: "upstream's comes first", obs: kapsuleAt("1.35.2", "1.35.2", KapsuleVersion{Name: "1.35.2", EndOfLifeAt: dayp(2027, 6, 30)}), asOf: kube.Day(2027, 1, 15),
+			want: &HardDate{Date: kube.Day(2027, 2, 28), What: "upstream end of life of 1.35", Minor: "1.36", Days: 44}},
+		{name: "newer than the calendar, no provider: none", obs: prod("v1.45.0"), asOf: kube.Day(2026, 12, 1)},
+		{name: "version unknown: none", obs: &Observed{ServerVersion: UnknownFact[string](Because(ReasonFailed, "forbidden"))}, asOf: kube.Day(2026, 12, 1)},
 		{name: "no day: none", obs: prod("v1.35.1")},
 	}
 	for _, tt := range tests {
@@ -323,9 +325,9 @@ func TestNextHardDate(t *testing.T) {
 }
 
 func TestCompareHardDates(t *testing.T) {
-	a := &HardDate{Date: day(2027, 1, 1), Blockers: 1}
-	b := &HardDate{Date: day(2027, 1, 1), Blockers: 3}
-	c := &HardDate{Date: day(2027, 2, 1), Blockers: 9}
+	a := &HardDate{Date: kube.Day(2027, 1, 1), Blockers: 1}
+	b := &HardDate{Date: kube.Day(2027, 1, 1), Blockers: 3}
+	c := &HardDate{Date: kube.Day(2027, 2, 1), Blockers: 9}
 	tests := []struct {
 		x, y *HardDate
 		want int
@@ -343,9 +345,9 @@ func TestCompareHardDates(t *testing.T) {
 // API server instances not counted would reach no finding: an unknown says
 // it; with a removal, its reach says it and nothing is added.
 func TestJudgeUpgradeInstancesUnread(t *testing.T) {
-	served := ServedAPIs{GroupVersions: []ServedGroupVersion{{GroupVersion: "v1", Kinds: []string{"ConfigMap"}}}}
+	served := ServedAPIs{GroupVersions: []kube.ServedGroupVersion{{GroupVersion: "v1", Kinds: []string{"ConfigMap"}}}}
 	lost := UnknownFact[int](Because(ReasonFailed, "forbidden (user ci cannot list leases.coordination.k8s.io in namespace kube-system)"))
-	due := UpgradeDue{Targets: []UpgradeTarget{moveTo("1.31", "1.32")}}
+	due := UpgradeDue{Targets: []UpgradeMove{moveTo("1.31", "1.32")}}
 	got := JudgeUpgrade(&Topology{}, due, UpgradeFacts{Served: KnownFact(served), DeprecatedCalls: callsOf(lost), LayerImages: KnownFact([]LayerImage{})})
 	var said []Finding
 	for _, f := range got {

@@ -1,6 +1,10 @@
 package topology
 
-import "time"
+import (
+	"time"
+
+	"nestor.dev/nestor/kube"
+)
 
 // Finding kinds of the upgrade judgement (JudgeUpgrade, upgrade.go says each
 // rule and its source).
@@ -27,19 +31,19 @@ const (
 	FindingUpgradeUnknown FindingKind = "upgrade-unknown"
 )
 
-// UpgradeTarget is one Kubernetes minor an upgrade report is due for: the
+// UpgradeMove is one Kubernetes minor an upgrade report is due for: the
 // minor a plan step moves the cluster to, the minor the provider will force
 // it to, or the next minor when the running one's upstream end of life is
 // near or past.
-type UpgradeTarget struct {
+type UpgradeMove struct {
 	// Minor is the minor moved to (Known, "1.35").
-	Minor Version `json:"minor"`
+	Minor kube.Version `json:"minor"`
 	// To is the exact version when the step or the provider names one
 	// ("1.35.2"), else the same as Minor.
-	To Version `json:"to"`
+	To kube.Version `json:"to"`
 	// From is the minor the move starts from: the cluster's, or the
 	// previous target's when several minors are passed one after another.
-	From Version `json:"from"`
+	From kube.Version `json:"from"`
 	// Why says what makes the report due, one sentence per reason.
 	Why []string `json:"why"`
 	// Date is the day the move is forced or the running minor's support
@@ -59,9 +63,9 @@ type UpgradeTarget struct {
 type UpgradeDue struct {
 	// Current is the cluster's version the targets start from (unknown
 	// when it was not read: Unknown says so).
-	Current Version `json:"current"`
+	Current kube.Version `json:"current"`
 	// Targets are sorted by minor, oldest first.
-	Targets []UpgradeTarget `json:"targets"`
+	Targets []UpgradeMove `json:"targets"`
 	// Drains are the StepRef of the plan steps that drain nodes (or delete
 	// them), in plan order: each needs the drain-blocker check.
 	Drains []string `json:"drains"`
@@ -104,7 +108,7 @@ type UpgradeFacts struct {
 // with their kinds (for APIRemovals), and each resource's kind (to tie a
 // request of the deprecated-API metric, which names resources, to a kind).
 type ServedAPIs struct {
-	GroupVersions []ServedGroupVersion `json:"group_versions"`
+	GroupVersions []kube.ServedGroupVersion `json:"group_versions"`
 	// Resources are the served resources (subresources left out) whose
 	// kind discovery gave, sorted by group version then resource.
 	Resources []ServedResource `json:"resources"`
@@ -152,7 +156,7 @@ type DeprecatedCall struct {
 }
 
 // GroupVersion is "GROUP/VERSION", "VERSION" for the core group.
-func (c DeprecatedCall) GroupVersion() string { return joinGroupVersion(c.Group, c.Version) }
+func (c DeprecatedCall) GroupVersion() string { return kube.JoinGroupVersion(c.Group, c.Version) }
 
 // LayerImage is the image of one container of a declared layer's workload.
 type LayerImage struct {

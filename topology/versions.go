@@ -5,6 +5,8 @@ import (
 	"sort"
 	"strings"
 	"time"
+
+	"nestor.dev/nestor/kube"
 )
 
 // VersionsState is the versions part of ACTUAL: the API server's version
@@ -12,7 +14,7 @@ import (
 type VersionsState struct {
 	// APIServer is the API server's gitVersion, parsed (always Known: an
 	// unparseable one makes the whole Versions fact unknown).
-	APIServer Version `json:"api_server"`
+	APIServer kube.Version `json:"api_server"`
 	// Kubelets groups the nodes by kubelet version, newest first, the
 	// versions that do not parse last; unknown with the nodes' reason when
 	// the nodes could not be read.
@@ -21,8 +23,8 @@ type VersionsState struct {
 
 // KubeletGroup is the nodes whose kubelet reports one version string.
 type KubeletGroup struct {
-	Version Version `json:"version"`
-	Count   int     `json:"count"`
+	Version kube.Version `json:"version"`
+	Count   int          `json:"count"`
 	// Nodes are the node names, sorted.
 	Nodes []string `json:"nodes"`
 }
@@ -38,7 +40,7 @@ func DeriveVersions(server Fact[string], nodes Fact[[]NodeState]) Fact[VersionsS
 	if !server.Known {
 		return UnknownFact[VersionsState](server.Why())
 	}
-	sv := ParseVersion(server.Value)
+	sv := kube.ParseVersion(server.Value)
 	if !sv.Known {
 		return UnknownFact[VersionsState](Because(ReasonUnrecognised, "API server version "+sv.Reason))
 	}
@@ -51,7 +53,7 @@ func DeriveVersions(server Fact[string], nodes Fact[[]NodeState]) Fact[VersionsS
 	for _, n := range nodes.Value {
 		g, ok := byRaw[n.KubeletVersion]
 		if !ok {
-			v := ParseVersion(n.KubeletVersion)
+			v := kube.ParseVersion(n.KubeletVersion)
 			if n.KubeletVersion == "" {
 				v.Reason = "not reported by the node (status.nodeInfo.kubeletVersion is empty)"
 			}
@@ -72,7 +74,7 @@ func DeriveVersions(server Fact[string], nodes Fact[[]NodeState]) Fact[VersionsS
 			return a.Known
 		}
 		if a.Known {
-			if c := CompareVersions(a, b); c != 0 {
+			if c := kube.CompareVersions(a, b); c != 0 {
 				return c > 0
 			}
 		}
@@ -99,16 +101,16 @@ func (o *Observed) DeriveVersions() {
 // minor to the next), and kubeadm upgrades one minor at a time
 // (kubernetes.io "Upgrading kubeadm clusters": "Skipping MINOR versions when
 // upgrading is unsupported").
-func UpgradePath(from, to Version) []Version {
-	if !from.Known || !to.Known || from.Major != to.Major || from.Satisfies(to) || CompareVersions(from, to) > 0 {
+func UpgradePath(from, to kube.Version) []kube.Version {
+	if !from.Known || !to.Known || from.Major != to.Major || from.Satisfies(to) || kube.CompareVersions(from, to) > 0 {
 		return nil
 	}
-	if CompareMinor(from, to) == 0 && !to.HasPatch {
+	if kube.CompareMinor(from, to) == 0 && !to.HasPatch {
 		return nil
 	}
-	var path []Version
+	var path []kube.Version
 	for m := from.Minor + 1; m < to.Minor; m++ {
-		path = append(path, Version{Known: true, Major: from.Major, Minor: m})
+		path = append(path, kube.Version{Known: true, Major: from.Major, Minor: m})
 	}
 	return append(path, to)
 }
@@ -119,7 +121,7 @@ func UpgradePath(from, to Version) []Version {
 // than kube-apiserver" and "may be up to three minor versions older than
 // kube-apiserver (kubelet < 1.25 may only be up to two minor versions older
 // than kube-apiserver)").
-func KubeletSkewAllowed(k Version) int {
+func KubeletSkewAllowed(k kube.Version) int {
 	if k.Major == 1 && k.Minor < 25 {
 		return 2
 	}
@@ -165,8 +167,8 @@ type versionJudge struct {
 //     not parse (or is not reported) is an unknown of the plan when desired
 //     is declared (the node steps depend on it), else an info finding;
 //   - the calendar, for the server's minor and each kubelet minor
-//     (Calendar.JudgeSupport).
-func judgeVersions(desired string, vs Fact[VersionsState], nodes nodeSet, cal Calendar, asOf time.Time) versionJudge {
+//     (JudgeSupport).
+func judgeVersions(desired string, vs Fact[VersionsState], nodes nodeSet, cal kube.Calendar, asOf time.Time) versionJudge {
 	var j versionJudge
 	if !vs.Known {
 		j.unknowns = append(j.unknowns, UnknownOf(VersionSubject("server version"), vs.Code, vs.Reason))
@@ -191,7 +193,7 @@ func judgeVersions(desired string, vs Fact[VersionsState], nodes nodeSet, cal Ca
 
 	upgraded := map[string]bool{} // kubelet raw versions with upgrade-node steps
 	if desired != "" {
-		want, err := ParseDesiredVersion(desired)
+		want, err := kube.ParseDesiredVersion(desired)
 		switch {
 		case err != nil:
 			j.unknowns = append(j.unknowns, UnknownOf(VersionSubject("kubernetes version"), ReasonUnrecognised, "desired "+err.Error()))
@@ -205,8 +207,8 @@ func judgeVersions(desired string, vs Fact[VersionsState], nodes nodeSet, cal Ca
 
 	// Calendar: the server's minor, then each kubelet minor, once each.
 	users := map[string][]string{}
-	var order []Version
-	use := func(v Version, who string) {
+	var order []kube.Version
+	use := func(v kube.Version, who string) {
 		m := v.MinorString()
 		if _, seen := users[m]; !seen {
 			order = append(order, v)
@@ -220,7 +222,7 @@ func judgeVersions(desired string, vs Fact[VersionsState], nodes nodeSet, cal Ca
 		}
 	}
 	for _, v := range order {
-		if f, ok := cal.JudgeSupport(v, strings.Join(users[v.MinorString()], "; "), asOf); ok {
+		if f, ok := JudgeSupport(cal, v, strings.Join(users[v.MinorString()], "; "), asOf); ok {
 			j.findings = append(j.findings, f)
 		}
 	}
@@ -233,8 +235,8 @@ func judgeVersions(desired string, vs Fact[VersionsState], nodes nodeSet, cal Ca
 // repair-node, "" when none).
 type nodeTrack struct {
 	node  string
-	k     Version
-	path  []Version
+	k     kube.Version
+	path  []kube.Version
 	next  int
 	from  string
 	total int
@@ -283,8 +285,8 @@ func (tr *nodeTrack) step(desired string) Step {
 // want below the server is a downgrade finding and nothing is planned
 // (the topology is to be fixed first). A kubelet above want is an error
 // finding. upgraded gets the raw versions of the kubelets moved.
-func (j *versionJudge) planUpgrades(desired string, want, server Version, groups []KubeletGroup, nodes nodeSet, upgraded map[string]bool) {
-	if !server.Satisfies(want) && CompareVersions(server, want) > 0 {
+func (j *versionJudge) planUpgrades(desired string, want, server kube.Version, groups []KubeletGroup, nodes nodeSet, upgraded map[string]bool) {
+	if !server.Satisfies(want) && kube.CompareVersions(server, want) > 0 {
 		j.findings = append(j.findings, Finding{Severity: SeverityError, Kind: FindingDowngrade, Subject: VersionSubject("api-server"),
 			Message: fmt.Sprintf("kubernetes.version %s is below the API server's %s: a downgrade is not possible (nestor plans upgrades only); declare %s or later", desired, server, server.MinorString())})
 		return
@@ -295,7 +297,7 @@ func (j *versionJudge) planUpgrades(desired string, want, server Version, groups
 		k := g.Version
 		switch {
 		case !k.Known || k.Major != want.Major || k.Satisfies(want):
-		case CompareVersions(k, want) > 0:
+		case kube.CompareVersions(k, want) > 0:
 			j.findings = append(j.findings, Finding{Severity: SeverityError, Kind: FindingDowngrade, Subject: VersionSubject("kubelet " + k.String()),
 				Message: fmt.Sprintf("kubelet %s %s is above kubernetes.version %s: a downgrade is not possible", k, onNodes(g), desired)})
 		default:
@@ -385,7 +387,7 @@ func (j *versionJudge) planUpgrades(desired string, want, server Version, groups
 //     finding that says so;
 //   - behind within the allowed skew, with no upgrade-node step planned for
 //     it (upgraded[raw] false): an info finding.
-func (j *versionJudge) judgeKubelets(server Version, groups []KubeletGroup, upgraded map[string]bool) {
+func (j *versionJudge) judgeKubelets(server kube.Version, groups []KubeletGroup, upgraded map[string]bool) {
 	for _, g := range groups {
 		k := g.Version
 		if !k.Known {
@@ -409,7 +411,7 @@ func (j *versionJudge) judgeKubelets(server Version, groups []KubeletGroup, upgr
 				Message: fmt.Sprintf("kubelet %s %s is %d minors behind the API server %s, the most the version skew policy allows: the API server cannot be upgraded to %d.%d until this kubelet is upgraded", k, onNodes(g), behind, server, server.Major, server.Minor+1)})
 		case behind > 0 && !upgraded[k.Raw]:
 			j.findings = append(j.findings, Finding{Severity: SeverityInfo, Kind: FindingKubeletBehind, Subject: VersionSubject(subject),
-				Message: fmt.Sprintf("kubelet %s %s is %s behind the API server %s: allowed (the version skew policy allows %d)", k, onNodes(g), Plural(behind, "minor"), server, allowed)})
+				Message: fmt.Sprintf("kubelet %s %s is %s behind the API server %s: allowed (the version skew policy allows %d)", k, onNodes(g), kube.Plural(behind, "minor"), server, allowed)})
 		}
 	}
 }

@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"nestor.dev/nestor/kube"
 )
 
 // skewTopology declares the three nodes of the versions-skew cluster
@@ -370,7 +372,7 @@ func TestBuildPlanKubeletSkew(t *testing.T) {
 // The calendar inside BuildPlan: judged at o.AsOf, for the server's minor
 // and each kubelet minor; a zero AsOf judges nothing.
 func TestBuildPlanCalendar(t *testing.T) {
-	today := day(2026, 11, 30)
+	today := kube.Day(2026, 11, 30)
 	p := checkedPlan(t, skewTopology(""), skewObserved(), NodeCluster{}, PlanOptions{AsOf: today})
 	checkFindings(t, p.Findings, []finding{
 		{SeverityInfo, FindingKubeletBehind, "kubelet v1.36.4", "1 minor behind"},
@@ -388,11 +390,11 @@ func TestBuildPlanCalendar(t *testing.T) {
 	// life, and so is 1.36; at 2026-12-01 nothing is.
 	o := skewObserved()
 	o.Nodes = KnownFact([]NodeState{{Name: "skew1", Ready: true, KubeletVersion: "v1.37.2"}})
-	p = checkedPlan(t, skewTopology("1.37"), o, NodeCluster{}, PlanOptions{AsOf: day(2027, 11, 1)})
+	p = checkedPlan(t, skewTopology("1.37"), o, NodeCluster{}, PlanOptions{AsOf: kube.Day(2027, 11, 1)})
 	checkFindings(t, p.Findings, []finding{
 		{SeverityWarning, FindingEndOfLife, "1.37", "1.37 reached end of life upstream on 2027-10-28, 4 days ago: no more patch releases, security fixes included (the API server; kubelet v1.37.2 on skew1)"},
 	})
-	p = checkedPlan(t, skewTopology("1.37"), o, NodeCluster{}, PlanOptions{AsOf: day(2026, 12, 1)})
+	p = checkedPlan(t, skewTopology("1.37"), o, NodeCluster{}, PlanOptions{AsOf: kube.Day(2026, 12, 1)})
 	checkFindings(t, p.Findings, []finding{})
 
 	// Zero AsOf: nothing about dates, even for an ended minor.
@@ -483,7 +485,7 @@ func TestDeriveVersions(t *testing.T) {
 // severity, kind, subject, message.
 func TestPlanFindingsJSON(t *testing.T) {
 	for _, obs := range []*Observed{nil, healthyDirqual(), skewObserved()} {
-		b, err := json.Marshal(checkedPlan(t, dirqual(), obs, NodeCluster{}, PlanOptions{AsOf: day(2026, 11, 30)}))
+		b, err := json.Marshal(checkedPlan(t, dirqual(), obs, NodeCluster{}, PlanOptions{AsOf: kube.Day(2026, 11, 30)}))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -531,5 +533,41 @@ func TestBuildPlanDoesNotModifyObserved(t *testing.T) {
 	after, _ := json.Marshal(o)
 	if string(before) != string(after) {
 		t.Errorf("BuildPlan modified the observation:\n%s\n%s", before, after)
+	}
+}
+
+func TestUpgradePath(t *testing.T) {
+	for _, tc := range []struct {
+		from, to string
+		want     string
+	}{
+		{"v1.37.2", "1.38", "1.38"},
+		{"v1.37.2", "1.39", "1.38 1.39"},
+		{"v1.37.2", "1.40.1", "1.38 1.39 1.40.1"},
+		{"v1.37.2", "1.37.3", "1.37.3"},
+		{"v1.37.2", "1.37", ""},
+		{"v1.37.2", "1.37.2", ""},
+		{"v1.37.2", "1.36", ""}, // a downgrade is no path
+		{"v1.37.2", "1.37.1", ""},
+		{"v1.38.0-rc.1", "1.38.0", "1.38.0"},
+		{"v1.34.1+rke2r1", "1.37", "1.35 1.36 1.37"},
+		{"v1.37.2", "2.0", ""}, // another major
+		{"garbage", "1.38", ""},
+	} {
+		var got []string
+		for _, v := range UpgradePath(kube.ParseVersion(tc.from), kube.ParseVersion(tc.to)) {
+			got = append(got, v.Canonical())
+		}
+		if strings.Join(got, " ") != tc.want {
+			t.Errorf("UpgradePath(%s, %s) = %q, want %q", tc.from, tc.to, got, tc.want)
+		}
+	}
+}
+
+func TestKubeletSkewAllowed(t *testing.T) {
+	for in, want := range map[string]int{"v1.24.17": 2, "v1.25.0": 3, "v1.34.1+rke2r1": 3, "1.20": 2} {
+		if got := KubeletSkewAllowed(kube.ParseVersion(in)); got != want {
+			t.Errorf("KubeletSkewAllowed(%s) = %d, want %d", in, got, want)
+		}
 	}
 }

@@ -111,7 +111,7 @@ func (e *KapsuleUnreadError) Error() string {
 //     *KapsuleUnreadError. Non-interactive, a cluster the API did not give
 //     leaves the whole report unknown with the reason, and the in-cluster
 //     part unread.
-func (Kind) Guard(ctx context.Context, op *probes.Opened) (*probes.TargetView, error) {
+func (Kind) Guard(ctx context.Context, op *probes.Opened) (*probes.GuardView, error) {
 	t, o := op.Topology, op.Options()
 	creds, err := ResolveScalewayCredentials(t, o.Env, o.Home)
 	if err != nil {
@@ -151,7 +151,7 @@ func (Kind) Guard(ctx context.Context, op *probes.Opened) (*probes.TargetView, e
 	if !obs.Cluster.Known && obs.Transient["cluster"] == "" {
 		return nil, &KapsuleUnreadError{ClusterID: t.Scaleway.ClusterID, Region: t.Scaleway.Region, APIURL: creds.APIURL, Reason: obs.Cluster.Reason}
 	}
-	return &probes.TargetView{Topology: t, Target: op.Target, Provider: st.view}, nil
+	return &probes.GuardView{Topology: t, Target: op.Target, Provider: st.view}, nil
 }
 
 // Clusters lists the clusters of the stack's project (the declared

@@ -330,7 +330,7 @@ func TestKapsuleInteractiveGuard(t *testing.T) {
 	env := kvEnv("SCW_ACCESS_KEY", testAccessKey, "SCW_SECRET_KEY", testSecretKey)
 	var seen *probes.ProviderView
 	_, err := probes.Open(context.Background(), Kind{}, tp, probes.OpenOptions{Env: env, Home: t.TempDir(), Interactive: true,
-		Confirm: func(v probes.TargetView) (bool, error) { seen = v.Provider; return false, nil }})
+		Confirm: func(v probes.GuardView) (bool, error) { seen = v.Provider; return false, nil }})
 	if !errors.Is(err, probes.ErrNotConfirmed) {
 		t.Fatalf("err = %v, want ErrNotConfirmed", err)
 	}
@@ -340,7 +340,7 @@ func TestKapsuleInteractiveGuard(t *testing.T) {
 
 	s.Script("cluster", scwstub.PermissionsDenied())
 	_, err = probes.Open(context.Background(), Kind{}, tp, probes.OpenOptions{Env: env, Home: t.TempDir(), Interactive: true,
-		Confirm: func(probes.TargetView) (bool, error) {
+		Confirm: func(probes.GuardView) (bool, error) {
 			t.Fatal("asked about a cluster that was not read")
 			return false, nil
 		}})

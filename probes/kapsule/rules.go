@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"nestor.dev/nestor/kube"
 	"nestor.dev/nestor/topology"
 )
 
@@ -187,22 +188,22 @@ func (j *KapsuleJudgement) finding(sev topology.Severity, kind topology.FindingK
 // judgeVersion applies the version rules of JudgeKapsule to a cluster that
 // is ready (or waits for a pool).
 func (j *KapsuleJudgement) judgeVersion(t *topology.Topology, k *topology.KapsuleObserved, c topology.KapsuleCluster) {
-	actual := topology.ParseVersion(c.Version)
+	actual := kube.ParseVersion(c.Version)
 	if !actual.Known || !actual.HasPatch {
 		j.unknown(topology.VersionSubject(fmt.Sprintf("cluster version \"%s\"", c.Version)), topology.ReasonUnrecognised, "not MAJOR.MINOR.PATCH")
 		return
 	}
-	var offered []topology.Version // the available versions, parsed, ascending
+	var offered []kube.Version // the available versions, parsed, ascending
 	if k.Available.Known {
 		for _, s := range k.Available.Value {
-			if v := topology.ParseVersion(s); v.Known && v.HasPatch {
+			if v := kube.ParseVersion(s); v.Known && v.HasPatch {
 				offered = append(offered, v)
 			}
 		}
-		sort.Slice(offered, func(a, b int) bool { return topology.CompareVersions(offered[a], offered[b]) < 0 })
+		sort.Slice(offered, func(a, b int) bool { return kube.CompareVersions(offered[a], offered[b]) < 0 })
 		newer := false
 		for _, v := range offered {
-			if topology.CompareVersions(v, actual) > 0 {
+			if kube.CompareVersions(v, actual) > 0 {
 				newer = true
 			}
 		}
@@ -212,13 +213,13 @@ func (j *KapsuleJudgement) judgeVersion(t *topology.Topology, k *topology.Kapsul
 	}
 	desiredText := t.Kubernetes.Version
 	if desiredText == "" {
-		if latest, ok := latestPatch(offered, actual.Major, actual.Minor); ok && topology.CompareVersions(latest, actual) > 0 {
+		if latest, ok := latestPatch(offered, actual.Major, actual.Minor); ok && kube.CompareVersions(latest, actual) > 0 {
 			j.patchAvailable(c, latest)
 		}
 		j.minorOffered(offered, actual)
 		return
 	}
-	desired := topology.ParseVersion(desiredText)
+	desired := kube.ParseVersion(desiredText)
 	if !desired.Known {
 		j.unknown(topology.VersionSubject(fmt.Sprintf("kubernetes.version %q", desiredText)), topology.ReasonUnrecognised, desired.Reason)
 		return
@@ -263,7 +264,7 @@ func (j *KapsuleJudgement) judgeVersion(t *topology.Topology, k *topology.Kapsul
 			}
 			j.finding(topology.SeverityInfo, topology.FindingProviderVersions, clusterVersion(), "the cluster runs %s above the declared %s (%s): not a downgrade; declare the minor %s to follow the provider", c.Version, desiredText, why, actual.MinorString())
 		}
-		if latest, ok := latestPatch(offered, actual.Major, actual.Minor); ok && topology.CompareVersions(latest, actual) > 0 {
+		if latest, ok := latestPatch(offered, actual.Major, actual.Minor); ok && kube.CompareVersions(latest, actual) > 0 {
 			j.patchAvailable(c, latest)
 		}
 		j.minorOffered(offered, actual)
@@ -272,13 +273,13 @@ func (j *KapsuleJudgement) judgeVersion(t *topology.Topology, k *topology.Kapsul
 
 // minorOffered says, as information, that the provider offers the cluster
 // the next minor (its latest patch) when no upgrade to it is planned.
-func (j *KapsuleJudgement) minorOffered(offered []topology.Version, actual topology.Version) {
+func (j *KapsuleJudgement) minorOffered(offered []kube.Version, actual kube.Version) {
 	if next, ok := latestPatch(offered, actual.Major, actual.Minor+1); ok {
 		j.finding(topology.SeverityInfo, topology.FindingProviderVersions, clusterVersion(), "the next minor is offered to this cluster: %s (declare kubernetes.version %s to plan the upgrade)", next.Canonical(), next.MinorString())
 	}
 }
 
-func (j *KapsuleJudgement) patchAvailable(c topology.KapsuleCluster, latest topology.Version) {
+func (j *KapsuleJudgement) patchAvailable(c topology.KapsuleCluster, latest kube.Version) {
 	if c.AutoUpgrade {
 		j.finding(topology.SeverityInfo, topology.FindingProviderVersions, clusterVersion(), "patch %s is available: auto-upgrade is on, the provider applies it in its maintenance window", latest.Canonical())
 		return
@@ -422,14 +423,14 @@ func (j *KapsuleJudgement) holdForPools(t *topology.Topology, k *topology.Kapsul
 	if up == nil || !k.Pools.Known {
 		return
 	}
-	to := topology.ParseVersion(up.To)
+	to := kube.ParseVersion(up.To)
 	declared := map[string]bool{}
 	for _, p := range t.Pools {
 		declared[p.Name] = true
 	}
 	var held, blockers []string
 	for _, p := range k.Pools.Value {
-		pv := topology.ParseVersion(p.Version)
+		pv := kube.ParseVersion(p.Version)
 		if !pv.Known || pv.Major != to.Major || poolMoving[p.Status] {
 			continue
 		}
@@ -470,18 +471,18 @@ func (j *KapsuleJudgement) holdForPools(t *topology.Topology, k *topology.Kapsul
 // ahead of its control plane); a version that does not parse is unknown.
 func (j *KapsuleJudgement) judgePoolVersion(p topology.KapsulePool, c topology.KapsuleCluster) {
 	subject := topology.PoolSubject(p.Name)
-	cv, pv := topology.ParseVersion(c.Version), topology.ParseVersion(p.Version)
+	cv, pv := kube.ParseVersion(c.Version), kube.ParseVersion(p.Version)
 	target, why, up := cv, "the cluster's version", j.clusterUpgrade()
 	if up != nil {
-		target, why = topology.ParseVersion(up.To), "the cluster's version after "+topology.StepRef(*up)
+		target, why = kube.ParseVersion(up.To), "the cluster's version after "+topology.StepRef(*up)
 	}
 	switch {
 	case !cv.Known:
 	case !pv.Known || !pv.HasPatch || !cv.HasPatch:
 		j.unknown(subject, topology.ReasonUnrecognised, fmt.Sprintf("version \"%s\" cannot be compared with the cluster's %s", p.Version, c.Version))
-	case topology.CompareVersions(pv, cv) > 0:
+	case kube.CompareVersions(pv, cv) > 0:
 		j.unknown(subject, topology.ReasonUnrecognised, fmt.Sprintf("version %s is ahead of the cluster's %s, which the provider never allows", p.Version, c.Version))
-	case topology.CompareVersions(pv, target) < 0:
+	case kube.CompareVersions(pv, target) < 0:
 		j.upgrade(topology.StepUpgradePool, topology.PhasePools, p.Name, p.Version, target.Canonical(), why)
 		if up != nil {
 			j.Steps[len(j.Steps)-1].Needs = []string{topology.StepRef(*up)}
@@ -579,7 +580,7 @@ func (j *KapsuleJudgement) nodesList(k *topology.KapsuleObserved) {
 }
 
 // KapsuleCalendarWarnDays is how close an end of life is warned about.
-const KapsuleCalendarWarnDays = topology.ProviderEndOfLifeNoticeDays
+const KapsuleCalendarWarnDays = kube.ProviderEndOfLifeNoticeDays
 
 // KapsuleCalendar judges the provider's dates for the minors in use (the
 // cluster's and each pool's) at asOf, from the version list (GET
@@ -631,9 +632,9 @@ func KapsuleCalendar(k *topology.KapsuleObserved, asOf time.Time) []topology.Fin
 func dayText(t time.Time) string { return t.UTC().Format(time.DateOnly) }
 
 // containsVersion reports whether list holds v (compared by number).
-func containsVersion(list []topology.Version, v topology.Version) bool {
+func containsVersion(list []kube.Version, v kube.Version) bool {
 	for _, x := range list {
-		if topology.CompareVersions(x, v) == 0 {
+		if kube.CompareVersions(x, v) == 0 {
 			return true
 		}
 	}
@@ -641,10 +642,10 @@ func containsVersion(list []topology.Version, v topology.Version) bool {
 }
 
 // latestPatch is the highest version of list in major.minor.
-func latestPatch(list []topology.Version, major, minor int) (topology.Version, bool) {
-	var best topology.Version
+func latestPatch(list []kube.Version, major, minor int) (kube.Version, bool) {
+	var best kube.Version
 	for _, v := range list {
-		if v.Major == major && v.Minor == minor && (!best.Known || topology.CompareVersions(v, best) > 0) {
+		if v.Major == major && v.Minor == minor && (!best.Known || kube.CompareVersions(v, best) > 0) {
 			best = v
 		}
 	}
@@ -652,7 +653,7 @@ func latestPatch(list []topology.Version, major, minor int) (topology.Version, b
 }
 
 // versionList writes list for a message ("none" when empty).
-func versionList(list []topology.Version) string {
+func versionList(list []kube.Version) string {
 	if len(list) == 0 {
 		return "none"
 	}
@@ -698,14 +699,14 @@ func (Rules) PlanOwn(t *topology.Topology, obs *topology.Observed, o topology.Pl
 
 // upstreamCalendar judges the minors the cluster and its pools run (as the
 // provider reports them) against the upstream support calendar
-// (topology.Calendar.JudgeSupport), as a prod stack's server version is:
+// (topology.JudgeSupport), as a prod stack's server version is:
 // the provider's end of support and upstream's end of life are two dates,
 // both said.
 func upstreamCalendar(k *topology.KapsuleObserved, asOf time.Time) []topology.Finding {
-	cal := topology.UpstreamCalendar()
+	cal := kube.UpstreamCalendar()
 	var out []topology.Finding
 	for _, u := range k.MinorsInUse() {
-		if f, ok := cal.JudgeSupport(u.Version, strings.Join(u.Users, ", "), asOf); ok {
+		if f, ok := topology.JudgeSupport(cal, u.Version, strings.Join(u.Users, ", "), asOf); ok {
 			out = append(out, f)
 		}
 	}

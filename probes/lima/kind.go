@@ -48,7 +48,7 @@ func (Kind) NoTarget(t *topology.Topology, kc probes.Kubeconfig) *probes.NoTarge
 func (Kind) Guarded() bool { return false }
 
 // Guard: the bench is nestor's own, nothing to confirm.
-func (Kind) Guard(context.Context, *probes.Opened) (*probes.TargetView, error) { return nil, nil }
+func (Kind) Guard(context.Context, *probes.Opened) (*probes.GuardView, error) { return nil, nil }
 
 // Read reads the bench cluster through its kubeconfig (unknown, with the
 // reason, when it does not load or does not exist yet) and, with

@@ -29,21 +29,21 @@ func TestGuardAsksBeforeContactingAnotherServer(t *testing.T) {
 	kc := probetest.WriteFile(t, filepath.Join(dir, "other.config"),
 		probetest.KubeconfigText("c", map[string]string{"c": srv.URL}, map[string][2]string{"c": {"c", "u"}}))
 	tp := &topology.Topology{Name: "p", Path: filepath.Join(dir, "p.yaml"), TargetKind: topology.TargetProd, Endpoint: "https://10.0.0.1:6443"}
-	open := func(contact func(probes.TargetView) (bool, error), shown *bool) error {
+	open := func(contact func(probes.GuardView) (bool, error), shown *bool) error {
 		_, err := probes.Open(context.Background(), Kind{}, tp, probes.OpenOptions{KubeconfigFlag: kc, Interactive: true, Timeout: 2e9,
-			Show: func(v probes.TargetView) {
+			Show: func(v probes.GuardView) {
 				if v.Check.Matches || v.Check.Declared != tp.Endpoint {
 					t.Errorf("shown check %+v", v.Check)
 				}
 				*shown = true
 			},
 			Contact: contact,
-			Confirm: func(probes.TargetView) (bool, error) { return false, nil }})
+			Confirm: func(probes.GuardView) (bool, error) { return false, nil }})
 		return err
 	}
 
 	var shown bool
-	err := open(func(v probes.TargetView) (bool, error) {
+	err := open(func(v probes.GuardView) (bool, error) {
 		if !shown || requests.Load() != 0 {
 			t.Errorf("asked after %d requests (shown %v)", requests.Load(), shown)
 		}
@@ -60,7 +60,7 @@ func TestGuardAsksBeforeContactingAnotherServer(t *testing.T) {
 	}
 
 	shown = false
-	_ = open(func(probes.TargetView) (bool, error) { return true, nil }, &shown)
+	_ = open(func(probes.GuardView) (bool, error) { return true, nil }, &shown)
 	if requests.Load() == 0 {
 		t.Fatal("yes: nothing was read")
 	}

@@ -43,7 +43,7 @@ func (Kind) NoTarget(t *topology.Topology, kc probes.Kubeconfig) *probes.NoTarge
 func (Kind) Guarded() bool { return true }
 
 // Guard is the endpoint guard (probes.GuardEndpoint).
-func (Kind) Guard(ctx context.Context, op *probes.Opened) (*probes.TargetView, error) {
+func (Kind) Guard(ctx context.Context, op *probes.Opened) (*probes.GuardView, error) {
 	return probes.GuardEndpoint(ctx, op)
 }
 

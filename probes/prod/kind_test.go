@@ -35,7 +35,7 @@ func TestGuardComparesTheServerOfABrokenKubeconfig(t *testing.T) {
 			tp := &topology.Topology{Name: "p", Path: filepath.Join(dir, "p.yaml"), TargetKind: topology.TargetProd, Endpoint: "https://10.0.0.1:6443"}
 			for _, interactive := range []bool{false, true} {
 				_, err := probes.Open(context.Background(), Kind{}, tp, probes.OpenOptions{KubeconfigFlag: kc, Interactive: interactive,
-					Confirm: func(probes.TargetView) (bool, error) {
+					Confirm: func(probes.GuardView) (bool, error) {
 						t.Fatal("asked to confirm a kubeconfig that does not load")
 						return false, nil
 					}})

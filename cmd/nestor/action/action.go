@@ -254,7 +254,7 @@ func (c Config) Open(ctx context.Context, s *Stack, o OpenOptions) (*probes.Open
 	contacted := true // false when No was answered before any request
 	p := newPalette(c.LogColor)
 	po := c.pipelineOptions(s, o)
-	po.Show = func(v probes.TargetView) {
+	po.Show = func(v probes.GuardView) {
 		// Before any request: the endpoint and how it compares, so a
 		// mismatch is said even when the target then does not answer.
 		if c.Progress != nil {
@@ -263,7 +263,7 @@ func (c Config) Open(ctx context.Context, s *Stack, o OpenOptions) (*probes.Open
 		printTargetOffline(c.Log, v, p)
 		offline = true
 	}
-	po.Contact = func(v probes.TargetView) (bool, error) {
+	po.Contact = func(v probes.GuardView) (bool, error) {
 		// The offline view above says the endpoint is not the stack's:
 		// nothing is sent to it unless the operator says so.
 		shown = v.Target.Endpoint
@@ -271,7 +271,7 @@ func (c Config) Open(ctx context.Context, s *Stack, o OpenOptions) (*probes.Open
 		contacted = yes
 		return yes, err
 	}
-	po.Confirm = func(v probes.TargetView) (bool, error) {
+	po.Confirm = func(v probes.GuardView) (bool, error) {
 		if c.Progress != nil {
 			c.Progress("", -1)
 		}
@@ -451,9 +451,9 @@ func (c Config) readBenches() []probes.Bench {
 // and its rule, server version and nodes (or why they are unknown), the
 // nodes that are not Ready named with their condition; for a kapsule
 // stack, the cluster as the provider describes it (printProviderTarget).
-func PrintTarget(w io.Writer, v probes.TargetView) { printTarget(w, v, palette{}) }
+func PrintTarget(w io.Writer, v probes.GuardView) { printTarget(w, v, palette{}) }
 
-func printTarget(w io.Writer, v probes.TargetView, p palette) {
+func printTarget(w io.Writer, v probes.GuardView, p palette) {
 	if v.Provider != nil {
 		printProviderTarget(w, v)
 		return
@@ -466,7 +466,7 @@ func printTarget(w io.Writer, v probes.TargetView, p palette) {
 // the endpoint, how it compares with the topology's endpoint: (a WARNING
 // line, highlighted, when it does not match or cannot be checked), the
 // context and the kubeconfig with where it came from.
-func printTargetOffline(w io.Writer, v probes.TargetView, p palette) {
+func printTargetOffline(w io.Writer, v probes.GuardView, p palette) {
 	t, target := v.Topology, v.Target
 	warn := func(s string) { fmt.Fprintf(w, "  %s     %s\n", p.bold(p.red("WARNING")), p.bold(s)) }
 	fmt.Fprintf(w, "Target of stack %s (%s):\n", t.Name, t.TargetKind)
@@ -487,7 +487,7 @@ func printTargetOffline(w io.Writer, v probes.TargetView, p palette) {
 
 // printTargetRead is the part of the target the guard read: the server
 // version and the nodes, those not Ready named with their condition.
-func printTargetRead(w io.Writer, v probes.TargetView, p palette) {
+func printTargetRead(w io.Writer, v probes.GuardView, p palette) {
 	if v.Version.Known {
 		fmt.Fprintf(w, "  server      %s\n", v.Version.Value)
 	} else {

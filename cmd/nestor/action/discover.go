@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"nestor.dev/nestor/kube"
 	"nestor.dev/nestor/probes"
 	"nestor.dev/nestor/topology"
 )
@@ -286,7 +287,7 @@ func draftTopology(t *topology.Topology, r *DiscoverReport, name, home string) [
 		fmt.Fprintf(&b, "endpoint: %s\n", topology.YAMLScalar(r.Target.Endpoint))
 	}
 	if r.ServerVersion.Known {
-		if v := topology.ParseVersion(r.ServerVersion.Value); v.Known {
+		if v := kube.ParseVersion(r.ServerVersion.Value); v.Known {
 			minor := v.MinorString()
 			fmt.Fprintf(&b, "kubernetes:\n  version: %s\n", topology.YAMLScalar(minor))
 		}

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"nestor.dev/nestor/kube"
 	"nestor.dev/nestor/probes"
 	"nestor.dev/nestor/topology"
 )
@@ -159,7 +160,7 @@ func draftKapsule(t *topology.Topology, r *DiscoverReport, name string) []byte {
 		if c.URL != "" {
 			fmt.Fprintf(&b, "endpoint: %s\n", topology.YAMLScalar(c.URL))
 		}
-		if v := topology.ParseVersion(c.Version); v.Known {
+		if v := kube.ParseVersion(c.Version); v.Known {
 			fmt.Fprintf(&b, "kubernetes:\n  version: %s\n  auto_upgrade: %t\n", topology.YAMLScalar(v.MinorString()), c.AutoUpgrade)
 		}
 	}

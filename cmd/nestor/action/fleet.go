@@ -16,6 +16,7 @@ import (
 	"sync"
 	"time"
 
+	"nestor.dev/nestor/kube"
 	"nestor.dev/nestor/probes"
 	"nestor.dev/nestor/stacks"
 	"nestor.dev/nestor/topology"
@@ -271,7 +272,7 @@ func deadlineText(hd *topology.HardDate) string {
 	case hd.Judged && hd.Unknowns > 0:
 		s += fmt.Sprintf(", ≥%d blockers (%d unknown)", hd.Blockers, hd.Unknowns)
 	case hd.Judged:
-		s += ", " + topology.Plural(hd.Blockers, "blocker")
+		s += ", " + kube.Plural(hd.Blockers, "blocker")
 	}
 	return s
 }
@@ -725,14 +726,14 @@ func byKindText(byKind map[string]int) string {
 // reportVersion is the cluster's version a report read: the API server's
 // when it was read, else the provider's (a managed cluster read through its
 // provider alone).
-func reportVersion(r *Report) (topology.Version, bool) {
+func reportVersion(r *Report) (kube.Version, bool) {
 	if v := r.Actual.Versions; v.Known {
 		return v.Value.APIServer, true
 	}
 	if k := r.Actual.Kapsule; k != nil && k.Cluster.Known {
-		if v := topology.ParseVersion(k.Cluster.Value.Version); v.Known {
+		if v := kube.ParseVersion(k.Cluster.Value.Version); v.Known {
 			return v, true
 		}
 	}
-	return topology.Version{}, false
+	return kube.Version{}, false
 }

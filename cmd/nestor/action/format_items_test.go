@@ -266,8 +266,8 @@ func TestRulesCoverEveryKind(t *testing.T) {
 			t.Errorf("RUNBOOK.md has no anchor %q for rule %q", ri.Anchor, id)
 		}
 	}
-	if len(Rules()) != len(want) {
-		t.Errorf("%d rules, %d kinds: a rule for a kind that is not declared", len(Rules()), len(want))
+	if len(FindingRules()) != len(want) {
+		t.Errorf("%d rules, %d kinds: a rule for a kind that is not declared", len(FindingRules()), len(want))
 	}
 }
 
@@ -279,7 +279,7 @@ func TestRunbookRulesTable(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, ri := range Rules() {
+	for _, ri := range FindingRules() {
 		row := "| <a id=\"" + ri.Anchor + "\"></a>`" + ri.ID + "` | " + ri.Short + " | " + ri.Full + " |"
 		if !strings.Contains(string(runbook), row+"\n") {
 			t.Errorf("RUNBOOK.md has no line\n%s", row)

@@ -11,6 +11,7 @@ import (
 	"github.com/prometheus/common/expfmt"
 	"google.golang.org/protobuf/proto"
 
+	"nestor.dev/nestor/kube"
 	"nestor.dev/nestor/topology"
 )
 
@@ -141,7 +142,7 @@ func writePrometheus(w io.Writer, docs []stackDoc, o PrometheusOptions) error {
 // written (0 when the plan has none), so an alert's series never vanish.
 func changeKinds() []string {
 	var out []string
-	for _, ri := range Rules() {
+	for _, ri := range FindingRules() {
 		if k, ok := strings.CutPrefix(ri.ID, "step/"); ok && k != string(topology.StepUndeclared) {
 			out = append(out, k)
 		}
@@ -200,7 +201,7 @@ func (r *Report) gauges(fs families) {
 	if server, ok := reportVersion(r); ok {
 		fs.gauge(metricServerInfo, 1, "stack", stack, "version", server.Raw, "minor", server.MinorString())
 		asOf, _ := time.Parse(time.DateOnly, r.AsOf)
-		if st, e, _ := topology.UpstreamCalendar().Standing(server, asOf); st != topology.StandingNewer && st != topology.StandingNoDate && st != topology.StandingOlder {
+		if st, e, _ := kube.UpstreamCalendar().Standing(server, asOf); st != kube.StandingNewer && st != kube.StandingNoDate && st != kube.StandingOlder {
 			fs.gauge(metricEndOfSupport, float64(e.EndOfLife.Unix()), "stack", stack, "source", "upstream", "minor", e.Minor, "estimated", boolLabel(e.Estimated))
 		}
 		if eol, ok := r.providerEndOfLife(); ok {
@@ -227,7 +228,7 @@ func (r *Report) providerEndOfLife() (time.Time, bool) {
 	if k == nil || !k.Cluster.Known {
 		return time.Time{}, false
 	}
-	e, ok := k.VersionEntry(topology.ParseVersion(k.Cluster.Value.Version))
+	e, ok := k.VersionEntry(kube.ParseVersion(k.Cluster.Value.Version))
 	if !ok || e.EndOfLifeAt == nil {
 		return time.Time{}, false
 	}

@@ -21,10 +21,10 @@ type RuleInfo struct {
 	Anchor string
 }
 
-// Rules returns every rule, in a fixed order: the step kinds, the finding
+// FindingRules returns every rule, in a fixed order: the step kinds, the finding
 // kinds, then unknown and waiting. The texts say what README.md and
 // RUNBOOK.md (§2, Kapsule, §8) say of each kind.
-func Rules() []RuleInfo {
+func FindingRules() []RuleInfo {
 	out := make([]RuleInfo, len(rules))
 	copy(out, rules)
 	return out

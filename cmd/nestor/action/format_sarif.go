@@ -276,7 +276,7 @@ func writeSARIF(w io.Writer, docs []stackDoc, automationID string, o SARIFOption
 // sarifRules is every rule as a reportingDescriptor.
 func sarifRules(runbook string) []sarifRule {
 	out := []sarifRule{}
-	for _, ri := range Rules() {
+	for _, ri := range FindingRules() {
 		sr := sarifRule{
 			ID: ri.ID, Name: ri.ID,
 			ShortDescription:     sarifText{Text: ri.Short},

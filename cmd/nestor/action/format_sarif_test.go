@@ -227,8 +227,8 @@ func TestSARIFGitHubRequirements(t *testing.T) {
 			t.Errorf("%s: header %q %q %+v %q", name, d.Schema, d.Version, run.Tool.Driver.Name, run.AutomationDetails.ID)
 		}
 		rules := run.Tool.Driver.Rules
-		if len(rules) != len(Rules()) {
-			t.Errorf("%s: %d rules, want every rule (%d)", name, len(rules), len(Rules()))
+		if len(rules) != len(FindingRules()) {
+			t.Errorf("%s: %d rules, want every rule (%d)", name, len(rules), len(FindingRules()))
 		}
 		for _, r := range rules {
 			if r.ID == "" || r.ShortDescription.Text == "" || r.FullDescription.Text == "" || r.Help.Text == "" ||

@@ -82,9 +82,9 @@ func TestKapsuleReport(t *testing.T) {
 	}
 
 	var pt bytes.Buffer
-	var seen probes.TargetView
+	var seen probes.GuardView
 	if _, err := probes.Open(context.Background(), kapsule.Kind{}, tp, probes.OpenOptions{Env: env, Home: dir, UserAgent: "nestor/test", Interactive: true,
-		Confirm: func(v probes.TargetView) (bool, error) { seen = v; return true, nil }}); err != nil {
+		Confirm: func(v probes.GuardView) (bool, error) { seen = v; return true, nil }}); err != nil {
 		t.Fatal(err)
 	}
 	PrintTarget(&pt, seen)

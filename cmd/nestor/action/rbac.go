@@ -16,7 +16,7 @@ import (
 
 // RBAC is `nestor rbac`: the role a preview identity of the selected stack
 // needs, derived from the reads the reader sends for it
-// (probes.ClusterReads, probes.Rules): get and list only, never a secret.
+// (probes.ClusterReads, probes.RBACRules): get and list only, never a secret.
 // It reads nothing but the topology.
 type RBAC struct {
 	Config
@@ -65,9 +65,9 @@ func (r RBAC) Run() (*RBACDoc, error) {
 		}
 	}
 	reads := probes.ClusterReads(s.Topology)
-	cluster, byNS := probes.Rules(reads), map[string][]probes.Rule{}
+	cluster, byNS := probes.RBACRules(reads), map[string][]probes.Rule{}
 	if r.Namespaced {
-		cluster, byNS = probes.NamespacedRules(reads)
+		cluster, byNS = probes.NamespacedRBACRules(reads)
 	}
 	doc := &RBACDoc{Stack: s.Name}
 	meta := func(ns string) metav1.ObjectMeta {

@@ -8,6 +8,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"nestor.dev/nestor/kube"
 	"nestor.dev/nestor/probes"
 	"nestor.dev/nestor/topology"
 )
@@ -485,7 +486,7 @@ func renderVersions(w io.Writer, r *Report, p palette) {
 	fmt.Fprintf(w, "  versions    (support judged as of %s)\n", r.AsOf)
 	tw := newTable("    ")
 	tw.row("api server", v.Value.APIServer.Raw)
-	minors := []topology.Version{v.Value.APIServer}
+	minors := []kube.Version{v.Value.APIServer}
 	if k := v.Value.Kubelets; k.Known {
 		groups := make([]string, 0, len(k.Value))
 		for _, g := range k.Value {
@@ -511,15 +512,15 @@ func renderVersions(w io.Writer, r *Report, p palette) {
 }
 
 // SupportText says where minor v stands in the upstream calendar at asOf
-// (topology.Calendar.Standing, the rule the findings use): "supported
+// (kube.Calendar.Standing, the rule the findings use): "supported
 // upstream until 2027-10-28" (short: "until 2027-10-28"), "end of life
 // upstream in N days, on …" (short: "EOL in N days"), "end of life
 // upstream since …" (short: "EOL since …"), "older than this nestor's
 // calendar: past its end of life" (short: "EOL"), "not in this nestor's
 // calendar (as of …)" (short: "unknown"). An estimated date is marked
 // "estimated" (short: "*"). A zero asOf gives the end-of-life date alone.
-func SupportText(v topology.Version, asOf time.Time, short bool) string {
-	cal := topology.UpstreamCalendar()
+func SupportText(v kube.Version, asOf time.Time, short bool) string {
+	cal := kube.UpstreamCalendar()
 	st, e, days := cal.Standing(v, asOf)
 	pick := func(long, brief string) string {
 		if short {
@@ -532,15 +533,15 @@ func SupportText(v topology.Version, asOf time.Time, short bool) string {
 		eol += pick(" (estimated)", "*")
 	}
 	switch {
-	case st == topology.StandingNewer || st == topology.StandingNoDate:
+	case st == kube.StandingNewer || st == kube.StandingNoDate:
 		return pick(fmt.Sprintf("not in this nestor's calendar (as of %s)", cal.AsOf.Format(time.DateOnly)), "unknown")
-	case st == topology.StandingOlder:
+	case st == kube.StandingOlder:
 		return pick("older than this nestor's calendar: past its end of life", "EOL")
 	case asOf.IsZero():
 		return pick("end of life upstream "+eol, "until "+eol)
-	case st == topology.StandingEnded:
+	case st == kube.StandingEnded:
 		return pick("end of life upstream since "+eol, "EOL since "+eol)
-	case st == topology.StandingEndingSoon:
+	case st == kube.StandingEndingSoon:
 		return pick(fmt.Sprintf("end of life upstream on %s, in %d days", eol, days), fmt.Sprintf("EOL in %d days", days))
 	}
 	return pick("supported upstream until "+eol, "until "+eol)

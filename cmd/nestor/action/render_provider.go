@@ -270,7 +270,7 @@ func renderWaiting(w io.Writer, r *Report, p palette) {
 // this the stack NAME?": the cluster as the provider's API describes it,
 // its pools and node count, cluster_url, the credentials' source and the
 // kubeconfig the layers would be read through.
-func printProviderTarget(w io.Writer, v probes.TargetView) {
+func printProviderTarget(w io.Writer, v probes.GuardView) {
 	t, k := v.Topology, v.Provider
 	fmt.Fprintf(w, "Target of stack %s (%s):\n", t.Name, t.TargetKind)
 	if c := k.Cluster; c.Known {

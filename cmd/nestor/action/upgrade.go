@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"time"
 
+	"nestor.dev/nestor/kube"
 	"nestor.dev/nestor/probes"
 	"nestor.dev/nestor/topology"
 )
@@ -35,7 +36,7 @@ type upgradeReads struct {
 func (u *upgradeReads) hook(ctx context.Context, version topology.Fact[string], nodes topology.Fact[[]topology.NodeState]) func() {
 	obs := &topology.Observed{ServerVersion: version, Nodes: nodes}
 	obs.DeriveVersions()
-	due := topology.UpgradeTargets(topology.BuildPlan(u.t, obs, u.k, topology.PlanOptions{AsOf: u.asOf}), obs, topology.ProviderEndOfLifeNoticeDays, u.asOf)
+	due := topology.UpgradeTargets(topology.BuildPlan(u.t, obs, u.k, topology.PlanOptions{AsOf: u.asOf}), obs, kube.ProviderEndOfLifeNoticeDays, u.asOf)
 	if due.Nothing() || u.op == nil {
 		return nil
 	}
@@ -62,7 +63,7 @@ func ReadReport(ctx context.Context, k probes.Kind, op *probes.Opened, asOf time
 		return nil, err
 	}
 	r := NewReport(k, op, obs, asOf)
-	due := topology.UpgradeTargets(r.Plan, obs, topology.ProviderEndOfLifeNoticeDays, asOf)
+	due := topology.UpgradeTargets(r.Plan, obs, kube.ProviderEndOfLifeNoticeDays, asOf)
 	if !due.Nothing() {
 		r.Upgrade = &due
 		f := upgradeFacts(ctx, op, due, u)

@@ -52,7 +52,7 @@ func (fourthKind) Resolve(probes.ResolveOptions) (probes.Kubeconfig, error) {
 
 func (fourthKind) NoTarget(*topology.Topology, probes.Kubeconfig) *probes.NoTarget { return nil }
 func (fourthKind) Guarded() bool                                                   { return false }
-func (fourthKind) Guard(context.Context, *probes.Opened) (*probes.TargetView, error) {
+func (fourthKind) Guard(context.Context, *probes.Opened) (*probes.GuardView, error) {
 	return nil, nil
 }
 

@@ -1,4 +1,4 @@
-package topology
+package kube
 
 import (
 	"strings"
@@ -197,42 +197,6 @@ func TestSatisfies(t *testing.T) {
 	} {
 		if got := ParseVersion(tc.actual).Satisfies(ParseVersion(tc.desired)); got != tc.want {
 			t.Errorf("%s satisfies %s = %v, want %v", tc.actual, tc.desired, got, tc.want)
-		}
-	}
-}
-
-func TestUpgradePath(t *testing.T) {
-	for _, tc := range []struct {
-		from, to string
-		want     string
-	}{
-		{"v1.37.2", "1.38", "1.38"},
-		{"v1.37.2", "1.39", "1.38 1.39"},
-		{"v1.37.2", "1.40.1", "1.38 1.39 1.40.1"},
-		{"v1.37.2", "1.37.3", "1.37.3"},
-		{"v1.37.2", "1.37", ""},
-		{"v1.37.2", "1.37.2", ""},
-		{"v1.37.2", "1.36", ""}, // a downgrade is no path
-		{"v1.37.2", "1.37.1", ""},
-		{"v1.38.0-rc.1", "1.38.0", "1.38.0"},
-		{"v1.34.1+rke2r1", "1.37", "1.35 1.36 1.37"},
-		{"v1.37.2", "2.0", ""}, // another major
-		{"garbage", "1.38", ""},
-	} {
-		var got []string
-		for _, v := range UpgradePath(ParseVersion(tc.from), ParseVersion(tc.to)) {
-			got = append(got, v.Canonical())
-		}
-		if strings.Join(got, " ") != tc.want {
-			t.Errorf("UpgradePath(%s, %s) = %q, want %q", tc.from, tc.to, got, tc.want)
-		}
-	}
-}
-
-func TestKubeletSkewAllowed(t *testing.T) {
-	for in, want := range map[string]int{"v1.24.17": 2, "v1.25.0": 3, "v1.34.1+rke2r1": 3, "1.20": 2} {
-		if got := KubeletSkewAllowed(ParseVersion(in)); got != want {
-			t.Errorf("KubeletSkewAllowed(%s) = %d, want %d", in, got, want)
 		}
 	}
 }

@@ -1,4 +1,4 @@
-package topology
+package kube
 
 import (
 	"bytes"
@@ -49,7 +49,7 @@ func goModAPIVersion(t *testing.T) string {
 // was not generated again.
 func TestAPILifecycleFresh(t *testing.T) {
 	if got, want := apiLifecycleModuleVersion, goModAPIVersion(t); got != want {
-		t.Fatalf("apilifecycle_gen.go was generated from k8s.io/api %s, go.mod requires %s: run go generate ./topology", got, want)
+		t.Fatalf("apilifecycle_gen.go was generated from k8s.io/api %s, go.mod requires %s: run go generate ./kube", got, want)
 	}
 }
 
@@ -78,7 +78,7 @@ func TestAPILifecycleRegenerates(t *testing.T) {
 		t.Fatal(err)
 	}
 	if !bytes.Equal(got, have) {
-		t.Fatalf("apilifecycle_gen.go differs from what the generator writes (%d bytes vs %d): run go generate ./topology, never edit it by hand\n%s",
+		t.Fatalf("apilifecycle_gen.go differs from what the generator writes (%d bytes vs %d): run go generate ./kube, never edit it by hand\n%s",
 			len(have), len(got), firstDiff(have, got))
 	}
 }

@@ -1,4 +1,4 @@
-package topology
+package kube
 
 import (
 	"fmt"
@@ -60,7 +60,7 @@ const (
 )
 
 // upstreamAsOf is the day UpstreamCalendar's table was last checked.
-var upstreamAsOf = day(2026, 11, 30)
+var upstreamAsOf = Day(2026, 11, 30)
 
 // UpstreamCalendar returns upstream Kubernetes' support calendar for 1.28 to
 // 1.38, as published on the day in its AsOf (2026-11-30).
@@ -85,21 +85,21 @@ func UpstreamCalendar() Calendar {
 		Name: "upstream Kubernetes",
 		AsOf: upstreamAsOf,
 		Entries: []CalendarEntry{
-			pub("1.28", day(2023, 8, 15), day(2024, 8, 28), day(2024, 10, 22), schedThenEOL),
-			pub("1.29", day(2023, 12, 13), day(2024, 12, 28), day(2025, 2, 28), schedThenEOL),
-			pub("1.30", day(2024, 4, 17), day(2025, 4, 28), day(2025, 7, 15), schedThenEOL),
-			pub("1.31", day(2024, 8, 13), day(2025, 8, 28), day(2025, 11, 11), schedThenEOL),
-			pub("1.32", day(2024, 12, 11), time.Time{}, day(2026, 2, 28),
+			pub("1.28", Day(2023, 8, 15), Day(2024, 8, 28), Day(2024, 10, 22), schedThenEOL),
+			pub("1.29", Day(2023, 12, 13), Day(2024, 12, 28), Day(2025, 2, 28), schedThenEOL),
+			pub("1.30", Day(2024, 4, 17), Day(2025, 4, 28), Day(2025, 7, 15), schedThenEOL),
+			pub("1.31", Day(2024, 8, 13), Day(2025, 8, 28), Day(2025, 11, 11), schedThenEOL),
+			pub("1.32", Day(2024, 12, 11), time.Time{}, Day(2026, 2, 28),
 				"released: https://kubernetes.io/blog/2024/12/11/kubernetes-v1-32-release/; end of life: "+srcEOL),
-			pub("1.33", day(2025, 4, 23), day(2026, 4, 28), day(2026, 6, 28),
+			pub("1.33", Day(2025, 4, 23), Day(2026, 4, 28), Day(2026, 6, 28),
 				"released: https://kubernetes.io/blog/2025/04/23/kubernetes-v1-33-release/; maintenance mode and end of life: "+srcSchedule),
-			pub("1.34", day(2025, 8, 27), day(2026, 8, 27), day(2026, 10, 27),
+			pub("1.34", Day(2025, 8, 27), Day(2026, 8, 27), Day(2026, 10, 27),
 				"released: the v1.34.0 tag of kubernetes/kubernetes; maintenance mode and end of life: "+srcSchedule),
-			pub("1.35", day(2025, 12, 17), day(2026, 12, 28), day(2027, 2, 28),
+			pub("1.35", Day(2025, 12, 17), Day(2026, 12, 28), Day(2027, 2, 28),
 				"released: kubernetes/sig-release releases/release-1.35/README.md; maintenance mode and end of life: "+srcSchedule),
-			pub("1.36", day(2026, 4, 22), day(2027, 4, 28), day(2027, 6, 28), srcSchedule),
-			pub("1.37", day(2026, 8, 26), day(2027, 8, 28), day(2027, 10, 28), srcSchedule),
-			estimated("1.38", day(2026, 12, 16),
+			pub("1.36", Day(2026, 4, 22), Day(2027, 4, 28), Day(2027, 6, 28), srcSchedule),
+			pub("1.37", Day(2026, 8, 26), Day(2027, 8, 28), Day(2027, 10, 28), srcSchedule),
+			estimated("1.38", Day(2026, 12, 16),
 				"released: planned by kubernetes/sig-release releases/release-1.38/README.md (not yet released on 2026-11-30); maintenance mode and end of life: estimated, none published"),
 		},
 	}
@@ -168,7 +168,7 @@ func (c Calendar) Standing(v Version, asOf time.Time) (Standing, CalendarEntry, 
 	if e.EndOfLife.IsZero() {
 		return StandingNoDate, e, 0
 	}
-	days := int(e.EndOfLife.Sub(dateOf(asOf)).Hours() / 24)
+	days := int(e.EndOfLife.Sub(DateOf(asOf)).Hours() / 24)
 	switch {
 	case days <= 0:
 		return StandingEnded, e, days
@@ -176,71 +176,6 @@ func (c Calendar) Standing(v Version, asOf time.Time) (Standing, CalendarEntry, 
 		return StandingEndingSoon, e, days
 	}
 	return StandingSupported, e, days
-}
-
-// JudgeSupport judges minor v (a known version; only its minor counts),
-// used by who ("the API server", "the kubelets on node-a"), against c on
-// the day of asOf (Standing):
-//
-//   - past its end of life (the day itself included): a warning, "1.34
-//     reached end of life upstream on 2026-10-27, 34 days ago";
-//   - within EndOfLifeNotice of it: an info finding, "reaches end of life
-//     upstream on …, in N days";
-//   - newer than every entry: an info finding, "newer than this nestor's
-//     calendar (as of …)": never "unsupported" by guess;
-//   - older than every entry: a warning, since upstream maintains only its
-//     three most recent minors (kubernetes.io "Version Skew Policy",
-//     "Supported versions") and every entry is past it;
-//   - otherwise nothing (ok false).
-//
-// An estimated date says so in the message. A zero asOf judges nothing.
-func (c Calendar) JudgeSupport(v Version, who string, asOf time.Time) (Finding, bool) {
-	if asOf.IsZero() || !v.Known || len(c.Entries) == 0 {
-		return Finding{}, false
-	}
-	minor := v.MinorString()
-	f := Finding{Subject: VersionSubject(minor)}
-	st, e, days := c.Standing(v, asOf)
-	note := ""
-	if e.Estimated {
-		note = fmt.Sprintf("; estimated: %s has published no end of life for %s, so this is 14 months after its release (12 months + 2 months of maintenance)", c.Name, minor)
-	}
-	switch st {
-	case StandingOlder:
-		f.Severity, f.Kind = SeverityWarning, FindingEndOfLife
-		f.Message = fmt.Sprintf("%s is older than every minor in this nestor's %s calendar, whose oldest, %s, reached end of life on %s: %s is past its end of life too (%s)",
-			minor, c.Name, e.Minor, e.EndOfLife.Format(time.DateOnly), minor, who)
-	case StandingNewer:
-		f.Severity, f.Kind = SeverityInfo, FindingCalendarUnknown
-		f.Message = fmt.Sprintf("%s is newer than this nestor's %s calendar (as of %s, newest %s): its support dates are not known here (%s)",
-			minor, c.Name, c.AsOf.Format(time.DateOnly), c.Entries[len(c.Entries)-1].Minor, who)
-	case StandingEnded:
-		f.Severity, f.Kind = SeverityWarning, FindingEndOfLife
-		f.Message = fmt.Sprintf("%s reached end of life %s on %s, %s: no more patch releases, security fixes included (%s)%s",
-			minor, calendarWhere(c), e.EndOfLife.Format(time.DateOnly), daysAgo(-days), who, note)
-	case StandingEndingSoon:
-		f.Severity, f.Kind = SeverityInfo, FindingEndOfLifeSoon
-		f.Message = fmt.Sprintf("%s reaches end of life %s on %s, in %s (%s)%s",
-			minor, calendarWhere(c), e.EndOfLife.Format(time.DateOnly), Plural(days, "day"), who, note)
-	default:
-		return Finding{}, false
-	}
-	return f, true
-}
-
-// calendarWhere is "upstream" for upstream's calendar, else "per NAME".
-func calendarWhere(c Calendar) string {
-	if c.Name == "upstream Kubernetes" {
-		return "upstream"
-	}
-	return "per " + c.Name
-}
-
-func daysAgo(n int) string {
-	if n == 0 {
-		return "today"
-	}
-	return Plural(n, "day") + " ago"
 }
 
 // Plural is n and unit, with an s when n is not 1: "1 day", "3 days".
@@ -252,10 +187,10 @@ func Plural(n int, unit string) string {
 }
 
 // day is the calendar day y-m-d (UTC midnight).
-func day(y int, m time.Month, d int) time.Time { return time.Date(y, m, d, 0, 0, 0, 0, time.UTC) }
+func Day(y int, m time.Month, d int) time.Time { return time.Date(y, m, d, 0, 0, 0, 0, time.UTC) }
 
 // dateOf is t's calendar day in t's own location, as a UTC midnight.
-func dateOf(t time.Time) time.Time {
+func DateOf(t time.Time) time.Time {
 	y, m, d := t.Date()
-	return day(y, m, d)
+	return Day(y, m, d)
 }

@@ -1,4 +1,4 @@
-package topology
+package kube
 
 import (
 	"fmt"
@@ -22,7 +22,7 @@ type GroupVersionKind struct {
 
 // GroupVersion returns "GROUP/VERSION", or "VERSION" for the core group
 // ("v1"), as discovery writes a groupVersion; "" for the zero value.
-func (g GroupVersionKind) GroupVersion() string { return joinGroupVersion(g.Group, g.Version) }
+func (g GroupVersionKind) GroupVersion() string { return JoinGroupVersion(g.Group, g.Version) }
 
 // IsZero reports whether g names nothing.
 func (g GroupVersionKind) IsZero() bool { return g == GroupVersionKind{} }
@@ -199,7 +199,7 @@ func APIRemovals(served []ServedGroupVersion, target Version) (APIRemovalReport,
 				Reason: fmt.Sprintf("discovery listed %q, which is not a group version (GROUP/VERSION or VERSION)", gvs)})
 			continue
 		}
-		gv := joinGroupVersion(group, version)
+		gv := JoinGroupVersion(group, version)
 		switch {
 		case !builtinGroup(group):
 			rep.NotCovered = append(rep.NotCovered, gv)
@@ -291,7 +291,7 @@ func splitGroupVersion(s string) (group, version string, ok bool) {
 	return group, version, true
 }
 
-func joinGroupVersion(group, version string) string {
+func JoinGroupVersion(group, version string) string {
 	if group == "" {
 		return version
 	}

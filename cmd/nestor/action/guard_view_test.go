@@ -9,10 +9,10 @@ import (
 	"nestor.dev/nestor/topology"
 )
 
-// TestTargetViewNamesTheNodesNotReady: the confirmation says which nodes
+// TestGuardViewNamesTheNodesNotReady: the confirmation says which nodes
 // are not Ready, with their condition, not only how many.
-func TestTargetViewNamesTheNodesNotReady(t *testing.T) {
-	v := probes.TargetView{Version: topology.KnownFact("v1.37.2"), Nodes: topology.KnownFact([]topology.NodeState{
+func TestGuardViewNamesTheNodesNotReady(t *testing.T) {
+	v := probes.GuardView{Version: topology.KnownFact("v1.37.2"), Nodes: topology.KnownFact([]topology.NodeState{
 		{Name: "demo1", Ready: true}, {Name: "demo2", Ready: true},
 		{Name: "demo3", ReadyStatus: "Unknown", ReadyReason: "NodeStatusUnknown", ReadyMessage: "Kubelet stopped posting node status."},
 		{Name: "demo4", Ready: true},
