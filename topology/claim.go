@@ -345,6 +345,10 @@ func stepSubject(kind StepKind, phase, target string) Subject {
 		return VersionSubject(target)
 	case StepUpdateCluster:
 		return SettingSubject(KeyAutoUpgrade, target)
+	case StepSetACL:
+		return SettingSubject(KeyACL, "scaleway.acl")
+	case StepRenameCluster:
+		return SettingSubject(ScalewayKey("cluster_name"), "scaleway.cluster_name")
 	case StepBootstrap:
 		return StackSubject(target)
 	case StepUndeclared:
@@ -372,8 +376,9 @@ func (s Subject) String() string { return s.Text }
 // key, and what an unread part takes with it. The whole cluster (no
 // target) covers every key; the list of nodes, VMs or pools covers each of
 // its entries ("nodes" covers "nodes/n1"); a managed provider's API covers
-// everything the provider holds (scaleway, the pools, the versions); its
-// cluster object covers scaleway and the cluster's version and settings.
+// everything the provider holds (scaleway and its keys, the pools, the
+// versions); its cluster object covers scaleway, its keys (scaleway.acl…)
+// and the cluster's version and settings.
 // A view uses it so that nothing an unread part takes with it is shown as
 // read: a JUnit testcase it covers is skipped, never passed.
 func (s Subject) Covers(key string) bool {
@@ -385,9 +390,9 @@ func (s Subject) Covers(key string) bool {
 	case s.Kind == SubjectNodes || s.Kind == SubjectVMs || s.Kind == SubjectPools:
 		return strings.HasPrefix(key, s.Key+"/")
 	case s.Kind == SubjectProvider:
-		return key == KeyScaleway || key == KeyPools || strings.HasPrefix(key, KeyPools+"/") || strings.HasPrefix(key, KeyKubernetes+".")
+		return key == KeyScaleway || strings.HasPrefix(key, KeyScaleway+".") || key == KeyPools || strings.HasPrefix(key, KeyPools+"/") || strings.HasPrefix(key, KeyKubernetes+".")
 	case s.Kind == SubjectCluster && s.Key == KeyScaleway:
-		return strings.HasPrefix(key, KeyKubernetes+".")
+		return strings.HasPrefix(key, KeyKubernetes+".") || strings.HasPrefix(key, KeyScaleway+".")
 	}
 	return false
 }
@@ -396,7 +401,7 @@ func (s Subject) Covers(key string) bool {
 // (its API, its cluster object, its pools and their nodes), read through
 // the provider's API rather than the cluster's.
 func (s Subject) OfProvider() bool {
-	return s.Kind == SubjectProvider || s.Key == KeyScaleway || s.Key == KeyPools || strings.HasPrefix(s.Key, KeyPools+"/")
+	return s.Kind == SubjectProvider || s.Key == KeyScaleway || strings.HasPrefix(s.Key, KeyScaleway+".") || s.Key == KeyPools || strings.HasPrefix(s.Key, KeyPools+"/")
 }
 
 // OrNotRead is r, or "not read" when r is empty: the reason of a part

@@ -47,6 +47,19 @@ type Scaleway struct {
 	// APIURL is the provider's API URL when it is not the default; it is the
 	// only other URL nestor sends requests and credentials to.
 	APIURL string `json:"api_url,omitempty"`
+	// ClusterName, when set, is the name the cluster must have (a rename
+	// is a step, in place, that disrupts the cluster: kapsule_immutable.go).
+	ClusterName string `json:"cluster_name,omitempty"`
+	// CNI, PrivateNetworkID, PodCIDR and ServiceCIDR, when set, are what
+	// the cluster must have been created with: the provider cannot change
+	// them in place (kapsule_immutable.go).
+	CNI              string `json:"cni,omitempty"`
+	PrivateNetworkID string `json:"private_network_id,omitempty"`
+	PodCIDR          string `json:"pod_cidr,omitempty"`
+	ServiceCIDR      string `json:"service_cidr,omitempty"`
+	// ACL, when set, are the rules the API server's ACL must hold, in any
+	// order (kapsule_acl.go); nil when not declared.
+	ACL []ACLRule `json:"acl,omitempty"`
 }
 
 // Pool is one declared node pool of a kapsule stack: a fixed Size, or
@@ -58,6 +71,14 @@ type Pool struct {
 	Size        int          `json:"size,omitempty"`
 	Zone        string       `json:"zone,omitempty"`
 	Autoscaling *Autoscaling `json:"autoscaling,omitempty"`
+	// PlacementGroupID, RootVolumeType, RootVolumeSize (as written, e.g.
+	// "20GB": VolumeSizeBytes reads it) and PublicIPDisabled, when set, are
+	// what the pool must have been created with: the provider cannot change
+	// them in place (kapsule_immutable.go).
+	PlacementGroupID string `json:"placement_group_id,omitempty"`
+	RootVolumeType   string `json:"root_volume_type,omitempty"`
+	RootVolumeSize   string `json:"root_volume_size,omitempty"`
+	PublicIPDisabled *bool  `json:"public_ip_disabled,omitempty"`
 }
 
 // Autoscaling is a pool's autoscaling range.
@@ -107,8 +128,8 @@ var (
 )
 
 var (
-	scalewayKeys    = []string{"region", "cluster_id", "project_id", "profile", "api_url"}
-	poolKeys        = []string{"name", "node_type", "size", "zone", "autoscaling"}
+	scalewayKeys    = []string{"region", "cluster_id", "project_id", "profile", "api_url", "cluster_name", "cni", "private_network_id", "pod_cidr", "service_cidr", "acl"}
+	poolKeys        = []string{"name", "node_type", "size", "zone", "autoscaling", "placement_group_id", "root_volume_type", "root_volume_size", "public_ip_disabled"}
 	autoscalingKeys = []string{"min", "max"}
 )
 
@@ -124,6 +145,9 @@ type kapsuleNodes struct {
 	providerLayers []deferredLayer
 	// layerAt is where each declared layer's name was written.
 	layerAt map[string]*yaml.Node
+	// placements are the pools that declare a placement group
+	// (kapsule_immutable.go).
+	placements []placementUse
 }
 
 type deferredLayer struct {
@@ -147,6 +171,9 @@ func (p *parser) scaleway(t *Topology, v *yaml.Node) {
 		switch kv.key.Value {
 		case "region", "cluster_id", "project_id", "profile", "api_url":
 			val, isStr = p.str(kv.value, f)
+		case "cluster_name", "cni", "private_network_id", "pod_cidr", "service_cidr", "acl":
+			p.scalewayImmutable(t, s, kv.key, kv.value) // kapsule_immutable.go
+			continue
 		default:
 			p.unknownKey(kv.key, "scaleway", scalewayKeys)
 			continue
@@ -252,6 +279,8 @@ func (p *parser) pools(t *Topology, v *yaml.Node) {
 				if s, ok := p.str(kv.value, f); ok {
 					if !nodeTypeRE.MatchString(s) {
 						p.add(at, f, "write an Instance type such as PRO2-XXS or DEV1-M", "%q is not a node type", s)
+					} else {
+						p.nodeTypeWarning(t, at, f, s) // kapsule_immutable.go
 					}
 					pool.NodeType = s
 				}
@@ -273,6 +302,8 @@ func (p *parser) pools(t *Topology, v *yaml.Node) {
 			case "autoscaling":
 				autoNode = kv.key
 				pool.Autoscaling = p.autoscaling(kv.value, f)
+			case "placement_group_id", "root_volume_type", "root_volume_size", "public_ip_disabled":
+				p.poolImmutable(&pool, kv.key, kv.value, field) // kapsule_immutable.go
 			default:
 				p.unknownKey(kv.key, field, poolKeys)
 			}
@@ -304,7 +335,9 @@ func (p *parser) pools(t *Topology, v *yaml.Node) {
 			p.add(m, field, "add size: N, or autoscaling: {min: N, max: M}", "a pool needs a size or an autoscaling range")
 		}
 		t.Pools = append(t.Pools, pool)
+		p.notePlacement(pool, field) // kapsule_immutable.go
 	}
+	p.placementWarnings(t) // kapsule_immutable.go
 }
 
 func (p *parser) autoscaling(v *yaml.Node, field string) *Autoscaling {

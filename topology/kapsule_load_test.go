@@ -68,7 +68,7 @@ func TestLoadKapsuleInvalid(t *testing.T) {
 			"testdata/invalid-kapsule.yaml:13:42: pools[0].size: size: and autoscaling: cannot both be declared (keep autoscaling: {min, max} and remove size: (the autoscaler sets it))",
 			"testdata/invalid-kapsule.yaml:14:5: pools[1]: a pool needs a size or an autoscaling range (add size: N, or autoscaling: {min: N, max: M})",
 			"testdata/invalid-kapsule.yaml:15:12: pools[2].name: duplicate pool \"default\" (first declared at line 13) (remove one of them or rename it)",
-			"testdata/invalid-kapsule.yaml:15:49: pools[2].zonee: unknown key \"zonee\" in pools[2] (did you mean zone? allowed keys: name, node_type, size, zone, autoscaling)",
+			"testdata/invalid-kapsule.yaml:15:49: pools[2].zonee: unknown key \"zonee\" in pools[2] (did you mean zone? allowed keys: name, node_type, size, zone, autoscaling, placement_group_id, root_volume_type, root_volume_size, public_ip_disabled)",
 			"testdata/invalid-kapsule.yaml:16:64: pools[3].autoscaling.max: max 1 is below min 3 or zero (use at least 1 and at least min)",
 			"testdata/invalid-kapsule.yaml:18:5: layers[0]: \"cilium\" is the provider's on a kapsule stack (the CNI (cluster.cni)), not a layer to declare (remove it: the provider installs and upgrades the CNI (cluster.cni) of a Kapsule cluster)",
 			"testdata/invalid-kapsule.yaml:19:5: layers[1]: \"coredns\" is the provider's on a kapsule stack (CoreDNS), not a layer to declare (remove it: the provider installs and upgrades CoreDNS of a Kapsule cluster)",

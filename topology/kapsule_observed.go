@@ -23,8 +23,12 @@ type KapsuleObserved struct {
 	// (GET …/versions).
 	Versions Fact[[]KapsuleVersion] `json:"versions"`
 	// ACL are the cluster's API server ACL rules, as "IP" or
-	// "scaleway_ranges".
+	// "scaleway_ranges": ACLRules written as text, kept here as well (the
+	// document carried it first).
 	ACL Fact[[]string] `json:"acl"`
+	// ACLRules are the cluster's API server ACL rules
+	// (GET …/clusters/{id}/acls), in the API's order (sorted by ip).
+	ACLRules Fact[[]ACLRule] `json:"acl_rules"`
 	// Transient maps a part ("cluster", "pools", "nodes") the API answered
 	// 409 transient_state for to the object's current state: that part is
 	// moving, not unknown.
@@ -63,6 +67,12 @@ type KapsuleCluster struct {
 	// cluster the API returns its creation date, which is no commitment
 	// (CommitmentActive says which).
 	CommitmentEndsAt *time.Time `json:"commitment_ends_at,omitempty"`
+	// PrivateNetworkID is the Private Network the cluster was created in
+	// ("": none); PodCIDR and ServiceCIDR its pod and service ranges (""
+	// when the API gave none). The provider cannot change them in place.
+	PrivateNetworkID string `json:"private_network_id,omitempty"`
+	PodCIDR          string `json:"pod_cidr,omitempty"`
+	ServiceCIDR      string `json:"service_cidr,omitempty"`
 }
 
 // CommitmentActive reports whether c carries a commitment that still binds
@@ -95,6 +105,15 @@ type KapsulePool struct {
 	Autoscaling  bool   `json:"autoscaling"`
 	Autohealing  bool   `json:"autohealing"`
 	ErrorMessage string `json:"error_message,omitempty"`
+	// PlacementGroupID is the pool's placement group ("": none),
+	// RootVolumeType its nodes' root volume type (as the API writes it,
+	// "default_volume_type" included), RootVolumeSize its size in bytes (0:
+	// the API gave none), PublicIPDisabled whether its nodes have no public
+	// IP. The provider cannot change them in place.
+	PlacementGroupID string `json:"placement_group_id,omitempty"`
+	RootVolumeType   string `json:"root_volume_type,omitempty"`
+	RootVolumeSize   uint64 `json:"root_volume_size,omitempty"`
+	PublicIPDisabled bool   `json:"public_ip_disabled"`
 }
 
 // KapsuleNode is one node as the provider lists it.
@@ -115,8 +134,9 @@ type KapsuleVersion struct {
 }
 
 // Kapsule plan step kinds: a pool is created, updated in place (size,
-// autoscaling), replaced (node type and zone cannot change in place) or
-// upgraded; a node is replaced; the cluster's settings are updated.
+// autoscaling), replaced (node type, zone, placement group, root volume and
+// public IP cannot change in place) or upgraded; a node is replaced; the
+// cluster's settings are updated, its ACL set, or it is renamed.
 const (
 	StepCreatePool    StepKind = "create-pool"
 	StepUpdatePool    StepKind = "update-pool"
@@ -124,6 +144,8 @@ const (
 	StepUpgradePool   StepKind = "upgrade-pool"
 	StepReplaceNode   StepKind = "replace-node"
 	StepUpdateCluster StepKind = "update-cluster"
+	StepSetACL        StepKind = "set-acl"
+	StepRenameCluster StepKind = "rename-cluster"
 )
 
 // Finding kinds of the kapsule rules (kapsule_judge.go says each rule and
@@ -139,6 +161,14 @@ const (
 	// FindingProviderCalendar: the provider's dates for a minor in use
 	// (deprecated, end of life, not listed, inconsistent).
 	FindingProviderCalendar FindingKind = "provider-calendar"
+	// FindingACLOpen: the API server's ACL admits every address (warning).
+	FindingACLOpen FindingKind = "acl-open"
+	// FindingNotInPlace: a declared value of the cluster the provider
+	// cannot change in place: the cluster must be recreated (error).
+	FindingNotInPlace FindingKind = "not-in-place"
+	// FindingRename: what renaming the cluster does (warning, under the
+	// rename-cluster step).
+	FindingRename FindingKind = "rename"
 )
 
 // UpdatingText says what an updating cluster is doing, as the provider's

@@ -6,7 +6,8 @@ import "slices"
 // the very lists Parse checks every key against — by where they are
 // written: "" the top level, "kubernetes", "nodes[]", "layers[]",
 // "layers[].detect", "layers[].detect.resource", "lima", "scaleway",
-// "pools[]" and "pools[].autoscaling"; each list in the loader's order, a
+// "scaleway.acl[]" (an entry written as a mapping), "pools[]" and
+// "pools[].autoscaling"; each list in the loader's order, a
 // copy the caller may keep.
 func Keys() map[string][]string {
 	return map[string][]string{
@@ -18,6 +19,7 @@ func Keys() map[string][]string {
 		"layers[].detect.resource": slices.Clone(resourceKeys),
 		"lima":                     slices.Clone(limaKeys),
 		"scaleway":                 slices.Clone(scalewayKeys),
+		"scaleway.acl[]":           slices.Clone(aclKeys),
 		"pools[]":                  slices.Clone(poolKeys),
 		"pools[].autoscaling":      slices.Clone(autoscalingKeys),
 	}

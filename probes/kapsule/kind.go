@@ -544,6 +544,7 @@ func unknownKapsule(k *topology.KapsuleObserved, r topology.Why) {
 	k.Available = topology.UnknownFact[[]string](r)
 	k.Versions = topology.UnknownFact[[]topology.KapsuleVersion](r)
 	k.ACL = topology.UnknownFact[[]string](r)
+	k.ACLRules = topology.UnknownFact[[]topology.ACLRule](r)
 }
 
 // kapsuleReader is one read of the provider's API (readKapsule's steps).
@@ -672,19 +673,34 @@ func (r *kapsuleReader) acl() {
 		return res.Rules, res.TotalCount, nil
 	}, func(a *k8s.ACLRule) string { return a.ID })
 	if err != nil {
-		r.k.ACL = topology.UnknownFact[[]string](r.reason("acl", err))
+		why := r.reason("acl", err)
+		r.k.ACL = topology.UnknownFact[[]string](why)
+		r.k.ACLRules = topology.UnknownFact[[]topology.ACLRule](why)
 		return
 	}
-	out := []string{}
+	out, typed := []string{}, []topology.ACLRule{}
 	for _, a := range rules {
+		rule := topology.ACLRule{Description: probes.Sanitize(a.Description)}
 		switch {
+		case a.IP != nil && a.ScalewayRanges != nil && *a.ScalewayRanges:
+			// "Precisely one of IP, ScalewayRanges must be set": a rule
+			// that holds both contradicts the API's own contract.
+			why := topology.Because(topology.ReasonAnswerRefused, fmt.Sprintf("the provider's list of acls is inconsistent: rule %s holds both an ip and scaleway_ranges", probes.SanitizeName(a.ID)))
+			r.k.ACL = topology.UnknownFact[[]string](why)
+			r.k.ACLRules = topology.UnknownFact[[]topology.ACLRule](why)
+			return
 		case a.IP != nil:
-			out = append(out, a.IP.String())
+			rule.IP = probes.SanitizeName(a.IP.String())
 		case a.ScalewayRanges != nil && *a.ScalewayRanges:
-			out = append(out, "scaleway_ranges")
+			rule.ScalewayRanges = true
+		default:
+			continue // neither: admits nothing
 		}
+		out = append(out, rule.String())
+		typed = append(typed, rule)
 	}
 	r.k.ACL = topology.KnownFact(out)
+	r.k.ACLRules = topology.KnownFact(typed)
 }
 
 // inconsistentError: a provider list that contradicts itself.
@@ -786,13 +802,34 @@ func clusterOf(c *k8s.Cluster) topology.KapsuleCluster {
 	if c.AutoUpgrade != nil {
 		out.AutoUpgrade = c.AutoUpgrade.Enabled
 	}
+	out.PrivateNetworkID = probes.SanitizeName(deref(c.PrivateNetworkID))
+	out.PodCIDR, out.ServiceCIDR = ipNetText(c.PodCidr), ipNetText(c.ServiceCidr)
 	return out
+}
+
+// ipNetText is a range the API gave, as text ("" when it gave none).
+func ipNetText(n scw.IPNet) string {
+	if n.IP == nil || n.Mask == nil {
+		return ""
+	}
+	return probes.SanitizeName(n.String())
 }
 
 func poolOf(p *k8s.Pool) topology.KapsulePool {
 	return topology.KapsulePool{ID: p.ID, Name: probes.SanitizeName(p.Name), Status: probes.SanitizeName(p.Status.String()), Version: probes.SanitizeName(p.Version),
 		NodeType: probes.SanitizeName(p.NodeType), Zone: p.Zone.String(), Size: int(p.Size), MinSize: int(p.MinSize), MaxSize: int(p.MaxSize),
-		Autoscaling: p.Autoscaling, Autohealing: p.Autohealing, ErrorMessage: probes.Sanitize(deref(p.ErrorMessage))}
+		Autoscaling: p.Autoscaling, Autohealing: p.Autohealing, ErrorMessage: probes.Sanitize(deref(p.ErrorMessage)),
+		PlacementGroupID: probes.SanitizeName(deref(p.PlacementGroupID)), RootVolumeType: probes.SanitizeName(p.RootVolumeType.String()),
+		RootVolumeSize: rootVolumeSize(p.RootVolumeSize), PublicIPDisabled: p.PublicIPDisabled}
+}
+
+// rootVolumeSize is a pool's root volume size in bytes (0 when the API gave
+// none).
+func rootVolumeSize(s *scw.Size) uint64 {
+	if s == nil {
+		return 0
+	}
+	return uint64(*s)
 }
 
 // kapsuleReason turns the error of one provider read into the reason shown

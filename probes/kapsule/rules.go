@@ -65,14 +65,22 @@ var (
 //   - upgrade_available is checked against the available-versions list;
 //     when they disagree, a warning shows both.
 //   - kubernetes.auto_upgrade declared and different: update-cluster.
+//   - the cluster's own values the provider cannot change in place
+//     (region, project, CNI, Private Network, pod and service ranges),
+//     declared and different: an error finding, never a step; a declared
+//     scaleway.cluster_name that differs: rename-cluster with its warning
+//     (judgeClusterImmutables).
+//   - scaleway.acl declared and different as a set: set-acl; rules that
+//     admit every address, read or declared: a warning (judgeACL).
 //   - pools, by name: declared and absent → create-pool; present and not
 //     declared → undeclared (information), and waiting when the provider
 //     moves it or its nodes; status scaling, upgrading or deleting (or 409)
 //     → waiting ("upgrading to X"), no step; warning →
 //     degraded with its error message (a warning finding); locked → error
 //     finding; unknown → unknown. Size, autoscaling, min or max different →
-//     update-pool naming the field; node_type or zone different →
-//     replace-pool (they cannot change in place); a version below the
+//     update-pool naming the field; node_type, zone, placement group, root
+//     volume type or size, or public_ip_disabled different → replace-pool
+//     (they cannot change in place); a version below the
 //     cluster's (cluster ready) → upgrade-pool X → Y, Y the cluster's
 //     version after its planned upgrade, which the step then needs (the
 //     provider upgrades a pool to its cluster's version only: UpgradePool);
@@ -128,6 +136,10 @@ func JudgeKapsule(t *topology.Topology, k *topology.KapsuleObserved) KapsuleJudg
 			j.add(topology.StepUpdateCluster, topology.PhaseCluster, "auto_upgrade", fmt.Sprintf("auto_upgrade %t → %t", cluster.AutoUpgrade, *want))
 		}
 	}
+	if k.Cluster.Known {
+		j.judgeClusterImmutables(t, cluster, clusterReady || poolRequired) // immutable.go
+	}
+	j.judgeACL(t, k, clusterReady || poolRequired) // acl.go
 	if clusterReady {
 		j.holdForPools(t, k)
 	}
@@ -479,7 +491,8 @@ func (j *KapsuleJudgement) judgePoolVersion(p topology.KapsulePool, c topology.K
 }
 
 // judgePoolFields compares what a pool declares with the pool: update-pool
-// for size and autoscaling (in place), replace-pool for node_type and zone.
+// for size and autoscaling (in place), replace-pool for node_type, zone and
+// the other values the provider cannot change in place (poolImmutables).
 func (j *KapsuleJudgement) judgePoolFields(want topology.Pool, p topology.KapsulePool) {
 	var replace []string
 	if NodeTypeKey(want.NodeType) != NodeTypeKey(p.NodeType) {
@@ -487,6 +500,11 @@ func (j *KapsuleJudgement) judgePoolFields(want topology.Pool, p topology.Kapsul
 	}
 	if want.Zone != "" && want.Zone != p.Zone {
 		replace = append(replace, fmt.Sprintf("zone %s → %s", p.Zone, want.Zone))
+	}
+	more, unread := poolImmutables(want, p) // immutable.go
+	replace = append(replace, more...)
+	for _, why := range unread {
+		j.unknown(topology.PoolSubject(p.Name), topology.ReasonNotRead, why)
 	}
 	if len(replace) > 0 {
 		j.add(topology.StepReplacePool, topology.PhasePools, p.Name, strings.Join(replace, ", ")+" (cannot change in place: a new pool, then the old one removed)")
@@ -512,12 +530,9 @@ func (j *KapsuleJudgement) judgePoolFields(want topology.Pool, p topology.Kapsul
 	}
 }
 
-// NodeTypeKey is the form node types are compared in: the API answers
-// "pro2_xxs" where the console, the CLI and a topology write "PRO2-XXS"
-// (Scaleway Instance commercial types), so case and '-'/'_' are ignored.
-func NodeTypeKey(s string) string {
-	return strings.ReplaceAll(strings.ToLower(strings.TrimSpace(s)), "-", "_")
-}
+// NodeTypeKey is topology.NodeTypeKey, the form node types are compared in
+// (its one home; kept here for callers of this package).
+func NodeTypeKey(s string) string { return topology.NodeTypeKey(s) }
 
 // judgeNodes applies the node rules of JudgeKapsule to the nodes of pool
 // p; with canPlan false (an undeclared pool, or a cluster that cannot take

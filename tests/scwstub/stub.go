@@ -372,6 +372,10 @@ func OK(body any) Answer { return Answer{Body: body} }
 type Cluster struct {
 	ID, Name, Region, ProjectID, Status, Version, CNI, URL string
 	AutoUpgrade, UpgradeAvailable                          bool
+	// PrivateNetworkID is written null when "" (a cluster without one);
+	// PodCIDR and ServiceCIDR as given ("" is what an API that gives none
+	// writes).
+	PrivateNetworkID, PodCIDR, ServiceCIDR string
 }
 
 // JSON returns the cluster as the API writes it.
@@ -389,10 +393,18 @@ func (c Cluster) JSON() map[string]any {
 		"upgrade_available": c.UpgradeAvailable, "feature_gates": []string{}, "admission_plugins": []string{},
 		"open_id_connect_config": map[string]any{"issuer_url": "", "client_id": "", "username_claim": "", "username_prefix": "",
 			"groups_claim": []string{}, "groups_prefix": "", "required_claim": []string{}},
-		"apiserver_cert_sans": []string{}, "private_network_id": "5f0c2e61-8f3d-4b7a-9d2c-7e1a4b3c2d10", "commitment_ends_at": created,
+		"apiserver_cert_sans": []string{}, "private_network_id": nullIfEmpty(c.PrivateNetworkID), "commitment_ends_at": created,
 		"acl_available": true, "iam_nodes_group_id": "8d4f2a10-1b3c-4e5d-9f60-7a8b9c0d1e2f",
-		"pod_cidr": "100.64.0.0/15", "service_cidr": "10.32.0.0/20", "service_dns_ip": "10.32.0.10",
+		"pod_cidr": c.PodCIDR, "service_cidr": c.ServiceCIDR, "service_dns_ip": "10.32.0.10",
 	}
+}
+
+// nullIfEmpty is s, or JSON null when s is "".
+func nullIfEmpty(s string) any {
+	if s == "" {
+		return nil
+	}
+	return s
 }
 
 // Pool is a pool body shaped like the API's Pool.
@@ -401,21 +413,33 @@ type Pool struct {
 	Size, Min, Max                                               int
 	Autoscaling, Autohealing                                     bool
 	ErrorMessage                                                 string
+	// PlacementGroupID is written null when "" (none); RootVolumeType
+	// "default_volume_type" when ""; RootVolumeSize in bytes, null when 0.
+	PlacementGroupID, RootVolumeType string
+	RootVolumeSize                   int64
+	PublicIPDisabled                 bool
 }
 
 // JSON returns the pool as the API writes it.
 func (p Pool) JSON() map[string]any {
 	created := time.Date(2026, 3, 2, 9, 20, 0, 0, time.UTC).Format(time.RFC3339Nano)
-	var errMsg any
+	var errMsg, size any
 	if p.ErrorMessage != "" {
 		errMsg = p.ErrorMessage
+	}
+	if p.RootVolumeSize != 0 {
+		size = p.RootVolumeSize
+	}
+	volume := p.RootVolumeType
+	if volume == "" {
+		volume = "default_volume_type"
 	}
 	return map[string]any{
 		"id": p.ID, "cluster_id": p.ClusterID, "created_at": created, "updated_at": created, "name": p.Name, "status": p.Status,
 		"version": p.Version, "node_type": p.NodeType, "autoscaling": p.Autoscaling, "size": p.Size, "min_size": p.Min, "max_size": p.Max,
-		"container_runtime": "containerd", "autohealing": p.Autohealing, "tags": []string{}, "placement_group_id": nil,
+		"container_runtime": "containerd", "autohealing": p.Autohealing, "tags": []string{}, "placement_group_id": nullIfEmpty(p.PlacementGroupID),
 		"kubelet_args": map[string]string{}, "upgrade_policy": map[string]int{"max_unavailable": 1, "max_surge": 0},
-		"zone": p.Zone, "root_volume_type": "sbs_5k", "root_volume_size": 20000000000, "public_ip_disabled": false,
+		"zone": p.Zone, "root_volume_type": volume, "root_volume_size": size, "public_ip_disabled": p.PublicIPDisabled,
 		"security_group_id": "", "labels": map[string]string{}, "taints": []any{}, "startup_taints": []any{},
 		"error_message": errMsg, "region": p.Region,
 	}
@@ -476,11 +500,22 @@ func Versions(region string, vs ...Version) map[string]any {
 	return map[string]any{"versions": items}
 }
 
-// ACLs is a paged body of ACL rules (each an IP range).
-func ACLs(ranges ...string) []any {
-	out := make([]any, len(ranges))
-	for i, r := range ranges {
-		out[i] = map[string]any{"id": fmt.Sprintf("acl-%d", i), "ip": r, "description": ""}
+// ACLs is a paged body of ACL rules, in the order given: each an IP range
+// ("203.0.113.0/24"), with its description after a space when it has one
+// ("203.0.113.0/24 office"), or "scaleway_ranges" (the provider's ranges:
+// ip absent, scaleway_ranges true), shaped like the API's ACLRule.
+func ACLs(rules ...string) []any {
+	out := make([]any, len(rules))
+	for i, r := range rules {
+		rule := map[string]any{"id": fmt.Sprintf("acl-%d", i), "description": "", "region": "fr-par"}
+		ip, desc, _ := strings.Cut(r, " ")
+		rule["description"] = desc
+		if ip == "scaleway_ranges" {
+			rule["scaleway_ranges"] = true
+		} else {
+			rule["ip"] = ip
+		}
+		out[i] = rule
 	}
 	return out
 }

@@ -1,5 +1,20 @@
 package scwstub
 
+import (
+	"slices"
+	"sort"
+	"strings"
+)
+
+// aclIP is the ip of an ACLs rule ("" for scaleway_ranges).
+func aclIP(rule string) string {
+	ip, _, _ := strings.Cut(rule, " ")
+	if ip == "scaleway_ranges" {
+		return ""
+	}
+	return ip
+}
+
 // World is the data of a typical Kapsule cluster: a cluster, two pools
 // (default: 3 fixed nodes; burst: autoscaling 0–5 with one node) and their
 // nodes, the region's version list and the cluster's available versions.
@@ -9,7 +24,9 @@ type World struct {
 	Nodes     []Node
 	Versions  []Version
 	Available []string
-	ACL       []string
+	// ACL are the ACL rules, as ACLs writes them; Serve lists them
+	// sorted by ip, as the API does.
+	ACL []string
 }
 
 // The IDs of the typical world.
@@ -18,6 +35,8 @@ const (
 	ProjectID   = "0b6f1d2e-3c4b-4a59-8e7f-901234567890"
 	PoolDefault = "3f1b7c2d-5e6a-4b8c-9d0e-1f2a3b4c5d6e"
 	PoolBurst   = "7a8b9c0d-1e2f-4a3b-8c4d-5e6f7a8b9c0d"
+	// PrivateNetwork is the cluster's Private Network.
+	PrivateNetwork = "5f0c2e61-8f3d-4b7a-9d2c-7e1a4b3c2d10"
 )
 
 // Typical returns the typical world at version 1.35.3, every object ready,
@@ -25,10 +44,13 @@ const (
 func Typical(region, url string) World {
 	w := World{
 		Cluster: Cluster{ID: ClusterID, Name: "lyneko-apps", Region: region, ProjectID: ProjectID, Status: "ready",
-			Version: "1.35.3", CNI: "cilium", URL: url},
+			Version: "1.35.3", CNI: "cilium", URL: url,
+			PrivateNetworkID: PrivateNetwork, PodCIDR: "100.64.0.0/15", ServiceCIDR: "10.32.0.0/20"},
 		Pools: []Pool{
-			{ID: PoolDefault, ClusterID: ClusterID, Name: "default", Status: "ready", Version: "1.35.3", NodeType: "pro2_xxs", Zone: region + "-1", Region: region, Size: 3, Min: 3, Max: 3},
-			{ID: PoolBurst, ClusterID: ClusterID, Name: "burst", Status: "ready", Version: "1.35.3", NodeType: "pro2_s", Zone: region + "-1", Region: region, Size: 1, Min: 0, Max: 5, Autoscaling: true, Autohealing: true},
+			{ID: PoolDefault, ClusterID: ClusterID, Name: "default", Status: "ready", Version: "1.35.3", NodeType: "pro2_xxs", Zone: region + "-1", Region: region, Size: 3, Min: 3, Max: 3,
+				RootVolumeType: "sbs_5k", RootVolumeSize: 20_000_000_000},
+			{ID: PoolBurst, ClusterID: ClusterID, Name: "burst", Status: "ready", Version: "1.35.3", NodeType: "pro2_s", Zone: region + "-1", Region: region, Size: 1, Min: 0, Max: 5, Autoscaling: true, Autohealing: true,
+				RootVolumeType: "sbs_5k", RootVolumeSize: 20_000_000_000},
 		},
 		Versions: []Version{
 			{Name: "1.35.3", Released: "2026-05-04", Deprecated: "2027-04-01", EndOfLife: "2027-07-01"},
@@ -57,7 +79,11 @@ func (s *Stub) Serve(w World) {
 		avail[i] = Version{Name: a}
 	}
 	s.Script("available-versions", OK(Versions(region, avail...)))
-	s.Script("acls", OK(ACLs(w.ACL...)))
+	// The API lists the rules sorted by ip (the provider's ranges, which
+	// have none, first).
+	acl := slices.Clone(w.ACL)
+	sort.SliceStable(acl, func(i, j int) bool { return aclIP(acl[i]) < aclIP(acl[j]) })
+	s.Script("acls", OK(ACLs(acl...)))
 	s.Script("clusters", OK(Items(w.Cluster)))
 	s.Script("kubeconfig", OK(map[string]any{"name": "kubeconfig", "content_type": "application/octet-stream", "content": "c2VjcmV0IGt1YmVjb25maWc="}))
 }

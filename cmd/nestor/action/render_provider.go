@@ -98,6 +98,7 @@ func renderKapsuleCluster(w io.Writer, k *topology.KapsuleObserved, p palette) {
 	switch c := k.Cluster; {
 	case k.Transient["cluster"] != "":
 		tw.row("cluster", p.yellow("waiting: "+k.Transient["cluster"]+" (the provider's API answered transient_state)"))
+		tw.row("acl", aclText(k, p))
 	case !c.Known:
 		tw.row("cluster", unknownText(p, c.Reason))
 	default:
@@ -112,7 +113,35 @@ func renderKapsuleCluster(w io.Writer, k *topology.KapsuleObserved, p palette) {
 		}
 		tw.row("cluster", fmt.Sprintf("%s (%s)  %s  %s  type %s  CNI %s  auto-upgrade %s", v.Name, v.ID, statusText(p, v.Status, "ready"), version, orText(v.Type, "?"), orText(v.CNI, "?"), auto))
 		tw.row("cluster_url", v.URL)
+		tw.row("acl", aclText(k, p))
 	}
+}
+
+// aclText is who may reach the cluster's API server, as its ACL rules say:
+// each rule (its description in parentheses), then what the rules admit
+// whole (topology.ACLOpen); unknown with the reason, or waiting.
+func aclText(k *topology.KapsuleObserved, p palette) string {
+	a := k.ACLRules
+	switch {
+	case k.Transient["acl"] != "":
+		return p.yellow("waiting: " + k.Transient["acl"] + " (the provider's API answered transient_state)")
+	case !a.Known:
+		return unknownText(p, topology.ReasonOr(a.Reason))
+	case len(a.Value) == 0:
+		return "no rule"
+	}
+	parts := make([]string, len(a.Value))
+	for i, r := range a.Value {
+		parts[i] = r.String()
+		if r.Description != "" {
+			parts[i] += " (" + r.Description + ")"
+		}
+	}
+	s := strings.Join(parts, ", ")
+	for _, o := range topology.ACLOpen(a.Value) {
+		s += "  " + p.yellow("admits "+o.What)
+	}
+	return s
 }
 
 // renderKapsulePools draws the pools: status, version, node type, size or
