@@ -372,8 +372,9 @@ func (s Subject) String() string { return s.Text }
 // key, and what an unread part takes with it. The whole cluster (no
 // target) covers every key; the list of nodes, VMs or pools covers each of
 // its entries ("nodes" covers "nodes/n1"); a managed provider's API covers
-// everything the provider holds (scaleway, the pools, the versions); its
-// cluster object covers scaleway and the cluster's version and settings.
+// everything the provider holds (scaleway and its keys, the pools, the
+// versions); its cluster object covers scaleway, its keys (scaleway.type)
+// and the cluster's version and settings.
 // A view uses it so that nothing an unread part takes with it is shown as
 // read: a JUnit testcase it covers is skipped, never passed.
 func (s Subject) Covers(key string) bool {
@@ -385,9 +386,9 @@ func (s Subject) Covers(key string) bool {
 	case s.Kind == SubjectNodes || s.Kind == SubjectVMs || s.Kind == SubjectPools:
 		return strings.HasPrefix(key, s.Key+"/")
 	case s.Kind == SubjectProvider:
-		return key == KeyScaleway || key == KeyPools || strings.HasPrefix(key, KeyPools+"/") || strings.HasPrefix(key, KeyKubernetes+".")
+		return key == KeyScaleway || strings.HasPrefix(key, KeyScaleway+".") || key == KeyPools || strings.HasPrefix(key, KeyPools+"/") || strings.HasPrefix(key, KeyKubernetes+".")
 	case s.Kind == SubjectCluster && s.Key == KeyScaleway:
-		return strings.HasPrefix(key, KeyKubernetes+".")
+		return strings.HasPrefix(key, KeyKubernetes+".") || strings.HasPrefix(key, KeyScaleway+".")
 	}
 	return false
 }

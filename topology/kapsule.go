@@ -47,6 +47,9 @@ type Scaleway struct {
 	// APIURL is the provider's API URL when it is not the default; it is the
 	// only other URL nestor sends requests and credentials to.
 	APIURL string `json:"api_url,omitempty"`
+	// Type, when set, is the cluster type (control-plane offer) the
+	// cluster must be: FAMILY or FAMILY-dedicated-N (ParseClusterType).
+	Type string `json:"type,omitempty"`
 }
 
 // Pool is one declared node pool of a kapsule stack: a fixed Size, or
@@ -107,7 +110,7 @@ var (
 )
 
 var (
-	scalewayKeys    = []string{"region", "cluster_id", "project_id", "profile", "api_url"}
+	scalewayKeys    = []string{"region", "cluster_id", "project_id", "profile", "api_url", "type"}
 	poolKeys        = []string{"name", "node_type", "size", "zone", "autoscaling"}
 	autoscalingKeys = []string{"min", "max"}
 )
@@ -145,7 +148,7 @@ func (p *parser) scaleway(t *Topology, v *yaml.Node) {
 		f := "scaleway." + kv.key.Value
 		val, isStr := "", false
 		switch kv.key.Value {
-		case "region", "cluster_id", "project_id", "profile", "api_url":
+		case "region", "cluster_id", "project_id", "profile", "api_url", "type":
 			val, isStr = p.str(kv.value, f)
 		default:
 			p.unknownKey(kv.key, "scaleway", scalewayKeys)
@@ -186,6 +189,8 @@ func (p *parser) scaleway(t *Topology, v *yaml.Node) {
 				continue
 			}
 			s.APIURL = val
+		case "type":
+			p.clusterType(t, s, kv.key, at, val)
 		}
 	}
 }

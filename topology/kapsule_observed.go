@@ -23,6 +23,10 @@ type KapsuleObserved struct {
 	// ACL are the cluster's API server ACL rules, as "IP" or
 	// "scaleway_ranges".
 	ACL Fact[[]string] `json:"acl"`
+	// KapsuleOffer is the offer's part: the region's cluster types, the
+	// types the cluster may switch to, its etcd's size (its fields are
+	// written at this level of the document).
+	KapsuleOffer
 	// Transient maps a part ("cluster", "pools", "nodes") the API answered
 	// 409 transient_state for to the object's current state: that part is
 	// moving, not unknown.
