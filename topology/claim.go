@@ -345,6 +345,8 @@ func stepSubject(kind StepKind, phase, target string) Subject {
 		return VersionSubject(target)
 	case StepUpdateCluster:
 		return SettingSubject(KeyAutoUpgrade, target)
+	case StepSetType:
+		return OfferSubject("cluster type")
 	case StepBootstrap:
 		return StackSubject(target)
 	case StepUndeclared:

@@ -247,9 +247,12 @@ func OfferSubject(text string) Subject {
 	return Subject{Kind: SubjectSetting, Name: text, Key: KeyScalewayType, Text: text}
 }
 
-// StepSetType: the cluster's type (its control-plane offer) is changed in
-// place (kapsule).
-const StepSetType StepKind = "set-type"
+// The offer's step kind.
+const (
+	// StepSetType: the cluster's type (its control-plane offer) is changed
+	// in place (kapsule).
+	StepSetType StepKind = "set-type"
+)
 
 // Finding kinds of the offer and its limits (probes/kapsule/offer.go says
 // each rule and its source).

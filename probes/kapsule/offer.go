@@ -34,7 +34,8 @@ func (j *KapsuleJudgement) judgeOffer(t *topology.Topology, k *topology.KapsuleO
 	j.Findings = append(j.Findings, headroomFindings(h)...)
 }
 
-// typeSubject is the subject of the claims about the cluster's type.
+// typeSubject is the subject of the claims about the cluster's type (the
+// set-type step's, NewStep's).
 func typeSubject() topology.Subject { return topology.OfferSubject("cluster type") }
 
 // judgeType compares the declared scaleway.type with the ready cluster's
@@ -178,7 +179,6 @@ func (j *KapsuleJudgement) typeDown(k *topology.KapsuleObserved, c topology.Kaps
 // steps.
 func (j *KapsuleJudgement) addTypeStep(reason string, blocked []topology.Subject) {
 	st := topology.NewStep(topology.StepSetType, topology.PhaseCluster, "cluster", reason)
-	st.Subject = typeSubject()
 	st.Blocked = blocked
 	at := len(j.Steps)
 	for i, s := range j.Steps {

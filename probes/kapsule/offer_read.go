@@ -31,7 +31,7 @@ func (r *kapsuleReader) types() {
 	for _, t := range types {
 		out = append(out, typeOf(t))
 	}
-	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
+	sort.Slice(out, func(i, j int) bool { return typeLess(out[i].Name, out[j].Name) })
 	r.k.Types = topology.KnownFact(out)
 }
 
@@ -61,8 +61,24 @@ func (r *kapsuleReader) availableTypes() {
 		r.k.AvailableTypes = topology.UnknownFact[[]string](r.reason("available_types", &inconsistentError{"available-types", fmt.Sprintf("it holds %d types but says total_count %d", len(names), res.TotalCount)}))
 		return
 	}
-	sort.Strings(names)
+	sort.Slice(names, func(i, j int) bool { return typeLess(names[i], names[j]) })
 	r.k.AvailableTypes = topology.KnownFact(names)
+}
+
+// typeLess orders type names by family, then tier (kapsule,
+// kapsule-dedicated-4, -8, -16), names nestor cannot take apart last, by
+// name.
+func typeLess(a, b string) bool {
+	ta, tb := topology.ParseClusterType(a), topology.ParseClusterType(b)
+	switch {
+	case ta.Parsed != tb.Parsed:
+		return ta.Parsed
+	case ta.Parsed && ta.Family != tb.Family:
+		return ta.Family < tb.Family
+	case ta.Parsed && ta.Tier != tb.Tier:
+		return ta.Tier < tb.Tier
+	}
+	return a < b
 }
 
 // typeOf is the provider's cluster type in nestor's model (names

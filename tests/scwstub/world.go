@@ -10,6 +10,9 @@ type World struct {
 	Versions  []Version
 	Available []string
 	ACL       []string
+	// Types are the region's cluster types; the available-types route
+	// answers AvailableTypesFor the cluster's type among them.
+	Types []ClusterType
 }
 
 // The IDs of the typical world.
@@ -37,6 +40,7 @@ func Typical(region, url string) World {
 		},
 		Available: []string{},
 		ACL:       []string{"0.0.0.0/0"},
+		Types:     ClusterTypes(),
 	}
 	for i, name := range []string{"default-a1", "default-b2", "default-c3"} {
 		w.Nodes = append(w.Nodes, Node{ID: "nd-" + string(rune('a'+i)), PoolID: PoolDefault, ClusterID: ClusterID, Name: "scw-lyneko-apps-" + name, Status: "ready", Region: region})
@@ -58,6 +62,12 @@ func (s *Stub) Serve(w World) {
 	}
 	s.Script("available-versions", OK(Versions(region, avail...)))
 	s.Script("acls", OK(ACLs(w.ACL...)))
+	s.Script("cluster-types", OK(TypeItems(region, w.Types...)))
+	typ := w.Cluster.Type
+	if typ == "" {
+		typ = "kapsule"
+	}
+	s.Script("available-types", OK(AvailableTypes(region, AvailableTypesFor(typ, w.Types)...)))
 	s.Script("clusters", OK(Items(w.Cluster)))
 	s.Script("kubeconfig", OK(map[string]any{"name": "kubeconfig", "content_type": "application/octet-stream", "content": "c2VjcmV0IGt1YmVjb25maWc="}))
 }

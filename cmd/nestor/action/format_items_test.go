@@ -148,6 +148,9 @@ func TestTopologyKey(t *testing.T) {
 		{kap, replaceNode("scw-unlisted", ""), "pools", "pools:"},
 		{kap, step(topology.StepUpdateCluster, topology.PhaseCluster, "auto_upgrade"), "kubernetes.auto_upgrade", "auto_upgrade: false"},
 		{kap, step(topology.StepUpgrade, topology.PhaseCluster, "cluster"), "kubernetes.version", `version: "1.35"`},
+		{kap, step(topology.StepSetType, topology.PhaseCluster, "cluster"), "scaleway.type", "scaleway:"}, // type: not written: its section
+		{kap, finding(topology.FindingHeadroom, topology.OfferSubject("etcd")), "scaleway.type", "scaleway:"},
+		{kap, finding(topology.FindingHeadroom, topology.PoolsSubject()), "pools", "pools:"},
 		{prod, finding(topology.FindingDowngrade, topology.VersionSubject("api-server")), "kubernetes.version", `version: "1.37"`},
 		{prod, finding(topology.FindingKubeletSkew, topology.VersionSubject("kubelet v1.34.1")), "kubernetes.version", `version: "1.37"`},
 		{prod, finding(topology.FindingEndOfLife, topology.VersionSubject("1.34")), "kubernetes.version", `version: "1.37"`},

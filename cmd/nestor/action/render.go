@@ -429,7 +429,7 @@ func renderPlan(w io.Writer, r *Report, p palette, actualShown bool) {
 		case topology.StepUndeclared:
 			mark = "i"
 		case topology.StepRepair, topology.StepRepairNode, topology.StepUpgrade, topology.StepUpgradeNode, topology.StepMigrateBackend, topology.StepStartVM,
-			topology.StepUpdatePool, topology.StepUpgradePool, topology.StepReplaceNode, topology.StepUpdateCluster:
+			topology.StepUpdatePool, topology.StepUpgradePool, topology.StepReplaceNode, topology.StepUpdateCluster, topology.StepSetType:
 			mark = "~"
 		case topology.StepReplacePool:
 			mark = "±"
