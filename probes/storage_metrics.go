@@ -38,12 +38,16 @@ var storageFamilies = familySet{
 // NoStorageMetricError: the exposition was read and carries neither storage
 // gauge (an API server that does not expose it, or whose storage monitor
 // failed: the collector then writes no sample).
-type NoStorageMetricError struct{ Truncated bool }
+type NoStorageMetricError struct {
+	// Truncated: the byte bound Limit stopped the read first.
+	Truncated bool
+	Limit     int64
+}
 
 func (e *NoStorageMetricError) Error() string {
 	s := "the API server's /metrics has no " + metricStorageSize + " (nor " + metricStorageDBTotal + ", before Kubernetes 1.28)"
 	if e.Truncated {
-		s += " in its first " + byteText(DeprecatedMetricsLimit)
+		s += " in its first " + byteText(e.Limit)
 	}
 	return s
 }
@@ -77,7 +81,7 @@ func ParseStorageSize(r io.Reader, limit int64) (topology.StorageSize, error) {
 			return storageSize(mf)
 		}
 	}
-	return topology.StorageSize{}, &NoStorageMetricError{Truncated: ex.truncated}
+	return topology.StorageSize{}, &NoStorageMetricError{Truncated: ex.truncated, Limit: limit}
 }
 
 // storageSize is the largest series of a storage gauge family.
