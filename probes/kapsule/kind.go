@@ -256,7 +256,9 @@ func (Kind) Read(ctx context.Context, op *probes.Opened, _ probes.Scope) (*topol
 			obs.InClusterUnread = why
 		}
 		st.obs.Provider = providerParts(st.obs, topology.Fact[[]topology.WorkloadState]{}, topology.ClusterFacts{})
-		st.obs.Etcd = topology.UnknownFact[topology.StorageSize](topology.Because(code, why).Prefixed("/metrics: "))
+		// Said once, on the in-cluster line (in_cluster_unread): here, only
+		// that /metrics rests on it.
+		st.obs.Etcd = topology.UnknownFact[topology.StorageSize](topology.Because(code, "/metrics was not read, as the in-cluster part is not"))
 		obs.Kapsule = st.obs
 		return obs, topology.ClusterFacts{}
 	}

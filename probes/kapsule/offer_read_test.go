@@ -51,7 +51,7 @@ func TestKapsuleReadOffer(t *testing.T) {
 	if got := k.MovesTo("kapsule"); !slices.Equal(got, []string{"kapsule-dedicated-4", "kapsule-dedicated-8", "kapsule-dedicated-16"}) {
 		t.Errorf("moves to %v: the cluster's own type is listed, not a move", got)
 	}
-	if k.Etcd.Known || k.Etcd.Code != topology.ReasonNoTarget || !strings.Contains(k.Etcd.Reason, "/metrics: not read: no kubeconfig") {
+	if k.Etcd.Known || k.Etcd.Code != topology.ReasonNoTarget || !strings.Contains(k.Etcd.Reason, "/metrics was not read, as the in-cluster part is not") {
 		t.Errorf("etcd = %+v", k.Etcd)
 	}
 }

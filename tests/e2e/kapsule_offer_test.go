@@ -121,7 +121,7 @@ func TestKapsuleOffer(t *testing.T) {
 		r := preview("2026-12-01", "--no-input", "--detailed-exitcode")
 		wantCode(t, r, 2)
 		wantContains(t, "preview", r.stdout,
-			"offer       kapsule (mutualised): at most 150 nodes, etcd 55 MB; may move to kapsule-dedicated-4, kapsule-dedicated-8, kapsule-dedicated-16",
+			"offer       kapsule (mutualised): max_nodes 150, max_etcd_size 55 MB; may move to kapsule-dedicated-4, kapsule-dedicated-8, kapsule-dedicated-16",
 			"headroom    nodes 4 of 150 (3%); nodes at the pools' maxima 8 of 150 (6%); nodes at the declared maxima 8 of kapsule-dedicated-4's 250 (4%)",
 			"etcd unknown (/metrics: forbidden (user "+harness.UserReadOnly+" cannot get path /metrics))")
 		wantLine(t, "the step up", r.stdout, quote("~ set-type cluster  (kapsule → kapsule-dedicated-4 (offered to this cluster; starts a 30-day commitment, during which the cluster cannot move to a lower type))"))
@@ -199,7 +199,7 @@ func TestKapsuleOffer(t *testing.T) {
 		r := preview("2026-12-01", "--no-input")
 		wantCode(t, r, 0)
 		wantContains(t, "blocked", r.stdout,
-			"offer       kapsule-dedicated-8 (dedicated; commitment until 2027-01-15): at most 500 nodes, etcd 200 MB; may move to kapsule-dedicated-16",
+			"offer       kapsule-dedicated-8 (dedicated; commitment until 2027-01-15): max_nodes 500, max_etcd_size 200 MB; may move to kapsule-dedicated-16",
 			"~ set-type cluster  (kapsule-dedicated-8 → kapsule-dedicated-4 (a lower type); blocked: the commitment of kapsule-dedicated-8 runs until 2027-01-15 (commitment_ends_at): the provider refuses a lower type before then; preview again after 2027-01-15)")
 		d := decodeOffer(t, preview("2026-12-01", "-o", "json"))
 		if _, blocked, _ := d.setType(); len(blocked) != 1 || blocked[0].Key != "scaleway.type" || !strings.Contains(blocked[0].Text, "until 2027-01-15") {

@@ -36,7 +36,7 @@ func renderOffer(w io.Writer, r *Report, p palette) {
 	case !ok:
 		line += ": limits " + unknownText(p, "not in the region's cluster types")
 	default:
-		line += fmt.Sprintf(": at most %d nodes, etcd %s", kt.MaxNodes, topology.DecimalMB(kt.MaxEtcdSize))
+		line += fmt.Sprintf(": max_nodes %d, max_etcd_size %s", kt.MaxNodes, topology.DecimalMB(kt.MaxEtcdSize))
 	}
 	if k.AvailableTypes.Known {
 		line += "; may move to " + orText(strings.Join(k.MovesTo(c.Type), ", "), "no other type now")
