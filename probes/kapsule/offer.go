@@ -198,10 +198,24 @@ func (j *KapsuleJudgement) addTypeStep(reason string, blocked []topology.Subject
 // the declared scaleway.type's max_nodes when it declares another type,
 // which the plan's set-type moves to), and etcd's size (StorageSize, an
 // upper bound). Each figure and each limit is unknown with its reason when
-// its read failed. Nil when the cluster itself was not read.
+// its read failed; when the cluster itself was not read (or is moving:
+// 409), every figure is, with the cluster's reason (its type is not
+// known). Nil when the provider's API was not read at all (k nil).
 func KapsuleHeadroom(t *topology.Topology, k *topology.KapsuleObserved) *topology.Headroom {
-	if k == nil || !k.Cluster.Known {
+	if k == nil {
 		return nil
+	}
+	if !k.Cluster.Known {
+		why := topology.Because(k.Cluster.Code, "the cluster was not read: "+topology.ReasonOr(k.Cluster.Reason))
+		if st := k.Transient["cluster"]; st != "" {
+			why = topology.Because(topology.ReasonNotRead, "the cluster is "+st+" (the provider's API answered transient_state)")
+		}
+		h := &topology.Headroom{WarnPercent: HeadroomWarnPercent}
+		for _, m := range []struct{ name, text, unit string }{{topology.MeasureNodes, "nodes", "nodes"}, {topology.MeasureNodesPoolsMax, "nodes at the pools' maxima", "nodes"},
+			{topology.MeasureNodesDeclared, "nodes at the declared maxima", "nodes"}, {topology.MeasureEtcd, "etcd", "bytes"}} {
+			h.Measures = append(h.Measures, topology.NewMeasure(m.name, m.text, m.unit, topology.UnknownFact[uint64](why), topology.UnknownFact[uint64](why), ""))
+		}
+		return h
 	}
 	c := k.Cluster.Value
 	h := &topology.Headroom{Type: c.Type, WarnPercent: HeadroomWarnPercent, Measures: []topology.HeadroomMeasure{}}

@@ -315,11 +315,24 @@ func TestKapsuleHeadroom(t *testing.T) {
 			}
 		})
 	}
-	// A cluster not read has no headroom, and no finding is made of it.
+	// A cluster not read: every figure unknown with its reason, never a
+	// figure, and no finding made of it.
 	k := healthy()
-	k.Cluster = topology.UnknownFact[topology.KapsuleCluster](topology.Because(topology.ReasonForbidden, "forbidden"))
-	if h := KapsuleHeadroom(typed(""), k); h != nil {
-		t.Errorf("headroom of an unread cluster: %+v", h)
+	k.Cluster = topology.UnknownFact[topology.KapsuleCluster](topology.Because(topology.ReasonForbidden, "forbidden: the credentials may not read it (403 permissions_denied)"))
+	h := KapsuleHeadroom(typed(""), k)
+	if h == nil || len(h.Measures) != 4 {
+		t.Fatalf("headroom of an unread cluster: %+v", h)
+	}
+	for _, m := range h.Measures {
+		if m.Used.Known || m.Limit.Known || m.Percent != nil || m.Used.Code != topology.ReasonForbidden || !strings.Contains(m.Used.Reason, "the cluster was not read: forbidden") {
+			t.Errorf("%s of an unread cluster: %+v", m.Name, m)
+		}
+	}
+	if f := headroomFindings(h); len(f) != 0 {
+		t.Errorf("findings of an unread cluster's headroom: %v", f)
+	}
+	if KapsuleHeadroom(typed(""), nil) != nil {
+		t.Errorf("a headroom without a read of the provider")
 	}
 }
 
