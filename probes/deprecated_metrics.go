@@ -105,18 +105,14 @@ func ParseDeprecatedAPIMetrics(r io.Reader, limit int64) (DeprecatedAPIMetrics, 
 		limit = DeprecatedMetricsLimit
 	}
 	res := DeprecatedAPIMetrics{Requests: []DeprecatedAPIRequest{}, Limit: limit}
-	kept, lines, stop, err := keepFamilies(r, limit, &res)
+	ex, err := keepFamilies(r, limit, deprecatedFamilies)
+	res.BytesRead, res.Truncated = ex.bytesRead, ex.truncated
 	if err != nil {
 		return res, err
 	}
-	parser := expfmt.NewTextParser(model.UTF8Validation)
-	fams, err := parser.TextToMetricFamilies(bytes.NewReader(kept))
+	fams, err := ex.parse()
 	if err != nil {
-		var pe expfmt.ParseError
-		if errors.As(err, &pe) && pe.Line >= 1 && pe.Line <= len(lines) {
-			return res, fmt.Errorf("metrics line %d: %s", lines[pe.Line-1], Sanitize(pe.Msg))
-		}
-		return res, fmt.Errorf("metrics: %s", Sanitize(err.Error()))
+		return res, err
 	}
 	if mf := fams[metricDeprecatedAPIs]; mf != nil {
 		reqs, err := deprecatedRequests(mf)
@@ -132,72 +128,117 @@ func ParseDeprecatedAPIMetrics(r io.Reader, limit int64) (DeprecatedAPIMetrics, 
 		}
 		res.WindowStart, res.WindowKnown = start, true
 	}
-	res.RequestsComplete = stop.deprecatedDone || (stop.eof && !res.Truncated)
+	res.RequestsComplete = ex.completed[metricDeprecatedAPIs] || (ex.eof && !ex.truncated)
 	return res, nil
 }
 
-// familyStop says how the read of the exposition ended.
-type familyStop struct {
-	// eof: the whole stream was read, within the bound.
-	eof bool
-	// deprecatedDone: the deprecated-API family was read and a line of
-	// another family followed it.
-	deprecatedDone bool
+// deprecatedFamilies are the families ParseDeprecatedAPIMetrics keeps: it
+// has what it needs once it has seen both.
+var deprecatedFamilies = familySet{
+	keep:   func(name string) bool { return name == metricDeprecatedAPIs || name == metricProcessStart },
+	enough: func(seen map[string]bool) bool { return seen[metricDeprecatedAPIs] && seen[metricProcessStart] },
 }
 
-// keepFamilies reads r line by line, within limit bytes, and returns the
-// lines of the two kept families (their samples and their # HELP and
-// # TYPE lines, each with its newline), the line number in r of each kept
-// line, and how the read ended. It sets res.BytesRead and res.Truncated.
-func keepFamilies(r io.Reader, limit int64, res *DeprecatedAPIMetrics) ([]byte, []int, familyStop, error) {
+// familySet says which families of an exposition a parser keeps (keep)
+// and when it has enough of them (enough, given the families seen so far):
+// the read then stops at the next line of a family it does not keep, the
+// format keeping a family's lines together.
+type familySet struct {
+	keep   func(name string) bool
+	enough func(seen map[string]bool) bool
+}
+
+// exposition is what keepFamilies had of an exposition: the lines of the
+// kept families (their samples and their # HELP and # TYPE lines, each
+// with its newline), the line number in the stream of each kept line, and
+// how the read ended.
+type exposition struct {
+	kept  []byte
+	lines []int
+	// eof: the whole stream was read, within the bound.
+	eof bool
+	// completed are the families whose lines were all read: a line of
+	// another family followed them, or the stream ended after them.
+	completed map[string]bool
+	// bytesRead is how much of the stream was read; truncated says the
+	// bound stopped the read before the set had enough.
+	bytesRead int64
+	truncated bool
+}
+
+// parse parses the kept lines with Prometheus' expfmt; the error names the
+// line of the stream that does not parse.
+func (ex exposition) parse() (map[string]*dto.MetricFamily, error) {
+	parser := expfmt.NewTextParser(model.UTF8Validation)
+	fams, err := parser.TextToMetricFamilies(bytes.NewReader(ex.kept))
+	if err != nil {
+		var pe expfmt.ParseError
+		if errors.As(err, &pe) && pe.Line >= 1 && pe.Line <= len(ex.lines) {
+			return nil, fmt.Errorf("metrics line %d: %s", ex.lines[pe.Line-1], Sanitize(pe.Msg))
+		}
+		return nil, fmt.Errorf("metrics: %s", Sanitize(err.Error()))
+	}
+	return fams, nil
+}
+
+// keepFamilies reads r line by line, within limit bytes, and keeps the
+// lines of the families fs keeps, until fs has enough and a line of
+// another family follows, the stream ends, or the bound is reached (see
+// exposition). Errors: a kept line longer than maxMetricsLine, a read
+// error of r.
+func keepFamilies(r io.Reader, limit int64, fs familySet) (exposition, error) {
 	var (
 		kept    bytes.Buffer
 		lineNos []int
-		stop    familyStop
+		ex      = exposition{completed: map[string]bool{}}
 		// seen: the families met; cur: the family of the last line read.
 		seen = map[string]bool{}
 		cur  string
 	)
+	done := func() exposition {
+		ex.kept, ex.lines = kept.Bytes(), lineNos
+		return ex
+	}
 	counting := &countingReader{r: io.LimitReader(r, limit+1)}
 	br := bufio.NewReaderSize(counting, maxMetricsLine)
 	for lineNo := 1; ; lineNo++ {
 		line, err := br.ReadSlice('\n')
 		long := errors.Is(err, bufio.ErrBufferFull)
 		if err != nil && !long && !errors.Is(err, io.EOF) {
-			res.BytesRead = counting.n
-			return nil, nil, stop, fmt.Errorf("reading the metrics: %v", err)
+			ex.bytesRead = counting.n
+			return ex, fmt.Errorf("reading the metrics: %v", err)
 		}
 		consumed := counting.n - int64(br.Buffered())
 		if consumed > limit {
 			// The line runs past the bound: it is not read.
-			res.Truncated, res.BytesRead = true, limit
-			return kept.Bytes(), lineNos, stop, nil
+			ex.truncated, ex.bytesRead = true, limit
+			return done(), nil
 		}
 		name := lineFamily(line)
 		if name != "" && name != cur {
-			if cur == metricDeprecatedAPIs {
-				stop.deprecatedDone = true
+			if cur != "" {
+				ex.completed[cur] = true
 			}
 			cur = name
-			if seen[metricDeprecatedAPIs] && seen[metricProcessStart] && !keptFamily(name) {
-				res.BytesRead = consumed - int64(len(line))
-				return kept.Bytes(), lineNos, stop, nil
+			if fs.enough(seen) && !fs.keep(name) {
+				ex.bytesRead = consumed - int64(len(line))
+				return done(), nil
 			}
 			seen[name] = true
 		}
-		keep := keptFamily(name)
+		keep := fs.keep(name)
 		if long {
 			if keep {
-				res.BytesRead = consumed
-				return nil, nil, stop, fmt.Errorf("metrics line %d (%s) is longer than %d KiB", lineNo, name, maxMetricsLine>>10)
+				ex.bytesRead = consumed
+				return ex, fmt.Errorf("metrics line %d (%s) is longer than %d KiB", lineNo, name, maxMetricsLine>>10)
 			}
 			switch err := skipLine(br, counting, limit); {
 			case errors.Is(err, errBound):
-				res.Truncated, res.BytesRead = true, limit
-				return kept.Bytes(), lineNos, stop, nil
+				ex.truncated, ex.bytesRead = true, limit
+				return done(), nil
 			case err != nil:
-				res.BytesRead = counting.n
-				return nil, nil, stop, fmt.Errorf("reading the metrics: %v", err)
+				ex.bytesRead = counting.n
+				return ex, fmt.Errorf("reading the metrics: %v", err)
 			}
 			continue
 		}
@@ -211,12 +252,12 @@ func keepFamilies(r io.Reader, limit int64, res *DeprecatedAPIMetrics) ([]byte, 
 			}
 		}
 		if errors.Is(err, io.EOF) {
-			res.BytesRead = counting.n
-			stop.eof = true
-			if cur == metricDeprecatedAPIs {
-				stop.deprecatedDone = true
+			ex.bytesRead = counting.n
+			ex.eof = true
+			if cur != "" {
+				ex.completed[cur] = true
 			}
-			return kept.Bytes(), lineNos, stop, nil
+			return done(), nil
 		}
 	}
 }
@@ -245,7 +286,7 @@ func skipLine(br *bufio.Reader, counting *countingReader, limit int64) error {
 // to: the name of a sample line, the name a # HELP or # TYPE line
 // describes, "" for a blank line or another comment. A sample of a
 // histogram or summary (name_bucket, name_sum, name_count) is named as
-// written, which is enough here: both kept families are gauges.
+// written, which is enough here: every kept family is a gauge.
 func lineFamily(line []byte) string {
 	s := bytes.TrimLeft(line, " \t")
 	if rest, ok := bytes.CutPrefix(s, []byte("#")); ok {
@@ -265,8 +306,6 @@ func lineFamily(line []byte) string {
 	}
 	return string(s)
 }
-
-func keptFamily(name string) bool { return name == metricDeprecatedAPIs || name == metricProcessStart }
 
 // countingReader counts the bytes read through it.
 type countingReader struct {

@@ -38,7 +38,8 @@ type Read struct {
 // of its group version and a get of its object; the status resources of
 // every other catalog layer, which are read when that layer is found on the
 // cluster undeclared (its workloads with the workload rule, in their own
-// namespaces). Then what the upgrade report
+// namespaces); for a stack with a provider's offer (scaleway:), /metrics
+// for etcd's size (Opened.ReadStorageSize). Then what the upgrade report
 // reads when a move is due (Opened.ReadUpgrade): discovery (/api, /apis),
 // /metrics, the identity leases of kube-system, the PodDisruptionBudgets.
 // Secrets are never read.
@@ -79,6 +80,11 @@ func ClusterReads(t *topology.Topology) []Read {
 			seen[r.Group+"/"+r.Resource] = true
 			out = append(out, Read{Group: r.Group, Resource: r.Resource, Verbs: list, Why: r.Kind + ": its status, when its layer is found on the cluster undeclared"})
 		}
+	}
+	if t != nil && t.Scaleway != nil {
+		// A managed offer's etcd quota (ReadStorageSize): read at every
+		// preview of a stack whose provider sets one.
+		out = append(out, Read{NonResourceURL: pathMetrics, Verbs: get, Why: "apiserver_storage_size_bytes: the size of etcd against the cluster type's max_etcd_size"})
 	}
 	const before = "before an upgrade (read only when one is planned or due): "
 	return append(out,
@@ -152,7 +158,9 @@ func RBACRules(reads []Read) []Rule {
 			}
 			if !contains(found.NonResourceURLs, r.NonResourceURL) {
 				found.NonResourceURLs = append(found.NonResourceURLs, r.NonResourceURL)
-				found.Why = append(found.Why, r.NonResourceURL+": "+r.Why)
+			}
+			if why := r.NonResourceURL + ": " + r.Why; !contains(found.Why, why) {
+				found.Why = append(found.Why, why) // one URL read for several ends says each
 			}
 			continue
 		}

@@ -349,6 +349,8 @@ func stepSubject(kind StepKind, phase, target string) Subject {
 		return SettingSubject(KeyACL, "scaleway.acl")
 	case StepRenameCluster:
 		return SettingSubject(ScalewayKey("cluster_name"), "scaleway.cluster_name")
+	case StepSetType:
+		return OfferSubject("cluster type")
 	case StepBootstrap:
 		return StackSubject(target)
 	case StepUndeclared:
@@ -377,7 +379,7 @@ func (s Subject) String() string { return s.Text }
 // target) covers every key; the list of nodes, VMs or pools covers each of
 // its entries ("nodes" covers "nodes/n1"); a managed provider's API covers
 // everything the provider holds (scaleway and its keys, the pools, the
-// versions); its cluster object covers scaleway, its keys (scaleway.acl…)
+// versions); its cluster object covers scaleway, its keys (scaleway.acl, scaleway.type…)
 // and the cluster's version and settings.
 // A view uses it so that nothing an unread part takes with it is shown as
 // read: a JUnit testcase it covers is skipped, never passed.

@@ -47,6 +47,9 @@ type Scaleway struct {
 	// APIURL is the provider's API URL when it is not the default; it is the
 	// only other URL nestor sends requests and credentials to.
 	APIURL string `json:"api_url,omitempty"`
+	// Type, when set, is the cluster type (control-plane offer) the
+	// cluster must be: FAMILY or FAMILY-dedicated-N (ParseClusterType).
+	Type string `json:"type,omitempty"`
 	// ClusterName, when set, is the name the cluster must have (a rename
 	// is a step, in place, that disrupts the cluster: kapsule_immutable.go).
 	ClusterName string `json:"cluster_name,omitempty"`
@@ -128,7 +131,7 @@ var (
 )
 
 var (
-	scalewayKeys    = []string{"region", "cluster_id", "project_id", "profile", "api_url", "cluster_name", "cni", "private_network_id", "pod_cidr", "service_cidr", "acl"}
+	scalewayKeys    = []string{"region", "cluster_id", "project_id", "profile", "api_url", "type", "cluster_name", "cni", "private_network_id", "pod_cidr", "service_cidr", "acl"}
 	poolKeys        = []string{"name", "node_type", "size", "zone", "autoscaling", "placement_group_id", "root_volume_type", "root_volume_size", "public_ip_disabled"}
 	autoscalingKeys = []string{"min", "max"}
 )
@@ -169,7 +172,7 @@ func (p *parser) scaleway(t *Topology, v *yaml.Node) {
 		f := "scaleway." + kv.key.Value
 		val, isStr := "", false
 		switch kv.key.Value {
-		case "region", "cluster_id", "project_id", "profile", "api_url":
+		case "region", "cluster_id", "project_id", "profile", "api_url", "type":
 			val, isStr = p.str(kv.value, f)
 		case "cluster_name", "cni", "private_network_id", "pod_cidr", "service_cidr", "acl":
 			p.scalewayImmutable(t, s, kv.key, kv.value) // kapsule_immutable.go
@@ -213,6 +216,8 @@ func (p *parser) scaleway(t *Topology, v *yaml.Node) {
 				continue
 			}
 			s.APIURL = val
+		case "type":
+			p.clusterType(t, s, kv.key, at, val)
 		}
 	}
 }

@@ -29,6 +29,10 @@ type KapsuleObserved struct {
 	// ACLRules are the cluster's API server ACL rules
 	// (GET …/clusters/{id}/acls), in the API's order (sorted by ip).
 	ACLRules Fact[[]ACLRule] `json:"acl_rules"`
+	// KapsuleOffer is the offer's part: the region's cluster types, the
+	// types the cluster may switch to, its etcd's size (its fields are
+	// written at this level of the document).
+	KapsuleOffer
 	// Transient maps a part ("cluster", "pools", "nodes") the API answered
 	// 409 transient_state for to the object's current state: that part is
 	// moving, not unknown.

@@ -71,6 +71,9 @@ type Plan struct {
 	// kubelet skew, end of support); never null. They never change the exit
 	// codes by themselves (README.md "Exit codes": --fail-on does).
 	Findings []Finding `json:"findings"`
+	// Headroom is how full a managed cluster is against its offer's
+	// limits (the kind's rules judge it); nil for a kind without an offer.
+	Headroom *Headroom `json:"headroom,omitempty"`
 }
 
 // Severity grades a Finding: info < warning < error.

@@ -102,7 +102,8 @@ func (e *KapsuleUnreadError) Error() string {
 //     an undeclared API URL is refused before any request to anything); a
 //     declared endpoint: and the kubeconfig's server must be equal;
 //  2. the provider's API is read (cluster, available versions, pools,
-//     nodes, version list, ACL rules: GET only, bounded by the timeout);
+//     nodes, version list, ACL rules, cluster types, available types: GET
+//     only, bounded by the timeout);
 //  3. the cluster's identity: its id, region and project (scaleway.project_id
 //     when declared) must be the declared ones; endpoint: and the
 //     kubeconfig's server must equal its cluster_url; a mismatch is a
@@ -227,7 +228,9 @@ func checkKapsuleIdentity(t *topology.Topology, op *probes.Opened, c topology.Ka
 
 // Read is the kapsule observation: what the guard read of the provider,
 // and the in-cluster part through the kubeconfig when the guard proved it
-// is the cluster's (probes.ProbeTarget, then the provider's objects listed once).
+// is the cluster's (probes.ProbeTarget, then the provider's objects listed
+// once, then etcd's size from /metrics: Opened.ReadStorageSize; unknown,
+// with why, when the in-cluster part is not read).
 func (Kind) Read(ctx context.Context, op *probes.Opened, _ probes.Scope) (*topology.Observed, topology.ClusterFacts) {
 	st := stateOf(op)
 	t := op.Topology
@@ -254,11 +257,15 @@ func (Kind) Read(ctx context.Context, op *probes.Opened, _ probes.Scope) (*topol
 			obs.InClusterUnread = why
 		}
 		st.obs.Provider = providerParts(st.obs, topology.Fact[[]topology.WorkloadState]{}, topology.ClusterFacts{})
+		// Said once, on the in-cluster line (in_cluster_unread): here, only
+		// that /metrics rests on it.
+		st.obs.Etcd = topology.UnknownFact[topology.StorageSize](topology.Because(code, "/metrics was not read, as the in-cluster part is not"))
 		obs.Kapsule = st.obs
 		return obs, topology.ClusterFacts{}
 	}
 	obs, facts := probes.ProbeTarget(ctx, op.Target, t)
 	system := probes.ReadWorkloads(ctx, op.Target, "kube-system", topology.KindDaemonSet, topology.KindDeployment)
+	st.obs.Etcd = op.ReadStorageSize(ctx)
 	st.obs.Provider = providerParts(st.obs, system, facts)
 	obs.Kapsule = st.obs
 	return obs, facts
@@ -507,7 +514,8 @@ func (b *boundedBody) Close() error {
 // readKapsule reads the provider's part of a kapsule stack, every request
 // a GET bounded by ctx: the cluster, then (when the cluster answered or is
 // moving) its available versions, its pools and its nodes (every page,
-// read by pages), the version list and its ACL rules. Each part that could
+// read by pages), the version list, its ACL rules, the region's cluster
+// types (every page) and the types the cluster may switch to. Each part that could
 // not be read is unknown with its reason (kapsuleReason); a 409
 // transient_state answer is kept in Transient; a list that contradicts
 // itself (an id twice, a total its pages do not add up to) is unknown. It
@@ -530,6 +538,8 @@ func readKapsule(ctx context.Context, budget time.Duration, creds *ScalewayCrede
 	r.nodes()
 	r.versions()
 	r.acl()
+	r.types()
+	r.availableTypes()
 	if len(k.Transient) == 0 {
 		k.Transient = nil
 	}
@@ -545,6 +555,9 @@ func unknownKapsule(k *topology.KapsuleObserved, r topology.Why) {
 	k.Versions = topology.UnknownFact[[]topology.KapsuleVersion](r)
 	k.ACL = topology.UnknownFact[[]string](r)
 	k.ACLRules = topology.UnknownFact[[]topology.ACLRule](r)
+	k.Types = topology.UnknownFact[[]topology.KapsuleType](r)
+	k.AvailableTypes = topology.UnknownFact[[]string](r)
+	k.Etcd = topology.UnknownFact[topology.StorageSize](r)
 }
 
 // kapsuleReader is one read of the provider's API (readKapsule's steps).

@@ -682,10 +682,14 @@ func (Rules) OwnPhases(*topology.Topology) []topology.Phase {
 	return []topology.Phase{{Name: topology.PhaseCluster, Kind: topology.PhaseKindCluster}, {Name: topology.PhasePools, Kind: topology.PhaseKindPools}}
 }
 
-// PlanOwn adds JudgeKapsule's judgement of obs.Kapsule to p and, when
-// o.AsOf is set, the provider's calendar judged at that day.
+// PlanOwn adds JudgeKapsule's judgement of obs.Kapsule to p, the offer's
+// (judgeOffer: the declared type, its commitment judged at o.AsOf, and the
+// headroom, KapsuleHeadroom, which p.Headroom carries) and, when o.AsOf is
+// set, the provider's calendar judged at that day.
 func (Rules) PlanOwn(t *topology.Topology, obs *topology.Observed, o topology.PlanOptions, p *topology.Plan) {
 	j := JudgeKapsule(t, obs.Kapsule)
+	p.Headroom = KapsuleHeadroom(t, obs.Kapsule)
+	j.judgeOffer(t, obs.Kapsule, p.Headroom, o.AsOf)
 	p.Steps = append(p.Steps, j.Steps...)
 	p.Waiting = append(p.Waiting, j.Waiting...)
 	p.Unknowns = append(p.Unknowns, j.Unknowns...)

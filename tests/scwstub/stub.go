@@ -17,6 +17,8 @@
 //	GET /k8s/v1/regions/REGION/clusters/ID/acls                route "acls" (paged)
 //	GET /k8s/v1/regions/REGION/clusters/ID/kubeconfig          route "kubeconfig" (logged; answers a fake credential)
 //	GET /k8s/v1/regions/REGION/versions                        route "versions"
+//	GET /k8s/v1/regions/REGION/cluster-types                   route "cluster-types" (paged)
+//	GET /k8s/v1/regions/REGION/clusters/ID/available-types     route "available-types"
 //
 // Any other method is answered 405 and logged: a test asserts it never
 // happens. A request without the expected X-Auth-Token is answered 401.
@@ -169,7 +171,7 @@ func (s *Stub) Reads(route string) int {
 
 // paged are the routes whose Body is a list the stub pages, with the JSON
 // key of their items.
-var paged = map[string]string{"pools": "pools", "nodes": "nodes", "acls": "rules", "clusters": "clusters"}
+var paged = map[string]string{"pools": "pools", "nodes": "nodes", "acls": "rules", "clusters": "clusters", "cluster-types": "cluster_types"}
 
 func (s *Stub) route(path string) string {
 	prefix := "/k8s/v1/regions/" + s.region
@@ -180,6 +182,8 @@ func (s *Stub) route(path string) string {
 		return "versions"
 	case path == prefix+"/clusters":
 		return "clusters"
+	case path == prefix+"/cluster-types":
+		return "cluster-types"
 	case path == prefix+"/clusters/"+s.id:
 		return "cluster"
 	case strings.HasPrefix(path, prefix+"/clusters/"+s.id+"/"):
@@ -376,16 +380,28 @@ type Cluster struct {
 	// PodCIDR and ServiceCIDR as given ("" is what an API that gives none
 	// writes).
 	PrivateNetworkID, PodCIDR, ServiceCIDR string
+	// Type is the cluster's type ("" is kapsule); CommitmentEndsAt its
+	// commitment_ends_at (zero: its created_at, as the API writes it for
+	// a cluster that never had a dedicated offer).
+	Type             string
+	CommitmentEndsAt time.Time
 }
 
 // JSON returns the cluster as the API writes it.
 func (c Cluster) JSON() map[string]any {
 	created := time.Date(2026, 3, 2, 9, 14, 0, 0, time.UTC).Format(time.RFC3339Nano)
+	typ, commitment := c.Type, created
+	if typ == "" {
+		typ = "kapsule"
+	}
+	if !c.CommitmentEndsAt.IsZero() {
+		commitment = c.CommitmentEndsAt.UTC().Format(time.RFC3339Nano)
+	}
 	return map[string]any{
 		"id": c.ID, "name": c.Name, "status": c.Status, "version": c.Version, "region": c.Region,
 		"organization_id": c.ProjectID, "project_id": c.ProjectID, "tags": []string{}, "cni": c.CNI, "description": "",
 		"cluster_url": c.URL, "dns_wildcard": "*." + c.ID + ".nodes.k8s." + c.Region + ".scw.cloud",
-		"created_at": created, "updated_at": created, "type": "kapsule",
+		"created_at": created, "updated_at": created, "type": typ,
 		"autoscaler_config": map[string]any{"scale_down_disabled": false, "scale_down_delay_after_add": "10m", "estimator": "binpacking",
 			"expander": "random", "ignore_daemonsets_utilization": false, "balance_similar_node_groups": false, "expendable_pods_priority_cutoff": -10,
 			"scale_down_unneeded_time": "10m", "scale_down_utilization_threshold": 0.5, "max_graceful_termination_sec": 600},
@@ -393,7 +409,7 @@ func (c Cluster) JSON() map[string]any {
 		"upgrade_available": c.UpgradeAvailable, "feature_gates": []string{}, "admission_plugins": []string{},
 		"open_id_connect_config": map[string]any{"issuer_url": "", "client_id": "", "username_claim": "", "username_prefix": "",
 			"groups_claim": []string{}, "groups_prefix": "", "required_claim": []string{}},
-		"apiserver_cert_sans": []string{}, "private_network_id": nullIfEmpty(c.PrivateNetworkID), "commitment_ends_at": created,
+		"apiserver_cert_sans": []string{}, "private_network_id": nullIfEmpty(c.PrivateNetworkID), "commitment_ends_at": commitment,
 		"acl_available": true, "iam_nodes_group_id": "8d4f2a10-1b3c-4e5d-9f60-7a8b9c0d1e2f",
 		"pod_cidr": c.PodCIDR, "service_cidr": c.ServiceCIDR, "service_dns_ip": "10.32.0.10",
 	}

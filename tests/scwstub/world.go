@@ -27,6 +27,9 @@ type World struct {
 	// ACL are the ACL rules, as ACLs writes them; Serve lists them
 	// sorted by ip, as the API does.
 	ACL []string
+	// Types are the region's cluster types; the available-types route
+	// answers AvailableTypesFor the cluster's type among them.
+	Types []ClusterType
 }
 
 // The IDs of the typical world.
@@ -59,6 +62,7 @@ func Typical(region, url string) World {
 		},
 		Available: []string{},
 		ACL:       []string{"0.0.0.0/0"},
+		Types:     ClusterTypes(),
 	}
 	for i, name := range []string{"default-a1", "default-b2", "default-c3"} {
 		w.Nodes = append(w.Nodes, Node{ID: "nd-" + string(rune('a'+i)), PoolID: PoolDefault, ClusterID: ClusterID, Name: "scw-lyneko-apps-" + name, Status: "ready", Region: region})
@@ -84,6 +88,12 @@ func (s *Stub) Serve(w World) {
 	acl := slices.Clone(w.ACL)
 	sort.SliceStable(acl, func(i, j int) bool { return aclIP(acl[i]) < aclIP(acl[j]) })
 	s.Script("acls", OK(ACLs(acl...)))
+	s.Script("cluster-types", OK(TypeItems(region, w.Types...)))
+	typ := w.Cluster.Type
+	if typ == "" {
+		typ = "kapsule"
+	}
+	s.Script("available-types", OK(AvailableTypes(region, AvailableTypesFor(typ, w.Types)...)))
 	s.Script("clusters", OK(Items(w.Cluster)))
 	s.Script("kubeconfig", OK(map[string]any{"name": "kubeconfig", "content_type": "application/octet-stream", "content": "c2VjcmV0IGt1YmVjb25maWc="}))
 }

@@ -83,6 +83,10 @@ type FleetStack struct {
 	// forces and the upgrade blockers counted before it); null when no
 	// calendar gives one or no report was made.
 	Deadline *topology.HardDate `json:"deadline"`
+	// Headroom is the report's plan.headroom: how full a managed cluster
+	// is against its offer's limits; null for a stack without an offer or
+	// without a report.
+	Headroom *topology.Headroom `json:"headroom"`
 	// Report is preview's document for this stack (null when none).
 	Report *Report `json:"report"`
 	// err is why there is no report, and topo the stack's topology when
@@ -553,7 +557,7 @@ func (r *FleetReport) summary() string {
 // detailed adds each stack's plan (or why there is none) under its line.
 func (r *FleetReport) WriteText(w io.Writer, detailed bool) error {
 	tw := newTable("")
-	tw.row("STACK", "KIND", "TARGET", "STATUS", "VERSION", "SUPPORT", "DEADLINE", "CHANGES", "WAITING", "UNKNOWN")
+	tw.row("STACK", "KIND", "TARGET", "STATUS", "VERSION", "SUPPORT", "DEADLINE", "HEADROOM", "CHANGES", "WAITING", "UNKNOWN")
 	asOf, _ := time.Parse(time.DateOnly, r.AsOf)
 	estimated := false
 	dash := func(s string) string {
@@ -571,7 +575,7 @@ func (r *FleetReport) WriteText(w io.Writer, detailed bool) error {
 			}
 		}
 		tw.row(s.Name, dash(string(s.TargetKind)), dash(s.Target), string(s.Status),
-			dash(s.Version), support, deadlineText(s.Deadline), countText(s.Changes), countText(s.Waiting), countText(s.Unknown))
+			dash(s.Version), support, deadlineText(s.Deadline), headroomCell(s.Headroom), countText(s.Changes), countText(s.Waiting), countText(s.Unknown))
 	}
 	var table strings.Builder
 	if err := tw.write(&table); err != nil {
@@ -648,6 +652,7 @@ func (s *FleetStack) fromReport() {
 	s.Reason = statusReason(r)
 	s.Target = fleetTarget(r)
 	s.Deadline = r.HardDate
+	s.Headroom = r.Plan.Headroom
 	if v, ok := reportVersion(r); ok {
 		s.Version = v.Canonical()
 	}

@@ -152,6 +152,9 @@ func TestTopologyKey(t *testing.T) {
 		{kap, step(topology.StepRenameCluster, topology.PhaseCluster, "apps-next"), "scaleway.cluster_name", "scaleway:"},
 		{kap, finding(topology.FindingACLOpen, topology.SettingSubject(topology.KeyACL, "scaleway.acl")), "scaleway.acl", "scaleway:"},
 		{kap, finding(topology.FindingNotInPlace, topology.SettingSubject(topology.ScalewayKey("cni"), "scaleway.cni")), "scaleway.cni", "scaleway:"},
+		{kap, step(topology.StepSetType, topology.PhaseCluster, "cluster"), "scaleway.type", "scaleway:"}, // type: not written: its section
+		{kap, finding(topology.FindingHeadroom, topology.OfferSubject("etcd")), "scaleway.type", "scaleway:"},
+		{kap, finding(topology.FindingHeadroom, topology.PoolsSubject()), "pools", "pools:"},
 		{prod, finding(topology.FindingDowngrade, topology.VersionSubject("api-server")), "kubernetes.version", `version: "1.37"`},
 		{prod, finding(topology.FindingKubeletSkew, topology.VersionSubject("kubelet v1.34.1")), "kubernetes.version", `version: "1.37"`},
 		{prod, finding(topology.FindingEndOfLife, topology.VersionSubject("1.34")), "kubernetes.version", `version: "1.37"`},

@@ -188,8 +188,11 @@ func junitCases(r *Report) []junitCase {
 	}
 	for _, it := range r.Items() {
 		k := r.TopologyKey(it)
-		if !isCase[k] {
-			k = topology.KeyName
+		for _, parent := range keyChain(k) { // scaleway.type → scaleway; else name
+			if isCase[k] {
+				break
+			}
+			k = parent
 		}
 		o := by[k]
 		switch {

@@ -431,7 +431,7 @@ func renderPlan(w io.Writer, r *Report, p palette, actualShown bool) {
 			mark = "i"
 		case topology.StepRepair, topology.StepRepairNode, topology.StepUpgrade, topology.StepUpgradeNode, topology.StepMigrateBackend, topology.StepStartVM,
 			topology.StepUpdatePool, topology.StepUpgradePool, topology.StepReplaceNode, topology.StepUpdateCluster,
-			topology.StepSetACL, topology.StepRenameCluster:
+			topology.StepSetACL, topology.StepRenameCluster, topology.StepSetType:
 			mark = "~"
 		case topology.StepReplacePool:
 			mark = "±"

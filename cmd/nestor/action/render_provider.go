@@ -58,13 +58,15 @@ func poolShape(pl topology.Pool) string {
 }
 
 // renderProviderActual is the provider's part of ACTUAL: the cluster block,
-// the pools, the provider's objects (once) and the calendar lines.
+// its offer and headroom, the pools, the provider's objects (once) and the
+// calendar lines.
 func renderProviderActual(w io.Writer, r *Report, p palette) {
 	k := r.Actual.Kapsule
 	if k == nil {
 		return
 	}
 	renderKapsuleCluster(w, k, p)
+	renderOffer(w, r, p)
 	renderKapsulePools(w, k, p)
 	if k.Nodes.Known {
 		for _, n := range k.Nodes.Value {

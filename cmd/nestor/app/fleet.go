@@ -43,7 +43,7 @@ says so once on stderr. TARGET is where the stack was read, or the endpoint it
 would have been read from when it is refused or unreachable.
 
 -o json prints {format_version: 3, as_of, stacks: [{name, file, target_kind,
-status, reason, target, version, changes, waiting, unknown, deadline, report}]}, where
+status, reason, target, version, changes, waiting, unknown, deadline, headroom, report}]}, where
 report is exactly preview -o json's document (null when none could be made).
 
 SUPPORT is where the API server's minor stands in the upstream support calendar
@@ -53,6 +53,8 @@ the provider ("forced": the provider moves the cluster that day), the minor it
 moves to, and, once the upgrade report for that minor is due, how many findings
 of warning or worse stand before it (removed APIs served, deprecated calls,
 layers outside their supported range). --sort deadline lists the earliest first.
+HEADROOM is a managed cluster's fullest node figure and its etcd, each as a
+share of its cluster type's limits ("nodes 6%, etcd ?": ? not known, - no offer).
 
 Exit codes: 0 the table was printed; 1 nothing to read (no stacks folder, no
 stack, an unknown NAME, a FILE that cannot be read). With --detailed-exitcode: 0 all in sync, 2 some need

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -36,6 +37,10 @@ func viewsWorld(t *testing.T) (*goldenWorld, *scwstub.Stub) {
 	// nothing answers on (unreachable, not refused).
 	w.write(t, filepath.Join(w.stacks, "apps-waiting.yaml"), "name: apps-waiting\ntarget_kind: kapsule\nscaleway:\n  region: fr-par\n  cluster_id: "+scwstub.ClusterID+
 		"\n  api_url: "+s.URL+"\nkubernetes:\n  version: \"1.35\"\npools:\n  - {name: default, node_type: PRO2-XXS, size: 3, zone: fr-par-1}\n  - {name: burst, node_type: PRO2-S, autoscaling: {min: 0, max: 5}}\nlayers: []\n")
+	// The same cluster declared on a dedicated offer, outside the stacks
+	// folder (read with -f, so no fleet line): a set-type step up.
+	w.write(t, filepath.Join(w.root, "offer", "lyneko-apps.yaml"), "name: lyneko-apps\ntarget_kind: kapsule\nscaleway:\n  region: fr-par\n  cluster_id: "+scwstub.ClusterID+
+		"\n  api_url: "+s.URL+"\n  type: kapsule-dedicated-4\nkubernetes:\n  version: \"1.35\"\npools:\n  - {name: default, node_type: PRO2-XXS, size: 3, zone: fr-par-1}\n  - {name: burst, node_type: PRO2-S, autoscaling: {min: 0, max: 200}}\nlayers: []\n")
 	w.write(t, filepath.Join(w.stacks, "edge.yaml"), "name: edge\ntarget_kind: prod\nkubeconfig: ~/.kube/lab.config\nendpoint: "+w.closedURL+"\nnodes:\n  - {name: edge1, role: control-plane}\nlayers: []\n")
 	return w, s
 }
@@ -61,6 +66,7 @@ func TestGoldenViews(t *testing.T) {
 	}{
 		{command: "preview", name: "kapsule-provider-only", args: []string{"preview", "--stack", "lyneko-apps", "--as-of", "2026-11-30"}},
 		{command: "preview", name: "kapsule-provider-only-json", args: []string{"preview", "--stack", "lyneko-apps", "--as-of", "2026-11-30", "-o", "json"}, json: true},
+		{command: "preview", name: "kapsule-offer-up", args: []string{"preview", "-f", "$ROOT/offer/lyneko-apps.yaml", "--as-of", "2026-11-30"}},
 		{command: "fleet", name: "mixed", args: []string{"fleet", "--as-of", "2026-11-30"}, limactl: "bench-node2-stopped.jsonl"},
 		{command: "fleet", name: "mixed-detailed", args: []string{"fleet", "--as-of", "2026-11-30", "--detailed"}, limactl: "bench-node2-stopped.jsonl"},
 		{command: "fleet", name: "mixed-json", args: []string{"fleet", "--as-of", "2026-11-30", "-o", "json"}, limactl: "bench-node2-stopped.jsonl", json: true},
@@ -78,7 +84,11 @@ func TestGoldenViews(t *testing.T) {
 			}
 			a, out, errOut := testApp(t, env, false, nil)
 			a.Run = limactl(c.limactl)
-			code := Run(a, append(c.args, "--timeout", "2s"))
+			args := slices.Clone(c.args)
+			for i := range args {
+				args[i] = strings.ReplaceAll(args[i], "$ROOT", w.root)
+			}
+			code := Run(a, append(args, "--timeout", "2s"))
 			norm := func(s0 string) string {
 				s0 = strings.ReplaceAll(s0, w.root, "$ROOT")
 				s0 = strings.ReplaceAll(s0, s.URL, "$SCW")
