@@ -368,7 +368,14 @@ func stepSubject(kind StepKind, phase, target string) Subject {
 // NewStep returns the step of kind in phase acting on target, with its
 // reason and its subject (stepSubject).
 func NewStep(kind StepKind, phase, target, reason string) Step {
-	return Step{Kind: kind, Phase: phase, Target: target, Reason: reason, Subject: stepSubject(kind, phase, target)}
+	return NewStepAbout(kind, phase, target, reason, stepSubject(kind, phase, target))
+}
+
+// NewStepAbout is NewStep with its subject given: a step whose target
+// alone does not say what it is about (a provider's node, named with its
+// pool).
+func NewStepAbout(kind StepKind, phase, target, reason string, subject Subject) Step {
+	return Step{Kind: kind, Phase: phase, Target: target, Reason: reason, Subject: subject}
 }
 
 // String is the subject as the text views name it (Text).

@@ -556,9 +556,7 @@ func (j *KapsuleJudgement) judgeNodes(p topology.KapsulePool, nodes []topology.K
 			case !canPlan:
 				j.finding(topology.SeverityWarning, topology.FindingDegraded, subject, "degraded (%s: %s), autohealing off", st, msg)
 			default:
-				step := topology.NewStep(topology.StepReplaceNode, topology.PhasePools, n.Name, fmt.Sprintf("degraded, %s: %s (pool %s has autohealing off)", st, msg, p.Name))
-				step.Subject = subject
-				j.Steps = append(j.Steps, step)
+				j.Steps = append(j.Steps, topology.NewStepAbout(topology.StepReplaceNode, topology.PhasePools, n.Name, fmt.Sprintf("degraded, %s: %s (pool %s has autohealing off)", st, msg, p.Name), subject))
 			}
 		case st == "locked":
 			j.finding(topology.SeverityError, topology.FindingLocked, subject, "locked by the provider: contact Scaleway support")
