@@ -48,6 +48,10 @@ type APILifecycle struct {
 	// It is upstream's tag as written (networking.k8s.io/v1beta1
 	// IngressClass names IngressClassList).
 	Replacement GroupVersionKind `json:"replacement,omitzero"`
+	// Resource is the resource the kind is served as ("deviceclasses"), as
+	// k8s.io/client-go's typed clientset names it; "" for a kind served only
+	// as a subresource (Scale, Eviction), a list, or an option kind.
+	Resource string `json:"resource,omitempty"`
 }
 
 // APILifecycleSource returns the module version the lifecycle table was
@@ -126,11 +130,18 @@ type APIRemovalReport struct {
 type APIRemoval struct {
 	// GroupVersion is "GROUP/VERSION" ("v1" for the core group).
 	GroupVersion string `json:"group_version"`
+	// Target is the minor judged ("1.39").
+	Target string `json:"target"`
 	// Kinds are its kinds that the target no longer serves, sorted.
 	Kinds []RemovedKind `json:"kinds"`
-	// Whole is true when every kind the cluster serves in the group version
-	// is in Kinds: the target stops serving the group version.
+	// Whole is true when the target stops serving the group version: every
+	// kind the cluster serves in it is in Kinds and the table holds no
+	// other resource of it that the target still serves (Remaining empty).
 	Whole bool `json:"whole"`
+	// Remaining are the resources of the group version the table says the
+	// target still serves (removed later, or never), sorted by kind: the
+	// group version itself stays, for them.
+	Remaining []RemainingKind `json:"remaining,omitempty"`
 	// KindsUnread is true when the cluster's kinds of the group version were
 	// not read: Kinds are then every kind of it the table says the target no
 	// longer serves, whether the cluster serves each now or not.
@@ -139,7 +150,10 @@ type APIRemoval struct {
 
 // RemovedKind is one kind a target minor no longer serves.
 type RemovedKind struct {
-	Kind       string `json:"kind"`
+	Kind string `json:"kind"`
+	// Resource is the resource it is served as ("deviceclasses",
+	// APILifecycle.Resource), "" when the table names none.
+	Resource   string `json:"resource,omitempty"`
 	Deprecated string `json:"deprecated,omitempty"`
 	// Removed is the first minor that does not serve it ("1.32").
 	Removed string `json:"removed"`
@@ -148,6 +162,20 @@ type RemovedKind struct {
 	// Planned is true when Removed is newer than the table's horizon: the
 	// release the table's k8s.io/api plans, not one that has shipped.
 	Planned bool `json:"planned"`
+}
+
+// RemainingKind is a resource of a group version that a target minor
+// still serves while it stops serving others of it.
+type RemainingKind struct {
+	Kind     string `json:"kind"`
+	Resource string `json:"resource"`
+	// Removed is the first minor that does not serve it, "" when none is
+	// recorded; Planned when that minor is beyond the table's horizon.
+	Removed string `json:"removed,omitempty"`
+	Planned bool   `json:"planned,omitempty"`
+	// Served is true when the cluster serves it now (false when it does
+	// not, or when the group version's kinds were not read).
+	Served bool `json:"served"`
 }
 
 // APIRemovalUnknown is a served group version (Kind "") or kind whose fate
@@ -209,12 +237,12 @@ func APIRemovals(served []ServedGroupVersion, target Version) (APIRemovalReport,
 				Reason: fmt.Sprintf("%s holds group %s but not its version %s: whether %s serves it is not known here", apiLifecycleModule, groupName(group), version, rep.Target)})
 			continue
 		}
-		r := APIRemoval{GroupVersion: gv, Kinds: []RemovedKind{}}
+		r := APIRemoval{GroupVersion: gv, Target: rep.Target, Kinds: []RemovedKind{}}
 		servedKinds := kinds[gvs]
 		if len(servedKinds) == 0 {
 			r.KindsUnread = true
 			for _, row := range apiLifecycleTable {
-				if row.Group == group && row.Version == version && !strings.HasSuffix(row.Kind, "List") {
+				if row.Group == group && row.Version == version && row.Resource != "" {
 					servedKinds = append(servedKinds, row.Kind)
 				}
 			}
@@ -233,14 +261,15 @@ func APIRemovals(served []ServedGroupVersion, target Version) (APIRemovalReport,
 			if CompareMinor(removed, target) > 0 {
 				continue
 			}
-			r.Kinds = append(r.Kinds, RemovedKind{Kind: k, Deprecated: row.Deprecated, Removed: row.Removed,
+			r.Kinds = append(r.Kinds, RemovedKind{Kind: k, Resource: row.Resource, Deprecated: row.Deprecated, Removed: row.Removed,
 				Replacement: row.Replacement, Planned: CompareMinor(removed, horizon) > 0})
 		}
 		if len(r.Kinds) == 0 {
 			continue
 		}
 		sort.Slice(r.Kinds, func(i, j int) bool { return r.Kinds[i].Kind < r.Kinds[j].Kind })
-		r.Whole = !r.KindsUnread && len(r.Kinds) == len(servedKinds)
+		r.Remaining = remainingKinds(group, version, target, horizon, r.Kinds, servedKinds, r.KindsUnread)
+		r.Whole = !r.KindsUnread && len(r.Kinds) == len(servedKinds) && len(r.Remaining) == 0
 		rep.Removals = append(rep.Removals, r)
 	}
 	sort.Slice(rep.Removals, func(i, j int) bool { return rep.Removals[i].GroupVersion < rep.Removals[j].GroupVersion })
@@ -250,6 +279,29 @@ func APIRemovals(served []ServedGroupVersion, target Version) (APIRemovalReport,
 	})
 	sort.Strings(rep.NotCovered)
 	return rep, nil
+}
+
+// remainingKinds are the resources of group version group/version that the
+// table says target still serves (APILifecycle.Resource set, introduced by
+// target, removed after it or never), other than removed, sorted by kind;
+// each Served when
+// served (the cluster's kinds of it) lists it and the kinds were read.
+func remainingKinds(group, version string, target, horizon Version, removed []RemovedKind, served []string, unread bool) []RemainingKind {
+	var out []RemainingKind
+	for _, row := range apiLifecycleTable {
+		if row.Group != group || row.Version != version || row.Resource == "" ||
+			slices.ContainsFunc(removed, func(k RemovedKind) bool { return k.Kind == row.Kind }) {
+			continue
+		}
+		rm := ParseVersion(row.Removed)
+		if row.Removed != "" && CompareMinor(rm, target) <= 0 ||
+			row.Introduced != "" && CompareMinor(ParseVersion(row.Introduced), target) > 0 {
+			continue
+		}
+		out = append(out, RemainingKind{Kind: row.Kind, Resource: row.Resource, Removed: row.Removed,
+			Planned: row.Removed != "" && CompareMinor(rm, horizon) > 0, Served: !unread && slices.Contains(served, row.Kind)})
+	}
+	return out
 }
 
 // mergeServed returns each distinct groupVersion of served (spaces
@@ -318,12 +370,16 @@ func groupName(group string) string {
 
 // Message says what r means for the cluster, in the words of a plan
 // finding: "the cluster serves flowcontrol.apiserver.k8s.io/v1beta3; 1.32
-// stops serving it (use v1)". Kinds that differ in removed release or
-// replacement are named one by one: "the cluster serves extensions/v1beta1
-// Ingress, NetworkPolicy; 1.16 stops serving NetworkPolicy (use
-// networking.k8s.io/v1), 1.22 stops serving Ingress (use
-// networking.k8s.io/v1)". A planned removal says "is to stop serving", as
-// k8s.io/api plans it; unread kinds say so.
+// stops serving it (use v1)". When the target stops serving only some of
+// the group version's resources, they are named ("the cluster serves
+// resource.k8s.io/v1beta2 deviceclasses (DeviceClass), …; 1.39 is to stop
+// serving them …") and so are those it still serves, for which the group
+// version itself stays ("; resource.k8s.io/v1beta2 itself is still served
+// by 1.39 for devicetaintrules (DeviceTaintRule, to be removed in 1.42)").
+// Kinds that differ in removed release or replacement are named one by
+// one: "1.16 stops serving NetworkPolicy (use networking.k8s.io/v1), 1.22
+// stops serving Ingress (use networking.k8s.io/v1)". A planned removal says
+// "is to stop serving", as k8s.io/api plans it; unread kinds say so.
 func (r APIRemoval) Message() string {
 	if len(r.Kinds) == 0 {
 		return ""
@@ -340,8 +396,13 @@ func (r APIRemoval) Message() string {
 	case r.Whole:
 		head = "the cluster serves " + r.GroupVersion
 	default:
-		head = fmt.Sprintf("the cluster serves %s %s", r.GroupVersion, strings.Join(names, ", "))
+		served := make([]string, len(r.Kinds))
+		for i, k := range r.Kinds {
+			served[i] = kindWords(k.Resource, k.Kind, "")
+		}
+		head = fmt.Sprintf("the cluster serves %s %s", r.GroupVersion, strings.Join(served, ", "))
 	}
+	tail := r.remainingWords()
 	// One clause per (removed release, replacement) when all kinds share it.
 	first := r.Kinds[0]
 	same := true
@@ -360,7 +421,7 @@ func (r APIRemoval) Message() string {
 				what = "it"
 			}
 		}
-		return fmt.Sprintf("%s; %s %s (%s)", head, first.Removed, stopWords(first, what), replacementWords(group, first))
+		return fmt.Sprintf("%s; %s %s (%s)%s", head, first.Removed, stopWords(first, what), replacementWords(group, first), tail)
 	}
 	byRelease := slices.Clone(r.Kinds)
 	sort.SliceStable(byRelease, func(i, j int) bool {
@@ -370,7 +431,52 @@ func (r APIRemoval) Message() string {
 	for i, k := range byRelease {
 		clauses[i] = fmt.Sprintf("%s %s (%s)", k.Removed, stopWords(k, k.Kind), replacementWords(group, k))
 	}
-	return head + "; " + strings.Join(clauses, ", ")
+	return head + "; " + strings.Join(clauses, ", ") + tail
+}
+
+// kindWords names a kind by its resource: "deviceclasses (DeviceClass)",
+// with more words after the kind ("deviceclasses (DeviceClass, removed in
+// 1.42)"); the kind alone when the table names no resource.
+func kindWords(resource, kind, more string) string {
+	if resource == "" {
+		if more == "" {
+			return kind
+		}
+		return kind + " (" + more + ")"
+	}
+	if more != "" {
+		kind += ", " + more
+	}
+	return resource + " (" + kind + ")"
+}
+
+// remainingWords is the clause that says the group version itself stays,
+// and for which resources: "; resource.k8s.io/v1beta2 itself is still
+// served by 1.39 for devicetaintrules (DeviceTaintRule, to be removed in
+// 1.42, not served by this cluster now)"; "" when nothing remains.
+func (r APIRemoval) remainingWords() string {
+	if len(r.Remaining) == 0 {
+		return ""
+	}
+	items := make([]string, len(r.Remaining))
+	for i, k := range r.Remaining {
+		var more []string
+		switch {
+		case k.Removed != "" && k.Planned:
+			more = append(more, "to be removed in "+k.Removed)
+		case k.Removed != "":
+			more = append(more, "removed in "+k.Removed)
+		}
+		if !k.Served && !r.KindsUnread {
+			more = append(more, "not served by this cluster now")
+		}
+		items[i] = kindWords(k.Resource, k.Kind, strings.Join(more, ", "))
+	}
+	target := r.Target
+	if target == "" {
+		target = "the target"
+	}
+	return fmt.Sprintf("; %s itself is still served by %s for %s", r.GroupVersion, target, joinAnd(items))
 }
 
 func stopWords(k RemovedKind, what string) string {
@@ -396,4 +502,12 @@ func replacementWords(group string, k RemovedKind) string {
 		s += " " + rp.Kind
 	}
 	return s
+}
+
+// joinAnd is "a", "a and b", "a, b and c".
+func joinAnd(items []string) string {
+	if len(items) < 2 {
+		return strings.Join(items, "")
+	}
+	return strings.Join(items[:len(items)-1], ", ") + " and " + items[len(items)-1]
 }

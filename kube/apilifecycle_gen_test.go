@@ -150,7 +150,7 @@ func TestAPILifecycleTable(t *testing.T) {
 	fs, ok := LookupAPILifecycle(GroupVersionKind{"flowcontrol.apiserver.k8s.io", "v1beta3", "FlowSchema"})
 	wantFS := APILifecycle{Group: "flowcontrol.apiserver.k8s.io", Version: "v1beta3", Kind: "FlowSchema",
 		Introduced: "1.26", Deprecated: "1.29", Removed: "1.32",
-		Replacement: GroupVersionKind{"flowcontrol.apiserver.k8s.io", "v1", "FlowSchema"}}
+		Replacement: GroupVersionKind{"flowcontrol.apiserver.k8s.io", "v1", "FlowSchema"}, Resource: "flowschemas"}
 	if !ok || fs != wantFS {
 		t.Errorf("flowcontrol v1beta3 FlowSchema = %+v, %v; want %+v", fs, ok, wantFS)
 	}

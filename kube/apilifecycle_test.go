@@ -28,8 +28,8 @@ func TestAPIRemovals(t *testing.T) {
 			},
 			target: "v1.32.0",
 			removals: []APIRemoval{{GroupVersion: fc + "/v1beta3", Whole: true, Kinds: []RemovedKind{
-				{Kind: "FlowSchema", Deprecated: "1.29", Removed: "1.32", Replacement: GroupVersionKind{fc, "v1", "FlowSchema"}},
-				{Kind: "PriorityLevelConfiguration", Deprecated: "1.29", Removed: "1.32", Replacement: GroupVersionKind{fc, "v1", "PriorityLevelConfiguration"}},
+				{Kind: "FlowSchema", Resource: "flowschemas", Deprecated: "1.29", Removed: "1.32", Replacement: GroupVersionKind{fc, "v1", "FlowSchema"}},
+				{Kind: "PriorityLevelConfiguration", Resource: "prioritylevelconfigurations", Deprecated: "1.29", Removed: "1.32", Replacement: GroupVersionKind{fc, "v1", "PriorityLevelConfiguration"}},
 			}}},
 			messages: []string{"the cluster serves flowcontrol.apiserver.k8s.io/v1beta3; 1.32 stops serving it (use v1)"},
 		},
@@ -43,7 +43,7 @@ func TestAPIRemovals(t *testing.T) {
 			served: []ServedGroupVersion{{GroupVersion: fc + "/v1beta3", Kinds: []string{"FlowSchema"}}},
 			target: "1.34",
 			removals: []APIRemoval{{GroupVersion: fc + "/v1beta3", Whole: true, Kinds: []RemovedKind{
-				{Kind: "FlowSchema", Deprecated: "1.29", Removed: "1.32", Replacement: GroupVersionKind{fc, "v1", "FlowSchema"}},
+				{Kind: "FlowSchema", Resource: "flowschemas", Deprecated: "1.29", Removed: "1.32", Replacement: GroupVersionKind{fc, "v1", "FlowSchema"}},
 			}}},
 			messages: []string{"the cluster serves flowcontrol.apiserver.k8s.io/v1beta3; 1.32 stops serving it (use v1)"},
 		},
@@ -53,9 +53,9 @@ func TestAPIRemovals(t *testing.T) {
 				Kinds: []string{"Ingress", "NetworkPolicy", "DaemonSet", "Ingress"}}},
 			target: "1.22",
 			removals: []APIRemoval{{GroupVersion: "extensions/v1beta1", Whole: true, Kinds: []RemovedKind{
-				{Kind: "DaemonSet", Deprecated: "1.8", Removed: "1.16", Replacement: GroupVersionKind{"apps", "v1", "DaemonSet"}},
-				{Kind: "Ingress", Deprecated: "1.14", Removed: "1.22", Replacement: GroupVersionKind{"networking.k8s.io", "v1", "Ingress"}},
-				{Kind: "NetworkPolicy", Deprecated: "1.9", Removed: "1.16", Replacement: GroupVersionKind{"networking.k8s.io", "v1", "NetworkPolicy"}},
+				{Kind: "DaemonSet", Resource: "daemonsets", Deprecated: "1.8", Removed: "1.16", Replacement: GroupVersionKind{"apps", "v1", "DaemonSet"}},
+				{Kind: "Ingress", Resource: "ingresses", Deprecated: "1.14", Removed: "1.22", Replacement: GroupVersionKind{"networking.k8s.io", "v1", "Ingress"}},
+				{Kind: "NetworkPolicy", Resource: "networkpolicies", Deprecated: "1.9", Removed: "1.16", Replacement: GroupVersionKind{"networking.k8s.io", "v1", "NetworkPolicy"}},
 			}}},
 			messages: []string{"the cluster serves extensions/v1beta1; 1.16 stops serving DaemonSet (use apps/v1), 1.16 stops serving NetworkPolicy (use networking.k8s.io/v1), 1.22 stops serving Ingress (use networking.k8s.io/v1)"},
 		},
@@ -64,16 +64,68 @@ func TestAPIRemovals(t *testing.T) {
 			served: []ServedGroupVersion{{GroupVersion: "extensions/v1beta1", Kinds: []string{"Ingress", "NetworkPolicy"}}},
 			target: "1.21",
 			removals: []APIRemoval{{GroupVersion: "extensions/v1beta1", Kinds: []RemovedKind{
-				{Kind: "NetworkPolicy", Deprecated: "1.9", Removed: "1.16", Replacement: GroupVersionKind{"networking.k8s.io", "v1", "NetworkPolicy"}},
+				{Kind: "NetworkPolicy", Resource: "networkpolicies", Deprecated: "1.9", Removed: "1.16", Replacement: GroupVersionKind{"networking.k8s.io", "v1", "NetworkPolicy"}},
+			}, Remaining: []RemainingKind{{Kind: "Ingress", Resource: "ingresses", Removed: "1.22", Served: true}}}},
+			messages: []string{"the cluster serves extensions/v1beta1 networkpolicies (NetworkPolicy); 1.16 stops serving it (use networking.k8s.io/v1); extensions/v1beta1 itself is still served by 1.21 for ingresses (Ingress, removed in 1.22)"},
+		},
+		{
+			name: "a group version that loses some of its resources: those named, and the group version said to stay for the others (served now)",
+			served: []ServedGroupVersion{{GroupVersion: "resource.k8s.io/v1beta2",
+				Kinds: []string{"DeviceClass", "DeviceTaintRule", "ResourceClaim", "ResourceClaimTemplate", "ResourceSlice"}}},
+			target: "1.39",
+			beyond: true,
+			removals: []APIRemoval{{GroupVersion: "resource.k8s.io/v1beta2", Kinds: []RemovedKind{
+				{Kind: "DeviceClass", Resource: "deviceclasses", Deprecated: "1.36", Removed: "1.39", Planned: true},
+				{Kind: "ResourceClaim", Resource: "resourceclaims", Deprecated: "1.36", Removed: "1.39", Planned: true},
+				{Kind: "ResourceClaimTemplate", Resource: "resourceclaimtemplates", Deprecated: "1.36", Removed: "1.39", Planned: true},
+				{Kind: "ResourceSlice", Resource: "resourceslices", Deprecated: "1.36", Removed: "1.39", Planned: true},
+			}, Remaining: []RemainingKind{{Kind: "DeviceTaintRule", Resource: "devicetaintrules", Removed: "1.42", Planned: true, Served: true}}}},
+			messages: []string{"the cluster serves resource.k8s.io/v1beta2 deviceclasses (DeviceClass), resourceclaims (ResourceClaim), resourceclaimtemplates (ResourceClaimTemplate), resourceslices (ResourceSlice); 1.39 is to stop serving them, as k8s.io/api v0.37.2 plans (no replacement recorded); resource.k8s.io/v1beta2 itself is still served by 1.39 for devicetaintrules (DeviceTaintRule, to be removed in 1.42)"},
+		},
+		{
+			name: "the same, when the cluster does not serve the resource that stays: still not the whole group version",
+			served: []ServedGroupVersion{{GroupVersion: "resource.k8s.io/v1beta2",
+				Kinds: []string{"DeviceClass", "ResourceClaim", "ResourceClaimTemplate", "ResourceSlice"}}},
+			target: "1.39",
+			beyond: true,
+			removals: []APIRemoval{{GroupVersion: "resource.k8s.io/v1beta2", Kinds: []RemovedKind{
+				{Kind: "DeviceClass", Resource: "deviceclasses", Deprecated: "1.36", Removed: "1.39", Planned: true},
+				{Kind: "ResourceClaim", Resource: "resourceclaims", Deprecated: "1.36", Removed: "1.39", Planned: true},
+				{Kind: "ResourceClaimTemplate", Resource: "resourceclaimtemplates", Deprecated: "1.36", Removed: "1.39", Planned: true},
+				{Kind: "ResourceSlice", Resource: "resourceslices", Deprecated: "1.36", Removed: "1.39", Planned: true},
+			}, Remaining: []RemainingKind{{Kind: "DeviceTaintRule", Resource: "devicetaintrules", Removed: "1.42", Planned: true}}}},
+			messages: []string{"the cluster serves resource.k8s.io/v1beta2 deviceclasses (DeviceClass), resourceclaims (ResourceClaim), resourceclaimtemplates (ResourceClaimTemplate), resourceslices (ResourceSlice); 1.39 is to stop serving them, as k8s.io/api v0.37.2 plans (no replacement recorded); resource.k8s.io/v1beta2 itself is still served by 1.39 for devicetaintrules (DeviceTaintRule, to be removed in 1.42, not served by this cluster now)"},
+		},
+		{
+			name:   "kinds not read, part of the group version removed: the table's resources named both ways",
+			served: []ServedGroupVersion{{GroupVersion: "admissionregistration.k8s.io/v1beta1"}},
+			target: "1.34",
+			removals: []APIRemoval{{GroupVersion: "admissionregistration.k8s.io/v1beta1", KindsUnread: true, Kinds: []RemovedKind{
+				{Kind: "MutatingWebhookConfiguration", Resource: "mutatingwebhookconfigurations", Deprecated: "1.16", Removed: "1.22", Replacement: GroupVersionKind{"admissionregistration.k8s.io", "v1", "MutatingWebhookConfiguration"}},
+				{Kind: "ValidatingAdmissionPolicy", Resource: "validatingadmissionpolicies", Deprecated: "1.31", Removed: "1.34"},
+				{Kind: "ValidatingAdmissionPolicyBinding", Resource: "validatingadmissionpolicybindings", Deprecated: "1.31", Removed: "1.34"},
+				{Kind: "ValidatingWebhookConfiguration", Resource: "validatingwebhookconfigurations", Deprecated: "1.16", Removed: "1.22", Replacement: GroupVersionKind{"admissionregistration.k8s.io", "v1", "ValidatingWebhookConfiguration"}},
+			}, Remaining: []RemainingKind{
+				{Kind: "MutatingAdmissionPolicy", Resource: "mutatingadmissionpolicies", Removed: "1.40", Planned: true},
+				{Kind: "MutatingAdmissionPolicyBinding", Resource: "mutatingadmissionpolicybindings", Removed: "1.40", Planned: true},
 			}}},
-			messages: []string{"the cluster serves extensions/v1beta1 NetworkPolicy; 1.16 stops serving it (use networking.k8s.io/v1)"},
+			messages: []string{"the cluster serves admissionregistration.k8s.io/v1beta1 (its kinds were not read); 1.22 stops serving MutatingWebhookConfiguration (use v1), 1.22 stops serving ValidatingWebhookConfiguration (use v1), 1.34 stops serving ValidatingAdmissionPolicy (no replacement recorded), 1.34 stops serving ValidatingAdmissionPolicyBinding (no replacement recorded); admissionregistration.k8s.io/v1beta1 itself is still served by 1.34 for mutatingadmissionpolicies (MutatingAdmissionPolicy, to be removed in 1.40) and mutatingadmissionpolicybindings (MutatingAdmissionPolicyBinding, to be removed in 1.40)"},
+		},
+		{
+			name:   "a resource introduced after the target does not keep the group version",
+			served: []ServedGroupVersion{{GroupVersion: "coordination.k8s.io/v1beta1", Kinds: []string{"Lease"}}},
+			target: "1.22",
+			removals: []APIRemoval{{GroupVersion: "coordination.k8s.io/v1beta1", Whole: true, Kinds: []RemovedKind{
+				{Kind: "Lease", Resource: "leases", Deprecated: "1.19", Removed: "1.22", Replacement: GroupVersionKind{"coordination.k8s.io", "v1", "Lease"}},
+			}}},
+			messages: []string{"the cluster serves coordination.k8s.io/v1beta1; 1.22 stops serving it (use v1)"},
 		},
 		{
 			name:   "a replacement of another kind names it",
 			served: []ServedGroupVersion{{GroupVersion: "v1", Kinds: []string{"Endpoints"}}, {GroupVersion: "discovery.k8s.io/v1beta1", Kinds: []string{"EndpointSlice"}}},
 			target: "1.25",
 			removals: []APIRemoval{{GroupVersion: "discovery.k8s.io/v1beta1", Whole: true, Kinds: []RemovedKind{
-				{Kind: "EndpointSlice", Deprecated: "1.21", Removed: "1.25", Replacement: GroupVersionKind{"discovery.k8s.io", "v1", "EndpointSlice"}},
+				{Kind: "EndpointSlice", Resource: "endpointslices", Deprecated: "1.21", Removed: "1.25", Replacement: GroupVersionKind{"discovery.k8s.io", "v1", "EndpointSlice"}},
 			}}},
 			messages: []string{"the cluster serves discovery.k8s.io/v1beta1; 1.25 stops serving it (use v1)"},
 		},
@@ -82,8 +134,8 @@ func TestAPIRemovals(t *testing.T) {
 			served: []ServedGroupVersion{{GroupVersion: " flowcontrol.apiserver.k8s.io/v1beta3 "}},
 			target: "1.32",
 			removals: []APIRemoval{{GroupVersion: fc + "/v1beta3", KindsUnread: true, Kinds: []RemovedKind{
-				{Kind: "FlowSchema", Deprecated: "1.29", Removed: "1.32", Replacement: GroupVersionKind{fc, "v1", "FlowSchema"}},
-				{Kind: "PriorityLevelConfiguration", Deprecated: "1.29", Removed: "1.32", Replacement: GroupVersionKind{fc, "v1", "PriorityLevelConfiguration"}},
+				{Kind: "FlowSchema", Resource: "flowschemas", Deprecated: "1.29", Removed: "1.32", Replacement: GroupVersionKind{fc, "v1", "FlowSchema"}},
+				{Kind: "PriorityLevelConfiguration", Resource: "prioritylevelconfigurations", Deprecated: "1.29", Removed: "1.32", Replacement: GroupVersionKind{fc, "v1", "PriorityLevelConfiguration"}},
 			}}},
 			messages: []string{"the cluster serves flowcontrol.apiserver.k8s.io/v1beta3 (its kinds were not read); 1.32 stops serving its kinds FlowSchema, PriorityLevelConfiguration (use v1)"},
 		},
@@ -95,8 +147,8 @@ func TestAPIRemovals(t *testing.T) {
 			},
 			target: "1.32",
 			removals: []APIRemoval{{GroupVersion: fc + "/v1beta3", Whole: true, Kinds: []RemovedKind{
-				{Kind: "FlowSchema", Deprecated: "1.29", Removed: "1.32", Replacement: GroupVersionKind{fc, "v1", "FlowSchema"}},
-				{Kind: "PriorityLevelConfiguration", Deprecated: "1.29", Removed: "1.32", Replacement: GroupVersionKind{fc, "v1", "PriorityLevelConfiguration"}},
+				{Kind: "FlowSchema", Resource: "flowschemas", Deprecated: "1.29", Removed: "1.32", Replacement: GroupVersionKind{fc, "v1", "FlowSchema"}},
+				{Kind: "PriorityLevelConfiguration", Resource: "prioritylevelconfigurations", Deprecated: "1.29", Removed: "1.32", Replacement: GroupVersionKind{fc, "v1", "PriorityLevelConfiguration"}},
 			}}},
 			messages: []string{"the cluster serves flowcontrol.apiserver.k8s.io/v1beta3; 1.32 stops serving it (use v1)"},
 		},
@@ -106,8 +158,8 @@ func TestAPIRemovals(t *testing.T) {
 				{GroupVersion: "networking.k8s.io/v1", Kinds: []string{"IPAddress", "ServiceCIDR", "Ingress"}}},
 			target: "1.37",
 			removals: []APIRemoval{{GroupVersion: "networking.k8s.io/v1beta1", Whole: true, Kinds: []RemovedKind{
-				{Kind: "IPAddress", Deprecated: "1.34", Removed: "1.37"},
-				{Kind: "ServiceCIDR", Deprecated: "1.34", Removed: "1.37"},
+				{Kind: "IPAddress", Resource: "ipaddresses", Deprecated: "1.34", Removed: "1.37"},
+				{Kind: "ServiceCIDR", Resource: "servicecidrs", Deprecated: "1.34", Removed: "1.37"},
 			}}},
 			messages: []string{"the cluster serves networking.k8s.io/v1beta1; 1.37 stops serving it (no replacement recorded)"},
 		},
@@ -145,6 +197,9 @@ func TestAPIRemovals(t *testing.T) {
 			want := tt.removals
 			if want == nil {
 				want = []APIRemoval{}
+			}
+			for i := range want {
+				want[i].Target = rep.Target
 			}
 			if !reflect.DeepEqual(rep.Removals, want) {
 				t.Errorf("removals\n got %+v\nwant %+v", rep.Removals, want)

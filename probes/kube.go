@@ -286,6 +286,11 @@ type tablePage struct {
 // the columns or a cell that is not text (or null, given as "") is an error
 // naming it.
 func listTable(ctx context.Context, c *clients, path string, limit int64, cols []string, each func(cells []string)) error {
+	return listTableWith(ctx, c, path, limit, nil, cols, each)
+}
+
+// listTableWith is listTable with more query parameters (labelSelector).
+func listTableWith(ctx context.Context, c *clients, path string, limit int64, extra map[string]string, cols []string, each func(cells []string)) error {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel() // stops the fetcher when a page is refused
 	type fetched struct {
@@ -298,6 +303,9 @@ func listTable(ctx context.Context, c *clients, path string, limit int64, cols [
 	go func() {
 		defer close(pages)
 		params := map[string]string{"limit": strconv.FormatInt(limit, 10), "includeObject": "None"}
+		for k, v := range extra {
+			params[k] = v
+		}
 		for {
 			raw, err := c.get(ctx, path, acceptTable, params, bound, what)
 			var next string

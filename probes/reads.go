@@ -41,7 +41,8 @@ type Read struct {
 // namespaces); for a stack with a provider's offer (scaleway:), /metrics
 // for etcd's size (Opened.ReadStorageSize). Then what the upgrade report
 // reads when a move is due (Opened.ReadUpgrade): discovery (/api, /apis),
-// /metrics, the identity leases of kube-system, the PodDisruptionBudgets.
+// /metrics, the identity leases of kube-system, the PodDisruptionBudgets and
+// the pods of those that allow no disruption (as a Table: names and nodes).
 // Secrets are never read.
 func ClusterReads(t *topology.Topology) []Read {
 	list := []string{"list"}
@@ -93,6 +94,7 @@ func ClusterReads(t *topology.Topology) []Read {
 		Read{NonResourceURL: pathMetrics, Verbs: get, Why: before + "apiserver_requested_deprecated_apis: the clients still calling deprecated APIs"},
 		Read{Group: "coordination.k8s.io", Resource: "leases", Namespaces: []string{"kube-system"}, Verbs: list, Why: before + "the API server identity leases: how many API servers the metric speaks for"},
 		Read{Group: "policy", Resource: "poddisruptionbudgets", Verbs: list, Why: before + "the PodDisruptionBudgets that would hold a drain"},
+		Read{Group: "", Resource: "pods", Verbs: list, Why: before + "the nodes the pods of a PodDisruptionBudget that allows no disruption run on (names and nodes only): which drain it holds"},
 	)
 }
 

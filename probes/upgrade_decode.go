@@ -11,6 +11,7 @@ import (
 	apidiscoveryv2 "k8s.io/api/apidiscovery/v2"
 	coordinationv1 "k8s.io/api/coordination/v1"
 	policyv1 "k8s.io/api/policy/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	utiljson "k8s.io/apimachinery/pkg/util/json"
 
 	"nestor.dev/nestor/kube"
@@ -228,11 +229,16 @@ func DecodePDBList(r io.Reader, limit int64) ([]topology.PDBState, error) {
 
 // PDBStates returns the drain judgement's view of PodDisruptionBudgets
 // (policy/v1; a typed client's list items, or DecodePDBList's), sorted by
-// namespace and name, names made printable (SanitizeName). The error
-// refuses a list that contradicts itself: the same namespace/name twice, a
-// name or namespace empty, a negative count, a status of a generation
-// newer than the object's (status.observedGeneration > metadata.generation),
-// more than 100000 items.
+// namespace and name, names made printable (SanitizeName), each with its
+// spec.selector as a label selector query (metav1.LabelSelectorAsSelector;
+// "" selects every pod of the namespace). A null selector selects no pod
+// (policy/v1 PodDisruptionBudgetSpec): its PodNodes are known and empty. A
+// selector that does not convert leaves its PodNodes unknown, with why.
+// The error refuses a list that contradicts itself: the same
+// namespace/name twice, a name or namespace empty, a negative count, a
+// status of a generation newer than the object's
+// (status.observedGeneration > metadata.generation), more than 100000
+// items.
 func PDBStates(items []policyv1.PodDisruptionBudget) ([]topology.PDBState, error) {
 	if len(items) > maxListItems {
 		return nil, fmt.Errorf("the PodDisruptionBudget list has %d items, more than %d: refused", len(items), maxListItems)
@@ -255,8 +261,17 @@ func PDBStates(items []policyv1.PodDisruptionBudget) ([]topology.PDBState, error
 			return nil, fmt.Errorf("PodDisruptionBudget %s: its status is of generation %d, newer than the object's %d", key, st.ObservedGeneration, p.Generation)
 		}
 		seen[key] = true
-		out = append(out, topology.PDBState{Namespace: ns, Name: name, DisruptionsAllowed: st.DisruptionsAllowed, CurrentHealthy: st.CurrentHealthy,
-			DesiredHealthy: st.DesiredHealthy, ExpectedPods: st.ExpectedPods, Generation: p.Generation, ObservedGeneration: st.ObservedGeneration})
+		state := topology.PDBState{Namespace: ns, Name: name, DisruptionsAllowed: st.DisruptionsAllowed, CurrentHealthy: st.CurrentHealthy,
+			DesiredHealthy: st.DesiredHealthy, ExpectedPods: st.ExpectedPods, Generation: p.Generation, ObservedGeneration: st.ObservedGeneration}
+		switch sel, err := metav1.LabelSelectorAsSelector(p.Spec.Selector); {
+		case p.Spec.Selector == nil:
+			state.PodNodes = topology.KnownFact([]string{})
+		case err != nil:
+			state.PodNodes = topology.UnknownFact[[]string](topology.Because(topology.ReasonAnswerRefused, "its selector: "+Sanitize(err.Error())))
+		default:
+			state.Selector = sel.String()
+		}
+		out = append(out, state)
 	}
 	sort.Slice(out, func(i, j int) bool {
 		a, b := out[i], out[j]

@@ -206,6 +206,26 @@ const pdbList = `{
       "metadata": {"name": "osd", "namespace": "default", "generation": 1, "creationTimestamp": "2026-12-01T22:16:52Z"},
       "spec": {"selector": {"matchLabels": {"app": "osd"}}, "maxUnavailable": 1},
       "status": {"disruptionsAllowed": 0, "currentHealthy": 0, "desiredHealthy": 0, "expectedPods": 0}
+    },
+    {
+      "metadata": {"name": "all", "namespace": "web", "generation": 1},
+      "spec": {"selector": {}, "minAvailable": 1},
+      "status": {"observedGeneration": 1, "disruptionsAllowed": 0, "currentHealthy": 1, "desiredHealthy": 1, "expectedPods": 1}
+    },
+    {
+      "metadata": {"name": "none", "namespace": "web", "generation": 1},
+      "spec": {"minAvailable": 1},
+      "status": {"observedGeneration": 1}
+    },
+    {
+      "metadata": {"name": "expr", "namespace": "web", "generation": 1},
+      "spec": {"selector": {"matchLabels": {"tier": "front"}, "matchExpressions": [{"key": "app", "operator": "In", "values": ["a", "b"]}]}},
+      "status": {"observedGeneration": 1}
+    },
+    {
+      "metadata": {"name": "bad", "namespace": "web", "generation": 1},
+      "spec": {"selector": {"matchExpressions": [{"key": "app", "operator": "Near", "values": ["a"]}]}},
+      "status": {"observedGeneration": 1}
     }
   ]
 }`
@@ -215,9 +235,17 @@ func TestDecodePDBList(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// Each selector as a label selector query: "" selects the whole
+	// namespace, a null one selects no pod (its nodes known: none), one
+	// that does not convert leaves its nodes unknown.
 	want := []topology.PDBState{
-		{Namespace: "default", Name: "osd", Generation: 1},
-		{Namespace: "rook-ceph", Name: "rook-ceph-osd", CurrentHealthy: 2, DesiredHealthy: 2, ExpectedPods: 3, Generation: 2, ObservedGeneration: 2},
+		{Namespace: "default", Name: "osd", Generation: 1, Selector: "app=osd"},
+		{Namespace: "rook-ceph", Name: "rook-ceph-osd", CurrentHealthy: 2, DesiredHealthy: 2, ExpectedPods: 3, Generation: 2, ObservedGeneration: 2, Selector: "app=rook-ceph-osd"},
+		{Namespace: "web", Name: "all", CurrentHealthy: 1, DesiredHealthy: 1, ExpectedPods: 1, Generation: 1, ObservedGeneration: 1},
+		{Namespace: "web", Name: "bad", Generation: 1, ObservedGeneration: 1,
+			PodNodes: topology.UnknownFact[[]string](topology.Because(topology.ReasonAnswerRefused, `its selector: "Near" is not a valid label selector operator`))},
+		{Namespace: "web", Name: "expr", Generation: 1, ObservedGeneration: 1, Selector: "app in (a,b),tier=front"},
+		{Namespace: "web", Name: "none", Generation: 1, ObservedGeneration: 1, PodNodes: topology.KnownFact([]string{})},
 	}
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("states\n%+v\nwant\n%+v", got, want)

@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"net/url"
+	"sort"
 	"sync"
 	"time"
 
@@ -17,6 +19,10 @@ const (
 	pathMetrics        = "/metrics"
 	pathIdentityLeases = "/apis/coordination.k8s.io/v1/namespaces/kube-system/leases"
 	pathPDBs           = "/apis/policy/v1/poddisruptionbudgets"
+	// pathPodsIn is a namespace's pods, read as a Table (name and node).
+	pathPodsIn = "/api/v1/namespaces/%s/pods"
+	// podReadsInFlight is how many budgets' pods are read at once.
+	podReadsInFlight = 4
 	// acceptMetrics asks for the Prometheus text exposition, the format
 	// ParseDeprecatedAPIMetrics reads.
 	acceptMetrics = "text/plain;version=0.0.4"
@@ -29,7 +35,9 @@ const (
 // the process start are had, ParseDeprecatedAPIMetrics) and the API server
 // identity leases (IdentityLeaseSelector) when a minor is due
 // (due.ReadsAPIs); the PodDisruptionBudgets of all namespaces (one list)
-// when a step drains nodes (due.ReadsPDBs). The layers' images are no
+// when a step drains nodes (due.ReadsPDBs), and for each that may hold a
+// drain the nodes its pods run on (a Table of its namespace's pods its
+// selector selects: their names and nodes only). The layers' images are no
 // read of their own: topology.LayerImages takes them from the workloads
 // the main read listed. The reads run at once, within what is left of the
 // stack's one deadline, each through its bound, GET only through the
@@ -162,7 +170,9 @@ func readIdentityLeases(ctx context.Context, c *clients) (APIServerIdentities, e
 	return ids, nil
 }
 
-// readPDBs lists every PodDisruptionBudget in one request.
+// readPDBs lists every PodDisruptionBudget in one request, then, for each
+// that may hold a drain (PDBState.MayHoldDrain), the nodes its pods run on
+// (readPodNodes), a few budgets at a time.
 func readPDBs(ctx context.Context, c *clients, budget time.Duration) topology.Fact[[]topology.PDBState] {
 	body, err := c.get(ctx, pathPDBs, acceptJSON, nil, PDBListLimit, "the PodDisruptionBudget list")
 	if err != nil {
@@ -172,5 +182,56 @@ func readPDBs(ctx context.Context, c *clients, budget time.Duration) topology.Fa
 	if err != nil {
 		return topology.UnknownFact[[]topology.PDBState](topology.Because(topology.ReasonAnswerRefused, "PodDisruptionBudgets: "+Sanitize(err.Error())))
 	}
+	var wg sync.WaitGroup
+	slots := make(chan struct{}, podReadsInFlight)
+	for i := range pdbs {
+		p := &pdbs[i]
+		if !p.MayHoldDrain() || p.PodNodes.Known || p.PodNodes.Reason != "" {
+			continue // it holds nothing, or its selector already said
+		}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			select {
+			case slots <- struct{}{}:
+				defer func() { <-slots }()
+				p.PodNodes = readPodNodes(ctx, c, budget, p.Namespace, p.Selector)
+			case <-ctx.Done():
+				p.PodNodes = topology.UnknownFact[[]string](failReason(ctx, budget, ctx.Err()))
+			}
+		}()
+	}
+	wg.Wait()
 	return topology.KnownFact(pdbs)
+}
+
+// readPodNodes returns the nodes the pods of namespace ns that selector
+// selects run on, sorted and each once, from the pods' Table (its Name and
+// Node columns only: includeObject=None, so no pod's spec is read); a pod
+// not scheduled yet (Node "<none>" or empty) runs on none. Unknown, with
+// the reason, when the list fails.
+func readPodNodes(ctx context.Context, c *clients, budget time.Duration, ns, selector string) topology.Fact[[]string] {
+	path := fmt.Sprintf(pathPodsIn, url.PathEscape(ns))
+	var extra map[string]string
+	if selector != "" {
+		extra = map[string]string{"labelSelector": selector}
+	}
+	seen := map[string]bool{}
+	nodes := []string{}
+	err := listTableWith(ctx, c, path, pageSize, extra, []string{"Name", "Node"}, func(cells []string) {
+		if cells[1] == "" || cells[1] == "<none>" {
+			return
+		}
+		node := SanitizeName(cells[1])
+		if seen[node] {
+			return
+		}
+		seen[node] = true
+		nodes = append(nodes, node)
+	})
+	if err != nil {
+		return topology.UnknownFact[[]string](failReason(ctx, budget, err).Prefixed("its pods (GET " + path + "): "))
+	}
+	sort.Strings(nodes)
+	return topology.KnownFact(nodes)
 }

@@ -43,6 +43,9 @@ func TestLayerSupportTable(t *testing.T) {
 		if len(s.Releases) == 0 && s.Note == "" {
 			t.Errorf("%s: no rows, and no note says why", s.Layer)
 		}
+		if len(s.Releases) > 0 && s.Older == "" {
+			t.Errorf("%s: no word on the releases before its first row (Older)", s.Layer)
+		}
 		var prev kube.Version
 		for _, r := range s.Releases {
 			rel, min := kube.ParseVersion(r.Release), kube.ParseVersion(r.Min)
@@ -116,8 +119,32 @@ func TestJudgeLayerSupport(t *testing.T) {
 			"cilium 1.18.3 is e2e tested with Kubernetes 1.30–1.33, not 1.34; upgrade cilium first"},
 		{"cilium", "1.19.0", "1.31", LayerNotSupported, "1.32–1.35",
 			"cilium 1.19.0 is e2e tested with Kubernetes 1.32–1.35, not 1.31"},
-		{"cilium", "1.16.3", "1.32", LayerSupportUnknown, "",
-			"this nestor's support table for cilium (as of 2026-11-30) has no row for 1.16.3: whether it supports Kubernetes 1.32 is not known here"},
+		// A release older than the table's first row used to be unknown:
+		// the pages state it, and it has its row.
+		{"cilium", "1.16.3", "1.38", LayerNotSupported, "1.27–1.30",
+			"cilium 1.16.3 is e2e tested with Kubernetes 1.27–1.30, not 1.38; upgrade cilium first"},
+		{"cilium", "1.16.3", "1.29", LayerSupported, "1.27–1.30",
+			"cilium 1.16.3 is e2e tested with Kubernetes 1.27–1.30, 1.29 included"},
+		{"cilium", "1.15.7", "1.38", LayerSupportUnknown, "",
+			"cilium 1.15.7 is older than every release this nestor's support table for cilium (as of 2026-11-30) holds, the oldest 1.16: Cilium's compatibility pages of the releases before 1.16 were not read; whether it supports Kubernetes 1.38 is not known here"},
+		{"cilium", "1.17.2", "1.38", LayerSupportUnknown, "",
+			"this nestor's support table for cilium (as of 2026-11-30) has no row for 1.17.2 (the nearest rows are 1.16 and 1.18): whether it supports Kubernetes 1.38 is not known here"},
+		{"cilium", "1.20.1", "1.38", LayerSupportUnknown, "",
+			"cilium 1.20.1 is newer than every release this nestor's support table for cilium (as of 2026-11-30) holds, the newest 1.19: its range is not in the table; whether it supports Kubernetes 1.38 is not known here"},
+		{"argocd", "2.8.4", "1.38", LayerNotSupported, "1.24–1.27",
+			"argocd 2.8.4 is tested with Kubernetes 1.24–1.27, not 1.38; upgrade argocd first"},
+		{"argocd", "2.7.18", "1.38", LayerSupportUnknown, "",
+			"argocd 2.7.18 is older than every release this nestor's support table for argocd (as of 2026-11-30) holds, the oldest 2.8: before 2.8 Argo CD's documentation names no Kubernetes minors per release: it says its releases are supported on the versions Kubernetes itself supports (docs/operator-manual/installation.md, Supported versions, at v2.7.18); whether it supports Kubernetes 1.38 is not known here"},
+		{"cert-manager", "0.16.1", "1.21", LayerSupported, "1.11–1.21",
+			"cert-manager 0.16.1 is compatible with Kubernetes 1.11–1.21, 1.21 included"},
+		{"rook-ceph", "1.9.13", "1.38", LayerMinimumMet, "1.17 or newer",
+			"rook-ceph 1.9.13 supports Kubernetes 1.17 or newer and publishes no upper bound: 1.38 is not judged beyond that"},
+		{"rook-ceph", "1.12.9", "1.38", LayerNotSupported, "1.22–1.28",
+			"rook-ceph 1.12.9 supports Kubernetes 1.22–1.28, not 1.38; upgrade rook-ceph first"},
+		{"cnpg", "1.15.1", "1.24", LayerNotSupported, "1.21–1.23",
+			"cnpg 1.15.1 is compatible with Kubernetes 1.21–1.23, not 1.24; upgrade cnpg first"},
+		{"longhorn", "1.2.6", "1.25", LayerNotSupported, "1.18–1.24",
+			"longhorn 1.2.6 is installable (its Helm chart's kubeVersion) on Kubernetes 1.18–1.24, not 1.25; upgrade longhorn first"},
 		{"cnpg", "1.25.2", "1.33", LayerNotSupported, "1.29–1.32",
 			"cnpg 1.25.2 supports Kubernetes 1.29–1.32, not 1.33 (1.33 tested, but not supported); upgrade cnpg first"},
 		{"external-secrets", "0.19.0", "1.33", LayerSupported, "1.33",
@@ -131,10 +158,20 @@ func TestJudgeLayerSupport(t *testing.T) {
 		// ingress-nginx: rows per patch; another patch of the minor is unknown.
 		{"ingress-nginx", "1.11.1", "1.31", LayerNotSupported, "1.26–1.30",
 			"ingress-nginx 1.11.1 is e2e tested with Kubernetes 1.26–1.30, not 1.31; upgrade ingress-nginx first"},
-		{"ingress-nginx", "1.11.2", "1.30", LayerSupportUnknown, "",
-			"this nestor's support table for ingress-nginx (as of 2026-11-30) has no row for 1.11.2: whether it supports Kubernetes 1.30 is not known here"},
-		{"metallb", "0.14.9", "1.33", LayerSupportUnknown, "",
-			"this nestor's support table for metallb (as of 2026-11-30) has no row for 0.14.9: whether it supports Kubernetes 1.33 is not known here"},
+		{"ingress-nginx", "1.11.2", "1.30", LayerSupported, "1.26–1.30",
+			"ingress-nginx 1.11.2 is e2e tested with Kubernetes 1.26–1.30, 1.30 included"},
+		{"ingress-nginx", "1.11.9", "1.30", LayerSupportUnknown, "",
+			"this nestor's support table for ingress-nginx (as of 2026-11-30) has no row for 1.11.9 (of 1.11 it holds 1.11.0 to 1.11.8 only): whether it supports Kubernetes 1.30 is not known here"},
+		{"ingress-nginx", "1.8.1", "1.27", LayerSupportUnknown, "",
+			"this nestor's support table for ingress-nginx (as of 2026-11-30) has no row for 1.8.1 (of 1.8 it holds 1.8.4 only): whether it supports Kubernetes 1.27 is not known here"},
+		{"ingress-nginx", "1.3.0", "1.24", LayerSupportUnknown, "",
+			"ingress-nginx 1.3.0 is older than every release this nestor's support table for ingress-nginx (as of 2026-11-30) holds, the oldest 1.3.1: ingress-nginx's Supported Versions table starts at v1.3.1; whether it supports Kubernetes 1.24 is not known here"},
+		{"ingress-nginx", "1.15.2", "1.35", LayerSupportUnknown, "",
+			"ingress-nginx 1.15.2 is newer than every release this nestor's support table for ingress-nginx (as of 2026-11-30) holds, the newest 1.15.1: its range is not in the table; whether it supports Kubernetes 1.35 is not known here"},
+		{"metallb", "0.14.9", "1.33", LayerMinimumMet, "1.13 or newer",
+			"metallb 0.14.9 requires Kubernetes 1.13 or newer and publishes no upper bound: 1.33 is not judged beyond that"},
+		{"kube-prometheus-stack", "65.1.0", "1.33", LayerSupportUnknown, "",
+			"this nestor holds no Kubernetes support rows for kube-prometheus-stack (No per-release Kubernetes table was found: Prometheus Operator states that the Kubernetes versions it supports are those its client-go supports (prometheus-operator Documentation/compatibility).): whether it supports Kubernetes 1.33 is not known here"},
 		{"calico", "3.29.0", "1.33", LayerSupportUnknown, "",
 			"this nestor holds no Kubernetes support table for calico"},
 	}
@@ -158,5 +195,48 @@ func TestJudgeLayerSupportUnknownInputs(t *testing.T) {
 	got = JudgeLayerSupport("cilium", kube.ParseVersion("1.19.1"), kube.ParseVersion("garbage"))
 	if got.Status != LayerSupportUnknown || !strings.Contains(got.Message, "the Kubernetes version is not known") {
 		t.Errorf("unknown minor: %s %q", got.Status, got.Message)
+	}
+}
+
+// TestJudgeLayerSupportEdges walks every layer of the table: its first and
+// last rows are judged from their own row, a release older than the first
+// row is unknown and says what the project's pages state of older releases
+// (Older), a release newer than the last row is unknown and says it is
+// newer; none of them is ever "supported".
+func TestJudgeLayerSupportEdges(t *testing.T) {
+	k8s := kube.ParseVersion("1.38")
+	for _, s := range LayerSupportTable() {
+		if len(s.Releases) == 0 {
+			got := JudgeLayerSupport(s.Layer, kube.ParseVersion("1.0.0"), k8s)
+			if got.Status != LayerSupportUnknown || !strings.Contains(got.Message, s.Note) {
+				t.Errorf("%s without rows: %s %q", s.Layer, got.Status, got.Message)
+			}
+			continue
+		}
+		first, last := kube.ParseVersion(s.Releases[0].Release), kube.ParseVersion(s.Releases[len(s.Releases)-1].Release)
+		for _, row := range []kube.Version{first, last} {
+			rel := row
+			if !rel.HasPatch {
+				rel = kube.ParseVersion(row.MinorString() + ".3")
+			}
+			if got := JudgeLayerSupport(s.Layer, rel, k8s); got.Status == LayerSupportUnknown || got.Source == "" {
+				t.Errorf("%s %s (a row's release): %s %q", s.Layer, rel.Canonical(), got.Status, got.Message)
+			}
+		}
+		older := kube.Version{Known: true, Major: first.Major, Minor: first.Minor - 1, Patch: 9, HasPatch: true}
+		if first.HasPatch && first.Patch > 0 {
+			older = kube.Version{Known: true, Major: first.Major, Minor: first.Minor, Patch: first.Patch - 1, HasPatch: true}
+		} else if first.Minor == 0 {
+			older = kube.Version{Known: true, Major: first.Major - 1, Minor: 99, Patch: 0, HasPatch: true}
+		}
+		got := JudgeLayerSupport(s.Layer, older, k8s)
+		if got.Status != LayerSupportUnknown || got.Source != "" || !strings.Contains(got.Message, "is older than every release") || !strings.Contains(got.Message, s.Older) {
+			t.Errorf("%s %s (older than the first row %s): %s %q", s.Layer, older.Canonical(), first.Raw, got.Status, got.Message)
+		}
+		newer := kube.Version{Known: true, Major: last.Major, Minor: last.Minor + 1, Patch: 0, HasPatch: true}
+		got = JudgeLayerSupport(s.Layer, newer, k8s)
+		if got.Status != LayerSupportUnknown || got.Source != "" || !strings.Contains(got.Message, "is newer than every release") || !strings.Contains(got.Message, "the newest "+last.Raw) {
+			t.Errorf("%s %s (newer than the last row %s): %s %q", s.Layer, newer.Canonical(), last.Raw, got.Status, got.Message)
+		}
 	}
 }

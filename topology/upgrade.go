@@ -26,8 +26,10 @@ const (
 // moves due (UpgradeTargets) and what holds up the steps that drain nodes,
 // from facts, and returns the findings (never nil), each with its Source,
 // its Reach, the Minor it judges and the Step it concerns (StepRef of the
-// target's first step, or of the first draining step; "" for a move no
-// step plans, such as the provider's forced move, which the message dates).
+// target's first step; for a drain blocker, of the first step that drains
+// a node running its pods; "" for a move no step plans, such as the
+// provider's forced move, which the message dates, and for a blocker whose
+// pods' nodes were not read).
 // Per target, each move judged from the previous minor (a removal is said
 // once, at the move that makes it):
 //
@@ -47,8 +49,11 @@ const (
 //   - drain blockers, for Drains: a PodDisruptionBudget whose
 //     disruptionsAllowed is 0 and that expects pods (an eviction it does
 //     not allow is refused, and kubectl drain and the provider retry until
-//     it allows one); one whose status is of an older generation than its
-//     spec is unknown.
+//     it allows one), placed under the first planned step that drains a
+//     node running its pods (PDBState.PodNodes, UpgradeDue.DrainNodes); one
+//     whose pods run on no drained node holds nothing; one whose status is
+//     of an older generation than its spec, or whose pods' nodes were not
+//     read, is unknown.
 //
 // Severity: a removed API served and called → error; served, no call
 // recorded (or calls unread) → warning; a call to an API the target no
@@ -66,7 +71,7 @@ func JudgeUpgrade(t *Topology, due UpgradeDue, f UpgradeFacts) []Finding {
 		out = append(out, judgeLayers(t, due.Targets, f.LayerImages)...)
 	}
 	if len(due.Drains) > 0 {
-		out = append(out, judgeDrains(due.Drains, f.PDBs)...)
+		out = append(out, judgeDrains(due, f.PDBs)...)
 	}
 	return out
 }
@@ -451,9 +456,17 @@ func judgeLayers(t *Topology, targets []UpgradeMove, images Fact[[]LayerImage]) 
 	return out
 }
 
-// judgeDrains applies the drain-blocker rule of JudgeUpgrade.
-func judgeDrains(drains []string, pdbs Fact[[]PDBState]) []Finding {
+// judgeDrains applies the drain-blocker rule of JudgeUpgrade. A budget that
+// may hold a drain (PDBState.MayHoldDrain) concerns the planned steps that
+// drain a node running its pods (PDBState.PodNodes against due.DrainNodes):
+// its finding is placed under the first of them, and names the nodes and
+// how many steps it holds. A budget whose pods run on no node a step drains
+// holds nothing. When its pods' nodes were not read, which step it holds is
+// not known: an unknown placed under no step; when a step's nodes were not
+// read, whether it holds that step is not known, and said so.
+func judgeDrains(due UpgradeDue, pdbs Fact[[]PDBState]) []Finding {
 	var out []Finding
+	drains := due.Drains
 	first := drains[0]
 	which := "the planned step " + first + " drains nodes"
 	if len(drains) > 1 {
@@ -464,31 +477,149 @@ func judgeDrains(drains []string, pdbs Fact[[]PDBState]) []Finding {
 			Message: fmt.Sprintf("the PodDisruptionBudgets were not read (%s): what holds up draining nodes is not known (%s)", OrNotRead(pdbs.Reason), which),
 			Source:  srcPDBStatus, Reach: "the whole cluster", Step: first})
 	}
+	steps := drainSteps(due)
 	list := append([]PDBState(nil), pdbs.Value...)
 	sort.Slice(list, func(i, j int) bool {
 		a, b := list[i], list[j]
 		return a.Namespace < b.Namespace || a.Namespace == b.Namespace && a.Name < b.Name
 	})
 	for _, p := range list {
+		if !p.MayHoldDrain() {
+			continue // it allows one now, or selects no pod: it holds nothing up
+		}
 		name := p.Namespace + "/" + p.Name
 		subject := PDBSubject(name)
-		switch {
-		case p.ObservedGeneration < p.Generation:
-			out = append(out, Finding{Severity: SeverityInfo, Kind: FindingUpgradeUnknown, Subject: subject,
-				Message: fmt.Sprintf("the status of PodDisruptionBudget %s is of generation %d, its spec is at %d (the disruption controller has not caught up): whether it allows a disruption is not known (%s)", name, p.ObservedGeneration, p.Generation, which),
-				Source:  srcPDBStatus, Reach: reachWholeCluster, Step: first})
-		case p.DisruptionsAllowed > 0 || p.ExpectedPods == 0:
-			// It allows one now, or selects no pod: it holds nothing up.
-		default:
-			msg := fmt.Sprintf("draining a node that runs pods of PodDisruptionBudget %s waits until it allows one (disruptionsAllowed 0: %d of %d pods healthy, %d required)", name, p.CurrentHealthy, p.ExpectedPods, p.DesiredHealthy)
+		stale := p.ObservedGeneration < p.Generation
+		var what string
+		if stale {
+			what = fmt.Sprintf("the status of PodDisruptionBudget %s is of generation %d, its spec is at %d (the disruption controller has not caught up): whether it allows a disruption is not known", name, p.ObservedGeneration, p.Generation)
+		} else {
+			what = fmt.Sprintf("PodDisruptionBudget %s allows no disruption now (disruptionsAllowed 0: %d of %d pods healthy, %d required)", name, p.CurrentHealthy, p.ExpectedPods, p.DesiredHealthy)
 			if p.DesiredHealthy >= p.ExpectedPods {
-				msg += "; as configured it requires every pod healthy, so it never allows one until it is changed"
+				what += "; as configured it requires every pod healthy, so it never allows one until it is changed"
 			}
-			out = append(out, Finding{Severity: SeverityWarning, Kind: FindingDrainBlocker, Subject: subject, Message: msg + " (" + which + ")",
-				Source: srcPDBStatus, Reach: reachWholeCluster, Step: first})
+		}
+		if !p.PodNodes.Known {
+			out = append(out, Finding{Severity: SeverityInfo, Kind: FindingUpgradeUnknown, Subject: subject,
+				Message: fmt.Sprintf("%s; which nodes run its pods is not known (%s), so which planned step it holds up is not known (%s)", what, OrNotRead(p.PodNodes.Reason), which),
+				Source:  srcPDBStatus, Reach: reachWholeCluster})
+			continue
+		}
+		held, unsure, nodes := steps.holding(p.PodNodes.Value)
+		reach := fmt.Sprintf("the pods it selects in namespace %s (%s), read now, and the nodes they run on", p.Namespace, selectorWords(p.Selector))
+		switch {
+		case len(held) > 0:
+			f := Finding{Severity: SeverityWarning, Kind: FindingDrainBlocker, Subject: subject, Source: srcPDBStatus, Reach: reach, Step: held[0]}
+			f.Message = fmt.Sprintf("%s: draining %s, which %s its pods, waits until it allows one (%s)%s",
+				what, joinOr(nodes), runVerb(len(nodes)), heldWords(held, len(nodes)), unsureWords(unsure))
+			if stale {
+				f.Severity, f.Kind = SeverityInfo, FindingUpgradeUnknown
+				f.Message = fmt.Sprintf("%s, so whether draining %s, which %s its pods, waits is not known (%s)%s",
+					what, joinOr(nodes), runVerb(len(nodes)), heldWords(held, len(nodes)), unsureWords(unsure))
+			}
+			out = append(out, f)
+		case len(unsure) > 0:
+			out = append(out, Finding{Severity: SeverityInfo, Kind: FindingUpgradeUnknown, Subject: subject, Source: srcPDBStatus, Reach: reach, Step: unsure[0].Step,
+				Message: fmt.Sprintf("%s; its pods run on %s, and which nodes the planned step %s drains is not known (%s): whether it waits is not known",
+					what, JoinAnd(p.PodNodes.Value), unsure[0].Step, OrNotRead(unsure[0].Nodes.Reason))})
 		}
 	}
 	return out
+}
+
+// drainPlan is the planned steps that drain nodes, in plan order, each with
+// its nodes.
+type drainPlan []DrainStep
+
+// drainSteps returns due's draining steps with their nodes; a step of
+// Drains that DrainNodes does not describe has its nodes unknown.
+func drainSteps(due UpgradeDue) drainPlan {
+	byRef := map[string]DrainStep{}
+	for _, d := range due.DrainNodes {
+		byRef[d.Step] = d
+	}
+	out := make(drainPlan, len(due.Drains))
+	for i, ref := range due.Drains {
+		d, ok := byRef[ref]
+		if !ok {
+			d = DrainStep{Step: ref, Nodes: UnknownFact[[]string](Because(ReasonNotRead, "which nodes it drains was not given"))}
+		}
+		out[i] = d
+	}
+	return out
+}
+
+// holding returns the StepRef of the steps that drain one of nodes, in
+// plan order; the steps whose nodes are unknown; and the nodes among nodes
+// that some step drains, sorted.
+func (dp drainPlan) holding(nodes []string) (held []string, unsure []DrainStep, drained []string) {
+	seen := map[string]bool{}
+	for _, d := range dp {
+		if !d.Nodes.Known {
+			unsure = append(unsure, d)
+			continue
+		}
+		hit := false
+		for _, n := range d.Nodes.Value {
+			if slices.Contains(nodes, n) {
+				hit = true
+				if !seen[n] {
+					seen[n] = true
+					drained = append(drained, n)
+				}
+			}
+		}
+		if hit {
+			held = append(held, d.Step)
+		}
+	}
+	sort.Strings(drained)
+	return held, unsure, drained
+}
+
+// heldWords says which planned steps a budget holds, that drain its nodes
+// nodes: "the planned step upgrade-node b → 1.37 drains it", "3 planned
+// steps drain them, the first upgrade-node b → 1.37".
+func heldWords(held []string, nodes int) string {
+	it := pronoun(nodes)
+	if len(held) == 1 {
+		return "the planned step " + held[0] + " drains " + it
+	}
+	return fmt.Sprintf("%d planned steps drain %s, the first %s", len(held), it, held[0])
+}
+
+// unsureWords adds, when some draining steps' nodes were not read, that
+// whether they are held is not known; "" otherwise.
+func unsureWords(unsure []DrainStep) string {
+	if len(unsure) == 0 {
+		return ""
+	}
+	return fmt.Sprintf("; which nodes %s drains is not known (%s), so whether it waits too is not known",
+		kube.Plural(len(unsure), "other planned step"), OrNotRead(unsure[0].Nodes.Reason))
+}
+
+// joinOr is "a", "a or b", "a, b or c".
+func joinOr(items []string) string {
+	if len(items) < 2 {
+		return strings.Join(items, "")
+	}
+	return strings.Join(items[:len(items)-1], ", ") + " or " + items[len(items)-1]
+}
+
+func runVerb(n int) string {
+	if n == 1 {
+		return "runs"
+	}
+	return "run"
+}
+
+// selectorWords names a label selector query: "selector app=x", or "all
+// its pods" for the empty one.
+func selectorWords(sel string) string {
+	if sel == "" {
+		return "every pod of the namespace"
+	}
+	return "selector " + sel
 }
 
 // NextHardDate returns the next hard date of a stack read as obs, judged at

@@ -55,6 +55,70 @@ func DrainsNodes(s Step) bool {
 	return false
 }
 
+// DrainedNodes returns the names of the nodes step s drains (DrainsNodes),
+// sorted, as obs read them: the node an upgrade-node, repair-node or
+// replace-node step names (its Target); for a node cluster's upgrade, the
+// nodes whose roles are a control-plane role (NodeState.Roles,
+// HasControlPlaneRole: kubeadm drains each control-plane node as it
+// upgrades it, kubernetes.io "Upgrading kubeadm clusters"); for
+// upgrade-pool and replace-pool, the nodes the provider lists in the pool
+// (KapsuleObserved.Pools and Nodes; a Kapsule node's name is its
+// Kubernetes node's). Unknown, with the reason, when those were not read;
+// known and empty for a step that drains no node.
+func DrainedNodes(s Step, obs *Observed) Fact[[]string] {
+	if !DrainsNodes(s) {
+		return KnownFact([]string{})
+	}
+	switch s.Kind {
+	case StepUpgradeNode, StepRepairNode, StepReplaceNode:
+		return KnownFact([]string{s.Target})
+	case StepUpgrade:
+		if obs == nil || !obs.Nodes.Known {
+			why := "nothing was read"
+			if obs != nil {
+				why = OrNotRead(obs.Nodes.Reason)
+			}
+			return UnknownFact[[]string](Because(ReasonNotRead, "which nodes are the control plane is not known: the nodes were not read ("+why+")"))
+		}
+		var out []string
+		for _, n := range obs.Nodes.Value {
+			if HasControlPlaneRole(n.Roles) {
+				out = append(out, n.Name)
+			}
+		}
+		sort.Strings(out)
+		return KnownFact(append([]string{}, out...))
+	}
+	// upgrade-pool, replace-pool: the provider's nodes of the pool.
+	if obs == nil || obs.Kapsule == nil {
+		return UnknownFact[[]string](Because(ReasonNotRead, "the provider's pools were not read"))
+	}
+	k := obs.Kapsule
+	switch {
+	case !k.Pools.Known:
+		return UnknownFact[[]string](Because(ReasonNotRead, "the provider's pools were not read ("+OrNotRead(k.Pools.Reason)+")"))
+	case !k.Nodes.Known:
+		return UnknownFact[[]string](Because(ReasonNotRead, "the provider's nodes were not read ("+OrNotRead(k.Nodes.Reason)+")"))
+	}
+	var id string
+	for _, p := range k.Pools.Value {
+		if p.Name == s.Target {
+			id = p.ID
+		}
+	}
+	if id == "" {
+		return KnownFact([]string{})
+	}
+	var out []string
+	for _, n := range k.Nodes.Value {
+		if n.PoolID == id {
+			out = append(out, n.Name)
+		}
+	}
+	sort.Strings(out)
+	return KnownFact(append([]string{}, out...))
+}
+
 // ClusterVersion returns the version the cluster runs as obs read it: a
 // managed cluster's as its provider reports it (obs.Kapsule), else the API
 // server's (obs.Versions, else obs.ServerVersion). Unknown, with the
@@ -162,15 +226,17 @@ func (k *KapsuleObserved) ForcedMove(current kube.Version, warnDays int, asOf ti
 // are the steps that drain nodes (DrainsNodes), whatever the versions.
 // Nothing is due for a plan built on no read (unverified); when the
 // cluster's version is unknown, Unknown says why and only Drains are
-// given. A zero asOf judges no calendar.
+// given; DrainNodes says which nodes each of those drains (DrainedNodes). A
+// zero asOf judges no calendar.
 func UpgradeTargets(p Plan, obs *Observed, providerWarnDays int, asOf time.Time) UpgradeDue {
-	d := UpgradeDue{Targets: []UpgradeMove{}, Drains: []string{}}
+	d := UpgradeDue{Targets: []UpgradeMove{}, Drains: []string{}, DrainNodes: []DrainStep{}}
 	if p.Unverified || obs == nil || obs.NoTarget {
 		return d
 	}
 	for _, s := range p.Steps {
 		if DrainsNodes(s) {
 			d.Drains = append(d.Drains, StepRef(s))
+			d.DrainNodes = append(d.DrainNodes, DrainStep{Step: StepRef(s), Nodes: DrainedNodes(s, obs)})
 		}
 	}
 	cur := ClusterVersion(obs)

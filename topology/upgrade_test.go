@@ -2,6 +2,7 @@ package topology
 
 import (
 	"fmt"
+	"reflect"
 	"strings"
 	"testing"
 	"time"
@@ -186,8 +187,14 @@ func TestJudgeUpgradeLayers(t *testing.T) {
 			want: []upFinding{{SeverityInfo, FindingUpgradeUnknown, "layer cilium", "1.34", step, "is named by digest only: its release is not in the reference: whether it supports 1.34 is not known", "nestor's layer support table", reach}}},
 		{name: "a tag that is no version: unknown", topo: layers("cilium"), targets: to134, images: KnownFact([]LayerImage{cilium("quay.io/cilium/cilium:stable")}),
 			want: []upFinding{{SeverityInfo, FindingUpgradeUnknown, "layer cilium", "1.34", step, `tag "stable" is not a release version`, "", reach}}},
-		{name: "a release without a row: unknown", topo: layers("cilium"), targets: to134, images: KnownFact([]LayerImage{cilium("quay.io/cilium/cilium:v1.16.3")}),
-			want: []upFinding{{SeverityInfo, FindingUpgradeUnknown, "layer cilium", "1.34", step, "has no row for 1.16.3", "", reach}}},
+		{name: "an old release its project's page states: judged from its row", topo: layers("cilium"), targets: to134, images: KnownFact([]LayerImage{cilium("quay.io/cilium/cilium:v1.16.3")}),
+			want: []upFinding{{SeverityWarning, FindingLayerUnsupported, "layer cilium", "1.34", step, "cilium 1.16.3 is e2e tested with Kubernetes 1.27–1.30, not 1.34; upgrade cilium first", "v1.16.7", reach}}},
+		{name: "a release older than every row: unknown, saying why", topo: layers("cilium"), targets: to134, images: KnownFact([]LayerImage{cilium("quay.io/cilium/cilium:v1.14.2")}),
+			want: []upFinding{{SeverityInfo, FindingUpgradeUnknown, "layer cilium", "1.34", step, "cilium 1.14.2 is older than every release this nestor's support table for cilium (as of 2026-11-30) holds, the oldest 1.16: Cilium's compatibility pages of the releases before 1.16 were not read", "nestor's layer support table", reach}}},
+		{name: "a release between two rows: unknown", topo: layers("cilium"), targets: to134, images: KnownFact([]LayerImage{cilium("quay.io/cilium/cilium:v1.17.2")}),
+			want: []upFinding{{SeverityInfo, FindingUpgradeUnknown, "layer cilium", "1.34", step, "has no row for 1.17.2 (the nearest rows are 1.16 and 1.18)", "", reach}}},
+		{name: "a release newer than every row: unknown", topo: layers("cilium"), targets: to134, images: KnownFact([]LayerImage{cilium("quay.io/cilium/cilium:v1.20.0")}),
+			want: []upFinding{{SeverityInfo, FindingUpgradeUnknown, "layer cilium", "1.34", step, "cilium 1.20.0 is newer than every release this nestor's support table for cilium (as of 2026-11-30) holds, the newest 1.19", "", reach}}},
 		{name: "a minimum only", topo: layers("longhorn"), targets: to134,
 			images: KnownFact([]LayerImage{{Layer: "longhorn", Kind: KindDaemonSet, Namespace: "longhorn-system", Workload: "longhorn-manager", Container: "longhorn-manager", Image: "longhornio/longhorn-manager:v1.7.2"}}),
 			want:   []upFinding{{SeverityInfo, FindingUpgradeUnknown, "layer longhorn", "1.34", step, "publishes no upper bound", "documentation.suse.com", "longhorn-system/longhorn-manager"}}},
@@ -212,40 +219,113 @@ func TestJudgeUpgradeLayers(t *testing.T) {
 }
 
 func TestJudgeUpgradeDrains(t *testing.T) {
-	drains := []string{"upgrade-node n1 → 1.35", "upgrade-node n2 → 1.35"}
-	const which = "(2 planned steps drain nodes, the first upgrade-node n1 → 1.35)"
-	pdb := func(ns, name string, allowed, current, desired, expected int32, gen, observed int64) PDBState {
-		return PDBState{Namespace: ns, Name: name, DisruptionsAllowed: allowed, CurrentHealthy: current, DesiredHealthy: desired, ExpectedPods: expected, Generation: gen, ObservedGeneration: observed}
+	// The plan: the API server's upgrade drains the control plane cp1,
+	// then the kubelets of n1 and n2 move, n1 twice.
+	const (
+		up   = "upgrade kubernetes → 1.35"
+		n1a  = "upgrade-node n1 → 1.34"
+		n1b  = "upgrade-node n1 → 1.35"
+		n2   = "upgrade-node n2 → 1.35"
+		pool = "upgrade-pool burst → 1.35"
+	)
+	known := func(nodes ...string) Fact[[]string] { return KnownFact(append([]string{}, nodes...)) }
+	plan := UpgradeDue{Drains: []string{up, n1a, n1b, n2}, DrainNodes: []DrainStep{
+		{Step: up, Nodes: known("cp1")}, {Step: n1a, Nodes: known("n1")}, {Step: n1b, Nodes: known("n1")}, {Step: n2, Nodes: known("n2")}}}
+	withPool := UpgradeDue{Drains: []string{n1a, pool}, DrainNodes: []DrainStep{
+		{Step: n1a, Nodes: known("n1")}, {Step: pool, Nodes: UnknownFact[[]string](Because(ReasonNotRead, "the provider's nodes were not read (timed out after 10s)"))}}}
+	pdb := func(ns, name string, allowed, current, desired, expected int32, gen, observed int64, nodes Fact[[]string]) PDBState {
+		return PDBState{Namespace: ns, Name: name, DisruptionsAllowed: allowed, CurrentHealthy: current, DesiredHealthy: desired, ExpectedPods: expected,
+			Generation: gen, ObservedGeneration: observed, Selector: "app=" + name, PodNodes: nodes}
 	}
+	podsOn := "the pods it selects in namespace"
 	tests := []struct {
-		name   string
-		drains []string
-		pdbs   Fact[[]PDBState]
-		want   []upFinding
+		name string
+		due  UpgradeDue
+		pdbs Fact[[]PDBState]
+		want []upFinding
 	}{
-		{name: "blockers, sorted; allowing or empty ones hold nothing", drains: drains, pdbs: KnownFact([]PDBState{
-			pdb("rook-ceph", "rook-ceph-osd", 0, 2, 2, 3, 1, 1),
-			pdb("cnpg", "pg-main", 0, 3, 3, 3, 2, 2),
-			pdb("web", "frontend", 1, 3, 2, 3, 1, 1),
-			pdb("web", "nothing-selected", 0, 0, 0, 0, 1, 1),
+		{name: "each blocker under the first step that drains a node running its pods, never the first draining step by default", due: plan, pdbs: KnownFact([]PDBState{
+			pdb("rook-ceph", "rook-ceph-osd", 0, 2, 2, 3, 1, 1, known("n1", "n2", "n9")),
+			pdb("cnpg", "pg-main", 0, 1, 1, 1, 2, 2, known("n2")),
+			pdb("kube-system", "coredns", 0, 1, 1, 2, 1, 1, known("cp1")),
+			pdb("web", "frontend", 1, 3, 2, 3, 1, 1, known("n1")),
+			pdb("web", "nothing-selected", 0, 0, 0, 0, 1, 1, known()),
 		}), want: []upFinding{
-			{SeverityWarning, FindingDrainBlocker, "pdb cnpg/pg-main", "", drains[0], "draining a node that runs pods of PodDisruptionBudget cnpg/pg-main waits until it allows one (disruptionsAllowed 0: 3 of 3 pods healthy, 3 required); as configured it requires every pod healthy, so it never allows one until it is changed " + which, "policy/v1 PodDisruptionBudget status", "the whole cluster (nestor does not read pods)"},
-			{SeverityWarning, FindingDrainBlocker, "pdb rook-ceph/rook-ceph-osd", "", drains[0], "draining a node that runs pods of PodDisruptionBudget rook-ceph/rook-ceph-osd waits until it allows one (disruptionsAllowed 0: 2 of 3 pods healthy, 2 required) " + which, "", "the whole cluster"},
+			{SeverityWarning, FindingDrainBlocker, "pdb cnpg/pg-main", "", n2, "PodDisruptionBudget cnpg/pg-main allows no disruption now (disruptionsAllowed 0: 1 of 1 pods healthy, 1 required); as configured it requires every pod healthy, so it never allows one until it is changed: draining n2, which runs its pods, waits until it allows one (the planned step " + n2 + " drains it)", "policy/v1 PodDisruptionBudget status", podsOn + " cnpg (selector app=pg-main)"},
+			{SeverityWarning, FindingDrainBlocker, "pdb kube-system/coredns", "", up, "draining cp1, which runs its pods, waits until it allows one (the planned step " + up + " drains it)", "", ""},
+			{SeverityWarning, FindingDrainBlocker, "pdb rook-ceph/rook-ceph-osd", "", n1a, "PodDisruptionBudget rook-ceph/rook-ceph-osd allows no disruption now (disruptionsAllowed 0: 2 of 3 pods healthy, 2 required): draining n1 or n2, which run its pods, waits until it allows one (3 planned steps drain them, the first " + n1a + ")", "", podsOn},
 		}},
-		{name: "a status behind its spec: unknown, never a blocker or a pass", drains: drains[:1], pdbs: KnownFact([]PDBState{pdb("rook-ceph", "rook-ceph-osd", 0, 0, 0, 0, 2, 1), pdb("web", "frontend", 3, 3, 0, 3, 5, 0)}),
+		{name: "pods on nodes no step drains: nothing held", due: plan, pdbs: KnownFact([]PDBState{pdb("cnpg", "pg-main", 0, 1, 1, 1, 1, 1, known("n9")), pdb("web", "pending", 0, 0, 1, 1, 1, 1, known())})},
+		{name: "pods' nodes not read: unknown, under no step", due: plan, pdbs: KnownFact([]PDBState{
+			pdb("cnpg", "pg-main", 0, 1, 1, 1, 1, 1, UnknownFact[[]string](Because(ReasonForbidden, "forbidden (user ci cannot list pods in namespace cnpg)")))}),
+			want: []upFinding{{SeverityInfo, FindingUpgradeUnknown, "pdb cnpg/pg-main", "", "", "PodDisruptionBudget cnpg/pg-main allows no disruption now (disruptionsAllowed 0: 1 of 1 pods healthy, 1 required); as configured it requires every pod healthy, so it never allows one until it is changed; which nodes run its pods is not known (forbidden (user ci cannot list pods in namespace cnpg)), so which planned step it holds up is not known (4 planned steps drain nodes, the first " + up + ")", "", "the whole cluster"}}},
+		{name: "a step whose nodes were not read: said so beside the steps held, or an unknown under it", due: withPool, pdbs: KnownFact([]PDBState{
+			pdb("cnpg", "pg-main", 0, 1, 1, 1, 1, 1, known("n1")),
+			pdb("rook-ceph", "rook-ceph-osd", 0, 2, 2, 3, 1, 1, known("burst-1")),
+		}), want: []upFinding{
+			{SeverityWarning, FindingDrainBlocker, "pdb cnpg/pg-main", "", n1a, "draining n1, which runs its pods, waits until it allows one (the planned step " + n1a + " drains it); which nodes 1 other planned step drains is not known (the provider's nodes were not read (timed out after 10s)), so whether it waits too is not known", "", ""},
+			{SeverityInfo, FindingUpgradeUnknown, "pdb rook-ceph/rook-ceph-osd", "", pool, "its pods run on burst-1, and which nodes the planned step " + pool + " drains is not known (the provider's nodes were not read (timed out after 10s)): whether it waits is not known", "", ""},
+		}},
+		{name: "a status behind its spec: unknown, never a blocker or a pass, under the step that drains its node", due: plan, pdbs: KnownFact([]PDBState{
+			pdb("rook-ceph", "rook-ceph-osd", 0, 0, 0, 0, 2, 1, known("n2")), pdb("web", "frontend", 3, 3, 0, 3, 5, 0, known("cp1"))}),
 			want: []upFinding{
-				{SeverityInfo, FindingUpgradeUnknown, "pdb rook-ceph/rook-ceph-osd", "", drains[0], "the status of PodDisruptionBudget rook-ceph/rook-ceph-osd is of generation 1, its spec is at 2 (the disruption controller has not caught up): whether it allows a disruption is not known (the planned step upgrade-node n1 → 1.35 drains nodes)", "", "the whole cluster"},
-				{SeverityInfo, FindingUpgradeUnknown, "pdb web/frontend", "", drains[0], "is of generation 0, its spec is at 5", "", ""},
+				{SeverityInfo, FindingUpgradeUnknown, "pdb rook-ceph/rook-ceph-osd", "", n2, "the status of PodDisruptionBudget rook-ceph/rook-ceph-osd is of generation 1, its spec is at 2 (the disruption controller has not caught up): whether it allows a disruption is not known, so whether draining n2, which runs its pods, waits is not known (the planned step " + n2 + " drains it)", "", podsOn},
+				{SeverityInfo, FindingUpgradeUnknown, "pdb web/frontend", "", up, "is of generation 0, its spec is at 5", "", ""},
 			}},
-		{name: "unread", drains: drains, pdbs: UnknownFact[[]PDBState](Because(ReasonFailed, "forbidden (user ci cannot list poddisruptionbudgets.policy)")),
-			want: []upFinding{{SeverityInfo, FindingUpgradeUnknown, "PodDisruptionBudgets", "", drains[0], "the PodDisruptionBudgets were not read (forbidden (user ci cannot list poddisruptionbudgets.policy)): what holds up draining nodes is not known " + which, "", ""}}},
-		{name: "no drain: not judged", pdbs: KnownFact([]PDBState{pdb("cnpg", "pg-main", 0, 3, 3, 3, 2, 2)})},
+		{name: "a draining step without its nodes (an older caller): its nodes unknown", due: UpgradeDue{Drains: []string{n1a}}, pdbs: KnownFact([]PDBState{pdb("cnpg", "pg-main", 0, 1, 1, 1, 1, 1, known("n1"))}),
+			want: []upFinding{{SeverityInfo, FindingUpgradeUnknown, "pdb cnpg/pg-main", "", n1a, "which nodes the planned step " + n1a + " drains is not known (which nodes it drains was not given)", "", ""}}},
+		{name: "unread", due: plan, pdbs: UnknownFact[[]PDBState](Because(ReasonFailed, "forbidden (user ci cannot list poddisruptionbudgets.policy)")),
+			want: []upFinding{{SeverityInfo, FindingUpgradeUnknown, "PodDisruptionBudgets", "", up, "the PodDisruptionBudgets were not read (forbidden (user ci cannot list poddisruptionbudgets.policy)): what holds up draining nodes is not known (4 planned steps drain nodes, the first " + up + ")", "", ""}}},
+		{name: "no drain: not judged", pdbs: KnownFact([]PDBState{pdb("cnpg", "pg-main", 0, 3, 3, 3, 2, 2, known("n1"))})},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got := JudgeUpgrade(&Topology{}, UpgradeDue{Drains: tt.drains}, UpgradeFacts{Served: UnknownFact[ServedAPIs](Because(ReasonFailed, "x")), PDBs: tt.pdbs})
+			got := JudgeUpgrade(&Topology{}, tt.due, UpgradeFacts{Served: UnknownFact[ServedAPIs](Because(ReasonFailed, "x")), PDBs: tt.pdbs})
 			checkUpgradeFindings(t, got, tt.want)
 		})
+	}
+}
+
+// TestDrainedNodes: the nodes each draining step drains, as read; unknown
+// when what it rests on was not read.
+func TestDrainedNodes(t *testing.T) {
+	nodes := KnownFact([]NodeState{
+		{Name: "cp2", Roles: []string{"control-plane"}}, {Name: "cp1", Roles: []string{"control-plane", "etcd"}},
+		{Name: "m1", Roles: []string{"master"}}, {Name: "w1", Roles: []string{}}})
+	obs := &Observed{Nodes: nodes, Kapsule: &KapsuleObserved{
+		Pools: KnownFact([]KapsulePool{{ID: "p-1", Name: "default"}, {ID: "p-2", Name: "burst"}}),
+		Nodes: KnownFact([]KapsuleNode{{Name: "scw-b-2", PoolID: "p-2"}, {Name: "scw-d-1", PoolID: "p-1"}, {Name: "scw-b-1", PoolID: "p-2"}})}}
+	unread := &Observed{Nodes: UnknownFact[[]NodeState](Because(ReasonFailed, "timed out after 10s")),
+		Kapsule: &KapsuleObserved{Pools: KnownFact([]KapsulePool{{ID: "p-1", Name: "default"}}), Nodes: UnknownFact[[]KapsuleNode](Because(ReasonFailed, "forbidden"))}}
+	tests := []struct {
+		step   Step
+		obs    *Observed
+		want   []string
+		reason string
+	}{
+		{NewStep(StepUpgradeNode, PhaseK8s, "w1", "x"), obs, []string{"w1"}, ""},
+		{NewStep(StepRepairNode, PhaseK8s, "w1", "x"), obs, []string{"w1"}, ""},
+		{NewStep(StepReplaceNode, PhasePools, "scw-d-1", "x"), obs, []string{"scw-d-1"}, ""},
+		{NewStep(StepUpgrade, PhaseK8s, "kubernetes", "x"), obs, []string{"cp1", "cp2", "m1"}, ""},
+		{NewStep(StepUpgrade, PhaseK8s, "kubernetes", "x"), unread, nil, "the nodes were not read (timed out after 10s)"},
+		{NewStep(StepUpgradePool, PhasePools, "burst", "x"), obs, []string{"scw-b-1", "scw-b-2"}, ""},
+		{NewStep(StepReplacePool, PhasePools, "default", "x"), obs, []string{"scw-d-1"}, ""},
+		{NewStep(StepReplacePool, PhasePools, "default", "x"), unread, nil, "the provider's nodes were not read (forbidden)"},
+		{NewStep(StepUpgradePool, PhasePools, "burst", "x"), &Observed{}, nil, "the provider's pools were not read"},
+		{NewStep(StepUpgrade, PhaseCluster, "kubernetes", "x"), obs, []string{}, ""},
+		{NewStep(StepInstall, "cilium", "cilium", "x"), obs, []string{}, ""},
+	}
+	for _, tt := range tests {
+		got := DrainedNodes(tt.step, tt.obs)
+		if tt.reason != "" {
+			if got.Known || !strings.Contains(got.Reason, tt.reason) {
+				t.Errorf("DrainedNodes(%s %s) = %+v; want unknown, %q", tt.step.Kind, tt.step.Target, got, tt.reason)
+			}
+			continue
+		}
+		if !got.Known || !reflect.DeepEqual(got.Value, tt.want) {
+			t.Errorf("DrainedNodes(%s %s) = %+v; want %v", tt.step.Kind, tt.step.Target, got, tt.want)
+		}
 	}
 }
 
@@ -260,12 +340,13 @@ func TestJudgeUpgradeNothingDue(t *testing.T) {
 // TestFailOnUpgradeFindings: --fail-on compares Plan.FindingsAtLeast with
 // its severity; the upgrade findings count by theirs.
 func TestFailOnUpgradeFindings(t *testing.T) {
-	due := UpgradeDue{Targets: []UpgradeMove{moveTo("1.31", "1.32")}, Drains: []string{"upgrade-node n1 → 1.32"}}
+	due := UpgradeDue{Targets: []UpgradeMove{moveTo("1.31", "1.32")}, Drains: []string{"upgrade-node n1 → 1.32"},
+		DrainNodes: []DrainStep{{Step: "upgrade-node n1 → 1.32", Nodes: KnownFact([]string{"n1"})}}}
 	facts := UpgradeFacts{
 		Served:          KnownFact(flowcontrolServed),
 		DeprecatedCalls: callsOf(KnownFact(1), flowschemaCall, DeprecatedCall{Version: "v1", Resource: "componentstatuses"}),
 		LayerImages:     UnknownFact[[]LayerImage](Because(ReasonFailed, "not read")),
-		PDBs:            KnownFact([]PDBState{{Namespace: "a", Name: "b", ExpectedPods: 2, CurrentHealthy: 1, DesiredHealthy: 1, Generation: 1, ObservedGeneration: 1}}),
+		PDBs:            KnownFact([]PDBState{{Namespace: "a", Name: "b", ExpectedPods: 2, CurrentHealthy: 1, DesiredHealthy: 1, Generation: 1, ObservedGeneration: 1, PodNodes: KnownFact([]string{"n1"})}}),
 	}
 	p := Plan{Findings: JudgeUpgrade(&Topology{Layers: []LayerRef{{Name: "cilium"}}}, due, facts)}
 	// removed-api error; componentstatuses info; layers unread info; drain blocker warning.

@@ -69,9 +69,22 @@ type UpgradeDue struct {
 	// Drains are the StepRef of the plan steps that drain nodes (or delete
 	// them), in plan order: each needs the drain-blocker check.
 	Drains []string `json:"drains"`
+	// DrainNodes are the same steps, in the same order, each with the
+	// nodes it drains (DrainedNodes): a drain blocker is placed under the
+	// first step that drains a node running its pods.
+	DrainNodes []DrainStep `json:"drain_nodes"`
 	// Unknown says why whether a report is due could not be decided (the
 	// cluster's version was not read); "" when it was decided.
 	Unknown string `json:"unknown,omitempty"`
+}
+
+// DrainStep is one planned step that drains nodes, and which nodes.
+type DrainStep struct {
+	// Step is the step's StepRef.
+	Step string `json:"step"`
+	// Nodes are the names of the nodes it drains, sorted; unknown, with
+	// the reason, when what says so was not read.
+	Nodes Fact[[]string] `json:"nodes"`
 }
 
 // ReadsAPIs reports whether the upgrade judgement needs the served APIs,
@@ -187,6 +200,23 @@ type PDBState struct {
 	// current spec only when they are equal.
 	Generation         int64 `json:"generation"`
 	ObservedGeneration int64 `json:"observed_generation"`
+	// Selector is spec.selector as a label selector query
+	// ("app=rook-ceph-osd"; "" selects every pod of its namespace).
+	Selector string `json:"selector"`
+	// PodNodes are the nodes the pods it selects run on, sorted: read for a
+	// budget that may hold a drain (MayHoldDrain), known and empty for one
+	// whose selector selects nothing (spec.selector null), unknown with the
+	// reason when the pods were not read (the zero Fact: not asked).
+	PodNodes Fact[[]string] `json:"pod_nodes"`
+}
+
+// MayHoldDrain reports whether the budget may hold up a drain, so that
+// which nodes run its pods matters: its status is of an older generation
+// than its spec (whether it allows a disruption is not known), or it
+// allows none and expects pods (policy/v1 status; an eviction it does not
+// allow is refused, kubernetes.io "API-initiated Eviction").
+func (p PDBState) MayHoldDrain() bool {
+	return p.ObservedGeneration < p.Generation || p.DisruptionsAllowed == 0 && p.ExpectedPods > 0
 }
 
 // HardDate is a stack's next hard date: the earliest day its Kubernetes

@@ -27,6 +27,12 @@ import (
 // on and that k8s.io/api's lifecycle (APILifecycleRemoved) removes at 1.38.
 var removedAt138 = []string{"resource.k8s.io/v1beta1", "admissionregistration.k8s.io/v1alpha1", "coordination.k8s.io/v1alpha2"}
 
+// partlyRemovedAt139 is a group version the 1.37 API server serves once
+// switched on, of which k8s.io/api removes some resources at 1.39
+// (deviceclasses, resourceclaims, resourceclaimtemplates, resourceslices)
+// and keeps another (devicetaintrules, until 1.42).
+const partlyRemovedAt139 = "resource.k8s.io/v1beta2"
+
 // upgradeDoc is the part of preview's document the upgrade proofs read.
 type upgradeDoc struct {
 	Plan struct {
@@ -94,7 +100,7 @@ func decodeUpgrade(t *testing.T, r result) upgradeDoc {
 func upgradeCluster(t *testing.T) *harness.Cluster {
 	t.Helper()
 	var on []string
-	for _, gv := range removedAt138 {
+	for _, gv := range append(removedAt138, partlyRemovedAt139) {
 		on = append(on, gv+"=true")
 	}
 	c := harness.StartT(t, harness.Options{APIServerArgs: []string{"--runtime-config=" + strings.Join(on, ",")}})
@@ -162,9 +168,13 @@ func TestUpgradeReport(t *testing.T) {
 			strings.Contains(dtext, "databases/pg-main ") || strings.Contains(dtext, "leftover") {
 			t.Errorf("drain blockers: %v", drains)
 		}
+		// Each under the first step that drains a node running its pods:
+		// skew3's first kubelet step for the OSDs (skew2, skew3), skew2's for
+		// the primary.
 		for _, f := range drains {
-			if !strings.HasPrefix(f.Step, "upgrade") || f.Severity != "warning" {
-				t.Errorf("drain blocker not on a draining step: %v", f)
+			want := map[string]string{"pdb rook-ceph/rook-ceph-osd": "upgrade-node skew3 → 1.35", "pdb databases/pg-main-primary": "upgrade-node skew2 → 1.37"}[f.Subject.Text]
+			if f.Step != want || f.Severity != "warning" {
+				t.Errorf("drain blocker not under the step that drains its node (%q): %v", want, f)
 			}
 		}
 		for _, f := range d.Plan.Findings {
@@ -212,6 +222,25 @@ func TestUpgradeReport(t *testing.T) {
 			if strings.Contains(f.Source, "/metrics") {
 				t.Errorf("/metrics still unknown once granted: %v", f)
 			}
+		}
+	})
+
+	t.Run("a group version that loses some of its resources names them, and says it stays for the others", func(t *testing.T) {
+		w := prodStack(t, c, "skew", "kubernetes:\n  version: \"1.39\"\nnodes:\n"+
+			"  - {name: skew1, role: control-plane}\n  - {name: skew2, role: worker}\n  - {name: skew3, role: worker}\n"+
+			"backend: local-path\nlayers: [local-path]\n")
+		r := w.run(nil, "preview", "--stacks", w.Stacks, "--stack", "skew", "-o", "json", "--as-of", "2026-12-01")
+		d := decodeUpgrade(t, r)
+		var got []upgradeFinding
+		for _, f := range d.findings("removed-api") {
+			if f.Subject.Text == partlyRemovedAt139 {
+				got = append(got, f)
+			}
+		}
+		if len(got) != 1 || got[0].Minor != "1.39" ||
+			!strings.Contains(got[0].Message, "the cluster serves resource.k8s.io/v1beta2 deviceclasses (DeviceClass), resourceclaims (ResourceClaim), resourceclaimtemplates (ResourceClaimTemplate), resourceslices (ResourceSlice); 1.39 is to stop serving them") ||
+			!strings.Contains(got[0].Message, "resource.k8s.io/v1beta2 itself is still served by 1.39 for devicetaintrules (DeviceTaintRule, to be removed in 1.42)") {
+			t.Errorf("resource.k8s.io/v1beta2 at 1.39: %v", got)
 		}
 	})
 

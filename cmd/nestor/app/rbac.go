@@ -16,7 +16,8 @@ func newRBACCmd(a *App, g *globals) *cobra.Command {
 		Long: `rbac prints the ClusterRole that exactly this stack's reads need — the nodes,
 namespaces, CRDs and StorageClasses, the declared layers' workloads and their own
 status resources, /version, and what an upgrade report reads when one is due
-(discovery, /metrics, the kube-system identity leases, the PodDisruptionBudgets) —
+(discovery, /metrics, the kube-system identity leases, the PodDisruptionBudgets and
+the names and nodes of the pods of those that allow no disruption) —
 get and list only: never a write verb, never secrets. Each rule is preceded by a
 comment saying what nestor reads it for. It reads nothing but the topology.
 

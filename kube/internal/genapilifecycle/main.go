@@ -6,7 +6,10 @@
 // (zz_generated.prerelease-lifecycle.go: APILifecycleIntroduced,
 // APILifecycleDeprecated, APILifecycleRemoved, APILifecycleReplacement,
 // written by k8s.io/code-generator's prerelease-lifecycle-gen from the
-// "+k8s:prerelease-lifecycle-gen" tags of each types.go).
+// "+k8s:prerelease-lifecycle-gen" tags of each types.go); and the resource
+// each kind is served as, as k8s.io/client-go's typed clientset (written by
+// client-gen) names it in its requests — none for a kind served only as a
+// subresource (Scale, Eviction) or not on its own.
 //
 // It runs from kube's folder (go generate ./kube):
 //
@@ -21,10 +24,12 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"flag"
 	"fmt"
 	"go/format"
+	"net/http"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -33,8 +38,12 @@ import (
 	"strconv"
 	"strings"
 
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/kubernetes/scheme"
+	"k8s.io/client-go/rest"
 )
 
 // The interfaces of k8s.io/api's generated lifecycle methods, as
@@ -73,7 +82,11 @@ func run(out string) error {
 	if err != nil {
 		return err
 	}
-	rows, gvs := collect()
+	res, err := resources()
+	if err != nil {
+		return err
+	}
+	rows, gvs := collect(res)
 	if len(rows) == 0 {
 		return errors.New("the scheme holds no kind with lifecycle methods: nothing to write")
 	}
@@ -125,6 +138,9 @@ type row struct {
 	group, version, kind             string
 	introduced, deprecated, removedR string
 	replacement                      schema.GroupVersionKind
+	// resource is the resource the typed clientset serves the kind as
+	// ("deviceclasses"), "" when it serves none of its own.
+	resource string
 }
 
 // repeats reports whether list, the row of kind "XList", says no more
@@ -140,11 +156,12 @@ func repeats(list, item row) bool {
 }
 
 // collect returns one row per registered kind that has lifecycle methods,
-// sorted by group, version and kind, and every group version the scheme
-// registers. A kind "XList" whose item "X" has the same lifecycle in the
-// same group version is left out: discovery never lists a list kind, and
-// it would only repeat its item (repeats).
-func collect() ([]row, []schema.GroupVersion) {
+// sorted by group, version and kind, with its resource from res
+// (resources), and every group version the scheme registers. A kind
+// "XList" whose item "X" has the same lifecycle in the same group version
+// is left out: discovery never lists a list kind, and it would only repeat
+// its item (repeats).
+func collect(res map[schema.GroupVersionKind]string) ([]row, []schema.GroupVersion) {
 	byGVK := map[schema.GroupVersionKind]row{}
 	gvSet := map[schema.GroupVersion]bool{}
 	for gvk, t := range scheme.Scheme.AllKnownTypes() {
@@ -152,7 +169,7 @@ func collect() ([]row, []schema.GroupVersion) {
 			continue
 		}
 		obj := reflect.New(t).Interface()
-		r := row{group: gvk.Group, version: gvk.Version, kind: gvk.Kind}
+		r := row{group: gvk.Group, version: gvk.Version, kind: gvk.Kind, resource: res[gvk]}
 		has := false
 		if o, ok := obj.(introduced); ok {
 			r.introduced, has = minor(o.APILifecycleIntroduced()), true
@@ -199,6 +216,107 @@ func collect() ([]row, []schema.GroupVersion) {
 	return rows, gvs
 }
 
+// errNotSent ends every request of resources' clientset before it leaves.
+var errNotSent = errors.New("not sent: genapilifecycle only records the path")
+
+// recorder is a RoundTripper that records the path of the request it is
+// given and sends nothing.
+type recorder struct{ path string }
+
+func (r *recorder) RoundTrip(req *http.Request) (*http.Response, error) {
+	r.path = req.URL.Path
+	return nil, errNotSent
+}
+
+// resources returns, for each kind k8s.io/client-go's typed clientset
+// serves as a resource of its own, the resource its requests name: for
+// every group version accessor of kubernetes.Interface (CoreV1,
+// ResourceV1beta2…), every typed client its interface gives
+// (DeviceClasses(), ResourceClaims(namespace)…), the kind its Get returns
+// (its Create's, for a create-only resource such as TokenReview) and the
+// last segment of that request's path before the object's name; a typed
+// client with neither (Evictions: a subresource's) serves no resource of
+// its own. The requests go to a RoundTripper that records their path and
+// sends nothing. An error when a kind is not in the scheme or two
+// resources claim one kind.
+func resources() (map[schema.GroupVersionKind]string, error) {
+	rec := &recorder{}
+	cs, err := kubernetes.NewForConfigAndClient(&rest.Config{Host: "http://genapilifecycle.invalid", QPS: -1}, &http.Client{Transport: rec})
+	if err != nil {
+		return nil, err
+	}
+	ctx := context.Background()
+	const name = "genapilifecycle-object"
+	out := map[schema.GroupVersionKind]string{}
+	iface := reflect.TypeOf((*kubernetes.Interface)(nil)).Elem()
+	csv := reflect.ValueOf(cs)
+	for i := 0; i < iface.NumMethod(); i++ {
+		acc := iface.Method(i)
+		if acc.Type.NumIn() != 0 || acc.Type.NumOut() != 1 || acc.Type.Out(0).Kind() != reflect.Interface || acc.Name == "Discovery" {
+			continue
+		}
+		gv := csv.MethodByName(acc.Name).Call(nil)[0]
+		gvt := acc.Type.Out(0)
+		for j := 0; j < gvt.NumMethod(); j++ {
+			getter := gvt.Method(j)
+			if getter.Name == "RESTClient" {
+				continue
+			}
+			var args []reflect.Value
+			switch {
+			case getter.Type.NumIn() == 0:
+			case getter.Type.NumIn() == 1 && getter.Type.In(0).Kind() == reflect.String:
+				args = []reflect.Value{reflect.ValueOf("ns")}
+			default:
+				return nil, fmt.Errorf("%s().%s: a typed client getter takes no argument or a namespace", acc.Name, getter.Name)
+			}
+			client := gv.MethodByName(getter.Name).Call(args)[0]
+			rec.path = ""
+			var obj reflect.Type
+			byName := true
+			if get := client.MethodByName("Get"); get.IsValid() {
+				out := get.Call([]reflect.Value{reflect.ValueOf(ctx), reflect.ValueOf(name), reflect.ValueOf(metav1.GetOptions{})})
+				obj = out[0].Type()
+			} else if create := client.MethodByName("Create"); create.IsValid() {
+				in := create.Type().In(1)
+				out := create.Call([]reflect.Value{reflect.ValueOf(ctx), reflect.New(in.Elem()), reflect.ValueOf(metav1.CreateOptions{})})
+				obj, byName = out[0].Type(), false
+			} else {
+				continue // Evictions(): Evict only, the pods/eviction subresource
+			}
+			parts := strings.Split(strings.TrimSuffix(rec.path, "/"), "/")
+			if byName {
+				if len(parts) < 2 || parts[len(parts)-1] != name {
+					return nil, fmt.Errorf("%s().%s().Get asked %q, not a path ending with the object's name", acc.Name, getter.Name, rec.path)
+				}
+				parts = parts[:len(parts)-1]
+			}
+			resource := parts[len(parts)-1]
+			if obj.Kind() != reflect.Pointer {
+				return nil, fmt.Errorf("%s().%s() serves %s, not an API object", acc.Name, getter.Name, obj)
+			}
+			ro, ok := reflect.New(obj.Elem()).Interface().(runtime.Object)
+			if !ok {
+				return nil, fmt.Errorf("%s().%s() serves %s, not an API object", acc.Name, getter.Name, obj)
+			}
+			gvks, _, err := scheme.Scheme.ObjectKinds(ro)
+			if err != nil {
+				return nil, fmt.Errorf("%s().%s(): %v", acc.Name, getter.Name, err)
+			}
+			for _, gvk := range gvks {
+				if prev, dup := out[gvk]; dup && prev != resource {
+					return nil, fmt.Errorf("%s is served as both %s and %s", gvk, prev, resource)
+				}
+				out[gvk] = resource
+			}
+		}
+	}
+	if len(out) == 0 {
+		return nil, errors.New("the typed clientset serves no resource: nothing to record")
+	}
+	return out, nil
+}
+
 // minor is "MAJOR.MINOR", or "" for 0.0 (the generated methods' "none").
 func minor(major, minor int) string {
 	if major == 0 && minor == 0 {
@@ -235,6 +353,9 @@ func render(version, horizon string, rows []row, gvs []schema.GroupVersion) ([]b
 		}
 		if !r.replacement.Empty() {
 			fmt.Fprintf(&b, ", Replacement: GroupVersionKind{Group: %q, Version: %q, Kind: %q}", r.replacement.Group, r.replacement.Version, r.replacement.Kind)
+		}
+		if r.resource != "" {
+			fmt.Fprintf(&b, ", Resource: %q", r.resource)
 		}
 		b.WriteString("},\n")
 	}

@@ -105,7 +105,11 @@ func TestRender(t *testing.T) {
 // TestCollect reads the real scheme: list kinds that repeat their item are
 // left out, a GA kind has Introduced only, and rows are sorted.
 func TestCollect(t *testing.T) {
-	rows, gvs := collect()
+	res, err := resources()
+	if err != nil {
+		t.Fatal(err)
+	}
+	rows, gvs := collect(res)
 	seen := map[string]row{}
 	for i, r := range rows {
 		key := r.group + "/" + r.version + "/" + r.kind
@@ -125,5 +129,42 @@ func TestCollect(t *testing.T) {
 	}
 	if len(gvs) < 20 {
 		t.Errorf("%d group versions: k8s.io/api has dozens", len(gvs))
+	}
+}
+
+// TestResources reads the real typed clientset: each kind the resource its
+// requests name, a namespaced one and a cluster one, a create-only one
+// (TokenReview, no Get), the irregular plurals (endpoints, ingresses,
+// networkpolicies), the kinds of a removed group version that client-go
+// still holds; and no resource for a kind served only as a subresource
+// (Scale, Eviction) or a list.
+func TestResources(t *testing.T) {
+	res, err := resources()
+	if err != nil {
+		t.Fatal(err)
+	}
+	gvk := func(g, v, k string) schema.GroupVersionKind {
+		return schema.GroupVersionKind{Group: g, Version: v, Kind: k}
+	}
+	want := map[schema.GroupVersionKind]string{
+		gvk("", "v1", "Pod"):                                         "pods",
+		gvk("", "v1", "Endpoints"):                                   "endpoints",
+		gvk("", "v1", "Node"):                                        "nodes",
+		gvk("apps", "v1", "Deployment"):                              "deployments",
+		gvk("networking.k8s.io", "v1", "Ingress"):                    "ingresses",
+		gvk("networking.k8s.io", "v1", "NetworkPolicy"):              "networkpolicies",
+		gvk("authentication.k8s.io", "v1", "TokenReview"):            "tokenreviews",
+		gvk("resource.k8s.io", "v1beta2", "DeviceClass"):             "deviceclasses",
+		gvk("resource.k8s.io", "v1beta2", "DeviceTaintRule"):         "devicetaintrules",
+		gvk("resource.k8s.io", "v1beta2", "ResourceClaim"):           "resourceclaims",
+		gvk("flowcontrol.apiserver.k8s.io", "v1beta3", "FlowSchema"): "flowschemas",
+		gvk("autoscaling", "v1", "Scale"):                            "",
+		gvk("policy", "v1", "Eviction"):                              "",
+		gvk("apps", "v1", "DeploymentList"):                          "",
+	}
+	for k, w := range want {
+		if got := res[k]; got != w {
+			t.Errorf("%s: resource %q, want %q", k, got, w)
+		}
 	}
 }
