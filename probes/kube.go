@@ -719,26 +719,12 @@ func readTarget(ctx context.Context, t *Target, topo *topology.Topology, withNod
 	readAt := time.Now()
 
 	// The version opens the connection; the nodes and the rest follow as
-	// soon as it is up. What waits for the version and the nodes
-	// (KubeOptions.AfterNodes) runs beside the rest of the read, which
-	// waits for it.
+	// soon as it is up.
 	ver, nodes = guardVer, guardNodes
 	versionAndNodes := func() {}
 	if withNodes {
 		versionAndNodes = startVersionAndNodes(ctx, budget, c, &ver, &nodes)
 	}
-	var after sync.WaitGroup
-	if hook := t.Options.AfterNodes; hook != nil {
-		after.Add(1)
-		go func() {
-			defer after.Done()
-			versionAndNodes()
-			if run := hook(ctx, ver, nodes); run != nil {
-				run()
-			}
-		}()
-	}
-	defer after.Wait()
 
 	// Wave 1.
 	nsDone, lists := startClusterLists(ctx, budget, c, &facts)

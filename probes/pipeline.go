@@ -82,9 +82,6 @@ type OpenOptions struct {
 	Timeout time.Duration
 	// Progress is told what is being read (KubeOptions.Progress).
 	Progress func(resource string, items int)
-	// AfterNodes is called by the read once the version and the nodes are
-	// in (KubeOptions.AfterNodes).
-	AfterNodes func(ctx context.Context, version topology.Fact[string], nodes topology.Fact[[]topology.NodeState]) func()
 	// Interactive says the operator may be asked (a terminal, no
 	// --no-input): the guard then confirms through Confirm; otherwise it
 	// checks the endpoint strictly, offline.
@@ -341,7 +338,7 @@ func Open(ctx context.Context, k Kind, t *topology.Topology, o OpenOptions) (*Op
 	if !kc.None() {
 		target, err = LoadTargetWith(kc, LoadOptions{
 			Context: o.Context, UserAgent: o.UserAgent, Interactive: o.Interactive,
-			Kube: KubeOptions{Timeout: o.Timeout, Progress: o.Progress, AfterNodes: o.AfterNodes},
+			Kube: KubeOptions{Timeout: o.Timeout, Progress: o.Progress},
 		})
 	}
 	var le *TargetLoadError

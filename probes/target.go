@@ -1,7 +1,6 @@
 package probes
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -39,14 +38,6 @@ type KubeOptions struct {
 	// after each page. It is called from the reading goroutines: it must
 	// be safe for concurrent use and quick.
 	Progress func(resource string, items int)
-	// AfterNodes, when set, is called by a read of the cluster
-	// (ProbeTarget, ProbeCluster) once the server version and the nodes are
-	// in — at the end of the first wave, or at once when the guard read
-	// them — with them and the read's bounded context; the function it
-	// returns, when not nil, runs beside the rest of the read, which waits
-	// for it. What depends on the version and the nodes (the upgrade
-	// report's reads) so adds no sequential round trip.
-	AfterNodes func(ctx context.Context, version topology.Fact[string], nodes topology.Fact[[]topology.NodeState]) func()
 }
 
 // Target is the cluster a kubeconfig names: ARCHITECTURE.md "The target and its

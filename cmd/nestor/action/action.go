@@ -236,9 +236,6 @@ type OpenOptions struct {
 	// Wrote names a file the command already wrote before the guard ran,
 	// so a "not confirmed" says the truth about it ("" for none).
 	Wrote string
-	// AfterNodes is called by the read once the version and the nodes are
-	// in (probes.KubeOptions.AfterNodes).
-	AfterNodes func(ctx context.Context, version topology.Fact[string], nodes topology.Fact[[]topology.NodeState]) func()
 }
 
 // Open opens the target of s through the one target pipeline
@@ -342,7 +339,7 @@ func (c Config) pipelineOptions(s *Stack, o OpenOptions) probes.OpenOptions {
 	return probes.OpenOptions{
 		KubeconfigFlag: c.Kubeconfig, Kubeconfig: o.Kubeconfig, Context: c.Context,
 		Env: c.Env, Home: c.Home, UserAgent: c.UserAgent, Timeout: c.Timeout, Progress: c.Progress,
-		Interactive: c.Interactive, Run: c.Exec, Benches: c.benches, AfterNodes: o.AfterNodes,
+		Interactive: c.Interactive, Run: c.Exec, Benches: c.benches,
 		Fix: func(n *probes.NoTarget) string { return noTargetFix(s, n) },
 	}
 }

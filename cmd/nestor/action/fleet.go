@@ -404,12 +404,10 @@ func (c Config) fleetStack(ctx context.Context, e stacks.Entry) FleetStack {
 		fs.Status, fs.Reason, fs.err = StatusInvalid, err.Error(), err
 		return fs
 	}
-	u := newUpgradeReads(s, c.AsOf)
-	op, err := c.Open(ctx, s, OpenOptions{AfterNodes: u.hook})
+	op, err := c.Open(ctx, s, OpenOptions{})
 	defer op.Close()
 	if err == nil {
-		u.op = op
-		if fs.Report, err = ReadReport(ctx, s.Kind, op, c.AsOf, u); err == nil {
+			if fs.Report, err = ReadReport(ctx, s.Kind, op, c.AsOf); err == nil {
 			fs.fromReport()
 			return fs
 		}

@@ -25,14 +25,12 @@ func (p Preview) Run(ctx context.Context) (*Report, *Stack, error) {
 	if err != nil {
 		return nil, nil, err
 	}
-	u := newUpgradeReads(s, p.AsOf)
-	op, err := p.Open(ctx, s, OpenOptions{AfterNodes: u.hook})
+	op, err := p.Open(ctx, s, OpenOptions{})
 	defer op.Close()
 	if err != nil {
 		return nil, s, err
 	}
-	u.op = op
-	r, err := ReadReport(ctx, s.Kind, op, p.AsOf, u)
+	r, err := ReadReport(ctx, s.Kind, op, p.AsOf)
 	if err != nil {
 		return nil, s, err
 	}
