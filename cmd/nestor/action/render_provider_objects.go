@@ -56,7 +56,8 @@ func renderProviderObjects(w io.Writer, po *topology.ProviderObjects, p palette,
 			mine += ": " + strings.Join(shown, ", ")
 		}
 		parts = append(parts, mine)
-		line := fmt.Sprintf("%d objects: %s", c.Provider+c.Kubernetes+c.Yours, strings.Join(parts, ", "))
+		n := c.Provider + c.Kubernetes + c.Yours
+		line := fmt.Sprintf("%d object%s: %s", n, map[bool]string{true: "", false: "s"}[n == 1], strings.Join(parts, ", "))
 		if !c.Complete {
 			line += p.dim("  (of the lists read)")
 		}
