@@ -39,7 +39,8 @@ type Observed struct {
 	// ProviderObjects are a managed provider's objects inside the cluster
 	// (its namespace's objects, their marks and writes), read when the
 	// stack's kind says what marks them (probes.ProviderMarker) and the
-	// cluster's own API was read; nil otherwise.
+	// cluster's own API was read, then judged (ProviderObjects.Derive); nil
+	// otherwise.
 	ProviderObjects *ProviderObjects `json:"provider_objects,omitempty"`
 	// InClusterUnread says why the cluster's own API (its nodes, layers
 	// and StorageClasses) was not read while the stack itself was: a

@@ -68,12 +68,11 @@ func (Kind) ProviderMarks() topology.ProviderMarks {
 	return m
 }
 
-// providerObjects reads Kapsule's kube-system (probes.ReadProviderObjects)
-// and derives whose each object is and what edited it.
+// providerObjects reads Kapsule's kube-system (probes.ReadProviderObjects);
+// whose each object is and what edited it is judged after the read
+// (topology.ProviderObjects.Derive).
 func providerObjects(ctx context.Context, t *probes.Target) *topology.ProviderObjects {
-	p := probes.ReadProviderObjects(ctx, t, Kind{}.ProviderMarks())
-	p.Derive()
-	return p
+	return probes.ReadProviderObjects(ctx, t, Kind{}.ProviderMarks())
 }
 
 // unreadProviderObjects is Kapsule's kube-system not read, every list
@@ -84,6 +83,5 @@ func unreadProviderObjects(why topology.Why) *topology.ProviderObjects {
 	for _, r := range m.Resources {
 		p.Lists = append(p.Lists, topology.ProviderObjectList{ProviderResource: r, Objects: topology.UnknownFact[[]topology.NamespaceObject](why)})
 	}
-	p.Derive()
 	return p
 }
