@@ -223,6 +223,9 @@ func writeTimeOf(mf []metav1.ManagedFieldsEntry, manager, subresource string) st
 func TestKapsuleProviderObjects(t *testing.T) {
 	c := ownCluster(t, kapsuleFixture)
 	kw := kapsuleWorldOn(t, c)
+	// An ACL that admits only one range: the warnings are kube-system's.
+	kw.data.ACL = []string{"203.0.113.0/24"}
+	kw.stub.Serve(kw.data)
 	kw.stack("1.35", "~/.kube/lyneko-apps.config", "")
 	corednsAt, ciliumAt := writeKubeSystem(t, c.AdminClient())
 	if corednsAt == "" || ciliumAt == "" {
