@@ -983,13 +983,19 @@ func topLevelKind(raw []byte) (string, error) {
 
 // listJSONWith is listJSON with extra query parameters (a fieldSelector).
 func listJSONWith[L any, P listPage[L]](ctx context.Context, c *clients, path, kind string, extra map[string]string, keys func(P) []string, each func(P)) error {
+	return listJSONAs(ctx, c, path, kind, acceptJSON, extra, keys, each)
+}
+
+// listJSONAs is listJSONWith asking for the media type accept (a list of
+// the objects' metadata only: acceptMetadata).
+func listJSONAs[L any, P listPage[L]](ctx context.Context, c *clients, path, kind, accept string, extra map[string]string, keys func(P) []string, each func(P)) error {
 	params := map[string]string{"limit": strconv.FormatInt(pageSize, 10)}
 	for k, v := range extra {
 		params[k] = v
 	}
 	items := newItemSet(path)
 	for {
-		raw, err := c.get(ctx, path, acceptJSON, params, jsonPageBound, "what a page of a list can take")
+		raw, err := c.get(ctx, path, accept, params, jsonPageBound, "what a page of a list can take")
 		if err != nil {
 			return err
 		}

@@ -47,6 +47,11 @@ const (
 	// SubjectSetting: a setting of the stack that is not a version
 	// (auto_upgrade).
 	SubjectSetting SubjectKind = "setting"
+	// SubjectProviderObjects, SubjectProviderObject: a managed provider's
+	// namespace (kube-system) as lists of objects read there, one object
+	// of it ("ConfigMap kube-system/coredns").
+	SubjectProviderObjects SubjectKind = "provider-objects"
+	SubjectProviderObject  SubjectKind = "provider-object"
 )
 
 // Subject names what a claim is about, typed: its kind, its name, the pool

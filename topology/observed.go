@@ -36,6 +36,12 @@ type Observed struct {
 	Versions Fact[VersionsState] `json:"versions"`
 	// Kapsule is what the provider's API said (kapsule stacks only).
 	Kapsule *KapsuleObserved `json:"kapsule,omitempty"`
+	// ProviderObjects are a managed provider's objects inside the cluster
+	// (its namespace's objects, their marks and writes), read when the
+	// stack's kind says what marks them (probes.ProviderMarker) and the
+	// cluster's own API was read, then judged (ProviderObjects.Derive); nil
+	// otherwise.
+	ProviderObjects *ProviderObjects `json:"provider_objects,omitempty"`
 	// InClusterUnread says why the cluster's own API (its nodes, layers
 	// and StorageClasses) was not read while the stack itself was: a
 	// managed cluster read through its provider's API alone (no

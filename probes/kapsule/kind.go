@@ -230,8 +230,10 @@ func checkKapsuleIdentity(t *topology.Topology, op *probes.Opened, c topology.Ka
 // and the in-cluster part through the kubeconfig when the guard proved it
 // is the cluster's (probes.ProbeTarget, then the provider's objects listed
 // once, then etcd's size from /metrics: Opened.ReadStorageSize; unknown,
-// with why, when the in-cluster part is not read).
-func (Kind) Read(ctx context.Context, op *probes.Opened, _ probes.Scope) (*topology.Observed, topology.ClusterFacts) {
+// with why, when the in-cluster part is not read; and for preview
+// (ReadAll) kube-system's objects, their marks and writes:
+// providerObjects).
+func (Kind) Read(ctx context.Context, op *probes.Opened, scope probes.Scope) (*topology.Observed, topology.ClusterFacts) {
 	st := stateOf(op)
 	t := op.Topology
 	why := st.inClusterWhy
@@ -261,11 +263,21 @@ func (Kind) Read(ctx context.Context, op *probes.Opened, _ probes.Scope) (*topol
 		// that /metrics rests on it.
 		st.obs.Etcd = topology.UnknownFact[topology.StorageSize](topology.Because(code, "/metrics was not read, as the in-cluster part is not"))
 		obs.Kapsule = st.obs
+		if !noKubeconfig && scope == probes.ReadAll {
+			obs.ProviderObjects = unreadProviderObjects(topology.Because(code, why))
+		}
 		return obs, topology.ClusterFacts{}
 	}
 	obs, facts := probes.ProbeTarget(ctx, op.Target, t)
+	objects := make(chan *topology.ProviderObjects, 1)
+	if scope == probes.ReadAll {
+		go func() { objects <- providerObjects(ctx, op.Target) }()
+	} else {
+		objects <- nil // discover: kube-system's objects are preview's
+	}
 	system := probes.ReadWorkloads(ctx, op.Target, "kube-system", topology.KindDaemonSet, topology.KindDeployment)
 	st.obs.Etcd = op.ReadStorageSize(ctx)
+	obs.ProviderObjects = <-objects
 	st.obs.Provider = providerParts(st.obs, system, facts)
 	obs.Kapsule = st.obs
 	return obs, facts

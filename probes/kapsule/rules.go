@@ -682,8 +682,10 @@ func (Rules) OwnPhases(*topology.Topology) []topology.Phase {
 
 // PlanOwn adds JudgeKapsule's judgement of obs.Kapsule to p, the offer's
 // (judgeOffer: the declared type, its commitment judged at o.AsOf, and the
-// headroom, KapsuleHeadroom, which p.Headroom carries) and, when o.AsOf is
-// set, the provider's calendar judged at that day.
+// headroom, KapsuleHeadroom, which p.Headroom carries), what kube-system's
+// objects say (topology.JudgeProviderObjects: the provider's objects edited
+// since it wrote them, the lists not read) and, when o.AsOf is set, the
+// provider's calendar judged at that day.
 func (Rules) PlanOwn(t *topology.Topology, obs *topology.Observed, o topology.PlanOptions, p *topology.Plan) {
 	j := JudgeKapsule(t, obs.Kapsule)
 	p.Headroom = KapsuleHeadroom(t, obs.Kapsule)
@@ -693,6 +695,9 @@ func (Rules) PlanOwn(t *topology.Topology, obs *topology.Observed, o topology.Pl
 	p.Unknowns = append(p.Unknowns, j.Unknowns...)
 	p.Findings = append(p.Findings, j.Findings...)
 	p.Held = j.Held
+	edited, unread := topology.JudgeProviderObjects(obs.ProviderObjects)
+	p.Findings = append(p.Findings, edited...)
+	p.Unknowns = append(p.Unknowns, unread...)
 	if !o.AsOf.IsZero() {
 		p.Findings = append(p.Findings, KapsuleCalendar(obs.Kapsule, o.AsOf)...)
 		p.Findings = append(p.Findings, upstreamCalendar(obs.Kapsule, o.AsOf)...)

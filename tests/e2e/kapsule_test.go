@@ -35,7 +35,13 @@ type kapsuleWorld struct {
 
 func newKapsuleWorld(t *testing.T) *kapsuleWorld {
 	t.Helper()
-	c := sharedFixtureCluster(t, kapsuleFixture)
+	return kapsuleWorldOn(t, sharedFixtureCluster(t, kapsuleFixture))
+}
+
+// kapsuleWorldOn is newKapsuleWorld on cluster c (a test's own, when it
+// writes to the cluster).
+func kapsuleWorldOn(t *testing.T, c *harness.Cluster) *kapsuleWorld {
+	t.Helper()
 	w := newWorld(t, c)
 	s := scwstub.Start(scwstub.Options{Region: "fr-par", ClusterID: scwstub.ClusterID, SecretKey: e2eSecretKey})
 	t.Cleanup(s.Close)

@@ -21,7 +21,7 @@ const ReadOnlyRole = "nestor-test-readonly"
 var ReadOnlyRules = []rbacv1.PolicyRule{
 	{
 		APIGroups: []string{""},
-		Resources: []string{"nodes", "namespaces", "pods", "services", "configmaps"},
+		Resources: []string{"nodes", "namespaces", "pods", "services", "configmaps", "serviceaccounts"},
 		Verbs:     []string{"get", "list", "watch"},
 	},
 	{

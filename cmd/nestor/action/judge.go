@@ -23,9 +23,11 @@ func read(ctx context.Context, k probes.Kind, op *probes.Opened, scope probes.Sc
 // judge is the stage after a read: the layers and the storage of obs judged
 // from the facts the read of t's cluster made (health.Judge), less the
 // undeclared layers that kind k's provider says are its own
-// (probes.ProviderLayers). A kind reads; judging is here, once, for every
-// command that reads a stack.
+// (probes.ProviderLayers); a managed provider's objects read in the cluster,
+// whose each is and what edited it (topology.ProviderObjects.Derive). A
+// kind reads; judging is here, once, for every command that reads a stack.
 func judge(k probes.Kind, t *topology.Topology, obs *topology.Observed, facts topology.ClusterFacts) {
+	obs.ProviderObjects.Derive()
 	if obs.Layers != nil {
 		return // nothing of the cluster was read: every layer says why
 	}

@@ -16,7 +16,9 @@ import (
 
 // RBAC is `nestor rbac`: the role a preview identity of the selected stack
 // needs, derived from the reads the reader sends for it
-// (probes.ClusterReads, probes.RBACRules): get and list only, never a secret.
+// (probes.ClusterReads, probes.RBACRules; a managed kind's objects inside
+// the cluster, probes.ProviderObjectReads): get and list only, never a
+// secret.
 // It reads nothing but the topology.
 type RBAC struct {
 	Config
@@ -65,6 +67,9 @@ func (r RBAC) Run() (*RBACDoc, error) {
 		}
 	}
 	reads := probes.ClusterReads(s.Topology)
+	if pm, ok := s.Kind.(probes.ProviderMarker); ok {
+		reads = append(reads, probes.ProviderObjectReads(pm.ProviderMarks())...)
+	}
 	cluster, byNS := probes.RBACRules(reads), map[string][]probes.Rule{}
 	if r.Namespaced {
 		cluster, byNS = probes.NamespacedRBACRules(reads)

@@ -173,6 +173,7 @@ func renderActual(w io.Writer, r *Report, p palette, detailed bool, suggest func
 	renderLayers(w, o.Layers, p, detailed, once)
 	if o.InClusterUnread == "" {
 		renderStorage(w, o.Storage, p, once)
+		renderProviderObjects(w, o.ProviderObjects, p, detailed, once)
 	}
 	if r.Target != nil && r.Target.Source == string(probes.SourceBench) && !o.Nodes.Known {
 		fmt.Fprintf(w, "  %s\n", p.dim("hint: no bench cluster was read (not bootstrapped yet, or lima.kubeconfig: names another file); `"+suggest("next")+"` says what runs next, `eval \"$("+suggest("env")+")\"` exports the bench kubeconfig once it exists"))
