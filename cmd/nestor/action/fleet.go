@@ -407,7 +407,7 @@ func (c Config) fleetStack(ctx context.Context, e stacks.Entry) FleetStack {
 	op, err := c.Open(ctx, s, OpenOptions{})
 	defer op.Close()
 	if err == nil {
-			if fs.Report, err = ReadReport(ctx, s.Kind, op, c.AsOf); err == nil {
+		if fs.Report, err = ReadReport(ctx, s.Kind, op, c.AsOf); err == nil {
 			fs.fromReport()
 			return fs
 		}
