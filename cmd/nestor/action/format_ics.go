@@ -240,7 +240,7 @@ func (r *Report) icsDescription(d topology.StackDate) string {
 // in the plan's order; else the runbook's action for d's kind.
 func (r *Report) icsAction(d topology.StackDate) string {
 	if d.Kind == topology.DateCommitmentEnd {
-		return "nothing, unless the cluster is to move to a lower type: from this day the provider allows it (its API's SetClusterType; RUNBOOK.md, The provider's side)."
+		return "nothing, unless the cluster is to move to a lower type: from this day the provider allows it (its API's SetClusterType; RUNBOOK.md § The provider's side)."
 	}
 	keys := map[string]bool{}
 	for _, s := range d.Runs {
