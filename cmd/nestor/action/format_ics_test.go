@@ -356,6 +356,26 @@ func TestICSDescription(t *testing.T) {
 		t.Errorf("commitment: %+v", c)
 	}
 
+	// The blockers as the upgrade report counted them, or nothing claimed
+	// of a report not made.
+	for _, tc := range []struct {
+		judged            bool
+		blockers, unknown int
+		want              string
+	}{
+		{true, 2, 0, "Before the move to 1.36: 2 findings of warning or worse (removed APIs served, deprecated calls, layers); nestor preview apps lists them."},
+		{true, 2, 1, "Before the move to 1.36: at least 2 findings of warning or worse (removed APIs served, deprecated calls, layers), 1 part not judged;"},
+		{false, 0, 0, "The upgrade report for 1.36 is not made yet (nestor makes it when the move is planned or the date is near): nothing is claimed of what it breaks."},
+	} {
+		hd := *r.HardDate
+		hd.Judged, hd.Blockers, hd.Unknowns = tc.judged, tc.blockers, tc.unknown
+		rr := *r
+		rr.HardDate = &hd
+		if d := rr.icsDescription(eol.Date); !strings.Contains(d, tc.want) {
+			t.Errorf("hard date %+v: %q lacks %q", hd, d, tc.want)
+		}
+	}
+
 	// Without steps, the runbook's action.
 	f := fixtureFleet(t, t.TempDir())
 	events, _ = f.Stacks[0].Report.ICSEvents()
