@@ -236,12 +236,19 @@ func (r *Report) icsDescription(d topology.StackDate) string {
 	return strings.Join(lines, "\n")
 }
 
-// icsAction is what to do before d: the plan's steps that move who runs
-// d's minor (an upgrade step whose subject has the key of one of d.Runs),
-// in the plan's order; else the runbook's action for d's kind.
+// icsAction is what to do before d: for a commitment's end, the plan's
+// set-type step when it has one; for a version's date, the plan's steps
+// that move who runs d's minor (an upgrade step whose subject has the key
+// of one of d.Runs), in the plan's order; else the runbook's action for
+// d's kind.
 func (r *Report) icsAction(d topology.StackDate) string {
 	if d.Kind == topology.DateCommitmentEnd {
-		return "nothing, unless the cluster is to move to a lower type: from this day the provider allows it (its API's SetClusterType; RUNBOOK.md § The provider's side)."
+		for _, s := range r.Plan.Steps {
+			if s.Kind == topology.StepSetType {
+				return "the plan's step " + topology.StepRef(s) + " (nestor preview " + r.Stack.Name + "): a move to a lower type is refused until this day, a move up restarts the commitment (RUNBOOK.md § The provider's side)."
+			}
+		}
+		return "nothing, unless the cluster is to move to a lower type: from this day the provider allows it (the plan's set-type step, once scaleway.type declares it; RUNBOOK.md § The provider's side)."
 	}
 	keys := map[string]bool{}
 	for _, s := range d.Runs {

@@ -376,6 +376,17 @@ func TestICSDescription(t *testing.T) {
 		}
 	}
 
+	// The plan's set-type step, when it has one, is what to do about the
+	// commitment; without it, the runbook's action.
+	if !strings.Contains(c.Description, "What to do: nothing, unless the cluster is to move to a lower type: from this day the provider allows it") {
+		t.Errorf("commitment without a set-type step: %q", c.Description)
+	}
+	withStep := *r
+	withStep.Plan.Steps = append([]topology.Step{topology.NewStep(topology.StepSetType, topology.PhaseCluster, "cluster", "kapsule-dedicated-4 → kapsule (a lower type)")}, r.Plan.Steps...)
+	if d := withStep.icsDescription(c.Date); !strings.Contains(d, "What to do: the plan's step set-type cluster (nestor preview apps): a move to a lower type is refused until this day") {
+		t.Errorf("commitment with a set-type step: %q", d)
+	}
+
 	// Without steps, the runbook's action.
 	f := fixtureFleet(t, t.TempDir())
 	events, _ = f.Stacks[0].Report.ICSEvents()
