@@ -12,6 +12,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"nestor.dev/nestor/tests/scwstub"
 )
@@ -108,9 +109,9 @@ func TestKapsuleCalendarICS(t *testing.T) {
 	kw.wantOnlyReads(t)
 
 	// A dedicated offer, committed until 2027-03-20.
-	cluster := kw.data.Cluster.JSON()
-	cluster["type"], cluster["commitment_ends_at"] = "kapsule-dedicated-4", "2027-03-20T09:14:00Z"
-	kw.stub.Script("cluster", scwstub.OK(cluster))
+	dedicated := kw.data
+	dedicated.Cluster.Type, dedicated.Cluster.CommitmentEndsAt = "kapsule-dedicated-4", time.Date(2027, 3, 20, 9, 14, 0, 0, time.UTC)
+	kw.stub.Serve(dedicated)
 	r, c = preview("2027-03-01")
 	keys, uids := c.events()
 	if want := append(slices.Clone(mutualised), "commitment-end "+scwstub.ClusterID+" 2027-03-20"); !slices.Equal(keys, slices.Sorted(slices.Values(want))) {
