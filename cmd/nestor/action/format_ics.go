@@ -186,9 +186,9 @@ func (r *Report) icsSummary(d topology.StackDate) string {
 
 // icsDescription is the event's text: the stack, its version (the
 // cluster's, as topology.ClusterVersion reads it: a managed cluster's is
-// its provider's) and who runs the minor; what happens that day; what to do (the plan's steps that move
-// who runs it, else the runbook's action); for the stack's next hard date,
-// the upgrade report's blockers; where the date comes from.
+// its provider's) and who runs the minor; what happens that day; what to
+// do (icsAction); on the stack's next hard date (Report.HardDate), the
+// upgrade report's blockers; where the date comes from.
 func (r *Report) icsDescription(d topology.StackDate) string {
 	var lines []string
 	stack := "Stack " + r.Stack.Name + " (" + string(r.Stack.TargetKind) + ")"
