@@ -4,6 +4,7 @@ go 1.26.0
 
 require (
 	github.com/AlecAivazis/survey/v2 v2.3.7
+	github.com/arran4/golang-ical v0.3.4
 	github.com/creack/pty v1.1.24
 	github.com/distribution/reference v0.6.0
 	github.com/owenrumney/go-sarif/v3 v3.3.1

@@ -25,7 +25,7 @@ func TestFleetMachineFormats(t *testing.T) {
 	w := fleetWorld(t, healthy, drifted)
 
 	text := w.run(nil, "fleet", "--stacks", w.Stacks, "--detailed-exitcode")
-	for _, format := range []string{"sarif", "junit", "prometheus", "markdown"} {
+	for _, format := range []string{"sarif", "junit", "prometheus", "markdown", "ics"} {
 		r := w.run(nil, "fleet", "--stacks", w.Stacks, "--detailed-exitcode", "-o", format)
 		if r.code != text.code {
 			t.Errorf("-o %s: exit %d, text exits %d", format, r.code, text.code)

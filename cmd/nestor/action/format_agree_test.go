@@ -9,7 +9,9 @@ import (
 	"sort"
 	"strings"
 	"testing"
+	"time"
 
+	ics "github.com/arran4/golang-ical"
 	"github.com/prometheus/common/expfmt"
 	"github.com/prometheus/common/model"
 
@@ -339,6 +341,68 @@ func TestFormatsAgree(t *testing.T) {
 					t.Errorf("%s: text row %q, the model %+v", s.Name, l, want)
 				}
 			}
+		}
+	})
+
+	t.Run("ICS: every event a date of the model, none of a stack not read", func(t *testing.T) {
+		var b bytes.Buffer
+		if err := f.WriteICS(&b, ICSOptions{Stamp: fixtureReadAt}); err != nil {
+			t.Fatal(err)
+		}
+		cal, err := ics.ParseCalendar(bytes.NewReader(b.Bytes()))
+		if err != nil {
+			t.Fatal(err)
+		}
+		prop := func(e *ics.VEvent, name string) string {
+			if p := e.GetProperty(ics.ComponentProperty(name)); p != nil {
+				return p.Value
+			}
+			return ""
+		}
+		var got []string
+		for _, e := range cal.Events() {
+			start, err := e.GetAllDayStartAt()
+			if err != nil {
+				t.Errorf("%s: %v", e.Id(), err)
+			}
+			stack, kind, subject := prop(e, icsStack), prop(e, icsEvent), prop(e, icsSubject)
+			if e.Id() != ICSUID(stack, topology.DateKind(kind), subject) {
+				t.Errorf("event %s: its UID is not made of its stack %s, kind %s and subject %s", e.Id(), stack, kind, subject)
+			}
+			if !judged[stack] {
+				t.Errorf("event %s of %s, a stack nothing was judged of", e.Id(), stack)
+			}
+			got = append(got, stack+" "+kind+" "+subject+" "+start.Format(time.DateOnly))
+		}
+		var want []string
+		undated := map[string]bool{}
+		for _, p := range cal.CalendarProperties {
+			if p.IANAToken == icsUndated {
+				undated[p.Value] = true
+			}
+		}
+		for _, s := range f.Stacks {
+			if s.Report == nil {
+				if !undated[s.Name+": no report ("+string(s.Status)+"): "+s.Reason] {
+					t.Errorf("%s has no report, and the calendar does not say so: %v", s.Name, undated)
+				}
+				continue
+			}
+			asOf, _ := time.Parse(time.DateOnly, s.Report.AsOf)
+			dates, parts := topology.StackDates(s.Report.Actual, asOf)
+			for _, d := range dates {
+				want = append(want, s.Name+" "+string(d.Kind)+" "+d.Subject+" "+d.Date.Format(time.DateOnly))
+			}
+			for _, p := range parts {
+				if !undated[s.Name+": "+p.String()] {
+					t.Errorf("%s: %q is not in the calendar's notes %v", s.Name, p, undated)
+				}
+			}
+		}
+		sort.Strings(got)
+		sort.Strings(want)
+		if !slices.Equal(got, want) {
+			t.Errorf("ICS events\n%v\nthe model's dates\n%v", got, want)
 		}
 	})
 }

@@ -144,6 +144,7 @@ type Document interface {
 	WriteJUnit(io.Writer, JUnitOptions) error
 	WritePrometheus(io.Writer, PrometheusOptions) error
 	WriteMarkdown(io.Writer) error
+	WriteICS(io.Writer, ICSOptions) error
 }
 
 var (

@@ -185,7 +185,7 @@ func TestPreviewBadOutputFlag(t *testing.T) {
 	if code := Run(a, []string{"preview", "-o", "xml"}); code != ExitError {
 		t.Fatalf("exit %d", code)
 	}
-	if !strings.Contains(errOut.String(), `unknown format "xml" (one of: text, json, yaml, sarif, junit, prometheus, markdown, in any case)`) {
+	if !strings.Contains(errOut.String(), `unknown format "xml" (one of: text, json, yaml, sarif, junit, prometheus, markdown, ics, in any case)`) {
 		t.Fatalf("stderr: %s", errOut)
 	}
 }

@@ -13,8 +13,8 @@ import (
 )
 
 // documentFormats are the machine formats drawn from an action.Document
-// (preview and fleet): CI and cron outputs.
-var documentFormats = []string{"sarif", "junit", "prometheus", "markdown"}
+// (preview and fleet): CI and cron outputs, and the calendar (ics).
+var documentFormats = []string{"sarif", "junit", "prometheus", "markdown", "ics"}
 
 // document reports whether format is one of documentFormats.
 func document(format string) bool { return slices.Contains(documentFormats, format) }
@@ -32,6 +32,8 @@ func writeDocument(w io.Writer, format string, d action.Document, readAt time.Ti
 		return d.WritePrometheus(w, action.PrometheusOptions{ReadAt: readAt})
 	case "markdown":
 		return d.WriteMarkdown(w)
+	case "ics":
+		return d.WriteICS(w, action.ICSOptions{Stamp: readAt})
 	}
 	return fmt.Errorf("-o %s: not a document format", format)
 }

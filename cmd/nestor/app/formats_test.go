@@ -11,6 +11,7 @@ import (
 	"strings"
 	"testing"
 
+	ics "github.com/arran4/golang-ical"
 	"github.com/prometheus/common/expfmt"
 	"github.com/prometheus/common/model"
 
@@ -66,7 +67,7 @@ func TestMachineFormatsExitCodes(t *testing.T) {
 		{[]string{"fleet", "--detailed-exitcode"}, 1},
 		{[]string{"fleet"}, 0},
 	} {
-		for _, format := range []string{"json", "sarif", "junit", "prometheus", "markdown"} {
+		for _, format := range []string{"json", "sarif", "junit", "prometheus", "markdown", "ics"} {
 			args := append(append([]string{}, c.args...), "-o", format)
 			code, out, errOut := run(args...)
 			if code != c.code {
@@ -109,6 +110,12 @@ func checkDocument(t *testing.T, format, out string, args []string) {
 	case "markdown":
 		if !strings.HasPrefix(out, "### nestor ") {
 			t.Errorf("%v: not the markdown document:\n%s", args, out)
+		}
+	case "ics":
+		var cal *ics.Calendar
+		cal, err = ics.ParseCalendar(strings.NewReader(out))
+		if err == nil && (!strings.HasPrefix(out, "BEGIN:VCALENDAR\r\n") || !strings.Contains(out, "\r\nX-NESTOR-UNDATED:") || len(cal.Events()) != 0) {
+			t.Errorf("%v: not a calendar that says why it has no date (nothing was read):\n%s", args, out)
 		}
 	}
 	if err != nil {

@@ -61,7 +61,7 @@ func (f *outputFlag) Set(v string) error {
 }
 
 // machine reports whether the format is for programs (json, yaml, or a
-// document format: sarif, junit, prometheus, markdown): such a run never
+// document format: sarif, junit, prometheus, markdown, ics): such a run never
 // prompts (Terraform: JSON output implies no prompts).
 func (f *outputFlag) machine() bool {
 	return f.value == "json" || f.value == "yaml" || document(f.value)
