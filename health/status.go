@@ -6,6 +6,7 @@ import (
 	"strings"
 	"time"
 
+	"nestor.dev/nestor/kube"
 	"nestor.dev/nestor/topology"
 )
 
@@ -132,7 +133,7 @@ func sayUnreadOnce(lists []unreadList) []string {
 	}
 	out := make([]string, 0, len(order))
 	for _, key := range order {
-		out = append(out, topology.JoinAnd(kinds[key])+": "+key.Text)
+		out = append(out, kube.JoinAnd(kinds[key])+": "+key.Text)
 	}
 	return out
 }

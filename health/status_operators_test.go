@@ -13,7 +13,7 @@ import (
 // The operators' own states — paused, suspended, static, in progress — as
 // each operator writes its objects: the YAML below is what
 // `kubectl get -o yaml` shows of them (status fields and condition reasons
-// from each operator's API types, cited on the rule in status.go), decoded
+// from each operator's API types, cited on the rule in its file of this package), decoded
 // by DecodeStatusObject and judged by JudgeStatus.
 
 // operatorObjects decodes the YAML documents of layer's status resources.

@@ -476,7 +476,7 @@ func (r APIRemoval) remainingWords() string {
 	if target == "" {
 		target = "the target"
 	}
-	return fmt.Sprintf("; %s itself is still served by %s for %s", r.GroupVersion, target, joinAnd(items))
+	return fmt.Sprintf("; %s itself is still served by %s for %s", r.GroupVersion, target, JoinAnd(items))
 }
 
 func stopWords(k RemovedKind, what string) string {
@@ -504,8 +504,8 @@ func replacementWords(group string, k RemovedKind) string {
 	return s
 }
 
-// joinAnd is "a", "a and b", "a, b and c".
-func joinAnd(items []string) string {
+// JoinAnd is items as a sentence lists them: "a", "a and b", "a, b and c".
+func JoinAnd(items []string) string {
 	if len(items) < 2 {
 		return strings.Join(items, "")
 	}

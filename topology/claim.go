@@ -426,11 +426,3 @@ func OrNotRead(r string) string {
 	}
 	return r
 }
-
-// JoinAnd is items as a sentence lists them: "a", "a and b", "a, b and c".
-func JoinAnd(items []string) string {
-	if len(items) < 2 {
-		return strings.Join(items, "")
-	}
-	return strings.Join(items[:len(items)-1], ", ") + " and " + items[len(items)-1]
-}

@@ -177,9 +177,11 @@ func ACLOpen(rules []ACLRule) []ACLOpening {
 			contributes[q] = append(contributes[q], r)
 		}
 	}
+	// IPSet fails only for an invalid prefix added, and every prefix added
+	// here comes from ACLRule.Prefix, which gives valid ones only.
 	set, err := b.IPSet()
 	if err != nil {
-		return nil
+		panic("kapsule ACL: " + err.Error())
 	}
 	var out []ACLOpening
 	for _, space := range []struct {

@@ -585,7 +585,7 @@ func (s LayerSupport) noRow(release, k8s kube.Version) string {
 	case len(sameMinor) > 2:
 		near = fmt.Sprintf("of %s it holds %s to %s only", release.MinorString(), sameMinor[0], sameMinor[len(sameMinor)-1])
 	case len(sameMinor) > 0:
-		near = fmt.Sprintf("of %s it holds %s only", release.MinorString(), JoinAnd(sameMinor))
+		near = fmt.Sprintf("of %s it holds %s only", release.MinorString(), kube.JoinAnd(sameMinor))
 	}
 	return fmt.Sprintf("this nestor's support table for %s (as of %s) has no row for %s (%s): %s", s.Layer, asOf, rel, near, tail)
 }

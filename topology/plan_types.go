@@ -115,7 +115,7 @@ func (s Severity) rank() int {
 // FindingKind says what a Finding is about.
 type FindingKind string
 
-// Finding kinds. Each is produced by one rule of versions.go or calendar.go,
+// Finding kinds. Each is produced by one rule of versions.go or support.go,
 // whose doc comment gives the rule and its source.
 const (
 	// FindingDowngrade: kubernetes.version is below what runs (error).

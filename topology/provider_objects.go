@@ -6,6 +6,8 @@ import (
 	"sort"
 	"strings"
 	"time"
+
+	"nestor.dev/nestor/kube"
 )
 
 // ProviderMarks is what a managed kind says of the objects its provider
@@ -394,7 +396,7 @@ func orList(names []string, def string) string {
 // Kubernetes names them, "configmaps") in namespace ns, as lists that were
 // read.
 func ProviderObjectsSubject(ns string, resources []string) Subject {
-	return Subject{Kind: SubjectProviderObjects, Name: ns, Key: KeyName, Text: JoinAnd(resources) + " in " + ns}
+	return Subject{Kind: SubjectProviderObjects, Name: ns, Key: KeyName, Text: kube.JoinAnd(resources) + " in " + ns}
 }
 
 // ProviderObjectSubject is the object kind ns/name of a provider's
@@ -485,7 +487,7 @@ func JudgeProviderObjects(p *ProviderObjects) ([]Finding, []UnknownPart) {
 			for _, e := range o.Edits {
 				by = append(by, fmt.Sprintf("%s (%s at %s: %s)", e.Manager, e.Operation, stamp(e.Time), fieldList(e)))
 			}
-			msg := fmt.Sprintf("edited by %s, after the provider's write (%s at %s); %s", JoinAnd(by), o.ProviderWrite.Manager, stamp(o.ProviderWrite.Time), modeWords(m, o.Mode))
+			msg := fmt.Sprintf("edited by %s, after the provider's write (%s at %s); %s", kube.JoinAnd(by), o.ProviderWrite.Manager, stamp(o.ProviderWrite.Time), modeWords(m, o.Mode))
 			findings = append(findings, Finding{Severity: SeverityWarning, Kind: FindingProviderObjectEdited, Subject: subject, Message: msg, Source: m.Source, Reach: reach})
 		}
 	}

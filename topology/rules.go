@@ -212,7 +212,3 @@ func (p *Plan) Add(kind StepKind, phase, target, reason string) {
 func (p *Plan) Finding(sev Severity, kind FindingKind, subject Subject, format string, args ...any) {
 	p.Findings = append(p.Findings, Finding{Severity: sev, Kind: kind, Subject: subject, Message: fmt.Sprintf(format, args...)})
 }
-
-// ReasonOr is r, or "not read" when r is empty: the words of an unknown
-// whose probe gave no reason.
-func ReasonOr(r string) string { return OrNotRead(r) }

@@ -3,7 +3,7 @@ package topology
 // The status resources of the catalog layers (LayerDef.Status). Versions are
 // those the upstream CRDs serve in the releases named in each Source (read
 // from the CRDs those releases ship: the served and storage versions of
-// spec.versions); Fields are what the layer's rule in status.go reads.
+// spec.versions); Fields are what the layer's rule (health/<operator>.go) reads.
 
 // Paths of the fields the rules read, one name per path.
 const (

@@ -190,7 +190,7 @@ type ObjectReport struct {
 	Says string `json:"says"`
 }
 
-// Finding kinds of the status rules (status.go says each rule and its
+// Finding kinds of the status rules (each operator's file in package health says its rule and its
 // source). Each is about one object that runs on a layer, or a status
 // list that could not be read.
 const (

@@ -521,7 +521,7 @@ func judgeDrains(due UpgradeDue, pdbs Fact[[]PDBState]) []Finding {
 		case len(unsure) > 0:
 			out = append(out, Finding{Severity: SeverityInfo, Kind: FindingUpgradeUnknown, Subject: subject, Source: srcPDBStatus, Reach: reach, Step: unsure[0].Step,
 				Message: fmt.Sprintf("%s; its pods run on %s, and which nodes the planned step %s drains is not known (%s): whether it waits is not known",
-					what, JoinAnd(p.PodNodes.Value), unsure[0].Step, OrNotRead(unsure[0].Nodes.Reason))})
+					what, kube.JoinAnd(p.PodNodes.Value), unsure[0].Step, OrNotRead(unsure[0].Nodes.Reason))})
 		}
 	}
 	return out

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 
+	"nestor.dev/nestor/kube"
 	"nestor.dev/nestor/topology"
 )
 
@@ -69,7 +70,11 @@ func (j *KapsuleJudgement) judgeACL(t *topology.Topology, k *topology.KapsuleObs
 			default:
 				msg += "; the declared scaleway.acl closes it"
 			}
-			j.Findings = append(j.Findings, topology.Finding{Severity: topology.SeverityWarning, Kind: topology.FindingACLOpen, Subject: aclSubject(), Message: msg, Source: aclSource})
+			f := topology.Finding{Severity: topology.SeverityWarning, Kind: topology.FindingACLOpen, Subject: aclSubject(), Message: msg, Source: aclSource}
+			if step != nil {
+				f.Step = topology.StepRef(*step)
+			}
+			j.Findings = append(j.Findings, f)
 		}
 	}
 	for _, o := range topology.ACLOpen(declared) {
@@ -98,7 +103,7 @@ func ruleWords(rules []topology.ACLRule) string {
 	for i, r := range rules {
 		names[i] = r.String()
 	}
-	return "rules " + topology.JoinAnd(names) + " together admit"
+	return "rules " + kube.JoinAnd(names) + " together admit"
 }
 
 // aclDiffText is a set-acl step's reason: what it adds and removes.

@@ -706,20 +706,24 @@ func (r *kapsuleReader) acl() {
 	out, typed := []string{}, []topology.ACLRule{}
 	for _, a := range rules {
 		rule := topology.ACLRule{Description: probes.Sanitize(a.Description)}
-		switch {
-		case a.IP != nil && a.ScalewayRanges != nil && *a.ScalewayRanges:
+		ranges := a.ScalewayRanges != nil && *a.ScalewayRanges
+		if (a.IP != nil) == ranges {
 			// "Precisely one of IP, ScalewayRanges must be set": a rule
-			// that holds both contradicts the API's own contract.
-			why := topology.Because(topology.ReasonAnswerRefused, fmt.Sprintf("the provider's list of acls is inconsistent: rule %s holds both an ip and scaleway_ranges", probes.SanitizeName(a.ID)))
+			// that holds both, or neither, contradicts the API's own
+			// contract; the list is not taken as complete without it.
+			what := "both an ip and scaleway_ranges"
+			if !ranges {
+				what = "neither an ip nor scaleway_ranges"
+			}
+			why := topology.Because(topology.ReasonAnswerRefused, fmt.Sprintf("the provider's list of acls is inconsistent: rule %s holds %s", probes.SanitizeName(a.ID), what))
 			r.k.ACL = topology.UnknownFact[[]string](why)
 			r.k.ACLRules = topology.UnknownFact[[]topology.ACLRule](why)
 			return
-		case a.IP != nil:
-			rule.IP = probes.SanitizeName(a.IP.String())
-		case a.ScalewayRanges != nil && *a.ScalewayRanges:
+		}
+		if ranges {
 			rule.ScalewayRanges = true
-		default:
-			continue // neither: admits nothing
+		} else {
+			rule.IP = probes.SanitizeName(a.IP.String())
 		}
 		out = append(out, rule.String())
 		typed = append(typed, rule)

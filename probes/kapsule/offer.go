@@ -110,13 +110,13 @@ func (j *KapsuleJudgement) typeUp(k *topology.KapsuleObserved, move string, want
 	subject := typeSubject()
 	switch {
 	case !k.AvailableTypes.Known:
-		j.unknown(subject, k.AvailableTypes.Code, "whether the provider offers "+want.Name+" to this cluster now: "+topology.ReasonOr(k.AvailableTypes.Reason))
+		j.unknown(subject, k.AvailableTypes.Code, "whether the provider offers "+want.Name+" to this cluster now: "+topology.OrNotRead(k.AvailableTypes.Reason))
 		return
 	case !containsString(k.AvailableTypes.Value, want.Name):
 		j.unknown(subject, topology.ReasonNotOffered, fmt.Sprintf("the provider does not offer %s to this cluster now (its available-types: %s)", want.Name, orText(strings.Join(k.MovesTo(k.Cluster.Value.Type), ", "), "none")))
 		return
 	}
-	commitment := "the commitment it starts is not known: " + topology.ReasonOr(k.Types.Reason)
+	commitment := "the commitment it starts is not known: " + topology.OrNotRead(k.Types.Reason)
 	if k.Types.Known {
 		commitment = "no commitment"
 		if ct := target.CommitmentText(); ct != "" {
@@ -153,9 +153,9 @@ func (j *KapsuleJudgement) typeDown(k *topology.KapsuleObserved, c topology.Kaps
 		e := k.Etcd
 		switch {
 		case !known:
-			j.unknown(subject, topology.ReasonNotRead, fmt.Sprintf("whether etcd fits the mutualised quota of %s: the quota is not known (%s)", want.Name, topology.ReasonOr(k.Types.Reason)))
+			j.unknown(subject, topology.ReasonNotRead, fmt.Sprintf("whether etcd fits the mutualised quota of %s: the quota is not known (%s)", want.Name, topology.OrNotRead(k.Types.Reason)))
 		case !e.Known:
-			j.unknown(subject, e.Code, fmt.Sprintf("whether etcd fits %s's quota of %s, which the move to the mutualised plane needs: etcd's size was not measured (%s)", want.Name, topology.DecimalMB(quota), topology.ReasonOr(e.Reason)))
+			j.unknown(subject, e.Code, fmt.Sprintf("whether etcd fits %s's quota of %s, which the move to the mutualised plane needs: etcd's size was not measured (%s)", want.Name, topology.DecimalMB(quota), topology.OrNotRead(e.Reason)))
 			notes = append(notes, "needs etcd under "+topology.DecimalMB(quota)+": not measured")
 		case e.Value.Bytes > quota:
 			blocked = append(blocked, fmt.Sprintf("etcd's database file is %s, over %s's quota of %s, and the provider refuses a move to the mutualised plane when etcd exceeds its allowance; the figure is an upper bound (the file as allocated, which compaction does not shrink): compact and defragment etcd, then preview again", topology.DecimalMB(e.Value.Bytes), want.Name, topology.DecimalMB(quota)))
@@ -206,7 +206,7 @@ func KapsuleHeadroom(t *topology.Topology, k *topology.KapsuleObserved) *topolog
 		return nil
 	}
 	if !k.Cluster.Known {
-		why := topology.Because(k.Cluster.Code, "the cluster was not read: "+topology.ReasonOr(k.Cluster.Reason))
+		why := topology.Because(k.Cluster.Code, "the cluster was not read: "+topology.OrNotRead(k.Cluster.Reason))
 		if st := k.Transient["cluster"]; st != "" {
 			why = topology.Because(topology.ReasonNotRead, "the cluster is "+st+" (the provider's API answered transient_state)")
 		}
@@ -260,7 +260,7 @@ func KapsuleHeadroom(t *topology.Topology, k *topology.KapsuleObserved) *topolog
 	if k.Etcd.Known {
 		etcd = topology.KnownFact(k.Etcd.Value.Bytes)
 	} else {
-		etcd = topology.UnknownFact[uint64](topology.Because(k.Etcd.Code, topology.ReasonOr(k.Etcd.Reason)))
+		etcd = topology.UnknownFact[uint64](topology.Because(k.Etcd.Code, topology.OrNotRead(k.Etcd.Reason)))
 	}
 	m := topology.NewMeasure(topology.MeasureEtcd, "etcd", "bytes", etcd, etcdLimit, c.Type)
 	m.UpperBound = true
@@ -273,7 +273,7 @@ func KapsuleHeadroom(t *topology.Topology, k *topology.KapsuleObserved) *topolog
 // read, unrecognised when it does not hold the type.
 func typeLimits(k *topology.KapsuleObserved, name string) (nodes, etcd topology.Fact[uint64]) {
 	if !k.Types.Known {
-		why := topology.Because(k.Types.Code, "the cluster types were not read: "+topology.ReasonOr(k.Types.Reason))
+		why := topology.Because(k.Types.Code, "the cluster types were not read: "+topology.OrNotRead(k.Types.Reason))
 		return topology.UnknownFact[uint64](why), topology.UnknownFact[uint64](why)
 	}
 	kt, ok := k.TypeInfo(name)
@@ -290,7 +290,7 @@ func whyOf(code topology.ReasonCode, reason, transient string) topology.Why {
 	if transient != "" {
 		return topology.Because(topology.ReasonNotRead, "waiting: the provider answered transient_state (current state "+transient+")")
 	}
-	return topology.Because(code, topology.ReasonOr(reason))
+	return topology.Because(code, topology.OrNotRead(reason))
 }
 
 // poolMax is the most nodes a pool may have: its autoscaler's maximum, else

@@ -2,6 +2,7 @@ package kapsule
 
 import (
 	"reflect"
+	"strings"
 	"testing"
 
 	"nestor.dev/nestor/tests/scwstub"
@@ -66,7 +67,18 @@ func TestKapsuleReadACLAndImmutables(t *testing.T) {
 			t.Errorf("pool = %+v", p)
 		}
 	}
-	if k.ACLRules.Known || k.ACLRules.Code != topology.ReasonAnswerRefused || k.ACL.Known {
+	if k.ACLRules.Known || k.ACLRules.Code != topology.ReasonAnswerRefused || k.ACL.Known || !strings.Contains(k.ACLRules.Reason, "both an ip and scaleway_ranges") {
 		t.Errorf("acl_rules = %+v, acl %+v", k.ACLRules, k.ACL)
+	}
+
+	// A rule with neither contradicts the contract as much: the list is
+	// refused, not taken as complete without it.
+	s.Script("acls", scwstub.OK([]any{map[string]any{"id": "acl-0", "ip": "203.0.113.0/24", "description": ""}, map[string]any{"id": "acl-1", "description": "empty"}}))
+	obs, err = openKapsule(t, kapsuleStack(t, s.URL, ""), env, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r := obs.Kapsule.ACLRules; r.Known || r.Code != topology.ReasonAnswerRefused || !strings.Contains(r.Reason, "neither an ip nor scaleway_ranges") {
+		t.Errorf("a rule with neither: acl_rules = %+v", r)
 	}
 }

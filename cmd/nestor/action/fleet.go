@@ -307,7 +307,7 @@ func (c Config) ownKubeconfigs() Config {
 		if len(ignored) > 1 {
 			verb = "are"
 		}
-		fmt.Fprintf(c.Log, "Note: fleet reads each stack through its own kubeconfig: (or its kind's own) and that file's current context; %s %s not used.\n", topology.JoinAnd(ignored), verb)
+		fmt.Fprintf(c.Log, "Note: fleet reads each stack through its own kubeconfig: (or its kind's own) and that file's current context; %s %s not used.\n", kube.JoinAnd(ignored), verb)
 	}
 	env := c.Env
 	c.Kubeconfig, c.Context = "", ""

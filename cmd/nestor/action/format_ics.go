@@ -80,11 +80,15 @@ func ICSUID(stack string, kind topology.DateKind, subject string) string {
 
 // ICSEvents returns r's events, by date (then kind and subject), and what
 // could not be dated: topology.StackDates of what was read, judged at the
-// report's day. A report of which nothing was read has no event.
+// report's day. A report of which nothing was read, or whose day is not a
+// date, has no event, and one undated part that says so.
 func (r *Report) ICSEvents() ([]ICSEvent, []topology.UndatedPart) {
 	asOf, err := time.Parse(time.DateOnly, r.AsOf)
-	if err != nil || r.Actual == nil {
-		return nil, nil
+	switch {
+	case r.Actual == nil:
+		return nil, []topology.UndatedPart{{What: "the stack", Why: topology.Because(topology.ReasonNotRead, "nothing of it was read"), Unknown: true}}
+	case err != nil:
+		return nil, []topology.UndatedPart{{What: "the stack", Why: topology.Because(topology.ReasonFailed, fmt.Sprintf("the day it was judged at, %q, is not a date", r.AsOf)), Unknown: true}}
 	}
 	dates, undated := topology.StackDates(r.Actual, asOf)
 	out := make([]ICSEvent, 0, len(dates))
@@ -123,9 +127,14 @@ func writeICS(w io.Writer, name, asOf string, docs []stackDoc, o ICSOptions) err
 	}
 	for _, d := range docs {
 		if d.failed() {
-			if d.Name != "" {
-				addCalendarProperty(cal, icsUndated, d.Name+": no report ("+string(d.Status)+"): "+d.Reason)
+			who := d.Name
+			if who == "" {
+				who = d.File // a topology that did not load names no stack
 			}
+			if who == "" {
+				who = "nestor"
+			}
+			addCalendarProperty(cal, icsUndated, who+": no report ("+string(d.Status)+"): "+d.Reason)
 			continue
 		}
 		events, undated := d.Report.ICSEvents()
@@ -283,5 +292,5 @@ func runsText(runs []topology.Subject) string {
 	if len(words) > shown+1 {
 		words = append(words[:shown:shown], fmt.Sprintf("%d more", len(runs)-shown))
 	}
-	return topology.JoinAnd(words)
+	return kube.JoinAnd(words)
 }

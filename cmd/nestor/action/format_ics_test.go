@@ -231,8 +231,8 @@ func TestICSValidatesWithIcalendar(t *testing.T) {
 			t.Errorf("%s: python3-icalendar read\n%q\nnestor meant\n%q", name, read, w)
 		}
 	}
-	if u := got["failure"].X["X-NESTOR-UNDATED"]; len(u) != 0 {
-		t.Errorf("a failure that names no stack says %v", u)
+	if u := got["failure"].X["X-NESTOR-UNDATED"]; len(u) != 1 || !strings.Contains(u[0], "no report") {
+		t.Errorf("a failure that names no stack must still say it made no report, said %v", u)
 	}
 	if !slices.ContainsFunc(got["preview"].X["X-NESTOR-AS-OF"], func(s string) bool { return s == "2026-11-30" }) {
 		t.Errorf("the preview's calendar does not say the day it was judged at: %v", got["preview"].X)

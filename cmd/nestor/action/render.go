@@ -662,7 +662,7 @@ func groupUnknowns(unknowns []topology.UnknownPart) []string {
 	}
 	out := make([]string, 0, len(order))
 	for _, g := range order {
-		out = append(out, topology.JoinAnd(g.parts)+": "+g.why.Text)
+		out = append(out, kube.JoinAnd(g.parts)+": "+g.why.Text)
 	}
 	return out
 }

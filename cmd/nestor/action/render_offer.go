@@ -32,7 +32,7 @@ func renderOffer(w io.Writer, r *Report, p palette) {
 	line := fmt.Sprintf("%s (%s)", orText(c.Type, "?"), kind)
 	switch kt, ok := k.TypeInfo(c.Type); {
 	case !k.Types.Known:
-		line += ": limits " + unknownText(p, topology.ReasonOr(k.Types.Reason))
+		line += ": limits " + unknownText(p, topology.OrNotRead(k.Types.Reason))
 	case !ok:
 		line += ": limits " + unknownText(p, "not in the region's cluster types")
 	default:
@@ -41,7 +41,7 @@ func renderOffer(w io.Writer, r *Report, p palette) {
 	if k.AvailableTypes.Known {
 		line += "; may move to " + orText(strings.Join(k.MovesTo(c.Type), ", "), "no other type now")
 	} else {
-		line += "; the types it may move to: " + unknownText(p, topology.ReasonOr(k.AvailableTypes.Reason))
+		line += "; the types it may move to: " + unknownText(p, topology.OrNotRead(k.AvailableTypes.Reason))
 	}
 	fmt.Fprintf(w, "  offer       %s\n", line)
 	h := r.Plan.Headroom
@@ -69,7 +69,7 @@ func renderOffer(w io.Writer, r *Report, p palette) {
 // kapsule-dedicated-4's 250 (82%)".
 func measureText(p palette, m topology.HeadroomMeasure, typ string) string {
 	if !m.Used.Known {
-		return m.Text + " " + unknownText(p, topology.ReasonOr(m.Used.Reason))
+		return m.Text + " " + unknownText(p, topology.OrNotRead(m.Used.Reason))
 	}
 	s := m.Text + " " + m.AmountText(m.Used.Value)
 	if !m.Limit.Known {

@@ -128,7 +128,7 @@ func aclText(k *topology.KapsuleObserved, p palette) string {
 	case k.Transient["acl"] != "":
 		return p.yellow("waiting: " + k.Transient["acl"] + " (the provider's API answered transient_state)")
 	case !a.Known:
-		return unknownText(p, topology.ReasonOr(a.Reason))
+		return unknownText(p, topology.OrNotRead(a.Reason))
 	case len(a.Value) == 0:
 		return "no rule"
 	}
@@ -186,7 +186,7 @@ func renderKapsuleCalendar(w io.Writer, r *Report, k *topology.KapsuleObserved, 
 	}
 	tw := newTable("    ")
 	for _, u := range minors {
-		provider := "provider: " + unknownText(p, topology.ReasonOr(k.Versions.Reason))
+		provider := "provider: " + unknownText(p, topology.OrNotRead(k.Versions.Reason))
 		if k.Versions.Known {
 			provider = "provider: not in its version list"
 			if e, ok := k.VersionEntry(u.Version); ok {
