@@ -509,7 +509,13 @@ func judgeDrains(due UpgradeDue, pdbs Fact[[]PDBState]) []Finding {
 		reach := fmt.Sprintf("the pods it selects in namespace %s (%s), read now, and the nodes they run on", p.Namespace, selectorWords(p.Selector))
 		switch {
 		case len(held) > 0:
-			f := Finding{Severity: SeverityWarning, Kind: FindingDrainBlocker, Subject: subject, Source: srcPDBStatus, Reach: reach, Step: held[0]}
+			// It hangs under the first step it may hold: a step before the
+			// first it holds whose nodes were not read may be held too.
+			under := held[0]
+			if len(unsure) > 0 && steps.before(unsure[0].Step, held[0]) {
+				under = unsure[0].Step
+			}
+			f := Finding{Severity: SeverityWarning, Kind: FindingDrainBlocker, Subject: subject, Source: srcPDBStatus, Reach: reach, Step: under}
 			f.Message = fmt.Sprintf("%s: draining %s, which %s its pods, waits until it allows one (%s)%s",
 				what, joinOr(nodes), runVerb(len(nodes)), heldWords(held, len(nodes)), unsureWords(unsure))
 			if stale {
@@ -552,6 +558,19 @@ func drainSteps(due UpgradeDue) drainPlan {
 // holding returns the StepRef of the steps that drain one of nodes, in
 // plan order; the steps whose nodes are unknown; and the nodes among nodes
 // that some step drains, sorted.
+// before reports whether step a comes before step b in dp (plan order).
+func (dp drainPlan) before(a, b string) bool {
+	for _, d := range dp {
+		switch d.Step {
+		case a:
+			return true
+		case b:
+			return false
+		}
+	}
+	return false
+}
+
 func (dp drainPlan) holding(nodes []string) (held []string, unsure []DrainStep, drained []string) {
 	seen := map[string]bool{}
 	for _, d := range dp {

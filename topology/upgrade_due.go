@@ -63,8 +63,9 @@ func DrainsNodes(s Step) bool {
 // upgrades it, kubernetes.io "Upgrading kubeadm clusters"); for
 // upgrade-pool and replace-pool, the nodes the provider lists in the pool
 // (KapsuleObserved.Pools and Nodes; a Kapsule node's name is its
-// Kubernetes node's). Unknown, with the reason, when those were not read;
-// known and empty for a step that drains no node.
+// Kubernetes node's). Unknown, with the reason, when those were not read,
+// when no node carries a control-plane role, or when the provider lists
+// no such pool; known and empty for a step that drains no node.
 func DrainedNodes(s Step, obs *Observed) Fact[[]string] {
 	if !DrainsNodes(s) {
 		return KnownFact([]string{})
@@ -85,6 +86,12 @@ func DrainedNodes(s Step, obs *Observed) Fact[[]string] {
 			if HasControlPlaneRole(n.Roles) {
 				out = append(out, n.Name)
 			}
+		}
+		if len(out) == 0 {
+			// A node cluster has a control plane: no node showing its
+			// role means the role labels are not there, not that the
+			// upgrade drains nothing.
+			return UnknownFact[[]string](Because(ReasonUnrecognised, "which nodes are the control plane is not known: no node carries a control-plane role label"))
 		}
 		sort.Strings(out)
 		return KnownFact(append([]string{}, out...))
@@ -107,7 +114,7 @@ func DrainedNodes(s Step, obs *Observed) Fact[[]string] {
 		}
 	}
 	if id == "" {
-		return KnownFact([]string{})
+		return UnknownFact[[]string](Because(ReasonNotRead, "the provider lists no pool "+s.Target+": which nodes the step drains is not known"))
 	}
 	var out []string
 	for _, n := range k.Nodes.Value {

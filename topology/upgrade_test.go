@@ -266,6 +266,10 @@ func TestJudgeUpgradeDrains(t *testing.T) {
 			{SeverityWarning, FindingDrainBlocker, "pdb cnpg/pg-main", "", n1a, "draining n1, which runs its pods, waits until it allows one (the planned step " + n1a + " drains it); which nodes 1 other planned step drains is not known (the provider's nodes were not read (timed out after 10s)), so whether it waits too is not known", "", ""},
 			{SeverityInfo, FindingUpgradeUnknown, "pdb rook-ceph/rook-ceph-osd", "", pool, "its pods run on burst-1, and which nodes the planned step " + pool + " drains is not known (the provider's nodes were not read (timed out after 10s)): whether it waits is not known", "", ""},
 		}},
+		{name: "a step before the first it holds whose nodes were not read: the blocker hangs under that earlier step", due: UpgradeDue{Drains: []string{pool, n1a}, DrainNodes: []DrainStep{
+			{Step: pool, Nodes: UnknownFact[[]string](Because(ReasonNotRead, "the provider's nodes were not read (timed out after 10s)"))}, {Step: n1a, Nodes: known("n1")}}},
+			pdbs: KnownFact([]PDBState{pdb("cnpg", "pg-main", 0, 1, 1, 1, 1, 1, known("n1"))}),
+			want: []upFinding{{SeverityWarning, FindingDrainBlocker, "pdb cnpg/pg-main", "", pool, "draining n1, which runs its pods, waits until it allows one (the planned step " + n1a + " drains it); which nodes 1 other planned step drains is not known", "", ""}}},
 		{name: "a status behind its spec: unknown, never a blocker or a pass, under the step that drains its node", due: plan, pdbs: KnownFact([]PDBState{
 			pdb("rook-ceph", "rook-ceph-osd", 0, 0, 0, 0, 2, 1, known("n2")), pdb("web", "frontend", 3, 3, 0, 3, 5, 0, known("cp1"))}),
 			want: []upFinding{
@@ -314,6 +318,11 @@ func TestDrainedNodes(t *testing.T) {
 		{NewStep(StepUpgradePool, PhasePools, "burst", "x"), &Observed{}, nil, "the provider's pools were not read"},
 		{NewStep(StepUpgrade, PhaseCluster, "kubernetes", "x"), obs, []string{}, ""},
 		{NewStep(StepInstall, "cilium", "cilium", "x"), obs, []string{}, ""},
+		// No node shows a control-plane role (labels removed, another
+		// distribution's): not "drains nothing".
+		{NewStep(StepUpgrade, PhaseK8s, "kubernetes", "x"), &Observed{Nodes: KnownFact([]NodeState{{Name: "a"}, {Name: "b", Roles: []string{"worker"}}})}, nil, "no node carries a control-plane role label"},
+		// A pool the provider does not list: not "drains nothing".
+		{NewStep(StepReplacePool, PhasePools, "gone", "x"), obs, nil, "the provider lists no pool gone"},
 	}
 	for _, tt := range tests {
 		got := DrainedNodes(tt.step, tt.obs)
