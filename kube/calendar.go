@@ -118,8 +118,20 @@ func estimated(minor string, released time.Time, src string) CalendarEntry {
 // month, as upstream set them for 1.28 to 1.37 (1.34: the 27th).
 func EstimateSupport(released time.Time) (maintenanceModeStart, endOfLife time.Time) {
 	y, m, _ := released.Date()
-	return time.Date(y, m+12, 28, 0, 0, 0, 0, time.UTC), time.Date(y, m+14, 28, 0, 0, 0, 0, time.UTC)
+	return time.Date(y, m+estimateMaintenanceMonths, 28, 0, 0, 0, 0, time.UTC), time.Date(y, m+estimateEndOfLifeMonths, 28, 0, 0, 0, 0, time.UTC)
 }
+
+// The months EstimateSupport counts from a minor's release.
+const (
+	estimateMaintenanceMonths = 12
+	estimateEndOfLifeMonths   = 14
+)
+
+// EstimateWords says how an estimated end of life was reckoned, for the
+// views that say a date is estimated: "14 months after its release (12
+// months + 2 months of maintenance)".
+var EstimateWords = fmt.Sprintf("%d months after its release (%d months + %d months of maintenance)",
+	estimateEndOfLifeMonths, estimateMaintenanceMonths, estimateEndOfLifeMonths-estimateMaintenanceMonths)
 
 // Lookup returns the entry of v's minor, and whether the calendar holds it.
 func (c Calendar) Lookup(v Version) (CalendarEntry, bool) {

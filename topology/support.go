@@ -33,7 +33,7 @@ func JudgeSupport(c kube.Calendar, v kube.Version, who string, asOf time.Time) (
 	st, e, days := c.Standing(v, asOf)
 	note := ""
 	if e.Estimated {
-		note = fmt.Sprintf("; estimated: %s has published no end of life for %s, so this is 14 months after its release (12 months + 2 months of maintenance)", c.Name, minor)
+		note = fmt.Sprintf("; estimated: %s has published no end of life for %s, so this is %s", c.Name, minor, kube.EstimateWords)
 	}
 	switch st {
 	case kube.StandingOlder:

@@ -226,7 +226,7 @@ func (r *Report) icsDescription(d topology.StackDate) string {
 		lines = append(lines, fmt.Sprintf("What happens: the cluster's %s offer is committed until %s: before it, the cluster cannot move to a lower type (moving up restarts the commitment).", orText(d.Type, "dedicated"), day))
 	}
 	if d.Estimated {
-		lines = append(lines, "Estimated: upstream has published no date for "+d.Minor+"; this is 14 months after its release (12 months + 2 months of maintenance).")
+		lines = append(lines, "Estimated: upstream has published no date for "+d.Minor+"; this is "+kube.EstimateWords+".")
 	}
 	lines = append(lines, "What to do: "+r.icsAction(d))
 	if hd := r.HardDate; hd != nil && hd.Date.Equal(d.Date) && hd.Forced == (d.Kind == topology.DateProviderEndOfLife) && (d.Kind == topology.DateProviderEndOfLife || d.Kind == topology.DateUpstreamEndOfLife) {
