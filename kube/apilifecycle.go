@@ -503,11 +503,3 @@ func replacementWords(group string, k RemovedKind) string {
 	}
 	return s
 }
-
-// JoinAnd is items as a sentence lists them: "a", "a and b", "a, b and c".
-func JoinAnd(items []string) string {
-	if len(items) < 2 {
-		return strings.Join(items, "")
-	}
-	return strings.Join(items[:len(items)-1], ", ") + " and " + items[len(items)-1]
-}

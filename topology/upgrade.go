@@ -84,9 +84,9 @@ func (t UpgradeMove) label() string {
 	switch {
 	case t.Forced && t.Date != nil:
 		if len(t.Steps) > 0 {
-			return fmt.Sprintf("upgrade to %s (the provider forces it on %s)", t.Minor.MinorString(), dayText(*t.Date))
+			return fmt.Sprintf("upgrade to %s (the provider forces it on %s)", t.Minor.MinorString(), kube.DateText(*t.Date))
 		}
-		return fmt.Sprintf("the provider's move to %s on %s", to, dayText(*t.Date))
+		return fmt.Sprintf("the provider's move to %s on %s", to, kube.DateText(*t.Date))
 	case len(t.Steps) > 0:
 		return "upgrade to " + t.Minor.MinorString()
 	case len(t.Why) > 0:
@@ -395,7 +395,7 @@ func judgeLayers(t *Topology, targets []UpgradeMove, images Fact[[]LayerImage]) 
 	}
 	first := targets[0]
 	ms := minorsText(targets)
-	tableSrc := "nestor's layer support table (as of " + dayText(layerSupportAsOf) + ")"
+	tableSrc := "nestor's layer support table (as of " + kube.DateText(layerSupportAsOf) + ")"
 	if !images.Known {
 		return append(out, upgradeUnknown(Subject{Kind: SubjectLayers, Key: KeyLayers, Text: "layers"}, fmt.Sprintf("the declared layers' images were not read (%s): their support of %s is not judged", OrNotRead(images.Reason), ms),
 			tableSrc, "the declared layers", first.step(), first.Minor.MinorString()))
@@ -517,11 +517,11 @@ func judgeDrains(due UpgradeDue, pdbs Fact[[]PDBState]) []Finding {
 			}
 			f := Finding{Severity: SeverityWarning, Kind: FindingDrainBlocker, Subject: subject, Source: srcPDBStatus, Reach: reach, Step: under}
 			f.Message = fmt.Sprintf("%s: draining %s, which %s its pods, waits until it allows one (%s)%s",
-				what, joinOr(nodes), runVerb(len(nodes)), heldWords(held, len(nodes)), unsureWords(unsure))
+				what, kube.JoinOr(nodes), runVerb(len(nodes)), heldWords(held, len(nodes)), unsureWords(unsure))
 			if stale {
 				f.Severity, f.Kind = SeverityInfo, FindingUpgradeUnknown
 				f.Message = fmt.Sprintf("%s, so whether draining %s, which %s its pods, waits is not known (%s)%s",
-					what, joinOr(nodes), runVerb(len(nodes)), heldWords(held, len(nodes)), unsureWords(unsure))
+					what, kube.JoinOr(nodes), runVerb(len(nodes)), heldWords(held, len(nodes)), unsureWords(unsure))
 			}
 			out = append(out, f)
 		case len(unsure) > 0:
@@ -618,13 +618,6 @@ func unsureWords(unsure []DrainStep) string {
 }
 
 // joinOr is "a", "a or b", "a, b or c".
-func joinOr(items []string) string {
-	if len(items) < 2 {
-		return strings.Join(items, "")
-	}
-	return strings.Join(items[:len(items)-1], ", ") + " or " + items[len(items)-1]
-}
-
 func runVerb(n int) string {
 	if n == 1 {
 		return "runs"

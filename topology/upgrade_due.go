@@ -291,9 +291,9 @@ func UpgradeTargets(p Plan, obs *Observed, providerWarnDays int, asOf time.Time)
 		eol := fm.EndOfLife
 		var why string
 		if fm.Past {
-			why = fmt.Sprintf("the provider's end of life of %s was on %s: the provider upgrades the cluster to the next minor's latest patch (%s)", cur.MinorString(), dayText(eol), fm.To.Canonical())
+			why = fmt.Sprintf("the provider's end of life of %s was on %s: the provider upgrades the cluster to the next minor's latest patch (%s)", cur.MinorString(), kube.DateText(eol), fm.To.Canonical())
 		} else {
-			why = fmt.Sprintf("the provider's end of life of %s is on %s, in %s: the provider then upgrades the cluster to the next minor's latest patch (%s)", cur.MinorString(), dayText(eol), kube.Plural(fm.Days, "day"), fm.To.Canonical())
+			why = fmt.Sprintf("the provider's end of life of %s is on %s, in %s: the provider then upgrades the cluster to the next minor's latest patch (%s)", cur.MinorString(), kube.DateText(eol), kube.Plural(fm.Days, "day"), fm.To.Canonical())
 		}
 		if !fm.To.HasPatch {
 			why += ", which its version list does not name yet"
@@ -310,9 +310,9 @@ func UpgradeTargets(p Plan, obs *Observed, providerWarnDays int, asOf time.Time)
 		}
 		switch st {
 		case kube.StandingEndingSoon:
-			add(next, fmt.Sprintf("%s reaches end of life upstream on %s%s, in %s", cur.MinorString(), dayText(eol), est, kube.Plural(days, "day")), &eol, false, "")
+			add(next, fmt.Sprintf("%s reaches end of life upstream on %s%s, in %s", cur.MinorString(), kube.DateText(eol), est, kube.Plural(days, "day")), &eol, false, "")
 		case kube.StandingEnded:
-			add(next, fmt.Sprintf("%s reached end of life upstream on %s%s", cur.MinorString(), dayText(eol), est), &eol, false, "")
+			add(next, fmt.Sprintf("%s reached end of life upstream on %s%s", cur.MinorString(), kube.DateText(eol), est), &eol, false, "")
 		case kube.StandingOlder:
 			add(next, fmt.Sprintf("%s is older than every minor of this nestor's upstream calendar: past its end of life", cur.MinorString()), nil, false, "")
 		}
@@ -328,6 +328,3 @@ func UpgradeTargets(p Plan, obs *Observed, providerWarnDays int, asOf time.Time)
 	}
 	return d
 }
-
-// dayText is t's UTC date, YYYY-MM-DD.
-func dayText(t time.Time) string { return t.UTC().Format(time.DateOnly) }

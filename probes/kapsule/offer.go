@@ -5,6 +5,7 @@ import (
 	"strings"
 	"time"
 
+	"nestor.dev/nestor/kube"
 	"nestor.dev/nestor/topology"
 )
 
@@ -140,7 +141,7 @@ func (j *KapsuleJudgement) typeDown(k *topology.KapsuleObserved, c topology.Kaps
 	case asOf.IsZero():
 		j.unknown(subject, topology.ReasonNotRead, "whether the commitment still binds: the plan has no date")
 	case c.CommitmentActive(asOf):
-		end := dayText(*c.CommitmentEndsAt)
+		end := kube.DateText(*c.CommitmentEndsAt)
 		blocked = append(blocked, fmt.Sprintf("the commitment of %s runs until %s (commitment_ends_at): the provider refuses a lower type before then; preview again after %s", c.Type, end, end))
 		blockers = append(blockers, topology.Subject{Kind: topology.SubjectCluster, Name: c.Name, Key: topology.KeyScalewayType, Text: "the commitment of " + c.Type + " until " + end})
 	case c.CommitmentEndsAt == nil:

@@ -607,11 +607,11 @@ func KapsuleCalendar(k *topology.KapsuleObserved, asOf time.Time) []topology.Fin
 		}
 		dep, eol := entry.DeprecatedAt, entry.EndOfLifeAt
 		if dep != nil && eol != nil && eol.Before(*dep) {
-			out = append(out, topology.Finding{Severity: topology.SeverityInfo, Kind: topology.FindingProviderCalendar, Subject: subject, Message: fmt.Sprintf("calendar inconsistent: end of life %s is before deprecation %s; no countdown", dayText(*eol), dayText(*dep))})
+			out = append(out, topology.Finding{Severity: topology.SeverityInfo, Kind: topology.FindingProviderCalendar, Subject: subject, Message: fmt.Sprintf("calendar inconsistent: end of life %s is before deprecation %s; no countdown", kube.DateText(*eol), kube.DateText(*dep))})
 			continue
 		}
 		if dep != nil && !asOf.Before(*dep) && (eol == nil || asOf.Before(*eol)) {
-			out = append(out, topology.Finding{Severity: topology.SeverityWarning, Kind: topology.FindingProviderCalendar, Subject: subject, Message: "deprecated by the provider since " + dayText(*dep)})
+			out = append(out, topology.Finding{Severity: topology.SeverityWarning, Kind: topology.FindingProviderCalendar, Subject: subject, Message: "deprecated by the provider since " + kube.DateText(*dep)})
 		}
 		if eol == nil {
 			continue
@@ -619,15 +619,13 @@ func KapsuleCalendar(k *topology.KapsuleObserved, asOf time.Time) []topology.Fin
 		left := int(math.Ceil(eol.Sub(asOf).Hours() / 24))
 		switch {
 		case !asOf.Before(*eol):
-			out = append(out, topology.Finding{Severity: topology.SeverityError, Kind: topology.FindingProviderCalendar, Subject: subject, Message: fmt.Sprintf("past its end of life (%s): the provider upgrades the cluster to the next minor's latest patch", dayText(*eol))})
+			out = append(out, topology.Finding{Severity: topology.SeverityError, Kind: topology.FindingProviderCalendar, Subject: subject, Message: fmt.Sprintf("past its end of life (%s): the provider upgrades the cluster to the next minor's latest patch", kube.DateText(*eol))})
 		case left <= KapsuleCalendarWarnDays:
-			out = append(out, topology.Finding{Severity: topology.SeverityWarning, Kind: topology.FindingProviderCalendar, Subject: subject, Message: fmt.Sprintf("end of life in %d days (%s): the provider then upgrades the cluster to the next minor's latest patch", left, dayText(*eol))})
+			out = append(out, topology.Finding{Severity: topology.SeverityWarning, Kind: topology.FindingProviderCalendar, Subject: subject, Message: fmt.Sprintf("end of life in %d days (%s): the provider then upgrades the cluster to the next minor's latest patch", left, kube.DateText(*eol))})
 		}
 	}
 	return out
 }
-
-func dayText(t time.Time) string { return t.UTC().Format(time.DateOnly) }
 
 // containsVersion reports whether list holds v (compared by number).
 func containsVersion(list []kube.Version, v kube.Version) bool {

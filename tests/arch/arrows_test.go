@@ -34,7 +34,7 @@ var allowed = map[string][]string{
 	"probes/kapsule":                {"health", "kube", "probes", "topology"},
 	"probes/ssh":                    {"probes", "topology"},
 	"cmd/nestor/action":             {"health", "kube", "probes", "probes/prod", "probes/lima", "probes/kapsule", "probes/ssh", "stacks", "topology"},
-	"cmd/nestor/app":                {"cmd/nestor/action", "probes", "probes/ssh", "stacks", "topology"},
+	"cmd/nestor/app":                {"cmd/nestor/action", "kube", "probes", "probes/ssh", "stacks", "topology"},
 	"cmd/nestor":                    {"cmd/nestor/app"},
 	"cmd/nestor-docs":               {"cmd/nestor/app"},
 }

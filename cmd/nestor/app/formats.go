@@ -10,6 +10,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"nestor.dev/nestor/cmd/nestor/action"
+	"nestor.dev/nestor/kube"
 )
 
 // documentFormats are the machine formats drawn from an action.Document
@@ -47,7 +48,7 @@ func (f *outputFlag) registerFile(cmd *cobra.Command) {
 // one whose folder does not exist, before anything is read.
 func (f *outputFlag) checkFile() error {
 	if f.file != "" && !f.machine() {
-		return fmt.Errorf("--output-file writes a machine format: add -o json, yaml, %s", joinOr(documentFormats))
+		return fmt.Errorf("--output-file writes a machine format: add -o json, yaml, %s", kube.JoinOr(documentFormats))
 	}
 	if f.file != "" {
 		if err := action.CheckFolder(f.file); err != nil {
@@ -91,21 +92,4 @@ func (f *outputFlag) emitFailure(a *App, fail *action.Failure) error {
 		return nil
 	}
 	return f.emit(a, fail, nil)
-}
-
-func joinOr(words []string) string {
-	switch len(words) {
-	case 0:
-		return ""
-	case 1:
-		return words[0]
-	}
-	s := ""
-	for i, w := range words[:len(words)-1] {
-		if i > 0 {
-			s += ", "
-		}
-		s += w
-	}
-	return s + " or " + words[len(words)-1]
 }
