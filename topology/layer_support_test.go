@@ -66,7 +66,7 @@ func TestLayerSupportTable(t *testing.T) {
 }
 
 func lookupCatalog(name string) (LayerDef, bool) {
-	for _, d := range catalog {
+	for _, d := range Catalog() {
 		if d.Name == name {
 			return d, true
 		}

@@ -1,6 +1,10 @@
 package topology
 
-import "fmt"
+import (
+	"fmt"
+
+	"nestor.dev/nestor/kube"
+)
 
 // StepKind is the kind of one plan step (README.md "Reading a preview", PLAN).
 type StepKind string
@@ -227,4 +231,30 @@ func (p Plan) Status() Status {
 		return StatusWaiting
 	}
 	return StatusInSync
+}
+
+// StepRef names plan step s for the findings that concern it
+// (Finding.Step): "KIND TARGET", then " → VERSION" when the step moves to a
+// version (StepTo) — "upgrade kubernetes → 1.35", "upgrade-node node-a →
+// 1.35", "replace-pool default". The plan rules give each step a distinct
+// ref: a target is upgraded to a version once.
+func StepRef(s Step) string {
+	ref := string(s.Kind) + " " + s.Target
+	if to, ok := StepTo(s); ok {
+		ref += " → " + to.Canonical()
+	}
+	return ref
+}
+
+// StepTo returns the version an upgrade step (upgrade, upgrade-node,
+// upgrade-pool) moves to, as the rule that planned it set it (Step.To).
+// False for another kind of step or a step with no version to move to.
+func StepTo(s Step) (kube.Version, bool) {
+	switch s.Kind {
+	case StepUpgrade, StepUpgradeNode, StepUpgradePool:
+	default:
+		return kube.Version{}, false
+	}
+	v := kube.ParseVersion(s.To)
+	return v, v.Known
 }

@@ -10,32 +10,6 @@ import (
 	"nestor.dev/nestor/kube"
 )
 
-// StepRef names plan step s for the findings that concern it
-// (Finding.Step): "KIND TARGET", then " → VERSION" when the step moves to a
-// version (StepTo) — "upgrade kubernetes → 1.35", "upgrade-node node-a →
-// 1.35", "replace-pool default". The plan rules give each step a distinct
-// ref: a target is upgraded to a version once.
-func StepRef(s Step) string {
-	ref := string(s.Kind) + " " + s.Target
-	if to, ok := StepTo(s); ok {
-		ref += " → " + to.Canonical()
-	}
-	return ref
-}
-
-// StepTo returns the version an upgrade step (upgrade, upgrade-node,
-// upgrade-pool) moves to, as the rule that planned it set it (Step.To).
-// False for another kind of step or a step with no version to move to.
-func StepTo(s Step) (kube.Version, bool) {
-	switch s.Kind {
-	case StepUpgrade, StepUpgradeNode, StepUpgradePool:
-	default:
-		return kube.Version{}, false
-	}
-	v := kube.ParseVersion(s.To)
-	return v, v.Known
-}
-
 // DrainsNodes reports whether step s drains (or deletes) nodes, which a
 // PodDisruptionBudget can hold up: upgrade-node and repair-node (kubeadm
 // drains a node before its kubelet is upgraded or it is worked on:

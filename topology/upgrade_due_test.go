@@ -52,7 +52,7 @@ func TestDrainsNodes(t *testing.T) {
 	}
 }
 
-// prodPlan is the plan NodeCluster makes for skewTopology(desired) on a
+// prodPlan is the plan NodeCluster makes for skewUpgradeTopology(desired) on a
 // cluster whose API server and kubelets all run server.
 func prodPlan(t *testing.T, desired, server string, asOf time.Time) (Plan, *Observed) {
 	t.Helper()
@@ -62,7 +62,7 @@ func prodPlan(t *testing.T, desired, server string, asOf time.Time) (Plan, *Obse
 		{Name: "skew3", Ready: true, KubeletVersion: server},
 	})}
 	p := Plan{Steps: []Step{}, Findings: []Finding{}}
-	NodeCluster{}.PlanOwn(skewTopology(desired), obs, PlanOptions{AsOf: asOf}, &p)
+	NodeCluster{}.PlanOwn(skewUpgradeTopology(desired), obs, PlanOptions{AsOf: asOf}, &p)
 	obs.DeriveVersions()
 	return p, obs
 }
@@ -248,4 +248,17 @@ func TestUpgradeTargetsKapsule(t *testing.T) {
 			t.Errorf("unknown %q", d.Unknown)
 		}
 	})
+}
+
+// skewUpgradeTopology is the versions-skew stack (versions_test.go's
+// skewTopology, copied: a package's internal tests cannot import another's).
+func skewUpgradeTopology(version string) *Topology {
+	return &Topology{
+		Path: "/s/stacks/skew.yaml", Name: "skew", TargetKind: TargetProd,
+		Kubernetes: Kubernetes{Version: version},
+		Nodes: []Node{
+			{Name: "skew1", Role: RoleControlPlane}, {Name: "skew2", Role: RoleWorker}, {Name: "skew3", Role: RoleWorker},
+		},
+		Layers: []LayerRef{},
+	}
 }
