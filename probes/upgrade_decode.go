@@ -16,9 +16,10 @@ import (
 
 	"nestor.dev/nestor/kube"
 	"nestor.dev/nestor/topology"
+	"nestor.dev/nestor/upgrade"
 )
 
-// The reads of the upgrade judgement (topology.JudgeUpgrade) and their
+// The reads of the upgrade judgement (upgrade.JudgeUpgrade) and their
 // bounds.
 const (
 	// DiscoveryAccept is the Accept header that asks /api and /apis for the
@@ -112,11 +113,11 @@ func validAPIName(s string) bool {
 // /apis, a group, version or resource name that is empty or holds "/" or a
 // space, the same group or group version twice, the same resource twice in
 // a group version, more than 20000 group versions or resources.
-func DecodeDiscovery(core, groups io.Reader, limit int64) (topology.ServedAPIs, error) {
+func DecodeDiscovery(core, groups io.Reader, limit int64) (upgrade.ServedAPIs, error) {
 	if limit <= 0 {
 		limit = DiscoveryLimit
 	}
-	res := topology.ServedAPIs{GroupVersions: []kube.ServedGroupVersion{}, Resources: []topology.ServedResource{}}
+	res := upgrade.ServedAPIs{GroupVersions: []kube.ServedGroupVersion{}, Resources: []upgrade.ServedResource{}}
 	seenGroup := map[string]string{}
 	seenGV := map[string]bool{}
 	for _, doc := range []struct {
@@ -179,7 +180,7 @@ func DecodeDiscovery(core, groups io.Reader, limit int64) (topology.ServedAPIs, 
 					if !validAPIName(kind) {
 						return res, fmt.Errorf("%s: %s resource %s has kind \"%s\", which is not a kind name", what, gv, r.Resource, SanitizeName(kind))
 					}
-					res.Resources = append(res.Resources, topology.ServedResource{GroupVersion: gv, Resource: r.Resource, Kind: kind})
+					res.Resources = append(res.Resources, upgrade.ServedResource{GroupVersion: gv, Resource: r.Resource, Kind: kind})
 					if len(res.Resources) > maxDiscoveryEntries {
 						return res, fmt.Errorf("%s: more than %d resources: refused", what, maxDiscoveryEntries)
 					}
@@ -213,7 +214,7 @@ func groupWords(name string) string {
 // names what is wrong: a body larger than limit, not JSON, not a policy/v1
 // PodDisruptionBudgetList, a page of a list (metadata.continue set: the
 // rest is not in it), or what PDBStates refuses.
-func DecodePDBList(r io.Reader, limit int64) ([]topology.PDBState, error) {
+func DecodePDBList(r io.Reader, limit int64) ([]upgrade.PDBState, error) {
 	if limit <= 0 {
 		limit = PDBListLimit
 	}
@@ -239,11 +240,11 @@ func DecodePDBList(r io.Reader, limit int64) ([]topology.PDBState, error) {
 // status of a generation newer than the object's
 // (status.observedGeneration > metadata.generation), more than 100000
 // items.
-func PDBStates(items []policyv1.PodDisruptionBudget) ([]topology.PDBState, error) {
+func PDBStates(items []policyv1.PodDisruptionBudget) ([]upgrade.PDBState, error) {
 	if len(items) > maxListItems {
 		return nil, fmt.Errorf("the PodDisruptionBudget list has %d items, more than %d: refused", len(items), maxListItems)
 	}
-	out := make([]topology.PDBState, 0, len(items))
+	out := make([]upgrade.PDBState, 0, len(items))
 	seen := map[string]bool{}
 	for _, p := range items {
 		ns, name := SanitizeName(p.Namespace), SanitizeName(p.Name)
@@ -261,7 +262,7 @@ func PDBStates(items []policyv1.PodDisruptionBudget) ([]topology.PDBState, error
 			return nil, fmt.Errorf("PodDisruptionBudget %s: its status is of generation %d, newer than the object's %d", key, st.ObservedGeneration, p.Generation)
 		}
 		seen[key] = true
-		state := topology.PDBState{Namespace: ns, Name: name, DisruptionsAllowed: st.DisruptionsAllowed, CurrentHealthy: st.CurrentHealthy,
+		state := upgrade.PDBState{Namespace: ns, Name: name, DisruptionsAllowed: st.DisruptionsAllowed, CurrentHealthy: st.CurrentHealthy,
 			DesiredHealthy: st.DesiredHealthy, ExpectedPods: st.ExpectedPods, Generation: p.Generation, ObservedGeneration: st.ObservedGeneration}
 		switch sel, err := metav1.LabelSelectorAsSelector(p.Spec.Selector); {
 		case p.Spec.Selector == nil:
@@ -351,7 +352,7 @@ func IdentityLeases(leases []coordinationv1.Lease, now time.Time) (APIServerIden
 }
 
 // InstancesFact is the number of API server instances the identity leases
-// tell, for topology.DeprecatedCalls.Instances: known when at least one
+// tell, for upgrade.DeprecatedCalls.Instances: known when at least one
 // lease is live; unknown, with why, when none is (the APIServerIdentity
 // feature gate off, or leases not renewed) or when err (the read's or the
 // decoder's) is set — then the reason is Classify(err).
@@ -371,8 +372,8 @@ func InstancesFact(ids APIServerIdentities, err error) topology.Fact[int] {
 // upgrade judgement takes it, with the number of API server instances
 // (InstancesFact): the requests, whether they are the whole family, the
 // window's start when known.
-func DeprecatedCallsFrom(m DeprecatedAPIMetrics, instances topology.Fact[int]) topology.DeprecatedCalls {
-	c := topology.DeprecatedCalls{Requests: make([]topology.DeprecatedCall, 0, len(m.Requests)), Complete: m.RequestsComplete, Instances: instances}
+func DeprecatedCallsFrom(m DeprecatedAPIMetrics, instances topology.Fact[int]) upgrade.DeprecatedCalls {
+	c := upgrade.DeprecatedCalls{Requests: make([]upgrade.DeprecatedCall, 0, len(m.Requests)), Complete: m.RequestsComplete, Instances: instances}
 	if !m.RequestsComplete {
 		c.Limit = m.Limit
 	}
@@ -381,7 +382,7 @@ func DeprecatedCallsFrom(m DeprecatedAPIMetrics, instances topology.Fact[int]) t
 		c.WindowStart = &start
 	}
 	for _, r := range m.Requests {
-		c.Requests = append(c.Requests, topology.DeprecatedCall{Group: r.Group, Version: r.Version, Resource: r.Resource, Subresource: r.Subresource, RemovedRelease: r.RemovedRelease})
+		c.Requests = append(c.Requests, upgrade.DeprecatedCall{Group: r.Group, Version: r.Version, Resource: r.Resource, Subresource: r.Subresource, RemovedRelease: r.RemovedRelease})
 	}
 	return c
 }

@@ -10,6 +10,7 @@ import (
 
 	"nestor.dev/nestor/kube"
 	"nestor.dev/nestor/topology"
+	"nestor.dev/nestor/upgrade"
 )
 
 // The bodies below follow the Kubernetes API reference of
@@ -107,7 +108,7 @@ func TestDecodeDiscovery(t *testing.T) {
 	if !reflect.DeepEqual(got.GroupVersions, wantGV) {
 		t.Errorf("group versions:\n%+v\nwant\n%+v", got.GroupVersions, wantGV)
 	}
-	wantRes := []topology.ServedResource{
+	wantRes := []upgrade.ServedResource{
 		{GroupVersion: "batch/v1", Resource: "cronjobs", Kind: "CronJob"}, {GroupVersion: "batch/v1", Resource: "jobs", Kind: "Job"},
 		{GroupVersion: "resource.k8s.io/v1", Resource: "deviceclasses", Kind: "DeviceClass"},
 		{GroupVersion: "resource.k8s.io/v1beta1", Resource: "deviceclasses", Kind: "DeviceClass"}, {GroupVersion: "resource.k8s.io/v1beta1", Resource: "resourceclaims", Kind: "ResourceClaim"},
@@ -238,7 +239,7 @@ func TestDecodePDBList(t *testing.T) {
 	// Each selector as a label selector query: "" selects the whole
 	// namespace, a null one selects no pod (its nodes known: none), one
 	// that does not convert leaves its nodes unknown.
-	want := []topology.PDBState{
+	want := []upgrade.PDBState{
 		{Namespace: "default", Name: "osd", Generation: 1, Selector: "app=osd"},
 		{Namespace: "rook-ceph", Name: "rook-ceph-osd", CurrentHealthy: 2, DesiredHealthy: 2, ExpectedPods: 3, Generation: 2, ObservedGeneration: 2, Selector: "app=rook-ceph-osd"},
 		{Namespace: "web", Name: "all", CurrentHealthy: 1, DesiredHealthy: 1, ExpectedPods: 1, Generation: 1, ObservedGeneration: 1},
@@ -369,7 +370,7 @@ process_start_time_seconds 1.79616337088e+09
 	got := DeprecatedCallsFrom(m, topology.KnownFact(2))
 	start := time.Unix(1796163370, 880000000).UTC()
 	if !got.Complete || got.Limit != 0 || got.WindowStart == nil || got.WindowStart.Sub(start).Abs() > time.Millisecond || got.Instances != topology.KnownFact(2) ||
-		!reflect.DeepEqual(got.Requests, []topology.DeprecatedCall{{Group: "resource.k8s.io", Version: "v1beta1", Resource: "deviceclasses", RemovedRelease: "1.38"}}) {
+		!reflect.DeepEqual(got.Requests, []upgrade.DeprecatedCall{{Group: "resource.k8s.io", Version: "v1beta1", Resource: "deviceclasses", RemovedRelease: "1.38"}}) {
 		t.Errorf("calls %+v", got)
 	}
 	// Cut at its bound: not complete, the bound said, no window.

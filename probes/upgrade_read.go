@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"nestor.dev/nestor/topology"
+	"nestor.dev/nestor/upgrade"
 )
 
 // API paths of the upgrade judgement's reads.
@@ -28,7 +29,7 @@ const (
 	acceptMetrics = "text/plain;version=0.0.4"
 )
 
-// ReadUpgrade reads what the upgrade judgement (topology.JudgeUpgrade)
+// ReadUpgrade reads what the upgrade judgement (upgrade.JudgeUpgrade)
 // needs for due, and only that: nothing when due.Nothing(); discovery
 // (GET /api and /apis as the aggregated document, DiscoveryAccept), the
 // API server's /metrics (streamed, read until the deprecated-API gauge and
@@ -38,7 +39,7 @@ const (
 // when a step drains nodes (due.ReadsPDBs), and for each that may hold a
 // drain the nodes its pods run on (a Table of its namespace's pods its
 // selector selects: their names and nodes only). The layers' images are no
-// read of their own: topology.LayerImages takes them from the workloads
+// read of their own: upgrade.LayerImages takes them from the workloads
 // the main read listed. The reads run at once, within what is left of the
 // stack's one deadline, each through its bound, GET only through the
 // target's read-only transport.
@@ -46,8 +47,8 @@ const (
 // Every read that fails is an unknown fact with Classify's reason
 // ("forbidden (…)", "timed out after 10s"), never an empty list; with no
 // target loaded (op.Target nil), every needed fact is unknown with why.
-func (op *Opened) ReadUpgrade(ctx context.Context, due topology.UpgradeDue) topology.UpgradeFacts {
-	var f topology.UpgradeFacts
+func (op *Opened) ReadUpgrade(ctx context.Context, due upgrade.UpgradeDue) upgrade.UpgradeFacts {
+	var f upgrade.UpgradeFacts
 	if due.Nothing() || (!due.ReadsAPIs() && !due.ReadsPDBs()) {
 		return f
 	}
@@ -55,11 +56,11 @@ func (op *Opened) ReadUpgrade(ctx context.Context, due topology.UpgradeDue) topo
 	if op.Target == nil || err != nil {
 		why := op.notReadReason(err).Prefixed("the cluster's API server was not read: ")
 		if due.ReadsAPIs() {
-			f.Served = topology.UnknownFact[topology.ServedAPIs](why)
-			f.DeprecatedCalls = topology.UnknownFact[topology.DeprecatedCalls](why)
+			f.Served = topology.UnknownFact[upgrade.ServedAPIs](why)
+			f.DeprecatedCalls = topology.UnknownFact[upgrade.DeprecatedCalls](why)
 		}
 		if due.ReadsPDBs() {
-			f.PDBs = topology.UnknownFact[[]topology.PDBState](why)
+			f.PDBs = topology.UnknownFact[[]upgrade.PDBState](why)
 		}
 		return f
 	}
@@ -89,7 +90,7 @@ func (op *Opened) ReadUpgrade(ctx context.Context, due topology.UpgradeDue) topo
 	wg.Wait()
 	if due.ReadsAPIs() {
 		if metricsErr != nil {
-			f.DeprecatedCalls = topology.UnknownFact[topology.DeprecatedCalls](failReason(bctx, budget, metricsErr))
+			f.DeprecatedCalls = topology.UnknownFact[upgrade.DeprecatedCalls](failReason(bctx, budget, metricsErr))
 		} else {
 			f.DeprecatedCalls = topology.KnownFact(DeprecatedCallsFrom(metrics, InstancesFact(ids, leasesErr)))
 		}
@@ -113,7 +114,7 @@ func (op *Opened) notReadReason(err error) topology.Why {
 }
 
 // readServed reads the two aggregated discovery documents.
-func readServed(ctx context.Context, c *clients, budget time.Duration) topology.Fact[topology.ServedAPIs] {
+func readServed(ctx context.Context, c *clients, budget time.Duration) topology.Fact[upgrade.ServedAPIs] {
 	var core, groups []byte
 	var coreErr, groupsErr error
 	var wg sync.WaitGroup
@@ -132,12 +133,12 @@ func readServed(ctx context.Context, c *clients, budget time.Duration) topology.
 		err  error
 	}{{pathCoreDiscovery, coreErr}, {pathGroupDiscovery, groupsErr}} {
 		if e.err != nil {
-			return topology.UnknownFact[topology.ServedAPIs](failReason(ctx, budget, e.err).Prefixed("discovery (GET " + e.path + "): "))
+			return topology.UnknownFact[upgrade.ServedAPIs](failReason(ctx, budget, e.err).Prefixed("discovery (GET " + e.path + "): "))
 		}
 	}
 	served, err := DecodeDiscovery(bytes.NewReader(core), bytes.NewReader(groups), DiscoveryLimit)
 	if err != nil {
-		return topology.UnknownFact[topology.ServedAPIs](topology.Because(topology.ReasonAnswerRefused, "discovery: "+Sanitize(err.Error())))
+		return topology.UnknownFact[upgrade.ServedAPIs](topology.Because(topology.ReasonAnswerRefused, "discovery: "+Sanitize(err.Error())))
 	}
 	return topology.KnownFact(served)
 }
@@ -173,14 +174,14 @@ func readIdentityLeases(ctx context.Context, c *clients) (APIServerIdentities, e
 // readPDBs lists every PodDisruptionBudget in one request, then, for each
 // that may hold a drain (PDBState.MayHoldDrain), the nodes its pods run on
 // (readPodNodes), a few budgets at a time.
-func readPDBs(ctx context.Context, c *clients, budget time.Duration) topology.Fact[[]topology.PDBState] {
+func readPDBs(ctx context.Context, c *clients, budget time.Duration) topology.Fact[[]upgrade.PDBState] {
 	body, err := c.get(ctx, pathPDBs, acceptJSON, nil, PDBListLimit, "the PodDisruptionBudget list")
 	if err != nil {
-		return topology.UnknownFact[[]topology.PDBState](failReason(ctx, budget, err).Prefixed("PodDisruptionBudgets (GET " + pathPDBs + "): "))
+		return topology.UnknownFact[[]upgrade.PDBState](failReason(ctx, budget, err).Prefixed("PodDisruptionBudgets (GET " + pathPDBs + "): "))
 	}
 	pdbs, err := DecodePDBList(bytes.NewReader(body), PDBListLimit)
 	if err != nil {
-		return topology.UnknownFact[[]topology.PDBState](topology.Because(topology.ReasonAnswerRefused, "PodDisruptionBudgets: "+Sanitize(err.Error())))
+		return topology.UnknownFact[[]upgrade.PDBState](topology.Because(topology.ReasonAnswerRefused, "PodDisruptionBudgets: "+Sanitize(err.Error())))
 	}
 	var wg sync.WaitGroup
 	slots := make(chan struct{}, podReadsInFlight)

@@ -1,6 +1,7 @@
 package topology
 
 import (
+	"math"
 	"slices"
 	"strings"
 	"time"
@@ -262,4 +263,64 @@ func (k *KapsuleObserved) MinorsInUse() []MinorUse {
 type MinorUse struct {
 	Version kube.Version
 	Users   []string
+}
+
+// ForcedMove is the provider's own move of a managed cluster to the next
+// minor, when its minor's end of life comes.
+type ForcedMove struct {
+	// To is the next minor's latest patch the provider lists (its version
+	// list, then the cluster's available versions), or the next minor alone
+	// when it lists none.
+	To kube.Version
+	// EndOfLife is the provider's end of life of the running minor: the
+	// day the move starts.
+	EndOfLife time.Time
+	// Past is true when EndOfLife is the judged day or before.
+	Past bool
+	// Days is from the judged day to EndOfLife, rounded up (0 or less once
+	// past).
+	Days int
+}
+
+// ForcedMove returns the provider's forced move of cluster version current
+// at asOf, when its minor's end of life (the version list's end_of_life_at,
+// "from which any remaining clusters on this version will begin to be
+// forcibly upgraded to the next minor version" — scaleway-sdk-go api/k8s/v1
+// Version) is past or within warnDays days (the callers pass
+// ProviderEndOfLifeNoticeDays, the window the provider calendar warns in).
+// None (false) when the list is not read, carries no end of life for the minor, or
+// gives one before its deprecation (an inconsistent calendar, which the
+// provider calendar reports without a countdown).
+func (k *KapsuleObserved) ForcedMove(current kube.Version, warnDays int, asOf time.Time) (ForcedMove, bool) {
+	if k == nil || !current.Known || asOf.IsZero() {
+		return ForcedMove{}, false
+	}
+	e, ok := k.VersionEntry(current)
+	if !ok || e.EndOfLifeAt == nil || e.DeprecatedAt != nil && e.EndOfLifeAt.Before(*e.DeprecatedAt) {
+		return ForcedMove{}, false
+	}
+	eol := *e.EndOfLifeAt
+	days := int(math.Ceil(eol.Sub(asOf).Hours() / 24))
+	past := !asOf.Before(eol)
+	if !past && days > warnDays {
+		return ForcedMove{}, false
+	}
+	next := kube.Version{Known: true, Major: current.Major, Minor: current.Minor + 1}
+	to := next
+	var names []string
+	if k.Versions.Known {
+		for _, v := range k.Versions.Value {
+			names = append(names, v.Name)
+		}
+	}
+	if k.Available.Known {
+		names = append(names, k.Available.Value...)
+	}
+	for _, n := range names {
+		v := kube.ParseVersion(n)
+		if v.Known && v.HasPatch && v.Pre == "" && kube.CompareMinor(v, next) == 0 && (!to.HasPatch || kube.CompareVersions(v, to) > 0) {
+			to = kube.Version{Known: true, Major: v.Major, Minor: v.Minor, Patch: v.Patch, HasPatch: true}
+		}
+	}
+	return ForcedMove{To: to, EndOfLife: eol, Past: past, Days: days}, true
 }

@@ -6,10 +6,11 @@ import (
 	"time"
 
 	"nestor.dev/nestor/topology"
+	"nestor.dev/nestor/upgrade"
 )
 
 // TestUpgradeTargetsOfKapsuleSteps: the steps JudgeKapsule plans are read
-// by topology.UpgradeTargets (the "FROM → TO" of their reasons), and the
+// by upgrade.UpgradeTargets (the "FROM → TO" of their reasons), and the
 // provider's forced move uses this kind's warning window. The pools follow
 // the cluster to its new version, after its upgrade.
 func TestUpgradeTargetsOfKapsuleSteps(t *testing.T) {
@@ -24,7 +25,7 @@ func TestUpgradeTargetsOfKapsuleSteps(t *testing.T) {
 	j := JudgeKapsule(kapsuleTopo("1.35", nil), k)
 	plan := topology.Plan{Steps: j.Steps}
 	asOf := time.Date(2026, 5, 1, 0, 0, 0, 0, time.UTC)
-	d := topology.UpgradeTargets(plan, &topology.Observed{Kapsule: k}, KapsuleCalendarWarnDays, asOf)
+	d := upgrade.UpgradeTargets(plan, &topology.Observed{Kapsule: k}, KapsuleCalendarWarnDays, asOf)
 	if len(d.Targets) != 1 || d.Targets[0].To.Canonical() != "1.35.2" || !reflect.DeepEqual(d.Targets[0].Steps, []string{"upgrade cluster → 1.35.2", "upgrade-pool default → 1.35.2", "upgrade-pool burst → 1.35.2"}) {
 		t.Errorf("steps:\n%s\ntargets %+v", steps(j), d.Targets)
 	}
@@ -34,13 +35,13 @@ func TestUpgradeTargetsOfKapsuleSteps(t *testing.T) {
 
 	eol := asOf.AddDate(0, 0, KapsuleCalendarWarnDays)
 	k.Versions = topology.KnownFact([]topology.KapsuleVersion{{Name: "1.34.3", EndOfLifeAt: &eol}, {Name: "1.35.2"}})
-	d = topology.UpgradeTargets(topology.Plan{}, &topology.Observed{Kapsule: k}, KapsuleCalendarWarnDays, asOf)
+	d = upgrade.UpgradeTargets(topology.Plan{}, &topology.Observed{Kapsule: k}, KapsuleCalendarWarnDays, asOf)
 	if len(d.Targets) != 1 || !d.Targets[0].Forced || d.Targets[0].Date == nil || !d.Targets[0].Date.Equal(eol) {
 		t.Errorf("an end of life %d days away (the calendar's warning): targets %+v", KapsuleCalendarWarnDays, d.Targets)
 	}
 	later := eol.AddDate(0, 0, 1)
 	k.Versions = topology.KnownFact([]topology.KapsuleVersion{{Name: "1.34.3", EndOfLifeAt: &later}})
-	if d = topology.UpgradeTargets(topology.Plan{}, &topology.Observed{Kapsule: k}, KapsuleCalendarWarnDays, asOf); len(d.Targets) != 0 {
+	if d = upgrade.UpgradeTargets(topology.Plan{}, &topology.Observed{Kapsule: k}, KapsuleCalendarWarnDays, asOf); len(d.Targets) != 0 {
 		t.Errorf("an end of life beyond the warning: targets %+v", d.Targets)
 	}
 }

@@ -26,14 +26,15 @@ var allowed = map[string][]string{
 	"kube/internal/genapilifecycle": {},
 	"topology":                      {"kube"},
 	"health":                        {"kube", "topology"},
+	"upgrade":                       {"kube", "topology"},
 	"stacks":                        {"topology"},
-	"probes":                        {"health", "kube", "topology"},
+	"probes":                        {"health", "kube", "topology", "upgrade"},
 	"probes/internal/probetest":     {},
 	"probes/prod":                   {"probes", "topology"},
 	"probes/lima":                   {"probes", "topology"},
 	"probes/kapsule":                {"health", "kube", "probes", "topology"},
 	"probes/ssh":                    {"probes", "topology"},
-	"cmd/nestor/action":             {"health", "kube", "probes", "probes/prod", "probes/lima", "probes/kapsule", "probes/ssh", "stacks", "topology"},
+	"cmd/nestor/action":             {"health", "kube", "probes", "probes/prod", "probes/lima", "probes/kapsule", "probes/ssh", "stacks", "topology", "upgrade"},
 	"cmd/nestor/app":                {"cmd/nestor/action", "kube", "probes", "probes/ssh", "stacks", "topology"},
 	"cmd/nestor":                    {"cmd/nestor/app"},
 	"cmd/nestor-docs":               {"cmd/nestor/app"},
@@ -62,6 +63,7 @@ var only = map[string][]string{
 var noIO = map[string][]string{
 	"kube":     {},
 	"health":   {},
+	"upgrade":  {},
 	"topology": {"load.go"}, // Load reads the topology file it parses
 }
 

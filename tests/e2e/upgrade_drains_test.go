@@ -1,6 +1,6 @@
 package e2e
 
-// End-to-end proof of where a drain blocker is placed (topology.JudgeUpgrade's
+// End-to-end proof of where a drain blocker is placed (upgrade.JudgeUpgrade's
 // drain rule, probes' read of the nodes a PodDisruptionBudget's pods run on)
 // against the real API server, with /metrics readable: the cluster of
 // upgrade-drains.yaml, whose kubelets are all at the API server's version, so

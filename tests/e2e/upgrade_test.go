@@ -1,6 +1,6 @@
 package e2e
 
-// End-to-end proofs of the upgrade report (topology.JudgeUpgrade and the
+// End-to-end proofs of the upgrade report (upgrade.JudgeUpgrade and the
 // reads of probes.Opened.ReadUpgrade) against the real API server: started
 // with group versions switched on (--runtime-config) that k8s.io/api marks
 // as removed at the next minor, loaded with the versions-skew nodes and the

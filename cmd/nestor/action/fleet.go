@@ -20,6 +20,7 @@ import (
 	"nestor.dev/nestor/probes"
 	"nestor.dev/nestor/stacks"
 	"nestor.dev/nestor/topology"
+	"nestor.dev/nestor/upgrade"
 )
 
 // FleetFormatVersion is the version of fleet's JSON document: 2 since a
@@ -82,7 +83,7 @@ type FleetStack struct {
 	// end of life of its minor, upstream or at the provider, the minor it
 	// forces and the upgrade blockers counted before it); null when no
 	// calendar gives one or no report was made.
-	Deadline *topology.HardDate `json:"deadline"`
+	Deadline *upgrade.HardDate `json:"deadline"`
 	// Headroom is the report's plan.headroom: how full a managed cluster
 	// is against its offer's limits; null for a stack without an offer or
 	// without a report.
@@ -183,7 +184,7 @@ func (f Fleet) Run(ctx context.Context) (*FleetReport, error) {
 		return nil, fmt.Errorf("fleet: %w", probes.Stopped(err))
 	}
 	if f.Sort == FleetSortDeadline {
-		sort.SliceStable(out, func(i, j int) bool { return topology.CompareHardDates(out[i].Deadline, out[j].Deadline) < 0 })
+		sort.SliceStable(out, func(i, j int) bool { return upgrade.CompareHardDates(out[i].Deadline, out[j].Deadline) < 0 })
 	}
 	return &FleetReport{FormatVersion: FleetFormatVersion, AsOf: f.AsOf.Format(time.DateOnly), Stacks: out}, nil
 }
@@ -260,7 +261,7 @@ const (
 // report for that minor was made — "≥N blockers (M unknown)" when parts of
 // it could not be made —, else nothing is claimed of them), "-" without a
 // date.
-func deadlineText(hd *topology.HardDate) string {
+func deadlineText(hd *upgrade.HardDate) string {
 	if hd == nil {
 		return "-"
 	}

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"nestor.dev/nestor/topology"
+	"nestor.dev/nestor/upgrade"
 )
 
 // TestFleetWriteJSON holds FleetReport.WriteJSON, which writes the fleet's
@@ -19,7 +20,7 @@ func TestFleetWriteJSON(t *testing.T) {
 			Name: name, File: "/stacks/" + name + ".yaml", TargetKind: topology.TargetProd,
 			Status: StatusChanges, Reason: `1 to add <node> & "quoted"`, Target: "https://10.0.0.1:6443",
 			Version: "v1.37.2", Changes: n(1), Waiting: n(0), Unknown: n(0),
-			Deadline: &topology.HardDate{Date: time.Date(2027, 2, 28, 0, 0, 0, 0, time.UTC), Minor: "1.38"},
+			Deadline: &upgrade.HardDate{Date: time.Date(2027, 2, 28, 0, 0, 0, 0, time.UTC), Minor: "1.38"},
 			Report:   &Report{},
 		}
 	}

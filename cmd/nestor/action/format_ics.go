@@ -11,6 +11,7 @@ import (
 
 	"nestor.dev/nestor/kube"
 	"nestor.dev/nestor/topology"
+	"nestor.dev/nestor/upgrade"
 )
 
 // ICSOptions are what the calendar says beside the reports.
@@ -194,14 +195,14 @@ func (r *Report) icsSummary(d topology.StackDate) string {
 }
 
 // icsDescription is the event's text: the stack, its version (the
-// cluster's, as topology.ClusterVersion reads it: a managed cluster's is
+// cluster's, as upgrade.ClusterVersion reads it: a managed cluster's is
 // its provider's) and who runs the minor; what happens that day; what to
 // do (icsAction); on the stack's next hard date (Report.HardDate), the
 // upgrade report's blockers; where the date comes from.
 func (r *Report) icsDescription(d topology.StackDate) string {
 	var lines []string
 	stack := "Stack " + r.Stack.Name + " (" + string(r.Stack.TargetKind) + ")"
-	if v := topology.ClusterVersion(r.Actual); v.Known {
+	if v := upgrade.ClusterVersion(r.Actual); v.Known {
 		stack += ", Kubernetes " + v.Raw
 	}
 	if len(d.Runs) > 0 {

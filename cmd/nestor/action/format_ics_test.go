@@ -15,6 +15,7 @@ import (
 	"nestor.dev/nestor/kube"
 	"nestor.dev/nestor/probes"
 	"nestor.dev/nestor/topology"
+	"nestor.dev/nestor/upgrade"
 )
 
 // icsChecker reads a calendar with Debian's python3-icalendar
@@ -41,7 +42,7 @@ func icsFleet(t *testing.T, dir string) []byte {
 // fixtureDedicated is fixtureKapsule on a dedicated offer
 // (kapsule-dedicated-4, committed until 2026-12-20) whose topology
 // declares 1.36 (an upgrade step), judged at asOf, its next hard date
-// made as ReadReport makes it (topology.NextHardDate).
+// made as ReadReport makes it (upgrade.NextHardDate).
 func fixtureDedicated(t *testing.T, dir string, asOf time.Time) *Report {
 	t.Helper()
 	tp := parsedTopology(t, dir, "apps", strings.Replace(kapsuleTopologyText, "kubernetes:\n  version: \"1.35\"", "kubernetes:\n  version: \"1.36\"", 1))
@@ -65,8 +66,8 @@ func fixtureDedicated(t *testing.T, dir string, asOf time.Time) *Report {
 		Layers: []topology.LayerState{{Name: "argocd", Declared: true, Health: topology.Healthy, Reason: "argocd/argocd-server 1/1 available"}},
 	}
 	r := NewReport(kindOf(tp), &probes.Opened{Topology: tp}, obs, asOf)
-	due := topology.UpgradeTargets(r.Plan, obs, kube.ProviderEndOfLifeNoticeDays, asOf)
-	if hd, ok := topology.NextHardDate(obs, due, r.Plan.Findings, asOf); ok {
+	due := upgrade.UpgradeTargets(r.Plan, obs, kube.ProviderEndOfLifeNoticeDays, asOf)
+	if hd, ok := upgrade.NextHardDate(obs, due, r.Plan.Findings, asOf); ok {
 		r.HardDate = &hd
 	}
 	return r

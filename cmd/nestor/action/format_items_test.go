@@ -214,15 +214,20 @@ func TestTopologyKey(t *testing.T) {
 }
 
 // declaredKinds returns the values of the constants of type typ
-// (StepKind, FindingKind) declared in the topology package's source, so a
-// new kind cannot be added without a rule and a key.
+// (StepKind, FindingKind) declared in the sources of the model and of the
+// packages that judge for it (topology, health, upgrade), so a new kind
+// cannot be added without a rule and a key.
 func declaredKinds(t *testing.T, typ string) []string {
 	t.Helper()
-	files, err := filepath.Glob("../../../topology/*.go")
-	if err != nil || len(files) == 0 {
-		t.Fatalf("topology sources: %v", err)
+	var files []string
+	for _, dir := range []string{"topology", "health", "upgrade"} {
+		fs, err := filepath.Glob("../../../" + dir + "/*.go")
+		if err != nil || len(fs) == 0 {
+			t.Fatalf("%s sources: %v", dir, err)
+		}
+		files = append(files, fs...)
 	}
-	re := regexp.MustCompile(`(?m)^\s*\w+\s+` + typ + `\s*=\s*"([^"]+)"`)
+	re := regexp.MustCompile(`(?m)^\s*\w+\s+(?:topology\.)?` + typ + `\s*=\s*"([^"]+)"`)
 	var kinds []string
 	for _, f := range files {
 		if strings.HasSuffix(f, "_test.go") {

@@ -6,6 +6,7 @@ import (
 
 	"nestor.dev/nestor/probes"
 	"nestor.dev/nestor/topology"
+	"nestor.dev/nestor/upgrade"
 )
 
 // Preview is `nestor preview`: it opens the stack's target through the
@@ -83,11 +84,11 @@ type Report struct {
 	// Upgrade is what an upgrade report was due for (the minors moved to,
 	// the steps that drain nodes); nil when none was. Its findings are in
 	// Plan.Findings.
-	Upgrade *topology.UpgradeDue `json:"upgrade,omitempty"`
+	Upgrade *upgrade.UpgradeDue `json:"upgrade,omitempty"`
 	// HardDate is the stack's next hard date (the earliest end of life of
 	// its minor, upstream or at the provider) and the blockers before it;
 	// nil when no calendar gives one.
-	HardDate *topology.HardDate `json:"hard_date,omitempty"`
+	HardDate *upgrade.HardDate `json:"hard_date,omitempty"`
 
 	// topology is the stack's topology, for the positions of its keys in
 	// the machine formats (nil for a report not built by NewReport).

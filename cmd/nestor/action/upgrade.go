@@ -7,7 +7,7 @@ import (
 
 	"nestor.dev/nestor/kube"
 	"nestor.dev/nestor/probes"
-	"nestor.dev/nestor/topology"
+	"nestor.dev/nestor/upgrade"
 )
 
 // ReadReport reads the opened stack op in two stages and builds its Report.
@@ -16,13 +16,13 @@ import (
 //     plan (NewReport).
 //  2. When an upgrade report is due — the minors the plan or the calendars
 //     move the cluster to and the steps that drain nodes
-//     (topology.UpgradeTargets, the provider's window
+//     (upgrade.UpgradeTargets, the provider's window
 //     kube.ProviderEndOfLifeNoticeDays), known only once the version, the
 //     nodes and the plan are — what its judgement needs is read
 //     (Opened.ReadUpgrade, within the stack's one deadline), and its
-//     findings (topology.JudgeUpgrade) are appended to the plan's.
+//     findings (upgrade.JudgeUpgrade) are appended to the plan's.
 //
-// Then the stack's next hard date (topology.NextHardDate). The plan and
+// Then the stack's next hard date (upgrade.NextHardDate). The plan and
 // the due upgrades are computed once. k is the stack's kind, asOf the day
 // the calendars are judged at. Errors: Opened.Read's, or ctx's when it
 // ended during the upgrade reads (wrapped).
@@ -32,7 +32,7 @@ func ReadReport(ctx context.Context, k probes.Kind, op *probes.Opened, asOf time
 		return nil, err
 	}
 	r := NewReport(k, op, obs, asOf)
-	due := topology.UpgradeTargets(r.Plan, obs, kube.ProviderEndOfLifeNoticeDays, asOf)
+	due := upgrade.UpgradeTargets(r.Plan, obs, kube.ProviderEndOfLifeNoticeDays, asOf)
 	if !due.Nothing() {
 		r.Upgrade = &due
 		f := op.ReadUpgrade(ctx, due)
@@ -40,11 +40,11 @@ func ReadReport(ctx context.Context, k probes.Kind, op *probes.Opened, asOf time
 			return nil, fmt.Errorf("reading stack %s: %w", op.Topology.Name, probes.Stopped(err))
 		}
 		if due.ReadsAPIs() {
-			f.LayerImages = topology.LayerImages(op.Topology, facts)
+			f.LayerImages = upgrade.LayerImages(op.Topology, facts)
 		}
-		r.Plan.Findings = append(r.Plan.Findings, topology.JudgeUpgrade(op.Topology, due, f)...)
+		r.Plan.Findings = append(r.Plan.Findings, upgrade.JudgeUpgrade(op.Topology, due, f)...)
 	}
-	if hd, ok := topology.NextHardDate(obs, due, r.Plan.Findings, asOf); ok {
+	if hd, ok := upgrade.NextHardDate(obs, due, r.Plan.Findings, asOf); ok {
 		r.HardDate = &hd
 	}
 	return r, nil

@@ -1,10 +1,11 @@
-package topology
+package upgrade
 
 import (
 	"strings"
 	"testing"
 
 	"nestor.dev/nestor/kube"
+	"nestor.dev/nestor/topology"
 )
 
 // TestLayerSupportTable checks the table's shape: each entry a catalog
@@ -65,13 +66,13 @@ func TestLayerSupportTable(t *testing.T) {
 	}
 }
 
-func lookupCatalog(name string) (LayerDef, bool) {
-	for _, d := range Catalog() {
+func lookupCatalog(name string) (topology.LayerDef, bool) {
+	for _, d := range topology.Catalog() {
 		if d.Name == name {
 			return d, true
 		}
 	}
-	return LayerDef{}, false
+	return topology.LayerDef{}, false
 }
 
 func TestReleaseFromImage(t *testing.T) {

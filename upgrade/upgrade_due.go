@@ -1,13 +1,13 @@
-package topology
+package upgrade
 
 import (
 	"fmt"
-	"math"
 	"slices"
 	"sort"
 	"time"
 
 	"nestor.dev/nestor/kube"
+	"nestor.dev/nestor/topology"
 )
 
 // DrainsNodes reports whether step s drains (or deletes) nodes, which a
@@ -19,12 +19,12 @@ import (
 // pool's nodes to replace them: Scaleway Kapsule's pool upgrade and
 // deletion). A managed cluster's own upgrade (phase cluster) moves the
 // control plane only.
-func DrainsNodes(s Step) bool {
+func DrainsNodes(s topology.Step) bool {
 	switch s.Kind {
-	case StepUpgradeNode, StepRepairNode, StepUpgradePool, StepReplacePool, StepReplaceNode:
+	case topology.StepUpgradeNode, topology.StepRepairNode, topology.StepUpgradePool, topology.StepReplacePool, topology.StepReplaceNode:
 		return true
-	case StepUpgrade:
-		return s.Phase == PhaseK8s
+	case topology.StepUpgrade:
+		return s.Phase == topology.PhaseK8s
 	}
 	return false
 }
@@ -40,24 +40,24 @@ func DrainsNodes(s Step) bool {
 // Kubernetes node's). Unknown, with the reason, when those were not read,
 // when no node carries a control-plane role, or when the provider lists
 // no such pool; known and empty for a step that drains no node.
-func DrainedNodes(s Step, obs *Observed) Fact[[]string] {
+func DrainedNodes(s topology.Step, obs *topology.Observed) topology.Fact[[]string] {
 	if !DrainsNodes(s) {
-		return KnownFact([]string{})
+		return topology.KnownFact([]string{})
 	}
 	switch s.Kind {
-	case StepUpgradeNode, StepRepairNode, StepReplaceNode:
-		return KnownFact([]string{s.Target})
-	case StepUpgrade:
+	case topology.StepUpgradeNode, topology.StepRepairNode, topology.StepReplaceNode:
+		return topology.KnownFact([]string{s.Target})
+	case topology.StepUpgrade:
 		if obs == nil || !obs.Nodes.Known {
 			why := "nothing was read"
 			if obs != nil {
-				why = OrNotRead(obs.Nodes.Reason)
+				why = topology.OrNotRead(obs.Nodes.Reason)
 			}
-			return UnknownFact[[]string](Because(ReasonNotRead, "which nodes are the control plane is not known: the nodes were not read ("+why+")"))
+			return topology.UnknownFact[[]string](topology.Because(topology.ReasonNotRead, "which nodes are the control plane is not known: the nodes were not read ("+why+")"))
 		}
 		var out []string
 		for _, n := range obs.Nodes.Value {
-			if HasControlPlaneRole(n.Roles) {
+			if topology.HasControlPlaneRole(n.Roles) {
 				out = append(out, n.Name)
 			}
 		}
@@ -65,21 +65,21 @@ func DrainedNodes(s Step, obs *Observed) Fact[[]string] {
 			// A node cluster has a control plane: no node showing its
 			// role means the role labels are not there, not that the
 			// upgrade drains nothing.
-			return UnknownFact[[]string](Because(ReasonUnrecognised, "which nodes are the control plane is not known: no node carries a control-plane role label"))
+			return topology.UnknownFact[[]string](topology.Because(topology.ReasonUnrecognised, "which nodes are the control plane is not known: no node carries a control-plane role label"))
 		}
 		sort.Strings(out)
-		return KnownFact(append([]string{}, out...))
+		return topology.KnownFact(append([]string{}, out...))
 	}
 	// upgrade-pool, replace-pool: the provider's nodes of the pool.
 	if obs == nil || obs.Kapsule == nil {
-		return UnknownFact[[]string](Because(ReasonNotRead, "the provider's pools were not read"))
+		return topology.UnknownFact[[]string](topology.Because(topology.ReasonNotRead, "the provider's pools were not read"))
 	}
 	k := obs.Kapsule
 	switch {
 	case !k.Pools.Known:
-		return UnknownFact[[]string](Because(ReasonNotRead, "the provider's pools were not read ("+OrNotRead(k.Pools.Reason)+")"))
+		return topology.UnknownFact[[]string](topology.Because(topology.ReasonNotRead, "the provider's pools were not read ("+topology.OrNotRead(k.Pools.Reason)+")"))
 	case !k.Nodes.Known:
-		return UnknownFact[[]string](Because(ReasonNotRead, "the provider's nodes were not read ("+OrNotRead(k.Nodes.Reason)+")"))
+		return topology.UnknownFact[[]string](topology.Because(topology.ReasonNotRead, "the provider's nodes were not read ("+topology.OrNotRead(k.Nodes.Reason)+")"))
 	}
 	var id string
 	for _, p := range k.Pools.Value {
@@ -88,7 +88,7 @@ func DrainedNodes(s Step, obs *Observed) Fact[[]string] {
 		}
 	}
 	if id == "" {
-		return UnknownFact[[]string](Because(ReasonNotRead, "the provider lists no pool "+s.Target+": which nodes the step drains is not known"))
+		return topology.UnknownFact[[]string](topology.Because(topology.ReasonNotRead, "the provider lists no pool "+s.Target+": which nodes the step drains is not known"))
 	}
 	var out []string
 	for _, n := range k.Nodes.Value {
@@ -97,20 +97,20 @@ func DrainedNodes(s Step, obs *Observed) Fact[[]string] {
 		}
 	}
 	sort.Strings(out)
-	return KnownFact(append([]string{}, out...))
+	return topology.KnownFact(append([]string{}, out...))
 }
 
 // ClusterVersion returns the version the cluster runs as obs read it: a
 // managed cluster's as its provider reports it (obs.Kapsule), else the API
 // server's (obs.Versions, else obs.ServerVersion). Unknown, with the
 // reason, when none was read or it does not parse.
-func ClusterVersion(obs *Observed) kube.Version {
+func ClusterVersion(obs *topology.Observed) kube.Version {
 	if obs == nil {
 		return kube.Version{Reason: "nothing was read"}
 	}
 	if k := obs.Kapsule; k != nil {
 		if !k.Cluster.Known {
-			return kube.Version{Reason: "the provider's cluster: " + OrNotRead(k.Cluster.Reason)}
+			return kube.Version{Reason: "the provider's cluster: " + topology.OrNotRead(k.Cluster.Reason)}
 		}
 		return kube.ParseVersion(k.Cluster.Value.Version)
 	}
@@ -118,69 +118,9 @@ func ClusterVersion(obs *Observed) kube.Version {
 		return obs.Versions.Value.APIServer
 	}
 	if !obs.ServerVersion.Known {
-		return kube.Version{Reason: "server version: " + OrNotRead(obs.ServerVersion.Reason)}
+		return kube.Version{Reason: "server version: " + topology.OrNotRead(obs.ServerVersion.Reason)}
 	}
 	return kube.ParseVersion(obs.ServerVersion.Value)
-}
-
-// ForcedMove is the provider's own move of a managed cluster to the next
-// minor, when its minor's end of life comes.
-type ForcedMove struct {
-	// To is the next minor's latest patch the provider lists (its version
-	// list, then the cluster's available versions), or the next minor alone
-	// when it lists none.
-	To kube.Version
-	// EndOfLife is the provider's end of life of the running minor: the
-	// day the move starts.
-	EndOfLife time.Time
-	// Past is true when EndOfLife is the judged day or before.
-	Past bool
-	// Days is from the judged day to EndOfLife, rounded up (0 or less once
-	// past).
-	Days int
-}
-
-// ForcedMove returns the provider's forced move of cluster version current
-// at asOf, when its minor's end of life (the version list's end_of_life_at,
-// "from which any remaining clusters on this version will begin to be
-// forcibly upgraded to the next minor version" — scaleway-sdk-go api/k8s/v1
-// Version) is past or within warnDays days (the callers pass
-// ProviderEndOfLifeNoticeDays, the window the provider calendar warns in).
-// None (false) when the list is not read, carries no end of life for the minor, or
-// gives one before its deprecation (an inconsistent calendar, which the
-// provider calendar reports without a countdown).
-func (k *KapsuleObserved) ForcedMove(current kube.Version, warnDays int, asOf time.Time) (ForcedMove, bool) {
-	if k == nil || !current.Known || asOf.IsZero() {
-		return ForcedMove{}, false
-	}
-	e, ok := k.VersionEntry(current)
-	if !ok || e.EndOfLifeAt == nil || e.DeprecatedAt != nil && e.EndOfLifeAt.Before(*e.DeprecatedAt) {
-		return ForcedMove{}, false
-	}
-	eol := *e.EndOfLifeAt
-	days := int(math.Ceil(eol.Sub(asOf).Hours() / 24))
-	past := !asOf.Before(eol)
-	if !past && days > warnDays {
-		return ForcedMove{}, false
-	}
-	next := kube.Version{Known: true, Major: current.Major, Minor: current.Minor + 1}
-	to := next
-	var names []string
-	if k.Versions.Known {
-		for _, v := range k.Versions.Value {
-			names = append(names, v.Name)
-		}
-	}
-	if k.Available.Known {
-		names = append(names, k.Available.Value...)
-	}
-	for _, n := range names {
-		v := kube.ParseVersion(n)
-		if v.Known && v.HasPatch && v.Pre == "" && kube.CompareMinor(v, next) == 0 && (!to.HasPatch || kube.CompareVersions(v, to) > 0) {
-			to = kube.Version{Known: true, Major: v.Major, Minor: v.Minor, Patch: v.Patch, HasPatch: true}
-		}
-	}
-	return ForcedMove{To: to, EndOfLife: eol, Past: past, Days: days}, true
 }
 
 // UpgradeTargets says which upgrade reports are due for a stack whose plan
@@ -209,15 +149,15 @@ func (k *KapsuleObserved) ForcedMove(current kube.Version, warnDays int, asOf ti
 // cluster's version is unknown, Unknown says why and only Drains are
 // given; DrainNodes says which nodes each of those drains (DrainedNodes). A
 // zero asOf judges no calendar.
-func UpgradeTargets(p Plan, obs *Observed, providerWarnDays int, asOf time.Time) UpgradeDue {
+func UpgradeTargets(p topology.Plan, obs *topology.Observed, providerWarnDays int, asOf time.Time) UpgradeDue {
 	d := UpgradeDue{Targets: []UpgradeMove{}, Drains: []string{}, DrainNodes: []DrainStep{}}
 	if p.Unverified || obs == nil || obs.NoTarget {
 		return d
 	}
 	for _, s := range p.Steps {
 		if DrainsNodes(s) {
-			d.Drains = append(d.Drains, StepRef(s))
-			d.DrainNodes = append(d.DrainNodes, DrainStep{Step: StepRef(s), Nodes: DrainedNodes(s, obs)})
+			d.Drains = append(d.Drains, topology.StepRef(s))
+			d.DrainNodes = append(d.DrainNodes, DrainStep{Step: topology.StepRef(s), Nodes: DrainedNodes(s, obs)})
 		}
 	}
 	cur := ClusterVersion(obs)
@@ -255,8 +195,8 @@ func UpgradeTargets(p Plan, obs *Observed, providerWarnDays int, asOf time.Time)
 		}
 	}
 	for _, s := range p.Steps {
-		if to, ok := StepTo(s); ok {
-			ref := StepRef(s)
+		if to, ok := topology.StepTo(s); ok {
+			ref := topology.StepRef(s)
 			add(to, "planned: "+ref, nil, false, ref)
 		}
 	}

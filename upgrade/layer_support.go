@@ -1,4 +1,4 @@
-package topology
+package upgrade
 
 import (
 	"fmt"
@@ -6,6 +6,7 @@ import (
 
 	"github.com/distribution/reference"
 	"nestor.dev/nestor/kube"
+	"nestor.dev/nestor/topology"
 )
 
 // layerSupportAsOf is the day the layer support table was last checked
@@ -133,7 +134,7 @@ func LayerSupportTable() []LayerSupport {
 	return []LayerSupport{
 		{
 			Layer: "cilium", AsOf: layerSupportAsOf,
-			Main: MainWorkload{Kind: KindDaemonSet, Name: "cilium", Container: "cilium-agent", ImageIsRelease: true,
+			Main: MainWorkload{Kind: topology.KindDaemonSet, Name: "cilium", Container: "cilium-agent", ImageIsRelease: true,
 				Source: "cilium/cilium install/kubernetes/cilium/templates/cilium-agent/daemonset.yaml (image quay.io/cilium/cilium:vX.Y.Z)"},
 			Releases: []LayerRelease{
 				r("1.16", "1.27", "1.30", e2eTested, srcCilium116),
@@ -145,7 +146,7 @@ func LayerSupportTable() []LayerSupport {
 		},
 		{
 			Layer: "rook-ceph", AsOf: layerSupportAsOf,
-			Main: MainWorkload{Kind: KindDeployment, Name: "rook-ceph-operator", Container: "rook-ceph-operator", ImageIsRelease: true,
+			Main: MainWorkload{Kind: topology.KindDeployment, Name: "rook-ceph-operator", Container: "rook-ceph-operator", ImageIsRelease: true,
 				Source: "rook/rook deploy/examples/operator.yaml (image docker.io/rook/ceph:vX.Y.Z)"},
 			Releases: []LayerRelease{
 				r("1.0", "1.10", "", supports, srcRookAt("v1.0.6", "k8s-pre-reqs.md")),
@@ -175,7 +176,7 @@ func LayerSupportTable() []LayerSupport {
 		},
 		{
 			Layer: "cnpg", AsOf: layerSupportAsOf,
-			Main: MainWorkload{Kind: KindDeployment, Name: "cnpg-controller-manager", Container: "manager", ImageIsRelease: true,
+			Main: MainWorkload{Kind: topology.KindDeployment, Name: "cnpg-controller-manager", Container: "manager", ImageIsRelease: true,
 				Source: "cloudnative-pg/cloudnative-pg config/manager/manager.yaml (container manager, image ghcr.io/cloudnative-pg/cloudnative-pg:X.Y.Z, no v)"},
 			Releases: []LayerRelease{
 				r("1.15", "1.21", "1.23", compatible, srcCNPG),
@@ -196,14 +197,14 @@ func LayerSupportTable() []LayerSupport {
 		},
 		{
 			Layer: "kube-prometheus-stack", AsOf: layerSupportAsOf,
-			Main: MainWorkload{Kind: KindDeployment, Name: "*kube-prometheus*-operator", Container: "kube-prometheus-stack",
+			Main: MainWorkload{Kind: topology.KindDeployment, Name: "*kube-prometheus*-operator", Container: "kube-prometheus-stack",
 				ImageNote: "the operator's image (quay.io/prometheus-operator/prometheus-operator:vX) is Prometheus Operator's release, not the chart's",
 				Source:    "prometheus-community/helm-charts charts/kube-prometheus-stack/templates/prometheus-operator/deployment.yaml"},
 			Note: "No per-release Kubernetes table was found: Prometheus Operator states that the Kubernetes versions it supports are those its client-go supports (prometheus-operator Documentation/compatibility).",
 		},
 		{
 			Layer: "argocd", AsOf: layerSupportAsOf,
-			Main: MainWorkload{Kind: KindStatefulSet, Name: "argocd-application-controller", Container: "argocd-application-controller", ImageIsRelease: true,
+			Main: MainWorkload{Kind: topology.KindStatefulSet, Name: "argocd-application-controller", Container: "argocd-application-controller", ImageIsRelease: true,
 				Source: "argoproj/argo-cd manifests/install.yaml (image quay.io/argoproj/argocd:vX.Y.Z)"},
 			Releases: []LayerRelease{
 				r("2.8", "1.24", "1.27", tested, srcArgoCDAt("v2.8.21")),
@@ -224,7 +225,7 @@ func LayerSupportTable() []LayerSupport {
 		},
 		{
 			Layer: "flux", AsOf: layerSupportAsOf,
-			Main: MainWorkload{Kind: KindDeployment, Name: "source-controller", Container: "manager",
+			Main: MainWorkload{Kind: topology.KindDeployment, Name: "source-controller", Container: "manager",
 				ImageNote: "each Flux controller's image carries that controller's own version (source-controller v1.7.4 in Flux v2.7.5), not Flux's",
 				Source:    "fluxcd/flux2 manifests/bases/source-controller"},
 			Releases: []LayerRelease{
@@ -244,7 +245,7 @@ func LayerSupportTable() []LayerSupport {
 		},
 		{
 			Layer: "cert-manager", AsOf: layerSupportAsOf,
-			Main: MainWorkload{Kind: KindDeployment, Name: "cert-manager", Container: "cert-manager-controller", ImageIsRelease: true,
+			Main: MainWorkload{Kind: topology.KindDeployment, Name: "cert-manager", Container: "cert-manager-controller", ImageIsRelease: true,
 				Source: "cert-manager/cert-manager deploy/charts/cert-manager/templates/deployment.yaml (image quay.io/jetstack/cert-manager-controller:vX.Y.Z)"},
 			Releases: []LayerRelease{
 				r("0.11", "1.9", "1.21", compatible, srcCertMgr),
@@ -277,7 +278,7 @@ func LayerSupportTable() []LayerSupport {
 		},
 		{
 			Layer: "longhorn", AsOf: layerSupportAsOf,
-			Main: MainWorkload{Kind: KindDaemonSet, Name: "longhorn-manager", Container: "longhorn-manager", ImageIsRelease: true,
+			Main: MainWorkload{Kind: topology.KindDaemonSet, Name: "longhorn-manager", Container: "longhorn-manager", ImageIsRelease: true,
 				Source: "longhorn/longhorn deploy/longhorn.yaml (image longhornio/longhorn-manager:vX.Y.Z)"},
 			Releases: []LayerRelease{
 				r("1.0", "1.14", "", chartAccept, srcLonghornAt("v1.0.2")),
@@ -299,7 +300,7 @@ func LayerSupportTable() []LayerSupport {
 		},
 		{
 			Layer: "metallb", AsOf: layerSupportAsOf,
-			Main: MainWorkload{Kind: KindDeployment, Name: "controller", Container: "controller", ImageIsRelease: true,
+			Main: MainWorkload{Kind: topology.KindDeployment, Name: "controller", Container: "controller", ImageIsRelease: true,
 				Source: "metallb/metallb config/manifests/metallb-native.yaml (image quay.io/metallb/controller:vX.Y.Z)"},
 			Releases: []LayerRelease{
 				r("0.7", "1.9", "", requires, srcMetalLBAt("v0.7.3")),
@@ -318,7 +319,7 @@ func LayerSupportTable() []LayerSupport {
 		},
 		{
 			Layer: "ingress-nginx", AsOf: layerSupportAsOf,
-			Main: MainWorkload{Kind: KindDeployment, Name: "ingress-nginx-controller", Container: "controller", ImageIsRelease: true,
+			Main: MainWorkload{Kind: topology.KindDeployment, Name: "ingress-nginx-controller", Container: "controller", ImageIsRelease: true,
 				Source: "kubernetes/ingress-nginx deploy/static/provider/cloud/deploy.yaml (image registry.k8s.io/ingress-nginx/controller:vX.Y.Z@sha256:…)"},
 			Releases: ingressNginxReleases(e2eTested),
 			Note:     "ingress-nginx lists its supported Kubernetes minors per patch release.",
@@ -326,7 +327,7 @@ func LayerSupportTable() []LayerSupport {
 		},
 		{
 			Layer: "external-secrets", AsOf: layerSupportAsOf,
-			Main: MainWorkload{Kind: KindDeployment, Name: "external-secrets", Container: "external-secrets", ImageIsRelease: true,
+			Main: MainWorkload{Kind: topology.KindDeployment, Name: "external-secrets", Container: "external-secrets", ImageIsRelease: true,
 				Source: "external-secrets/external-secrets deploy/charts/external-secrets/templates/deployment.yaml (image oci.external-secrets.io/external-secrets/external-secrets:vX.Y.Z)"},
 			Releases: []LayerRelease{
 				r("0.3", "1.16", "1.24", supports, srcESO2026),

@@ -1,4 +1,4 @@
-package topology
+package upgrade
 
 import (
 	"cmp"
@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"nestor.dev/nestor/kube"
+	"nestor.dev/nestor/topology"
 )
 
 // Sources and reaches the upgrade findings name.
@@ -61,10 +62,10 @@ const (
 // supported range → warning; a drain blocker → warning; anything not known
 // (a source unread, beyond the horizon, a release not in its image, a
 // stale PDB status) → info, with why.
-func JudgeUpgrade(t *Topology, due UpgradeDue, f UpgradeFacts) []Finding {
-	out := []Finding{}
+func JudgeUpgrade(t *topology.Topology, due UpgradeDue, f UpgradeFacts) []topology.Finding {
+	out := []topology.Finding{}
 	if due.Unknown != "" {
-		out = append(out, Finding{Severity: SeverityInfo, Kind: FindingUpgradeUnknown, Subject: VersionSubject("upgrade"), Message: due.Unknown, Reach: "the cluster's version"})
+		out = append(out, topology.Finding{Severity: topology.SeverityInfo, Kind: FindingUpgradeUnknown, Subject: topology.VersionSubject("upgrade"), Message: due.Unknown, Reach: "the cluster's version"})
 	}
 	if len(due.Targets) > 0 {
 		out = append(out, judgeAPIs(due.Targets, f.Served, f.DeprecatedCalls)...)
@@ -112,8 +113,8 @@ func minorsText(ts []UpgradeMove) string {
 }
 
 // upgradeUnknown is an info finding of kind upgrade-unknown.
-func upgradeUnknown(subject Subject, msg, source, reach, step, minor string) Finding {
-	return Finding{Severity: SeverityInfo, Kind: FindingUpgradeUnknown, Subject: subject, Message: msg, Source: source, Reach: reach, Step: step, Minor: minor}
+func upgradeUnknown(subject topology.Subject, msg, source, reach, step, minor string) topology.Finding {
+	return topology.Finding{Severity: topology.SeverityInfo, Kind: FindingUpgradeUnknown, Subject: subject, Message: msg, Source: source, Reach: reach, Step: step, Minor: minor}
 }
 
 // callWords says where and since when the calls were recorded: "this API
@@ -148,7 +149,7 @@ func (c DeprecatedCall) what() string {
 // JudgeUpgrade: what the calls' read leaves unknown, the removals of the
 // served group versions (each matched with the calls it covers), the calls
 // no removal covers, and the reach of a read that found nothing to say.
-func judgeAPIs(targets []UpgradeMove, served Fact[ServedAPIs], calls Fact[DeprecatedCalls]) []Finding {
+func judgeAPIs(targets []UpgradeMove, served topology.Fact[ServedAPIs], calls topology.Fact[DeprecatedCalls]) []topology.Finding {
 	module, _ := kube.APILifecycleSource()
 	j := apiJudge{targets: targets, calls: calls, module: module, lifecycle: module + " lifecycle"}
 	j.since, j.callReach = callWords(calls.Value)
@@ -167,7 +168,7 @@ func judgeAPIs(targets []UpgradeMove, served Fact[ServedAPIs], calls Fact[Deprec
 // calls' window and reach, and the lifecycle table's name.
 type apiJudge struct {
 	targets           []UpgradeMove
-	calls             Fact[DeprecatedCalls]
+	calls             topology.Fact[DeprecatedCalls]
 	reqs              []DeprecatedCall
 	matched           []bool
 	since, callReach  string
@@ -176,23 +177,23 @@ type apiJudge struct {
 
 func (j *apiJudge) first() UpgradeMove { return j.targets[0] }
 
-func (j *apiJudge) unknown(subject Subject, msg, source, reach string, tg UpgradeMove) Finding {
+func (j *apiJudge) unknown(subject topology.Subject, msg, source, reach string, tg UpgradeMove) topology.Finding {
 	return upgradeUnknown(subject, msg, source, reach, tg.step(), tg.Minor.MinorString())
 }
 
 // callsUnread is the unknown of a /metrics read that failed or stopped at
 // its bound before the deprecated-API gauge ended.
-func (j *apiJudge) callsUnread() []Finding {
+func (j *apiJudge) callsUnread() []topology.Finding {
 	calls := j.calls
 	switch {
 	case !calls.Known:
-		msg := fmt.Sprintf("the API server's calls to deprecated APIs were not read (%s): which clients break on %s is not known", OrNotRead(calls.Reason), minorsText(j.targets))
+		msg := fmt.Sprintf("the API server's calls to deprecated APIs were not read (%s): which clients break on %s is not known", topology.OrNotRead(calls.Reason), minorsText(j.targets))
 		if strings.HasPrefix(calls.Reason, "forbidden") {
 			msg += "; " + metricsPermission
 		}
-		return []Finding{j.unknown(APISubject("/metrics"), msg, srcDeprecatedMetric, "the API server", j.first())}
+		return []topology.Finding{j.unknown(topology.APISubject("/metrics"), msg, srcDeprecatedMetric, "the API server", j.first())}
 	case !calls.Value.Complete:
-		return []Finding{j.unknown(APISubject("/metrics"), fmt.Sprintf("the read of /metrics stopped at its bound of %d bytes before the deprecated-API gauge ended: calls beyond what was read are not known", calls.Value.Limit),
+		return []topology.Finding{j.unknown(topology.APISubject("/metrics"), fmt.Sprintf("the read of /metrics stopped at its bound of %d bytes before the deprecated-API gauge ended: calls beyond what was read are not known", calls.Value.Limit),
 			srcDeprecatedMetric, j.callReach, j.first())}
 	}
 	return nil
@@ -202,12 +203,12 @@ func (j *apiJudge) callsUnread() []Finding {
 // target stops serving (APIRemovals), the unknown of a target beyond the
 // lifecycle table's horizon, and, once, the served group versions the table
 // does not hold or does not cover. An unread discovery is one unknown.
-func (j *apiJudge) servedRemovals(served Fact[ServedAPIs]) []Finding {
+func (j *apiJudge) servedRemovals(served topology.Fact[ServedAPIs]) []topology.Finding {
 	if !served.Known {
-		return []Finding{j.unknown(APISubject("served APIs"), fmt.Sprintf("the API server's discovery was not read (%s): what %s stops serving is not known", OrNotRead(served.Reason), minorsText(j.targets)),
+		return []topology.Finding{j.unknown(topology.APISubject("served APIs"), fmt.Sprintf("the API server's discovery was not read (%s): what %s stops serving is not known", topology.OrNotRead(served.Reason), minorsText(j.targets)),
 			j.lifecycle, reachDiscovery, j.first())}
 	}
-	var out []Finding
+	var out []topology.Finding
 	kindOf := map[string]string{}
 	for _, r := range served.Value.Resources {
 		kindOf[r.GroupVersion+" "+r.Resource] = r.Kind
@@ -217,7 +218,7 @@ func (j *apiJudge) servedRemovals(served Fact[ServedAPIs]) []Finding {
 	for i, tg := range j.targets {
 		rep, err := kube.APIRemovals(served.Value.GroupVersions, tg.Minor)
 		if err != nil {
-			out = append(out, j.unknown(APISubject("served APIs"), err.Error(), j.lifecycle, reachDiscovery, tg))
+			out = append(out, j.unknown(topology.APISubject("served APIs"), err.Error(), j.lifecycle, reachDiscovery, tg))
 			continue
 		}
 		for _, r := range rep.Removals {
@@ -226,7 +227,7 @@ func (j *apiJudge) servedRemovals(served Fact[ServedAPIs]) []Finding {
 			}
 		}
 		if rep.Beyond {
-			out = append(out, j.unknown(VersionSubject(tg.Minor.MinorString()), fmt.Sprintf("%s: %s is beyond the lifecycle table's horizon (%s knows the removals of %s and older, and those it plans): what %s itself stops serving is not known here; the removals said for it are a floor",
+			out = append(out, j.unknown(topology.VersionSubject(tg.Minor.MinorString()), fmt.Sprintf("%s: %s is beyond the lifecycle table's horizon (%s knows the removals of %s and older, and those it plans): what %s itself stops serving is not known here; the removals said for it are a floor",
 				tg.label(), tg.Minor.MinorString(), j.module, rep.Horizon, tg.Minor.MinorString()), j.lifecycle, reachDiscovery, tg))
 		}
 		for _, u := range rep.Unknown {
@@ -248,7 +249,7 @@ func (j *apiJudge) servedRemovals(served Fact[ServedAPIs]) []Finding {
 			keys = append(keys, k)
 		}
 		sort.Strings(keys)
-		out = append(out, j.unknown(APISubject("served APIs"), fmt.Sprintf("the cluster serves %s, which %s does not hold: whether %s serves %s is not known here",
+		out = append(out, j.unknown(topology.APISubject("served APIs"), fmt.Sprintf("the cluster serves %s, which %s does not hold: whether %s serves %s is not known here",
 			strings.Join(keys, ", "), j.module, minorsText(j.targets), pronoun(len(keys))), j.lifecycle, reachDiscovery, j.first()))
 	}
 	if len(notCovered) > 0 {
@@ -256,7 +257,7 @@ func (j *apiJudge) servedRemovals(served Fact[ServedAPIs]) []Finding {
 		if len(shown) > 5 {
 			shown, more = shown[:5], fmt.Sprintf(" and %d more", len(notCovered)-5)
 		}
-		out = append(out, j.unknown(APISubject("served APIs"), fmt.Sprintf("%s not in %s (%s%s): CustomResourceDefinitions, aggregated APIs, or Kubernetes groups kept in other modules (apiextensions.k8s.io, apiregistration.k8s.io); its lifecycle table says nothing of them, so whether %s serves them is not judged",
+		out = append(out, j.unknown(topology.APISubject("served APIs"), fmt.Sprintf("%s not in %s (%s%s): CustomResourceDefinitions, aggregated APIs, or Kubernetes groups kept in other modules (apiextensions.k8s.io, apiregistration.k8s.io); its lifecycle table says nothing of them, so whether %s serves them is not judged",
 			servedCount(len(notCovered)), j.module, strings.Join(shown, ", "), more, minorsText(j.targets)), j.lifecycle, reachDiscovery, j.first()))
 	}
 	return out
@@ -265,8 +266,8 @@ func (j *apiJudge) servedRemovals(served Fact[ServedAPIs]) []Finding {
 // unmatchedCalls is a finding per recorded call no removal finding covers:
 // an error when a target stops serving it (by the API server's own
 // removed_release), else information (deprecated, still served).
-func (j *apiJudge) unmatchedCalls() []Finding {
-	var out []Finding
+func (j *apiJudge) unmatchedCalls() []topology.Finding {
+	var out []topology.Finding
 	last := j.targets[len(j.targets)-1]
 	for i, c := range j.reqs {
 		if j.matched[i] {
@@ -280,17 +281,17 @@ func (j *apiJudge) unmatchedCalls() []Finding {
 				break
 			}
 		}
-		f := Finding{Kind: FindingDeprecatedCall, Subject: APISubject(c.GroupVersion()), Source: srcDeprecatedMetric, Reach: j.callReach, Step: tg.step(), Minor: tg.Minor.MinorString()}
+		f := topology.Finding{Kind: FindingDeprecatedCall, Subject: topology.APISubject(c.GroupVersion()), Source: srcDeprecatedMetric, Reach: j.callReach, Step: tg.step(), Minor: tg.Minor.MinorString()}
 		head := fmt.Sprintf("%s: requests to %s recorded by this API server %s", tg.label(), c.what(), j.since)
 		switch {
 		case removed:
-			f.Severity = SeverityError
+			f.Severity = topology.SeverityError
 			f.Message = fmt.Sprintf("%s; %s stops serving it (by the API server's own removed_release %s): those clients break", head, tg.Minor.MinorString(), c.RemovedRelease)
 		case rr.Known:
-			f.Severity = SeverityInfo
+			f.Severity = topology.SeverityInfo
 			f.Message = fmt.Sprintf("%s; deprecated, still served by %s (the API server plans its removal for %s)", head, tg.Minor.MinorString(), c.RemovedRelease)
 		default:
-			f.Severity = SeverityInfo
+			f.Severity = topology.SeverityInfo
 			f.Message = fmt.Sprintf("%s; deprecated, still served by %s (the API server plans no removal)", head, tg.Minor.MinorString())
 		}
 		out = append(out, f)
@@ -302,13 +303,13 @@ func (j *apiJudge) unmatchedCalls() []Finding {
 // calls were read but how many API servers run is not known and no finding
 // in out already says so in its reach: the calls not recorded are one API
 // server's word.
-func (j *apiJudge) instancesUnread(out []Finding) []Finding {
+func (j *apiJudge) instancesUnread(out []topology.Finding) []topology.Finding {
 	calls := j.calls
-	if !calls.Known || calls.Value.Instances.Known || slices.ContainsFunc(out, func(f Finding) bool { return strings.Contains(f.Reach, j.callReach) }) {
+	if !calls.Known || calls.Value.Instances.Known || slices.ContainsFunc(out, func(f topology.Finding) bool { return strings.Contains(f.Reach, j.callReach) }) {
 		return nil
 	}
-	return []Finding{j.unknown(APISubject("/metrics"), fmt.Sprintf("the API server that answered /metrics recorded no deprecated-API call to say; how many API servers the control plane runs is not known (%s), so calls recorded by the others are not known",
-		OrNotRead(calls.Value.Instances.Reason)), srcDeprecatedMetric, j.callReach, j.first())}
+	return []topology.Finding{j.unknown(topology.APISubject("/metrics"), fmt.Sprintf("the API server that answered /metrics recorded no deprecated-API call to say; how many API servers the control plane runs is not known (%s), so calls recorded by the others are not known",
+		topology.OrNotRead(calls.Value.Instances.Reason)), srcDeprecatedMetric, j.callReach, j.first())}
 }
 
 // servedCount is "1 served group version is" or "N served group versions
@@ -333,7 +334,7 @@ func pronoun(n int) string {
 // matched: a call to the group version whose resource discovery ties to a
 // removed kind, or, when discovery does not tie it, whose removed_release
 // the target reaches.
-func removalFinding(tg UpgradeMove, r kube.APIRemoval, reqs []DeprecatedCall, matched []bool, kindOf map[string]string, calls Fact[DeprecatedCalls], since, callReach, lifecycle string) (Finding, bool) {
+func removalFinding(tg UpgradeMove, r kube.APIRemoval, reqs []DeprecatedCall, matched []bool, kindOf map[string]string, calls topology.Fact[DeprecatedCalls], since, callReach, lifecycle string) (topology.Finding, bool) {
 	var kinds []kube.RemovedKind
 	for _, k := range r.Kinds {
 		if kube.CompareMinor(kube.ParseVersion(k.Removed), tg.From) > 0 {
@@ -341,7 +342,7 @@ func removalFinding(tg UpgradeMove, r kube.APIRemoval, reqs []DeprecatedCall, ma
 		}
 	}
 	if len(kinds) == 0 {
-		return Finding{}, false
+		return topology.Finding{}, false
 	}
 	r.Whole = r.Whole && len(kinds) == len(r.Kinds)
 	r.Kinds = kinds
@@ -361,23 +362,23 @@ func removalFinding(tg UpgradeMove, r kube.APIRemoval, reqs []DeprecatedCall, ma
 			called = append(called, c.what())
 		}
 	}
-	f := Finding{Kind: FindingRemovedAPI, Subject: APISubject(r.GroupVersion), Source: lifecycle, Reach: reachDiscovery, Step: tg.step(), Minor: tg.Minor.MinorString()}
+	f := topology.Finding{Kind: FindingRemovedAPI, Subject: topology.APISubject(r.GroupVersion), Source: lifecycle, Reach: reachDiscovery, Step: tg.step(), Minor: tg.Minor.MinorString()}
 	msg := tg.label() + ": " + r.Message()
 	switch {
 	case len(called) > 0:
-		f.Severity = SeverityError
+		f.Severity = topology.SeverityError
 		f.Source += "; " + srcDeprecatedMetric
 		f.Reach += "; calls: " + callReach
 		msg += fmt.Sprintf("; requests to %s recorded by this API server %s: those clients break", strings.Join(called, ", "), since)
 	case !calls.Known:
-		f.Severity = SeverityWarning
+		f.Severity = topology.SeverityWarning
 		msg += "; whether clients call it is not known (/metrics not read)"
 	case !calls.Value.Complete:
-		f.Severity = SeverityWarning
+		f.Severity = topology.SeverityWarning
 		f.Reach += "; calls: " + callReach
 		msg += "; no request to it in the part of /metrics read: whether clients call it is not known"
 	default:
-		f.Severity = SeverityWarning
+		f.Severity = topology.SeverityWarning
 		f.Source += "; " + srcDeprecatedMetric
 		f.Reach += "; calls: " + callReach
 		msg += fmt.Sprintf("; no request to it recorded by this API server %s", since)
@@ -388,8 +389,8 @@ func removalFinding(tg UpgradeMove, r kube.APIRemoval, reqs []DeprecatedCall, ma
 
 // judgeLayers applies the layer rule of JudgeUpgrade to t's declared
 // layers.
-func judgeLayers(t *Topology, targets []UpgradeMove, images Fact[[]LayerImage]) []Finding {
-	var out []Finding
+func judgeLayers(t *topology.Topology, targets []UpgradeMove, images topology.Fact[[]LayerImage]) []topology.Finding {
+	var out []topology.Finding
 	if t == nil || len(t.Layers) == 0 {
 		return out
 	}
@@ -397,11 +398,11 @@ func judgeLayers(t *Topology, targets []UpgradeMove, images Fact[[]LayerImage]) 
 	ms := minorsText(targets)
 	tableSrc := "nestor's layer support table (as of " + kube.DateText(layerSupportAsOf) + ")"
 	if !images.Known {
-		return append(out, upgradeUnknown(Subject{Kind: SubjectLayers, Key: KeyLayers, Text: "layers"}, fmt.Sprintf("the declared layers' images were not read (%s): their support of %s is not judged", OrNotRead(images.Reason), ms),
+		return append(out, upgradeUnknown(topology.Subject{Kind: topology.SubjectLayers, Key: topology.KeyLayers, Text: "layers"}, fmt.Sprintf("the declared layers' images were not read (%s): their support of %s is not judged", topology.OrNotRead(images.Reason), ms),
 			tableSrc, "the declared layers", first.step(), first.Minor.MinorString()))
 	}
 	for _, l := range t.Layers {
-		subject := LayerSubject(l.Name)
+		subject := topology.LayerSubject(l.Name)
 		unknown := func(msg, reach string) {
 			out = append(out, upgradeUnknown(subject, msg, tableSrc, reach, first.step(), first.Minor.MinorString()))
 		}
@@ -441,13 +442,13 @@ func judgeLayers(t *Topology, targets []UpgradeMove, images Fact[[]LayerImage]) 
 				if src == "" {
 					src = tableSrc
 				}
-				f := Finding{Kind: FindingUpgradeUnknown, Severity: SeverityInfo, Subject: subject, Message: tg.label() + ": " + v.Message,
+				f := topology.Finding{Kind: FindingUpgradeUnknown, Severity: topology.SeverityInfo, Subject: subject, Message: tg.label() + ": " + v.Message,
 					Source: src, Reach: reach, Step: tg.step(), Minor: tg.Minor.MinorString()}
 				switch v.Status {
 				case LayerSupported:
 					continue
 				case LayerNotSupported:
-					f.Kind, f.Severity = FindingLayerUnsupported, SeverityWarning
+					f.Kind, f.Severity = FindingLayerUnsupported, topology.SeverityWarning
 				}
 				out = append(out, f)
 			}
@@ -464,8 +465,8 @@ func judgeLayers(t *Topology, targets []UpgradeMove, images Fact[[]LayerImage]) 
 // holds nothing. When its pods' nodes were not read, which step it holds is
 // not known: an unknown placed under no step; when a step's nodes were not
 // read, whether it holds that step is not known, and said so.
-func judgeDrains(due UpgradeDue, pdbs Fact[[]PDBState]) []Finding {
-	var out []Finding
+func judgeDrains(due UpgradeDue, pdbs topology.Fact[[]PDBState]) []topology.Finding {
+	var out []topology.Finding
 	drains := due.Drains
 	first := drains[0]
 	which := "the planned step " + first + " drains nodes"
@@ -473,8 +474,8 @@ func judgeDrains(due UpgradeDue, pdbs Fact[[]PDBState]) []Finding {
 		which = fmt.Sprintf("%d planned steps drain nodes, the first %s", len(drains), first)
 	}
 	if !pdbs.Known {
-		return append(out, Finding{Severity: SeverityInfo, Kind: FindingUpgradeUnknown, Subject: PDBSubject(""),
-			Message: fmt.Sprintf("the PodDisruptionBudgets were not read (%s): what holds up draining nodes is not known (%s)", OrNotRead(pdbs.Reason), which),
+		return append(out, topology.Finding{Severity: topology.SeverityInfo, Kind: FindingUpgradeUnknown, Subject: topology.PDBSubject(""),
+			Message: fmt.Sprintf("the PodDisruptionBudgets were not read (%s): what holds up draining nodes is not known (%s)", topology.OrNotRead(pdbs.Reason), which),
 			Source:  srcPDBStatus, Reach: "the whole cluster", Step: first})
 	}
 	steps := drainSteps(due)
@@ -488,7 +489,7 @@ func judgeDrains(due UpgradeDue, pdbs Fact[[]PDBState]) []Finding {
 			continue // it allows one now, or selects no pod: it holds nothing up
 		}
 		name := p.Namespace + "/" + p.Name
-		subject := PDBSubject(name)
+		subject := topology.PDBSubject(name)
 		stale := p.ObservedGeneration < p.Generation
 		var what string
 		if stale {
@@ -500,8 +501,8 @@ func judgeDrains(due UpgradeDue, pdbs Fact[[]PDBState]) []Finding {
 			}
 		}
 		if !p.PodNodes.Known {
-			out = append(out, Finding{Severity: SeverityInfo, Kind: FindingUpgradeUnknown, Subject: subject,
-				Message: fmt.Sprintf("%s; which nodes run its pods is not known (%s), so which planned step it holds up is not known (%s)", what, OrNotRead(p.PodNodes.Reason), which),
+			out = append(out, topology.Finding{Severity: topology.SeverityInfo, Kind: FindingUpgradeUnknown, Subject: subject,
+				Message: fmt.Sprintf("%s; which nodes run its pods is not known (%s), so which planned step it holds up is not known (%s)", what, topology.OrNotRead(p.PodNodes.Reason), which),
 				Source:  srcPDBStatus, Reach: reachWholeCluster})
 			continue
 		}
@@ -515,19 +516,19 @@ func judgeDrains(due UpgradeDue, pdbs Fact[[]PDBState]) []Finding {
 			if len(unsure) > 0 && steps.before(unsure[0].Step, held[0]) {
 				under = unsure[0].Step
 			}
-			f := Finding{Severity: SeverityWarning, Kind: FindingDrainBlocker, Subject: subject, Source: srcPDBStatus, Reach: reach, Step: under}
+			f := topology.Finding{Severity: topology.SeverityWarning, Kind: FindingDrainBlocker, Subject: subject, Source: srcPDBStatus, Reach: reach, Step: under}
 			f.Message = fmt.Sprintf("%s: draining %s, which %s its pods, waits until it allows one (%s)%s",
 				what, kube.JoinOr(nodes), runVerb(len(nodes)), heldWords(held, len(nodes)), unsureWords(unsure))
 			if stale {
-				f.Severity, f.Kind = SeverityInfo, FindingUpgradeUnknown
+				f.Severity, f.Kind = topology.SeverityInfo, FindingUpgradeUnknown
 				f.Message = fmt.Sprintf("%s, so whether draining %s, which %s its pods, waits is not known (%s)%s",
 					what, kube.JoinOr(nodes), runVerb(len(nodes)), heldWords(held, len(nodes)), unsureWords(unsure))
 			}
 			out = append(out, f)
 		case len(unsure) > 0:
-			out = append(out, Finding{Severity: SeverityInfo, Kind: FindingUpgradeUnknown, Subject: subject, Source: srcPDBStatus, Reach: reach, Step: unsure[0].Step,
+			out = append(out, topology.Finding{Severity: topology.SeverityInfo, Kind: FindingUpgradeUnknown, Subject: subject, Source: srcPDBStatus, Reach: reach, Step: unsure[0].Step,
 				Message: fmt.Sprintf("%s; its pods run on %s, and which nodes the planned step %s drains is not known (%s): whether it waits is not known",
-					what, kube.JoinAnd(p.PodNodes.Value), unsure[0].Step, OrNotRead(unsure[0].Nodes.Reason))})
+					what, kube.JoinAnd(p.PodNodes.Value), unsure[0].Step, topology.OrNotRead(unsure[0].Nodes.Reason))})
 		}
 	}
 	return out
@@ -548,7 +549,7 @@ func drainSteps(due UpgradeDue) drainPlan {
 	for i, ref := range due.Drains {
 		d, ok := byRef[ref]
 		if !ok {
-			d = DrainStep{Step: ref, Nodes: UnknownFact[[]string](Because(ReasonNotRead, "which nodes it drains was not given"))}
+			d = DrainStep{Step: ref, Nodes: topology.UnknownFact[[]string](topology.Because(topology.ReasonNotRead, "which nodes it drains was not given"))}
 		}
 		out[i] = d
 	}
@@ -614,7 +615,7 @@ func unsureWords(unsure []DrainStep) string {
 		return ""
 	}
 	return fmt.Sprintf("; which nodes %s drains is not known (%s), so whether it waits too is not known",
-		kube.Plural(len(unsure), "other planned step"), OrNotRead(unsure[0].Nodes.Reason))
+		kube.Plural(len(unsure), "other planned step"), topology.OrNotRead(unsure[0].Nodes.Reason))
 }
 
 // joinOr is "a", "a or b", "a, b or c".
@@ -646,7 +647,7 @@ func selectorWords(sel string) string {
 // that move (else the report was not made and the count says nothing).
 // False when the cluster's version is unknown or no date is known (a minor
 // newer or older than the calendar, none from the provider).
-func NextHardDate(obs *Observed, due UpgradeDue, findings []Finding, asOf time.Time) (HardDate, bool) {
+func NextHardDate(obs *topology.Observed, due UpgradeDue, findings []topology.Finding, asOf time.Time) (HardDate, bool) {
 	cur := ClusterVersion(obs)
 	if !cur.Known || asOf.IsZero() {
 		return HardDate{}, false
@@ -683,7 +684,7 @@ func NextHardDate(obs *Observed, due UpgradeDue, findings []Finding, asOf time.T
 			case f.Minor != next:
 			case f.Kind == FindingUpgradeUnknown:
 				hd.Unknowns++
-			case f.Severity.AtLeast(SeverityWarning) &&
+			case f.Severity.AtLeast(topology.SeverityWarning) &&
 				(f.Kind == FindingRemovedAPI || f.Kind == FindingDeprecatedCall || f.Kind == FindingLayerUnsupported):
 				hd.Blockers++
 			}

@@ -1,8 +1,10 @@
-package topology
+package upgrade
 
 import (
 	"cmp"
 	"slices"
+
+	"nestor.dev/nestor/topology"
 )
 
 // LayerImages picks, from the workloads a read listed (facts.Workloads),
@@ -17,26 +19,26 @@ import (
 // at all; a layer whose namespace could not be read (facts.WorkloadErrors)
 // gives no image, and JudgeUpgrade says its main workload was not among
 // those read. The images are sorted by layer, namespace, workload.
-func LayerImages(t *Topology, facts ClusterFacts) Fact[[]LayerImage] {
+func LayerImages(t *topology.Topology, facts topology.ClusterFacts) topology.Fact[[]LayerImage] {
 	if !facts.Workloads.Known {
-		return UnknownFact[[]LayerImage](facts.Workloads.Why().Prefixed("the workloads: "))
+		return topology.UnknownFact[[]LayerImage](facts.Workloads.Why().Prefixed("the workloads: "))
 	}
 	out := []LayerImage{}
 	if t == nil {
-		return KnownFact(out)
+		return topology.KnownFact(out)
 	}
 	for _, ref := range t.Layers {
 		entry, ok := LookupLayerSupport(ref.Name)
 		if !ok || !entry.Main.ImageIsRelease {
 			continue
 		}
-		def, ok := LayerDefFor(ref)
+		def, ok := topology.LayerDefFor(ref)
 		if !ok {
 			continue
 		}
 		m := entry.Main
 		for _, ws := range facts.Workloads.Value {
-			if ws.Kind != m.Kind || !NameMatches(m.Name, ws.Name) || !slices.Contains(def.Namespaces, ws.Namespace) {
+			if ws.Kind != m.Kind || !topology.NameMatches(m.Name, ws.Name) || !slices.Contains(def.Namespaces, ws.Namespace) {
 				continue
 			}
 			for _, c := range ws.Containers {
@@ -55,5 +57,5 @@ func LayerImages(t *Topology, facts ClusterFacts) Fact[[]LayerImage] {
 		}
 		return cmp.Compare(a.Workload, b.Workload)
 	})
-	return KnownFact(out)
+	return topology.KnownFact(out)
 }

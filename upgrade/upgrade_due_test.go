@@ -1,4 +1,4 @@
-package topology
+package upgrade
 
 import (
 	"reflect"
@@ -7,62 +7,63 @@ import (
 	"time"
 
 	"nestor.dev/nestor/kube"
+	"nestor.dev/nestor/topology"
 )
 
 func TestStepToAndRef(t *testing.T) {
 	tests := []struct {
-		step Step
+		step topology.Step
 		to   string // "" = none
 		ref  string
 	}{
-		{Step{Kind: StepUpgrade, Phase: PhaseK8s, Target: "kubernetes", Reason: "API server v1.36.2 → 1.37 (step 1 of 2 to 1.38: the API server must not skip minors)", To: "1.37"}, "1.37", "upgrade kubernetes → 1.37"},
-		{Step{Kind: StepUpgrade, Phase: PhaseK8s, Target: "kubernetes", Reason: "API server v1.36.2 → 1.37.3; blocked: kubelet v1.33.1 on n3 would be 4 minors behind", To: "1.37.3"}, "1.37.3", "upgrade kubernetes → 1.37.3"},
-		{Step{Kind: StepUpgradeNode, Phase: PhaseK8s, Target: "n1", Reason: "kubelet v1.36.1 → 1.37", To: "1.37"}, "1.37", "upgrade-node n1 → 1.37"},
-		{Step{Kind: StepUpgrade, Phase: PhaseCluster, Target: "cluster", Reason: "1.34.1 → 1.35.2 (offered by the provider; one minor at a time)", To: "1.35.2"}, "1.35.2", "upgrade cluster → 1.35.2"},
-		{Step{Kind: StepUpgradePool, Phase: PhasePools, Target: "default", Reason: "1.34.1 → 1.35.2 (the cluster's version)", To: "1.35.2"}, "1.35.2", "upgrade-pool default → 1.35.2"},
+		{topology.Step{Kind: topology.StepUpgrade, Phase: topology.PhaseK8s, Target: "kubernetes", Reason: "API server v1.36.2 → 1.37 (step 1 of 2 to 1.38: the API server must not skip minors)", To: "1.37"}, "1.37", "upgrade kubernetes → 1.37"},
+		{topology.Step{Kind: topology.StepUpgrade, Phase: topology.PhaseK8s, Target: "kubernetes", Reason: "API server v1.36.2 → 1.37.3; blocked: kubelet v1.33.1 on n3 would be 4 minors behind", To: "1.37.3"}, "1.37.3", "upgrade kubernetes → 1.37.3"},
+		{topology.Step{Kind: topology.StepUpgradeNode, Phase: topology.PhaseK8s, Target: "n1", Reason: "kubelet v1.36.1 → 1.37", To: "1.37"}, "1.37", "upgrade-node n1 → 1.37"},
+		{topology.Step{Kind: topology.StepUpgrade, Phase: topology.PhaseCluster, Target: "cluster", Reason: "1.34.1 → 1.35.2 (offered by the provider; one minor at a time)", To: "1.35.2"}, "1.35.2", "upgrade cluster → 1.35.2"},
+		{topology.Step{Kind: topology.StepUpgradePool, Phase: topology.PhasePools, Target: "default", Reason: "1.34.1 → 1.35.2 (the cluster's version)", To: "1.35.2"}, "1.35.2", "upgrade-pool default → 1.35.2"},
 		// The version is the step's field, never read from its words.
-		{Step{Kind: StepUpgrade, Phase: PhaseK8s, Target: "kubernetes", Reason: "API server v1.36.2 → 1.37"}, "", "upgrade kubernetes"},
-		{Step{Kind: StepUpgrade, Phase: PhaseK8s, Target: "kubernetes", Reason: "API server", To: "soon"}, "", "upgrade kubernetes"},
+		{topology.Step{Kind: topology.StepUpgrade, Phase: topology.PhaseK8s, Target: "kubernetes", Reason: "API server v1.36.2 → 1.37"}, "", "upgrade kubernetes"},
+		{topology.Step{Kind: topology.StepUpgrade, Phase: topology.PhaseK8s, Target: "kubernetes", Reason: "API server", To: "soon"}, "", "upgrade kubernetes"},
 		// Only upgrade steps move to a version.
-		{Step{Kind: StepReplacePool, Phase: PhasePools, Target: "default", Reason: "node_type a → b (cannot change in place)", To: "1.35"}, "", "replace-pool default"},
-		{Step{Kind: StepRepairNode, Phase: PhaseK8s, Target: "n2", Reason: "registered but NotReady → 1.37 expected"}, "", "repair-node n2"},
+		{topology.Step{Kind: topology.StepReplacePool, Phase: topology.PhasePools, Target: "default", Reason: "node_type a → b (cannot change in place)", To: "1.35"}, "", "replace-pool default"},
+		{topology.Step{Kind: topology.StepRepairNode, Phase: topology.PhaseK8s, Target: "n2", Reason: "registered but NotReady → 1.37 expected"}, "", "repair-node n2"},
 	}
 	for _, tt := range tests {
-		to, ok := StepTo(tt.step)
+		to, ok := topology.StepTo(tt.step)
 		if got := to.Canonical(); ok != (tt.to != "") || got != tt.to {
 			t.Errorf("StepTo(%q) = %q, %v; want %q", tt.step.Reason, got, ok, tt.to)
 		}
-		if got := StepRef(tt.step); got != tt.ref {
+		if got := topology.StepRef(tt.step); got != tt.ref {
 			t.Errorf("StepRef(%s %q) = %q, want %q", tt.step.Kind, tt.step.Reason, got, tt.ref)
 		}
 	}
 }
 
 func TestDrainsNodes(t *testing.T) {
-	for kind, want := range map[StepKind]bool{
-		StepUpgradeNode: true, StepRepairNode: true, StepUpgradePool: true, StepReplacePool: true, StepReplaceNode: true,
-		StepJoinNode: false, StepInstall: false, StepCreatePool: false, StepUpdatePool: false, StepUndeclared: false,
+	for kind, want := range map[topology.StepKind]bool{
+		topology.StepUpgradeNode: true, topology.StepRepairNode: true, topology.StepUpgradePool: true, topology.StepReplacePool: true, topology.StepReplaceNode: true,
+		topology.StepJoinNode: false, topology.StepInstall: false, topology.StepCreatePool: false, topology.StepUpdatePool: false, topology.StepUndeclared: false,
 	} {
-		if got := DrainsNodes(Step{Kind: kind}); got != want {
+		if got := DrainsNodes(topology.Step{Kind: kind}); got != want {
 			t.Errorf("DrainsNodes(%s) = %v, want %v", kind, got, want)
 		}
 	}
-	if !DrainsNodes(Step{Kind: StepUpgrade, Phase: PhaseK8s}) || DrainsNodes(Step{Kind: StepUpgrade, Phase: PhaseCluster}) {
+	if !DrainsNodes(topology.Step{Kind: topology.StepUpgrade, Phase: topology.PhaseK8s}) || DrainsNodes(topology.Step{Kind: topology.StepUpgrade, Phase: topology.PhaseCluster}) {
 		t.Errorf("upgrade drains on a node cluster (phase k8s) only, not for a managed cluster's control plane (phase cluster)")
 	}
 }
 
 // prodPlan is the plan NodeCluster makes for skewUpgradeTopology(desired) on a
 // cluster whose API server and kubelets all run server.
-func prodPlan(t *testing.T, desired, server string, asOf time.Time) (Plan, *Observed) {
+func prodPlan(t *testing.T, desired, server string, asOf time.Time) (topology.Plan, *topology.Observed) {
 	t.Helper()
-	obs := &Observed{ServerVersion: KnownFact(server), Nodes: KnownFact([]NodeState{
-		{Name: "skew1", Ready: true, Roles: []string{RoleControlPlane}, KubeletVersion: server},
+	obs := &topology.Observed{ServerVersion: topology.KnownFact(server), Nodes: topology.KnownFact([]topology.NodeState{
+		{Name: "skew1", Ready: true, Roles: []string{topology.RoleControlPlane}, KubeletVersion: server},
 		{Name: "skew2", Ready: true, KubeletVersion: server},
 		{Name: "skew3", Ready: true, KubeletVersion: server},
 	})}
-	p := Plan{Steps: []Step{}, Findings: []Finding{}}
-	NodeCluster{}.PlanOwn(skewUpgradeTopology(desired), obs, PlanOptions{AsOf: asOf}, &p)
+	p := topology.Plan{Steps: []topology.Step{}, Findings: []topology.Finding{}}
+	topology.NodeCluster{}.PlanOwn(skewUpgradeTopology(desired), obs, topology.PlanOptions{AsOf: asOf}, &p)
 	obs.DeriveVersions()
 	return p, obs
 }
@@ -167,16 +168,16 @@ func TestUpgradeTargetsNodeCluster(t *testing.T) {
 		checkTargets(t, UpgradeTargets(p, obs, 60, time.Time{}), nil)
 	})
 	t.Run("version unknown: said, drains kept", func(t *testing.T) {
-		obs := &Observed{ServerVersion: UnknownFact[string](Because(ReasonFailed, "forbidden (user x cannot get version)"))}
-		p := Plan{Steps: []Step{{Kind: StepRepairNode, Phase: PhaseK8s, Target: "n1", Reason: "registered but NotReady"}}}
+		obs := &topology.Observed{ServerVersion: topology.UnknownFact[string](topology.Because(topology.ReasonFailed, "forbidden (user x cannot get version)"))}
+		p := topology.Plan{Steps: []topology.Step{{Kind: topology.StepRepairNode, Phase: topology.PhaseK8s, Target: "n1", Reason: "registered but NotReady"}}}
 		d := UpgradeTargets(p, obs, 60, kube.Day(2026, 12, 1))
 		if len(d.Targets) != 0 || d.Unknown == "" || !strings.Contains(d.Current.Reason, "forbidden (user x cannot get version)") || !reflect.DeepEqual(d.Drains, []string{"repair-node n1"}) || d.Nothing() {
 			t.Errorf("due %+v", d)
 		}
 	})
 	t.Run("no target read: nothing", func(t *testing.T) {
-		obs := &Observed{NoTarget: true, ServerVersion: UnknownFact[string](Because(ReasonFailed, "no target"))}
-		p := Plan{Unverified: true, Steps: []Step{{Kind: StepBootstrap, Target: "x"}}}
+		obs := &topology.Observed{NoTarget: true, ServerVersion: topology.UnknownFact[string](topology.Because(topology.ReasonFailed, "no target"))}
+		p := topology.Plan{Unverified: true, Steps: []topology.Step{{Kind: topology.StepBootstrap, Target: "x"}}}
 		if d := UpgradeTargets(p, obs, 60, kube.Day(2026, 12, 1)); !d.Nothing() {
 			t.Errorf("due %+v, want nothing for an unverified plan", d)
 		}
@@ -185,30 +186,30 @@ func TestUpgradeTargetsNodeCluster(t *testing.T) {
 
 // kapsuleAt is a ready cluster at version, its pools at poolVersion, with
 // the provider's version list.
-func kapsuleAt(version, poolVersion string, versions ...KapsuleVersion) *Observed {
-	return &Observed{Kapsule: &KapsuleObserved{
-		Cluster:   KnownFact(KapsuleCluster{Name: "c", Status: "ready", Version: version}),
-		Pools:     KnownFact([]KapsulePool{{ID: "p1", Name: "default", Status: "ready", Version: poolVersion}}),
-		Available: KnownFact([]string{}),
-		Versions:  KnownFact(versions),
+func kapsuleAt(version, poolVersion string, versions ...topology.KapsuleVersion) *topology.Observed {
+	return &topology.Observed{Kapsule: &topology.KapsuleObserved{
+		Cluster:   topology.KnownFact(topology.KapsuleCluster{Name: "c", Status: "ready", Version: version}),
+		Pools:     topology.KnownFact([]topology.KapsulePool{{ID: "p1", Name: "default", Status: "ready", Version: poolVersion}}),
+		Available: topology.KnownFact([]string{}),
+		Versions:  topology.KnownFact(versions),
 	}}
 }
 
 func TestUpgradeTargetsKapsule(t *testing.T) {
 	asOf := kube.Day(2026, 5, 1) // 1.34's upstream end of life (2026-10-27) is far
-	upgrade := Step{Kind: StepUpgrade, Phase: PhaseCluster, Target: "cluster", Reason: "1.34.3 → 1.35.2 (offered by the provider; one minor at a time)", To: "1.35.2"}
-	pool := Step{Kind: StepUpgradePool, Phase: PhasePools, Target: "default", Reason: "1.34.1 → 1.34.3 (the cluster's version)", To: "1.34.3"}
-	listed := func(eol, dep *time.Time) []KapsuleVersion {
-		return []KapsuleVersion{{Name: "1.34.3", DeprecatedAt: dep, EndOfLifeAt: eol}, {Name: "1.35.1"}, {Name: "1.35.4"}, {Name: "1.36.0"}}
+	upgrade := topology.Step{Kind: topology.StepUpgrade, Phase: topology.PhaseCluster, Target: "cluster", Reason: "1.34.3 → 1.35.2 (offered by the provider; one minor at a time)", To: "1.35.2"}
+	pool := topology.Step{Kind: topology.StepUpgradePool, Phase: topology.PhasePools, Target: "default", Reason: "1.34.1 → 1.34.3 (the cluster's version)", To: "1.34.3"}
+	listed := func(eol, dep *time.Time) []topology.KapsuleVersion {
+		return []topology.KapsuleVersion{{Name: "1.34.3", DeprecatedAt: dep, EndOfLifeAt: eol}, {Name: "1.35.1"}, {Name: "1.35.4"}, {Name: "1.36.0"}}
 	}
 	tests := []struct {
 		name   string
-		steps  []Step
-		obs    *Observed
+		steps  []topology.Step
+		obs    *topology.Observed
 		want   []target
 		drains []string
 	}{
-		{name: "planned upgrade of the cluster", steps: []Step{upgrade, pool}, obs: kapsuleAt("1.34.3", "1.34.1", listed(nil, nil)...),
+		{name: "planned upgrade of the cluster", steps: []topology.Step{upgrade, pool}, obs: kapsuleAt("1.34.3", "1.34.1", listed(nil, nil)...),
 			want:   []target{{minor: "1.35", to: "1.35.2", from: "1.34", steps: []string{"upgrade cluster → 1.35.2"}, why: "planned: upgrade cluster → 1.35.2"}},
 			drains: []string{"upgrade-pool default → 1.34.3"}},
 		{name: "end of life in 30 days: forced to the next minor's latest patch", obs: kapsuleAt("1.34.3", "1.34.3", listed(dayp(2026, 5, 31), dayp(2026, 3, 1))...),
@@ -219,18 +220,18 @@ func TestUpgradeTargetsKapsule(t *testing.T) {
 		{name: "end of life past", obs: kapsuleAt("1.34.3", "1.34.3", listed(dayp(2026, 4, 1), nil)...),
 			want: []target{{minor: "1.35", to: "1.35.4", from: "1.34", date: dayp(2026, 4, 1), forced: true, why: "was on 2026-04-01"}}},
 		{name: "inconsistent calendar: no forced move", obs: kapsuleAt("1.34.3", "1.34.3", listed(dayp(2026, 5, 10), dayp(2026, 6, 1))...)},
-		{name: "forced and planned: one target", steps: []Step{upgrade}, obs: kapsuleAt("1.34.3", "1.34.3", listed(dayp(2026, 5, 31), nil)...),
+		{name: "forced and planned: one target", steps: []topology.Step{upgrade}, obs: kapsuleAt("1.34.3", "1.34.3", listed(dayp(2026, 5, 31), nil)...),
 			want: []target{{minor: "1.35", to: "1.35.2", from: "1.34", date: dayp(2026, 5, 31), forced: true, steps: []string{"upgrade cluster → 1.35.2"}, why: "the provider then upgrades"}}},
-		{name: "the provider lists no next minor", obs: kapsuleAt("1.34.3", "1.34.3", KapsuleVersion{Name: "1.34.3", EndOfLifeAt: dayp(2026, 5, 31)}),
+		{name: "the provider lists no next minor", obs: kapsuleAt("1.34.3", "1.34.3", topology.KapsuleVersion{Name: "1.34.3", EndOfLifeAt: dayp(2026, 5, 31)}),
 			want: []target{{minor: "1.35", to: "1.35", from: "1.34", date: dayp(2026, 5, 31), forced: true, why: "which its version list does not name yet"}}},
 		{name: "a patch upgrade and a pool replaced: drains only",
-			steps:  []Step{{Kind: StepUpgrade, Phase: PhaseCluster, Target: "cluster", Reason: "1.34.1 → 1.34.3 (offered by the provider)", To: "1.34.3"}, {Kind: StepReplacePool, Phase: PhasePools, Target: "default", Reason: "zone a → b"}},
+			steps:  []topology.Step{{Kind: topology.StepUpgrade, Phase: topology.PhaseCluster, Target: "cluster", Reason: "1.34.1 → 1.34.3 (offered by the provider)", To: "1.34.3"}, {Kind: topology.StepReplacePool, Phase: topology.PhasePools, Target: "default", Reason: "zone a → b"}},
 			obs:    kapsuleAt("1.34.1", "1.34.1", listed(nil, nil)...),
 			drains: []string{"replace-pool default"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			d := UpgradeTargets(Plan{Steps: tt.steps}, tt.obs, 60, asOf)
+			d := UpgradeTargets(topology.Plan{Steps: tt.steps}, tt.obs, 60, asOf)
 			checkTargets(t, d, tt.want)
 			if !reflect.DeepEqual(d.Drains, append([]string{}, tt.drains...)) {
 				t.Errorf("drains %q, want %q", d.Drains, tt.drains)
@@ -239,12 +240,12 @@ func TestUpgradeTargetsKapsule(t *testing.T) {
 	}
 	t.Run("forced, and upstream's end of life near: one forced target", func(t *testing.T) {
 		asOf := kube.Day(2026, 9, 1) // 1.34 ends upstream on 2026-10-27, in 56 days
-		d := UpgradeTargets(Plan{}, kapsuleAt("1.34.3", "1.34.3", listed(dayp(2026, 9, 30), nil)...), 60, asOf)
+		d := UpgradeTargets(topology.Plan{}, kapsuleAt("1.34.3", "1.34.3", listed(dayp(2026, 9, 30), nil)...), 60, asOf)
 		checkTargets(t, d, []target{{minor: "1.35", to: "1.35.4", from: "1.34", date: dayp(2026, 9, 30), forced: true, why: "1.34 reaches end of life upstream on 2026-10-27, in 56 days"}})
 	})
 	t.Run("the provider's cluster unread", func(t *testing.T) {
-		obs := &Observed{Kapsule: &KapsuleObserved{Cluster: UnknownFact[KapsuleCluster](Because(ReasonFailed, "timed out after 10s"))}}
-		if d := UpgradeTargets(Plan{}, obs, 60, asOf); d.Unknown == "" || !strings.Contains(d.Current.Reason, "the provider's cluster: timed out after 10s") {
+		obs := &topology.Observed{Kapsule: &topology.KapsuleObserved{Cluster: topology.UnknownFact[topology.KapsuleCluster](topology.Because(topology.ReasonFailed, "timed out after 10s"))}}
+		if d := UpgradeTargets(topology.Plan{}, obs, 60, asOf); d.Unknown == "" || !strings.Contains(d.Current.Reason, "the provider's cluster: timed out after 10s") {
 			t.Errorf("unknown %q", d.Unknown)
 		}
 	})
@@ -252,13 +253,13 @@ func TestUpgradeTargetsKapsule(t *testing.T) {
 
 // skewUpgradeTopology is the versions-skew stack (versions_test.go's
 // skewTopology, copied: a package's internal tests cannot import another's).
-func skewUpgradeTopology(version string) *Topology {
-	return &Topology{
-		Path: "/s/stacks/skew.yaml", Name: "skew", TargetKind: TargetProd,
-		Kubernetes: Kubernetes{Version: version},
-		Nodes: []Node{
-			{Name: "skew1", Role: RoleControlPlane}, {Name: "skew2", Role: RoleWorker}, {Name: "skew3", Role: RoleWorker},
+func skewUpgradeTopology(version string) *topology.Topology {
+	return &topology.Topology{
+		Path: "/s/stacks/skew.yaml", Name: "skew", TargetKind: topology.TargetProd,
+		Kubernetes: topology.Kubernetes{Version: version},
+		Nodes: []topology.Node{
+			{Name: "skew1", Role: topology.RoleControlPlane}, {Name: "skew2", Role: topology.RoleWorker}, {Name: "skew3", Role: topology.RoleWorker},
 		},
-		Layers: []LayerRef{},
+		Layers: []topology.LayerRef{},
 	}
 }

@@ -1,9 +1,10 @@
-package topology
+package upgrade
 
 import (
 	"time"
 
 	"nestor.dev/nestor/kube"
+	"nestor.dev/nestor/topology"
 )
 
 // Finding kinds of the upgrade judgement (JudgeUpgrade, upgrade.go says each
@@ -12,23 +13,23 @@ const (
 	// FindingRemovedAPI: the cluster serves a group version (or kinds of
 	// it) that the target minor stops serving (error when clients call it,
 	// else warning).
-	FindingRemovedAPI FindingKind = "removed-api"
+	FindingRemovedAPI topology.FindingKind = "removed-api"
 	// FindingDeprecatedCall: the API server recorded requests to a
 	// deprecated API that no removed-api finding covers (error when the
 	// target minor no longer serves it, else info).
-	FindingDeprecatedCall FindingKind = "deprecated-api-call"
+	FindingDeprecatedCall topology.FindingKind = "deprecated-api-call"
 	// FindingLayerUnsupported: a declared layer's running release is not
 	// supported with the target minor, by its project's own table
 	// (warning).
-	FindingLayerUnsupported FindingKind = "layer-unsupported"
+	FindingLayerUnsupported topology.FindingKind = "layer-unsupported"
 	// FindingDrainBlocker: a PodDisruptionBudget allows no disruption now,
 	// so draining a node that runs its pods waits (warning).
-	FindingDrainBlocker FindingKind = "drain-blocker"
+	FindingDrainBlocker topology.FindingKind = "drain-blocker"
 	// FindingUpgradeUnknown: a part of the upgrade judgement could not be
 	// made (a source not read, beyond the lifecycle table's horizon, a
 	// layer's release not in its image, a PodDisruptionBudget's status
 	// behind its spec), with why (info).
-	FindingUpgradeUnknown FindingKind = "upgrade-unknown"
+	FindingUpgradeUnknown topology.FindingKind = "upgrade-unknown"
 )
 
 // UpgradeMove is one Kubernetes minor an upgrade report is due for: the
@@ -84,7 +85,7 @@ type DrainStep struct {
 	Step string `json:"step"`
 	// Nodes are the names of the nodes it drains, sorted; unknown, with
 	// the reason, when what says so was not read.
-	Nodes Fact[[]string] `json:"nodes"`
+	Nodes topology.Fact[[]string] `json:"nodes"`
 }
 
 // ReadsAPIs reports whether the upgrade judgement needs the served APIs,
@@ -107,14 +108,14 @@ func (d UpgradeDue) Nothing() bool {
 // that needs it is unknown too.
 type UpgradeFacts struct {
 	// Served is what the API server's discovery lists now.
-	Served Fact[ServedAPIs] `json:"served"`
+	Served topology.Fact[ServedAPIs] `json:"served"`
 	// DeprecatedCalls is what its /metrics says of deprecated API use.
-	DeprecatedCalls Fact[DeprecatedCalls] `json:"deprecated_calls"`
+	DeprecatedCalls topology.Fact[DeprecatedCalls] `json:"deprecated_calls"`
 	// LayerImages are the images of the declared layers' main workloads
 	// (LayerSupport.Main), as read.
-	LayerImages Fact[[]LayerImage] `json:"layer_images"`
+	LayerImages topology.Fact[[]LayerImage] `json:"layer_images"`
 	// PDBs are the cluster's PodDisruptionBudgets, all namespaces.
-	PDBs Fact[[]PDBState] `json:"pdbs"`
+	PDBs topology.Fact[[]PDBState] `json:"pdbs"`
 }
 
 // ServedAPIs is the API server's discovery: the group versions served,
@@ -153,7 +154,7 @@ type DeprecatedCalls struct {
 	// Instances is how many API server instances the control plane runs
 	// (the live identity leases in kube-system): the gauge is the one
 	// instance's that answered. Unknown with the reason when not read.
-	Instances Fact[int] `json:"instances"`
+	Instances topology.Fact[int] `json:"instances"`
 }
 
 // DeprecatedCall is one series of the gauge: a deprecated API requested.
@@ -207,7 +208,7 @@ type PDBState struct {
 	// budget that may hold a drain (MayHoldDrain), known and empty for one
 	// whose selector selects nothing (spec.selector null), unknown with the
 	// reason when the pods were not read (the zero Fact: not asked).
-	PodNodes Fact[[]string] `json:"pod_nodes"`
+	PodNodes topology.Fact[[]string] `json:"pod_nodes"`
 }
 
 // MayHoldDrain reports whether the budget may hold up a drain, so that
