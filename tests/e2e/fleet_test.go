@@ -101,7 +101,7 @@ func TestFleet(t *testing.T) {
 	} {
 		wantLine(t, stack, r.stdout, `^`+stack+`\s+\S+\s+\S+.*\s`+quote(status)+`\s`)
 	}
-	wantLine(t, "healthy target", r.stdout, `^healthy\s+prod\s+`+quote(healthy.URL)+`\s+in sync\s+1\.37\.2\s+until 2027-10-28\s+2027-10-28 → 1\.38\s+-\s+0\s+0\s+0$`)
+	wantLine(t, "healthy target", r.stdout, `^healthy\s+prod\s+`+quote(healthy.URL)+`\s+in sync\s+1\.37\.2\s+until 2027-10-28\s+2027-10-28 → 1\.38\s+0\s+0\s+0$`)
 	wantLine(t, "summary", r.stdout, `^7 stacks: 1 in sync, 1 need changes, 0 waiting; 2 unknown, 1 unreachable, 1 refused, 1 invalid$`)
 	wantNotContains(t, "stderr (no terminal: no progress)", r.stderr, "read…")
 

@@ -11,6 +11,7 @@ import (
 	"io/fs"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -556,7 +557,16 @@ func (r *FleetReport) summary() string {
 // detailed adds each stack's plan (or why there is none) under its line.
 func (r *FleetReport) WriteText(w io.Writer, detailed bool) error {
 	tw := newTable("")
-	tw.row("STACK", "KIND", "TARGET", "STATUS", "VERSION", "SUPPORT", "DEADLINE", "HEADROOM", "CHANGES", "WAITING", "UNKNOWN")
+	// HEADROOM is a managed offer's: shown when a stack has one, as kubectl
+	// shows a column only where it has something to say.
+	headroom := slices.ContainsFunc(r.Stacks, func(s FleetStack) bool { return s.Headroom != nil })
+	cells := func(c ...string) []string {
+		if !headroom {
+			c = slices.Delete(c, 7, 8)
+		}
+		return c
+	}
+	tw.row(cells("STACK", "KIND", "TARGET", "STATUS", "VERSION", "SUPPORT", "DEADLINE", "HEADROOM", "CHANGES", "WAITING", "UNKNOWN")...)
 	asOf, _ := time.Parse(time.DateOnly, r.AsOf)
 	estimated := false
 	dash := func(s string) string {
@@ -573,8 +583,8 @@ func (r *FleetReport) WriteText(w io.Writer, detailed bool) error {
 				estimated = estimated || strings.HasSuffix(support, "*")
 			}
 		}
-		tw.row(s.Name, dash(string(s.TargetKind)), dash(s.Target), string(s.Status),
-			dash(s.Version), support, deadlineText(s.Deadline), headroomCell(s.Headroom), countText(s.Changes), countText(s.Waiting), countText(s.Unknown))
+		tw.row(cells(s.Name, dash(string(s.TargetKind)), dash(s.Target), string(s.Status),
+			dash(s.Version), support, deadlineText(s.Deadline), headroomCell(s.Headroom), countText(s.Changes), countText(s.Waiting), countText(s.Unknown))...)
 	}
 	var table strings.Builder
 	if err := tw.write(&table); err != nil {

@@ -130,7 +130,7 @@ func TestFourthKind(t *testing.T) {
 		t.Errorf("next, a node missing: code %d\n%s", code, out)
 	}
 	code, out, _ = run("fleet")
-	if code != 0 || !regexp.MustCompile(`(?m)^four\s+fourth\s+-\s+changes\s+1\.37\.2\s+until \S+\s+\S+ → 1\.38\s+-\s+1\s+0\s+0$`).MatchString(out) {
+	if code != 0 || !regexp.MustCompile(`(?m)^four\s+fourth\s+-\s+changes\s+1\.37\.2\s+until \S+\s+\S+ → 1\.38\s+1\s+0\s+0$`).MatchString(out) {
 		t.Errorf("fleet table: code %d\n%s", code, out)
 	}
 }
