@@ -1,7 +1,6 @@
 package probes
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -63,28 +62,60 @@ func ExecRunner(ctx context.Context, name string, args ...string) ([]byte, []byt
 }
 
 // boundedBuffer keeps at most max bytes; past them it drops what comes and
-// calls overflow (when set) once. It has no ReadFrom (the buffer is not
-// embedded), so io.Copy goes through Write and its bound.
+// calls overflow (when set) once. It has no ReadFrom, so io.Copy goes
+// through Write and its bound. What it keeps is held in blocks of at most
+// bufferBlock bytes, never copied while it grows: a flood costs the bound
+// and nothing more (a doubling buffer holds its old and new arrays at once
+// and leaves the garbage of every doubling to the collector).
 type boundedBuffer struct {
-	buf      bytes.Buffer
+	blocks   [][]byte
+	n        int
 	max      int
 	over     bool
 	overflow func()
 }
 
-// Bytes returns what was kept.
-func (b *boundedBuffer) Bytes() []byte { return b.buf.Bytes() }
+// bufferBlock is the size of one block of a boundedBuffer.
+const bufferBlock = 1 << 20
+
+// Bytes returns what was kept, in one slice.
+func (b *boundedBuffer) Bytes() []byte {
+	switch len(b.blocks) {
+	case 0:
+		return nil
+	case 1:
+		return b.blocks[0]
+	}
+	out := make([]byte, 0, b.n)
+	for _, blk := range b.blocks {
+		out = append(out, blk...)
+	}
+	return out
+}
 
 func (b *boundedBuffer) Write(p []byte) (int, error) {
-	if room := b.max - b.buf.Len(); len(p) > room {
-		if room > 0 {
-			b.buf.Write(p[:room])
-		}
+	n := len(p)
+	if room := b.max - b.n; len(p) > room {
+		p = p[:max(room, 0)]
 		if !b.over && b.overflow != nil {
 			b.overflow()
 		}
 		b.over = true
-		return len(p), nil
 	}
-	return b.buf.Write(p)
+	for len(p) > 0 {
+		last := len(b.blocks) - 1
+		if last < 0 || len(b.blocks[last]) == cap(b.blocks[last]) {
+			// Each block is as large as what is kept so far (so there
+			// are few), at most bufferBlock and what room is left.
+			size := min(bufferBlock, b.max-b.n, max(len(p), b.n, 4096))
+			b.blocks = append(b.blocks, make([]byte, 0, size))
+			last++
+		}
+		blk := b.blocks[last]
+		k := min(cap(blk)-len(blk), len(p))
+		b.blocks[last] = append(blk, p[:k]...)
+		b.n += k
+		p = p[k:]
+	}
+	return n, nil
 }
