@@ -185,3 +185,13 @@ type NothingToRead interface {
 type ProviderLayers interface {
 	ProviderLayer(l topology.LayerState, facts topology.ClusterFacts) bool
 }
+
+// BenchOwner is implemented by a kind whose stacks are read through a
+// kubeconfig nestor itself writes (a bench it bootstrapped): no other
+// stack may be read through that file (the pipeline's refusals stage,
+// Bench). BenchKubeconfig returns its path for stack t, home being the
+// user's home folder.
+type BenchOwner interface {
+	Kind
+	BenchKubeconfig(t *topology.Topology, home string) string
+}

@@ -101,18 +101,26 @@ func (e *Entry) Load() {
 	e.Topology, e.Err = topology.Load(e.Path)
 }
 
-// Lima returns the valid lima stacks of the folder (what the bench
-// kubeconfig refusal needs), without validating the others: a file is
-// parsed only when its text holds "lima" at all, which every spelling of
-// target_kind: lima does. Errors: as List.
-func (s Store) Lima() ([]Entry, error) {
-	all, err := s.list(func(data []byte) bool { return bytes.Contains(data, []byte("lima")) }, true)
+// Mentioning returns the valid stacks of the folder whose file's text
+// holds one of words, without parsing the others: a caller that needs the
+// stacks of some target kinds passes their names, which every spelling of
+// target_kind: NAME holds (the bench kubeconfig refusal reads only the
+// kinds that own a bench). Invalid files are left out. Errors: as List.
+func (s Store) Mentioning(words ...string) ([]Entry, error) {
+	all, err := s.list(func(data []byte) bool {
+		for _, w := range words {
+			if bytes.Contains(data, []byte(w)) {
+				return true
+			}
+		}
+		return false
+	}, true)
 	if err != nil {
 		return nil, err
 	}
-	var out []Entry
+	out := []Entry{}
 	for _, e := range all {
-		if e.Topology != nil && e.Topology.TargetKind == topology.TargetLima {
+		if e.Topology != nil {
 			out = append(out, e)
 		}
 	}

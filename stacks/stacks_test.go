@@ -127,9 +127,9 @@ func TestSelectRefusesPaths(t *testing.T) {
 	}
 }
 
-// Lima parses only the files that can be lima stacks, and returns the valid
-// lima stacks alone.
-func TestLimaOnlyParsesCandidates(t *testing.T) {
+// Mentioning parses only the files that mention one of its words, and
+// returns the valid ones alone.
+func TestMentioningOnlyParsesCandidates(t *testing.T) {
 	dir := t.TempDir()
 	write := func(name, body string) {
 		if err := os.WriteFile(filepath.Join(dir, name), []byte(body), 0o644); err != nil {
@@ -140,11 +140,18 @@ func TestLimaOnlyParsesCandidates(t *testing.T) {
 	write("prod.yaml", "name: prod\ntarget_kind: prod\nnodes:\n  - {name: p1, role: control-plane}\n")
 	write("broken.yaml", "name: broken\ntarget_kind: prod\nnodes: 3\n")      // invalid, never parsed
 	write("limaish.yaml", "name: limaish\ntarget_kind: prod\nnodes: oops\n") // says lima: parsed, invalid, left out
-	got, err := Store{Dir: dir}.Lima()
+	got, err := Store{Dir: dir}.Mentioning("lima")
 	if err != nil {
 		t.Fatal(err)
 	}
 	if len(got) != 1 || got[0].Name != "bench" {
-		t.Fatalf("Lima() = %+v, want bench alone", got)
+		t.Fatalf("Mentioning(lima) = %+v, want bench alone", got)
+	}
+	got, err = Store{Dir: dir}.Mentioning("lima", "prod")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if names := []string{got[0].Name, got[1].Name}; len(got) != 2 || names[0] != "bench" || names[1] != "prod" {
+		t.Fatalf("Mentioning(lima, prod) = %+v, want bench and prod", got)
 	}
 }

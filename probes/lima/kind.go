@@ -18,6 +18,12 @@ type Kind struct{ Rules }
 // Name is lima.
 func (Kind) Name() topology.TargetKind { return topology.TargetLima }
 
+// BenchKubeconfig is the bench's own kubeconfig, which no other stack may
+// be read through (probes.BenchOwner): Topology.BenchKubeconfig(home).
+func (Kind) BenchKubeconfig(t *topology.Topology, home string) string {
+	return t.BenchKubeconfig(home)
+}
+
 // Resolve returns the bench kubeconfig, Topology.BenchKubeconfig(o.Home),
 // Source SourceBench; KUBECONFIG is ignored. Errors: a --kubeconfig flag
 // (the bench is nestor's own and read through its own file only).

@@ -431,18 +431,6 @@ func (c Config) prefetchBenches(slots chan struct{}) Config {
 	return c
 }
 
-func (c Config) readBenches() []probes.Bench {
-	entries, err := c.Stacks.Lima()
-	if err != nil {
-		return nil
-	}
-	out := []probes.Bench{}
-	for _, e := range entries {
-		out = append(out, probes.Bench{Stack: e.Name, Kubeconfig: e.Topology.BenchKubeconfig(c.Home)})
-	}
-	return out
-}
-
 // PrintTarget shows the target the guard is about to confirm, without
 // colour: endpoint and how it compares with endpoint:, context, kubeconfig
 // and its rule, server version and nodes (or why they are unknown), the

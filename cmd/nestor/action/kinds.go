@@ -48,3 +48,33 @@ func KindOf(t *topology.Topology) (probes.Kind, error) {
 	}
 	return nil, fmt.Errorf("%s: target_kind %q has no implementation in this nestor", t.Path, t.TargetKind)
 }
+
+// readBenches lists the bench kubeconfigs of the stacks folder: the stacks
+// whose kind owns one (probes.BenchOwner), each with its file. None when
+// the folder cannot be listed (no bench to mistake then).
+func (c Config) readBenches() []probes.Bench {
+	kindsMu.RLock()
+	var names []string
+	for name, k := range kinds {
+		if _, ok := k.(probes.BenchOwner); ok {
+			names = append(names, string(name))
+		}
+	}
+	kindsMu.RUnlock()
+	if len(names) == 0 {
+		return nil
+	}
+	entries, err := c.Stacks.Mentioning(names...)
+	if err != nil {
+		return nil
+	}
+	out := []probes.Bench{}
+	for _, e := range entries {
+		if k, err := KindOf(e.Topology); err == nil {
+			if owner, ok := k.(probes.BenchOwner); ok {
+				out = append(out, probes.Bench{Stack: e.Name, Kubeconfig: owner.BenchKubeconfig(e.Topology, c.Home)})
+			}
+		}
+	}
+	return out
+}
