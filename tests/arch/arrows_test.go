@@ -201,3 +201,28 @@ func TestProcessReachedFromAppOnly(t *testing.T) {
 		})
 	}
 }
+
+// TestKindsNamedInTheirOwnPackages: a target kind's name is compared only
+// by its own package under probes/ and by the topology's grammar, never
+// by a command or a view (ARCHITECTURE.md "What a target kind implements":
+// the views draw the model keyed on its data, never on the kind's name).
+func TestKindsNamedInTheirOwnPackages(t *testing.T) {
+	own := map[string]string{"TargetLima": "probes/lima", "TargetProd": "probes/prod", "TargetKapsule": "probes/kapsule"}
+	for _, f := range productionFiles(t) {
+		if f.pkg == "topology" {
+			continue
+		}
+		ast.Inspect(f.file, func(n ast.Node) bool {
+			sel, ok := n.(*ast.SelectorExpr)
+			if !ok {
+				return true
+			}
+			if x, ok := sel.X.(*ast.Ident); ok && x.Name == "topology" {
+				if pkg, ok := own[sel.Sel.Name]; ok && f.pkg != pkg {
+					t.Errorf("%s: topology.%s: only %s names its kind (a capability is an optional interface of probes, asked of the kind)", f.path, sel.Sel.Name, pkg)
+				}
+			}
+			return true
+		})
+	}
+}
