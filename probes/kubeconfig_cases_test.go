@@ -156,7 +156,7 @@ func TestLoadTargetIPv6WithoutBrackets(t *testing.T) {
 		wantAll(t, "server "+tc.server, err.Error(), path, `context "v6lab-admin@v6lab"`, "endpoint "+tc.server, `cluster "v6lab"`, tc.hint)
 	}
 
-	// The same for a topology endpoint: reaching CheckEndpoint (topology.Load
+	// The same for a topology endpoint: reaching CheckEndpoint (stacks.Load
 	// refuses it earlier, with the same hint), it names the topology file.
 	tg := &Target{Endpoint: "https://[2001:db8::10]:6443", Kubeconfig: Kubeconfig{Paths: []string{"/k/kc"}}}
 	err := CheckEndpoint(&topology.Topology{Path: "/s/v6lab.yaml", Name: "v6lab", Endpoint: "https://2001:db8:0:0:0:0:0:10:6443"}, tg)

@@ -98,7 +98,7 @@ func (s Store) Files() ([]Entry, error) {
 
 // Load parses e's topology file into e.Topology, or e.Err.
 func (e *Entry) Load() {
-	e.Topology, e.Err = topology.Load(e.Path)
+	e.Topology, e.Err = Load(e.Path)
 }
 
 // Mentioning returns the valid stacks of the folder whose file's text
@@ -201,7 +201,7 @@ func (s Store) Load(name string) (*topology.Topology, error) {
 	if _, err := os.Stat(p); errors.Is(err, fs.ErrNotExist) {
 		return nil, fmt.Errorf("no stack %q in %s%s", name, s.Dir, s.known())
 	}
-	return topology.Load(p)
+	return Load(p)
 }
 
 func (s Store) known() string {

@@ -8,7 +8,7 @@ import (
 )
 
 func TestLoadKapsule(t *testing.T) {
-	tp, err := Load(filepath.Join("testdata", "valid-kapsule.yaml"))
+	tp, err := load(filepath.Join("testdata", "valid-kapsule.yaml"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -90,7 +90,7 @@ func TestLoadKapsuleInvalid(t *testing.T) {
 	}
 	for file, want := range tests {
 		t.Run(file, func(t *testing.T) {
-			_, err := Load(filepath.Join("testdata", file))
+			_, err := load(filepath.Join("testdata", file))
 			var got []string
 			for _, e := range AsErrors(err) {
 				got = append(got, e.Error())
@@ -123,7 +123,7 @@ func TestKapsuleProviderLayer(t *testing.T) {
 
 // The shipped example loads.
 func TestKapsuleExample(t *testing.T) {
-	tp, err := Load(filepath.Join("..", "stacks", "examples", "lyneko-apps.yaml"))
+	tp, err := load(filepath.Join("..", "stacks", "examples", "lyneko-apps.yaml"))
 	if err != nil {
 		t.Fatal(err)
 	}

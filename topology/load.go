@@ -5,15 +5,12 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"io/fs"
 	"net/url"
-	"os"
 	"path/filepath"
 	"regexp"
 	"slices"
 	"strconv"
 	"strings"
-	"syscall"
 	"unicode/utf8"
 
 	"gopkg.in/yaml.v3"
@@ -41,62 +38,13 @@ var (
 	crdGroupRE  = regexp.MustCompile(`^[a-z0-9]([a-z0-9-]*[a-z0-9])?(\.[a-z0-9]([a-z0-9-]*[a-z0-9])?)+$`)
 )
 
-// Load reads the topology file at path and validates it (see Parse).
-// A file that cannot be read is an *Error naming it.
-func Load(path string) (*Topology, error) {
-	data, err := os.ReadFile(path)
-	if err != nil {
-		return nil, readError(path, err)
-	}
-	return Parse(path, data)
-}
-
-// LoadFile is Load for a topology file named by its path anywhere on disk
-// (-f FILE): a name: that differs from the file's base name is a load
+// ParseFile is Parse for a topology file named by its path anywhere on
+// disk (-f FILE): a name: that differs from the file's base name is a load
 // warning (Topology.Warnings), not an error, so that a draft saved under
 // another name (discover -o yaml > draft.yaml) reads back. A stack of the
-// stacks folder is found by its name, so there (Load) the two must agree.
-// Errors: as Load's.
-func LoadFile(path string) (*Topology, error) {
-	data, err := os.ReadFile(path)
-	if err != nil {
-		return nil, readError(path, err)
-	}
+// stacks folder is found by its name, so there (Parse) the two must agree.
+func ParseFile(path string, data []byte) (*Topology, error) {
 	return parse(path, data, true)
-}
-
-// readError is the error of a topology file that could not be read: what
-// the system said, and the fix that suits it (ReadFix; else the path's).
-func readError(path string, err error) error {
-	fix := ReadFix(err)
-	if fix == "" {
-		fix = "check the path"
-	}
-	return Errors{{File: path, Msg: "cannot read the topology: " + unwrapPathError(err), Fix: fix, Err: err}}
-}
-
-// ReadFix is the fix of a file nestor could not read when the cause is not
-// the file's path, "" otherwise: the process out of open files (EMFILE, or
-// the system's table full: ENFILE) is fixed by the open-file limit
-// (getrlimit(2) RLIMIT_NOFILE, `ulimit -n`) or fewer stacks read at once; a
-// permission refused (EACCES, EPERM) by the file's mode. Every file nestor
-// reads (topologies, kubeconfigs) says it the same way.
-func ReadFix(err error) string {
-	switch {
-	case errors.Is(err, syscall.EMFILE), errors.Is(err, syscall.ENFILE):
-		return "the process has too many files open: raise its open-file limit (ulimit -n), or read fewer stacks at once (fleet --parallel)"
-	case errors.Is(err, fs.ErrPermission):
-		return "check the file's permissions"
-	}
-	return ""
-}
-
-func unwrapPathError(err error) string {
-	var pe *os.PathError
-	if errors.As(err, &pe) {
-		return pe.Err.Error()
-	}
-	return err.Error()
 }
 
 // Parse validates data, the content of the topology file at path, strictly

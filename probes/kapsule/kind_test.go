@@ -5,15 +5,17 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"k8s.io/client-go/rest"
-	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
-	"nestor.dev/nestor/probes/internal/probetest"
 	"net/http"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
+
+	"k8s.io/client-go/rest"
+	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
+	"nestor.dev/nestor/probes/internal/probetest"
+	"nestor.dev/nestor/stacks"
 
 	"nestor.dev/nestor/probes"
 	"nestor.dev/nestor/tests/scwstub"
@@ -39,7 +41,7 @@ func kapsuleStack(t *testing.T, apiURL, extra string) *topology.Topology {
 	if err := os.WriteFile(p, []byte(src), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	tp, err := topology.Load(p)
+	tp, err := stacks.Load(p)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"nestor.dev/nestor/stacks"
 	"nestor.dev/nestor/topology"
 )
 
@@ -20,7 +21,7 @@ func loadTopo(t *testing.T, inv, nodes string) *topology.Topology {
 	if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	tp, err := topology.Load(p)
+	tp, err := stacks.Load(p)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -8,6 +8,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
+	"nestor.dev/nestor/stacks"
 	"nestor.dev/nestor/topology"
 )
 
@@ -164,9 +165,9 @@ func TestTopologyYAMLLoads(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		topo, err := topology.Load(p)
+		topo, err := stacks.Load(p)
 		if err != nil {
-			t.Fatalf("topology.Load: %v", err)
+			t.Fatalf("stacks.Load: %v", err)
 		}
 		want := len(f.ControlPlanes)
 		if all {

@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"nestor.dev/nestor/stacks"
 	"nestor.dev/nestor/tests/harness"
 	"nestor.dev/nestor/topology"
 )
@@ -291,7 +292,7 @@ func TestDiscover(t *testing.T) {
 		draftDir := t.TempDir()
 		draftPath := filepath.Join(draftDir, "dirqual.yaml")
 		writeFile(t, draftPath, draft, 0o644)
-		dt, err := topology.Load(draftPath)
+		dt, err := stacks.Load(draftPath)
 		if err != nil {
 			t.Fatalf("the draft does not load: %v\n%s", err, draft)
 		}

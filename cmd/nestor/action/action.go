@@ -174,12 +174,12 @@ func (c Config) LoadStack(sel Selection) (*Stack, error) {
 
 // loadFile loads the topology file at path given with -f, its load
 // warnings written on Log: a name: other than the file's base name is one
-// of them (topology.LoadFile), unless the file is in the stacks folder,
+// of them (stacks.LoadFile), unless the file is in the stacks folder,
 // where a stack is found by its name and the two must agree.
 func (c Config) loadFile(path string) (*topology.Topology, error) {
-	load := topology.LoadFile // anywhere on disk: another name is a warning
+	load := stacks.LoadFile // anywhere on disk: another name is a warning
 	if canonicalDir(filepath.Dir(path)) == canonicalDir(c.Stacks.Dir) {
-		load = topology.Load // a stack of the folder is found by its name
+		load = stacks.Load // a stack of the folder is found by its name
 	}
 	t, err := load(path)
 	if err != nil {

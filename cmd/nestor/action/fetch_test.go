@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"encoding/pem"
 	"fmt"
-	"nestor.dev/nestor/probes/prod"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -14,6 +13,9 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"nestor.dev/nestor/probes/prod"
+	"nestor.dev/nestor/stacks"
 
 	"k8s.io/client-go/tools/clientcmd"
 	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
@@ -110,7 +112,7 @@ func newFetchFixture(t *testing.T, endpoint func(srv *httptest.Server) string) *
 
 func (f *fetchFixture) load(t *testing.T) *topology.Topology {
 	t.Helper()
-	tp, err := topology.Load(f.topo)
+	tp, err := stacks.Load(f.topo)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -157,7 +159,7 @@ func TestFetchTargetPrecedence(t *testing.T) {
 func TestFetchDestination(t *testing.T) {
 	dir, home := t.TempDir(), t.TempDir()
 	c, _, _ := testConfig(t, map[string]string{"HOME": home}, false, nil)
-	tp, err := topology.Load(writeStack(t, dir, "lab", prodNoKubeconfig))
+	tp, err := stacks.Load(writeStack(t, dir, "lab", prodNoKubeconfig))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -293,7 +295,7 @@ func TestFetchKubeconfigRefusals(t *testing.T) {
 
 func TestDraftTopology(t *testing.T) {
 	dir := t.TempDir()
-	tp, err := topology.Load(writeStack(t, dir, "lab", "name: lab\ntarget_kind: prod\nkubeconfig: ~/.kube/lab.config\nbackend: ceph\nlayers:\n  - cilium\n  - rook-ceph\n  - name: mlflow\n    detect: {deployment: mlflow/mlflow}\n  - argocd\n"))
+	tp, err := stacks.Load(writeStack(t, dir, "lab", "name: lab\ntarget_kind: prod\nkubeconfig: ~/.kube/lab.config\nbackend: ceph\nlayers:\n  - cilium\n  - rook-ceph\n  - name: mlflow\n    detect: {deployment: mlflow/mlflow}\n  - argocd\n"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -373,7 +375,7 @@ func TestDiscoverReportJSON(t *testing.T) {
 // can read drafts a valid topology.
 func TestDraftValidatesForCloudNamesAndNoControlPlane(t *testing.T) {
 	dir := t.TempDir()
-	tp, err := topology.Load(writeStack(t, dir, "eks", "name: eks\ntarget_kind: prod\nkubeconfig: ~/.kube/eks.config\nnodes:\n  - {name: w, role: control-plane}\n"))
+	tp, err := stacks.Load(writeStack(t, dir, "eks", "name: eks\ntarget_kind: prod\nkubeconfig: ~/.kube/eks.config\nnodes:\n  - {name: w, role: control-plane}\n"))
 	if err != nil {
 		t.Fatal(err)
 	}

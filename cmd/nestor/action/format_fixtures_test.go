@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"nestor.dev/nestor/probes"
+	"nestor.dev/nestor/stacks"
 	"nestor.dev/nestor/topology"
 )
 
@@ -93,7 +94,7 @@ func fixtureFleet(t *testing.T, dir string) *FleetReport {
 	if err := os.WriteFile(broken, []byte("name: broken\ntarget_kind: prod\nnodes:\n  - {name: Bad_Node, role: control-plane}\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	_, loadErr := topology.Load(broken)
+	_, loadErr := stacks.Load(broken)
 	if loadErr == nil {
 		t.Fatal("broken.yaml loads")
 	}

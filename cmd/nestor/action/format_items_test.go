@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"nestor.dev/nestor/stacks"
 	"nestor.dev/nestor/topology"
 )
 
@@ -58,7 +59,7 @@ func parsedTopology(t *testing.T, dir, name, text string) *topology.Topology {
 	if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	tp, err := topology.Load(path)
+	tp, err := stacks.Load(path)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -21,6 +21,7 @@ import (
 	"github.com/santhosh-tekuri/jsonschema/v6"
 
 	"nestor.dev/nestor/probes"
+	"nestor.dev/nestor/stacks"
 	"nestor.dev/nestor/topology"
 )
 
@@ -321,7 +322,7 @@ func TestSARIFLocationOpensTheKey(t *testing.T) {
 			}
 			continue
 		}
-		tp, err := topology.Load(res.Locations[0].path(t, d))
+		tp, err := stacks.Load(res.Locations[0].path(t, d))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -389,7 +390,7 @@ func TestSARIFFingerprintsStable(t *testing.T) {
 	if err := os.WriteFile(r.Stack.File, []byte("# moved\n# down\n"+prodTopologyText), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	tp, err := topology.Load(r.Stack.File)
+	tp, err := stacks.Load(r.Stack.File)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -3,12 +3,14 @@ package action
 import (
 	"bytes"
 	"context"
-	"nestor.dev/nestor/probes/kapsule"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
+
+	"nestor.dev/nestor/probes/kapsule"
+	"nestor.dev/nestor/stacks"
 
 	"nestor.dev/nestor/probes"
 	"nestor.dev/nestor/tests/scwstub"
@@ -32,7 +34,7 @@ func TestKapsuleReport(t *testing.T) {
 	if err := os.WriteFile(p, []byte(src), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	tp, err := topology.Load(p)
+	tp, err := stacks.Load(p)
 	if err != nil {
 		t.Fatal(err)
 	}

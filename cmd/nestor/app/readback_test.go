@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"nestor.dev/nestor/stacks"
 	"nestor.dev/nestor/topology"
 )
 
@@ -42,7 +43,7 @@ func TestStackShowLoadsBack(t *testing.T) {
 	for _, dir := range []string{w.stacks, examples} {
 		files, _ := filepath.Glob(filepath.Join(dir, "*.yaml"))
 		for _, file := range files {
-			want, err := topology.Load(file)
+			want, err := stacks.Load(file)
 			if err != nil {
 				continue // an invalid stack has nothing to show
 			}
@@ -56,7 +57,7 @@ func TestStackShowLoadsBack(t *testing.T) {
 				if err := os.WriteFile(saved, out.Bytes(), 0o644); err != nil {
 					t.Fatal(err)
 				}
-				got, err := topology.Load(saved)
+				got, err := stacks.Load(saved)
 				if err != nil {
 					t.Errorf("stack show %s -o %s does not load back: %v\n%s", want.Name, format, err, out)
 					continue
