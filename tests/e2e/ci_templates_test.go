@@ -12,6 +12,8 @@ import (
 	"path/filepath"
 	"regexp"
 	"runtime"
+	"slices"
+	"sort"
 	"strings"
 	"testing"
 
@@ -276,7 +278,7 @@ func TestGitHubAction(t *testing.T) {
 	stacks := noTargetStacks(t)
 
 	code, work, outputs, summary := actionRun(t, doc, map[string]string{"release-url": url, "stacks": "lab", "args": "--stacks " + stacks,
-		"formats": "sarif,markdown,junit"}, "v9.9.9")
+		"formats": "sarif,markdown,junit,ics"}, "v9.9.9")
 	if code != 0 {
 		t.Fatalf("the action exited %d", code)
 	}
@@ -297,6 +299,9 @@ func TestGitHubAction(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(work, "nestor-reports", "nestor.junit.xml")); err != nil {
 		t.Error(err)
+	}
+	if ics, err := os.ReadFile(filepath.Join(work, "nestor-reports", "nestor.ics")); err != nil || !bytes.HasPrefix(ics, []byte("BEGIN:VCALENDAR")) {
+		t.Errorf("nestor.ics is not a calendar (%v):\n%s", err, ics)
 	}
 
 	// --detailed-exitcode on a stack read of nothing: exit 1, which the
@@ -364,6 +369,45 @@ func TestGitLabTemplate(t *testing.T) {
 	for _, f := range []string{"nestor.sarif", "nestor.md"} {
 		if _, err := os.Stat(filepath.Join(work, "nestor-reports", f)); err != nil {
 			t.Error(err)
+		}
+	}
+}
+
+// TestCITemplatesKnowEveryFormat: each template maps every machine format
+// `nestor preview --help` offers (every -o value but text) to its file, and
+// no other: a format added to nestor is a format its CI jobs can write.
+func TestCITemplatesKnowEveryFormat(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs the built binary; skipped in -short mode")
+	}
+	help, err := exec.Command(nestorBinary(t), "preview", "--help").Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := regexp.MustCompile(`output format: ([a-z|]+)`).FindSubmatch(help)
+	if m == nil {
+		t.Fatalf("preview --help names no output format:\n%s", help)
+	}
+	var want []string
+	for _, f := range strings.Split(string(m[1]), "|") {
+		if f != "text" {
+			want = append(want, f)
+		}
+	}
+	sort.Strings(want)
+	root := repoRoot(t)
+	for _, file := range []string{"action.yml", filepath.Join("ci", "gitlab", "nestor.gitlab-ci.yml")} {
+		data, err := os.ReadFile(filepath.Join(root, file))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got []string
+		for _, c := range regexp.MustCompile(`(?m)^\s*([a-z]+)\) file=nestor\.`).FindAllSubmatch(data, -1) {
+			got = append(got, string(c[1]))
+		}
+		sort.Strings(got)
+		if !slices.Equal(got, want) {
+			t.Errorf("%s writes the formats %v; nestor preview -o offers %v", file, got, want)
 		}
 	}
 }
