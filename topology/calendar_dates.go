@@ -268,7 +268,7 @@ func ObservedMinors(obs *Observed) ([]MinorRun, []UndatedPart) {
 	}
 	for _, g := range kubelets.Value {
 		if !g.Version.Known {
-			unparsed("the kubelet "+onNodes(g), g.Version.Raw, g.Version.Reason)
+			unparsed("the kubelet "+g.OnNodes(), g.Version.Raw, g.Version.Reason)
 			continue
 		}
 		for _, n := range g.Nodes {

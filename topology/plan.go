@@ -1,6 +1,7 @@
 package topology
 
 import (
+	"cmp"
 	"fmt"
 	"strings"
 	"time"
@@ -78,9 +79,9 @@ func BuildPlan(t *Topology, obs *Observed, rules KindRules, o PlanOptions) Plan 
 		case observed && st.Health == Absent:
 			// The layer's reason already says what was looked for and not
 			// found: said once.
-			p.add(StepInstall, ref.Name, ref.Name, orWords(st.Reason, "not found on the cluster"))
+			p.Add(StepInstall, ref.Name, ref.Name, cmp.Or(st.Reason, "not found on the cluster"))
 		case observed && st.Health == Degraded:
-			p.add(StepRepair, ref.Name, ref.Name, st.Reason)
+			p.Add(StepRepair, ref.Name, ref.Name, st.Reason)
 		case observed && st.Health == Healthy:
 		case observed:
 			// Unknown (or a health this version does not know): never
@@ -95,12 +96,12 @@ func BuildPlan(t *Topology, obs *Observed, rules KindRules, o PlanOptions) Plan 
 			}
 			p.AddUnknown(LayerSubject(ref.Name), code, st.Reason)
 		case obs.NoTarget:
-			p.add(StepInstall, ref.Name, ref.Name, "unverified: assumes an empty cluster")
+			p.Add(StepInstall, ref.Name, ref.Name, "unverified: assumes an empty cluster")
 		default:
 			p.AddUnknown(LayerSubject(ref.Name), ReasonNotRead, "not probed")
 		}
 		if ref.Name == backendLayer && backendLayer != "" && !obs.NoTarget {
-			p.planBackend(t, obs, backendLayer)
+			planBackend(&p, t, obs, backendLayer)
 		}
 	}
 
@@ -117,7 +118,7 @@ func BuildPlan(t *Topology, obs *Observed, rules KindRules, o PlanOptions) Plan 
 		} else {
 			reason = "present on the cluster but " + reason
 		}
-		p.add(StepUndeclared, l.Name, l.Name, reason)
+		p.Add(StepUndeclared, l.Name, l.Name, reason)
 	}
 
 	if !obs.NoTarget && obs.InClusterUnread == "" && obs.UndeclaredUnread != "" {
@@ -141,10 +142,6 @@ func BuildPlan(t *Topology, obs *Observed, rules KindRules, o PlanOptions) Plan 
 	return p
 }
 
-func (p *Plan) add(kind StepKind, phase, target, reason string) {
-	p.Steps = append(p.Steps, NewStep(kind, phase, target, reason))
-}
-
 // inPhases keeps the steps whose phase is one of phases: the guard that
 // keeps a kind's own steps inside its own phases (a prod plan never proposes to
 // create or start a VM, whatever the observation holds).
@@ -162,7 +159,9 @@ func inPhases(steps []Step, phases []Phase) []Step {
 	return out
 }
 
-func (p *Plan) planBackend(t *Topology, obs *Observed, layer string) {
+// planBackend adds to p the backend layer's migrate-backend step, or its
+// unknown (see BuildPlan).
+func planBackend(p *Plan, t *Topology, obs *Observed, layer string) {
 	if !obs.Storage.Known {
 		p.AddUnknown(StorageSubject(), obs.Storage.Code, obs.Storage.Reason)
 		return
@@ -177,7 +176,7 @@ func (p *Plan) planBackend(t *Topology, obs *Observed, layer string) {
 		if s.Warning != "" {
 			reason = desired + ", the cluster has no default StorageClass that works: " + s.Warning
 		}
-		p.add(StepMigrateBackend, layer, layer, reason)
+		p.Add(StepMigrateBackend, layer, layer, reason)
 		return
 	}
 	def, _ := CatalogLayer(layer)
@@ -190,15 +189,7 @@ func (p *Plan) planBackend(t *Topology, obs *Observed, layer string) {
 	if len(s.OtherDefaults) > 0 {
 		reason += fmt.Sprintf(", the one Kubernetes uses of the %d marked default (also: %s)", len(s.OtherDefaults)+1, strings.Join(s.OtherDefaults, ", "))
 	}
-	p.add(StepMigrateBackend, layer, layer, reason)
-}
-
-// orWords is s, or def when s is "".
-func orWords(s, def string) string {
-	if s == "" {
-		return def
-	}
-	return s
+	p.Add(StepMigrateBackend, layer, layer, reason)
 }
 
 // NoTargetUnknown is the plan's unknown when no target was read (an

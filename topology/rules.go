@@ -69,14 +69,14 @@ func (NodeCluster) OwnPhases(*Topology) []Phase {
 // then join-node and the undeclared nodes.
 func (NodeCluster) PlanOwn(t *Topology, obs *Observed, o PlanOptions, p *Plan) {
 	if obs.NoTarget {
-		p.add(StepBootstrap, PhaseBootstrap, t.Name, "unverified: no target was read, so the plan assumes no cluster yet")
+		p.Add(StepBootstrap, PhaseBootstrap, t.Name, "unverified: no target was read, so the plan assumes no cluster yet")
 		first := ""
 		if cps := t.ControlPlanes(); len(cps) > 0 {
 			first = cps[0].Name // bootstrap registers it
 		}
 		for _, n := range t.Nodes {
 			if n.Name != first {
-				p.add(StepJoinNode, PhaseK8s, n.Name, "unverified: assumes an empty cluster")
+				p.Add(StepJoinNode, PhaseK8s, n.Name, "unverified: assumes an empty cluster")
 			}
 		}
 		return
@@ -199,16 +199,4 @@ func planNodes(t *Topology, observed []NodeState) []Step {
 		steps = append(steps, NewStep(StepUndeclared, PhaseK8s, name, "registered in the cluster but not declared in the topology"))
 	}
 	return steps
-}
-
-// Add appends a step of kind in phase to p, acting on target, with its
-// reason: the one way a kind's rules add a step.
-func (p *Plan) Add(kind StepKind, phase, target, reason string) {
-	p.add(kind, phase, target, reason)
-}
-
-// Finding appends a finding to p, its message formatted from format and
-// args.
-func (p *Plan) Finding(sev Severity, kind FindingKind, subject Subject, format string, args ...any) {
-	p.Findings = append(p.Findings, Finding{Severity: sev, Kind: kind, Subject: subject, Message: fmt.Sprintf(format, args...)})
 }

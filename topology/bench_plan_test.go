@@ -1,0 +1,87 @@
+package topology
+
+import (
+	"fmt"
+	"testing"
+)
+
+// benchInputs builds a prod topology of 50 nodes and 15 catalog layers, and
+// an observation of 500 registered nodes (every declared one Ready but the
+// 7th, which is NotReady, and the 13th missing), mixed layer healths and
+// three undeclared layers.
+func benchInputs() (*Topology, *Observed) {
+	t := &Topology{Path: "/s/stacks/big.yaml", Name: "big", TargetKind: TargetProd, Backend: "ceph"}
+	for i := 0; i < 50; i++ {
+		role := RoleWorker
+		if i < 3 {
+			role = RoleControlPlane
+		}
+		t.Nodes = append(t.Nodes, Node{Name: fmt.Sprintf("node%03d", i), Role: role})
+	}
+	names := CatalogNames()
+	for _, n := range names {
+		if n == "calico" || n == "flannel" || n == "traefik" {
+			continue
+		}
+		if len(t.Layers) == 15 {
+			break
+		}
+		t.Layers = append(t.Layers, LayerRef{Name: n})
+	}
+	o := &Observed{ServerVersion: KnownFact("v1.37.2")}
+	var nodes []NodeState
+	for i := 0; i < 500; i++ {
+		if i == 13 {
+			continue
+		}
+		nodes = append(nodes, NodeState{Name: fmt.Sprintf("node%03d", i), Ready: i != 7, Roles: roles(i), KubeletVersion: "v1.37.2"})
+	}
+	o.Nodes = KnownFact(nodes)
+	healths := []Health{Healthy, Healthy, Degraded, Absent, Unknown}
+	for i, l := range t.Layers {
+		o.Layers = append(o.Layers, LayerState{Name: l.Name, Declared: true, Health: healths[i%len(healths)], Reason: "why"})
+	}
+	for _, n := range []string{"calico", "flannel", "traefik"} {
+		o.Layers = append(o.Layers, LayerState{Name: n, Health: Healthy})
+	}
+	o.Storage = KnownFact(StorageState{Class: "local-path", Provisioner: "rancher.io/local-path", Backend: "local-path"})
+	return t, o
+}
+
+func BenchmarkBuildPlan(b *testing.B) {
+	t, o := benchInputs()
+	b.ReportAllocs()
+	b.ResetTimer()
+	for b.Loop() {
+		p := BuildPlan(t, o, NodeCluster{}, PlanOptions{})
+		if len(p.Steps) == 0 {
+			b.Fatal("empty plan")
+		}
+	}
+}
+
+func TestBenchInputsPlan(t *testing.T) {
+	tp, o := benchInputs()
+	p := BuildPlan(tp, o, NodeCluster{}, PlanOptions{})
+	counts := map[StepKind]int{}
+	for _, s := range p.Steps {
+		counts[s.Kind]++
+	}
+	want := map[StepKind]int{StepJoinNode: 1, StepRepairNode: 1, StepInstall: 3, StepRepair: 3, StepMigrateBackend: 1, StepUndeclared: 3 + 450} // 3 layers, and 450 of the 500 observed nodes are not declared
+	for k, n := range want {
+		if counts[k] != n {
+			t.Errorf("%s: %d steps, want %d (%v)", k, counts[k], n, counts)
+		}
+	}
+	if len(p.Unknowns) != 3 {
+		t.Errorf("unknowns = %v", p.Unknowns)
+	}
+}
+
+// roles gives the observed node i the roles benchInputs declares for it.
+func roles(i int) []string {
+	if i < 3 {
+		return []string{RoleControlPlane}
+	}
+	return []string{"worker"}
+}
