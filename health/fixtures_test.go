@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"nestor.dev/nestor/plan"
 	"nestor.dev/nestor/topology"
 )
 
@@ -72,14 +73,14 @@ func mkStep(kind topology.StepKind, phase, target, reason, to string) topology.S
 
 // checkedPlan is BuildPlan, and fails t when the plan is not a valid order
 // (CheckOrder): every plan the topology tests build is checked.
-func checkedPlan(t testing.TB, tp *topology.Topology, obs *topology.Observed, rules topology.KindRules, o topology.PlanOptions) topology.Plan {
+func checkedPlan(t testing.TB, tp *topology.Topology, obs *topology.Observed, rules plan.Rules, o plan.Options) topology.Plan {
 	t.Helper()
-	p := topology.BuildPlan(tp, obs, rules, o)
+	p := plan.Build(tp, obs, rules, o)
 	vs := topology.UnknownFact[topology.VersionsState](topology.Because(topology.ReasonNotRead, "no observation"))
 	if obs != nil {
 		vs = topology.DeriveVersions(obs.ServerVersion, obs.Nodes)
 	}
-	if err := topology.CheckOrder(p, vs); err != nil {
+	if err := plan.CheckOrder(p, vs); err != nil {
 		t.Errorf("the plan is not a valid order:\n%v\n%s", err, fmtSteps(p.Steps))
 	}
 	return p

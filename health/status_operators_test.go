@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"gopkg.in/yaml.v3"
+	"nestor.dev/nestor/plan"
 	"nestor.dev/nestor/topology"
 )
 
@@ -450,7 +451,7 @@ func TestSuspendedLayerIsNotRepaired(t *testing.T) {
 	}
 	obs := healthyDirqual()
 	setLayer(obs, "cnpg", j.State.Health, j.State.Reason)
-	p := topology.BuildPlan(dirqual(), obs, topology.NodeCluster{}, topology.PlanOptions{})
+	p := plan.Build(dirqual(), obs, plan.NodeCluster{}, plan.Options{})
 	for _, s := range p.Steps {
 		if s.Target == "cnpg" {
 			t.Errorf("a step for a suspended layer: %+v", s)
@@ -464,7 +465,7 @@ func TestSuspendedLayerIsNotRepaired(t *testing.T) {
 			t.Errorf("the suspended layer's unknown has reason %s, want %s", u.Reason, topology.ReasonSuspended)
 		}
 	}
-	next := topology.Next(dirqual(), obs, p, topology.NodeCluster{})
+	next := plan.Next(dirqual(), obs, p, plan.NodeCluster{})
 	if next.Done || !strings.Contains(next.Why, "suspended") {
 		t.Errorf("next %+v", next)
 	}

@@ -217,7 +217,7 @@ var (
 // findings judge: a managed cluster's own version then each pool's (as its
 // provider reports them, KapsuleObserved.MinorsInUse), else the API
 // server's then each kubelet version's (Observed.Versions, as
-// judgeVersions judges them) — and the parts that could not be read or do
+// plan.Build judges them) — and the parts that could not be read or do
 // not parse, as UndatedParts: none of their minors is known.
 func ObservedMinors(obs *Observed) ([]MinorRun, []UndatedPart) {
 	var out []MinorRun

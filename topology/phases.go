@@ -1,7 +1,7 @@
 package topology
 
 // Phase names and kinds. A layer phase is named after its layer; the
-// phases before the layers are each target kind's (Rules.OwnPhases).
+// phases before the layers are each target kind's (plan.Rules.OwnPhases).
 const (
 	PhaseUp        = "up"
 	PhaseBootstrap = "bootstrap"

@@ -101,7 +101,7 @@ func DeriveVersions(server Fact[string], nodes Fact[[]NodeState]) Fact[VersionsS
 
 // DeriveVersions sets o.Versions from o.ServerVersion and o.Nodes (see the
 // function DeriveVersions). A prober's caller calls it once, after the
-// probe, so that ACTUAL shows the versions; BuildPlan derives them itself and
+// probe, so that ACTUAL shows the versions; the plan (plan.Build) derives them itself and
 // does not depend on it.
 func (o *Observed) DeriveVersions() {
 	o.Versions = DeriveVersions(o.ServerVersion, o.Nodes)

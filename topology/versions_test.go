@@ -106,3 +106,18 @@ func TestSeverity(t *testing.T) {
 		}
 	}
 }
+
+// skewObserved is the versions-skew cluster as a probe reads it (plan/versions_test.go's, copied until the fixtures are shared): the API
+// server at v1.37.2, kubelets v1.37.2, v1.36.4 and v1.34.1+rke2r1.
+func skewObserved() *Observed {
+	return &Observed{
+		ServerVersion: KnownFact("v1.37.2"),
+		Nodes: KnownFact([]NodeState{
+			{Name: "skew1", Ready: true, Roles: []string{RoleControlPlane}, KubeletVersion: "v1.37.2"},
+			{Name: "skew2", Ready: true, KubeletVersion: "v1.36.4"},
+			{Name: "skew3", Ready: true, KubeletVersion: "v1.34.1+rke2r1"},
+		}),
+		Layers:  []LayerState{},
+		Storage: KnownFact(StorageState{Class: "local-path", Provisioner: "rancher.io/local-path", Backend: "local-path"}),
+	}
+}

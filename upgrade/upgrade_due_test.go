@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"nestor.dev/nestor/kube"
+	"nestor.dev/nestor/plan"
 	"nestor.dev/nestor/topology"
 )
 
@@ -63,7 +64,7 @@ func prodPlan(t *testing.T, desired, server string, asOf time.Time) (topology.Pl
 		{Name: "skew3", Ready: true, KubeletVersion: server},
 	})}
 	p := topology.Plan{Steps: []topology.Step{}, Findings: []topology.Finding{}}
-	topology.NodeCluster{}.PlanOwn(skewUpgradeTopology(desired), obs, topology.PlanOptions{AsOf: asOf}, &p)
+	plan.NodeCluster{}.PlanOwn(skewUpgradeTopology(desired), obs, plan.Options{AsOf: asOf}, &p)
 	obs.DeriveVersions()
 	return p, obs
 }

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"nestor.dev/nestor/plan"
 	"nestor.dev/nestor/topology"
 )
 
@@ -166,8 +167,8 @@ func TestBuildPlanLima(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			obs := tc.obs()
-			got := topology.BuildPlan(tc.topo(), obs, Rules{}, topology.PlanOptions{})
-			if err := topology.CheckOrder(got, topology.DeriveVersions(obs.ServerVersion, obs.Nodes)); err != nil {
+			got := plan.Build(tc.topo(), obs, Rules{}, plan.Options{})
+			if err := plan.CheckOrder(got, topology.DeriveVersions(obs.ServerVersion, obs.Nodes)); err != nil {
 				t.Errorf("not a valid order:\n%v", err)
 			}
 			if !reflect.DeepEqual(got.Steps, tc.steps) {
@@ -206,7 +207,7 @@ func TestPhases(t *testing.T) {
 		{Name: "up", Kind: "up"}, {Name: "bootstrap", Kind: "bootstrap"}, {Name: "k8s", Kind: "k8s"},
 		{Name: "cilium", Kind: "layer", Layer: "cilium"}, {Name: "rook-ceph", Kind: "layer", Layer: "rook-ceph"},
 	}
-	if got := topology.Phases(&topology.Topology{TargetKind: topology.TargetLima, Layers: layers}, Rules{}); !reflect.DeepEqual(got, want) {
+	if got := plan.Phases(&topology.Topology{TargetKind: topology.TargetLima, Layers: layers}, Rules{}); !reflect.DeepEqual(got, want) {
 		t.Errorf("Phases = %+v, want %+v", got, want)
 	}
 }
@@ -234,7 +235,7 @@ func TestPlanVMsWithLimaErrors(t *testing.T) {
 		Storage:       topology.KnownFact(topology.StorageState{Class: "local-path", Provisioner: "rancher.io/local-path"}),
 		Layers:        healthyLayers(bench()),
 	}
-	p := topology.BuildPlan(topo(), obs, Rules{}, topology.PlanOptions{})
+	p := plan.Build(topo(), obs, Rules{}, plan.Options{})
 	want := []topology.Step{
 		topology.NewStep(topology.StepStartVM, topology.PhaseUp, "lima-node2", "VM is Broken (limactl: failed to connect to \"/h/.lima/lima-node2/ha.sock\": stat /h/.lima/lima-node2/ha.sock: no such file or directory): stop it with `limactl stop -f lima-node2`, then start it; if it still fails, delete and recreate it"),
 		topology.NewStep(topology.StepCreateVM, topology.PhaseUp, "lima-node4", "declared node has no Lima VM; limactl lists an entry of that name that is not a VM (limactl: open /h/.lima/lima-node4/lima.yaml: not a directory): move it out of the Lima folder first"),

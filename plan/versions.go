@@ -1,4 +1,4 @@
-package topology
+package plan
 
 import (
 	"fmt"
@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"nestor.dev/nestor/kube"
+	"nestor.dev/nestor/topology"
 )
 
 // UpgradePath returns the versions an upgrade from "from" to "to" passes
@@ -56,9 +57,9 @@ type nodeSet struct {
 
 // versionJudge holds what the version rules produced for one plan.
 type versionJudge struct {
-	steps    []Step
-	findings []Finding
-	unknowns []UnknownPart
+	steps    []topology.Step
+	findings []topology.Finding
+	unknowns []topology.UnknownPart
 }
 
 // judgeVersions applies the version rules to a stack: desired is the
@@ -85,10 +86,10 @@ type versionJudge struct {
 //     is declared (the node steps depend on it), else an info finding;
 //   - the calendar, for the server's minor and each kubelet minor
 //     (JudgeSupport).
-func judgeVersions(desired string, vs Fact[VersionsState], nodes nodeSet, cal kube.Calendar, asOf time.Time) versionJudge {
+func judgeVersions(desired string, vs topology.Fact[topology.VersionsState], nodes nodeSet, cal kube.Calendar, asOf time.Time) versionJudge {
 	var j versionJudge
 	if !vs.Known {
-		j.unknowns = append(j.unknowns, UnknownOf(VersionSubject("server version"), vs.Code, vs.Reason))
+		j.unknowns = append(j.unknowns, topology.UnknownOf(topology.VersionSubject("server version"), vs.Code, vs.Reason))
 		return j
 	}
 	server := vs.Value.APIServer
@@ -101,9 +102,9 @@ func judgeVersions(desired string, vs Fact[VersionsState], nodes nodeSet, cal ku
 		}
 		if desired != "" {
 			// The upgrade-node steps depend on it.
-			j.unknowns = append(j.unknowns, UnknownOf(VersionSubject("kubelet version "+g.OnNodes()), ReasonUnrecognised, g.Version.Reason))
+			j.unknowns = append(j.unknowns, topology.UnknownOf(topology.VersionSubject("kubelet version "+g.OnNodes()), topology.ReasonUnrecognised, g.Version.Reason))
 		} else {
-			j.findings = append(j.findings, Finding{Severity: SeverityInfo, Kind: FindingKubeletUnknown, Subject: VersionSubject("kubelet " + quoteEmpty(g.Version.Raw)),
+			j.findings = append(j.findings, topology.Finding{Severity: topology.SeverityInfo, Kind: topology.FindingKubeletUnknown, Subject: topology.VersionSubject("kubelet " + quoteEmpty(g.Version.Raw)),
 				Message: fmt.Sprintf("kubelet version %s unknown: %s; its skew with the API server is not judged", g.OnNodes(), g.Version.Reason)})
 		}
 	}
@@ -113,9 +114,9 @@ func judgeVersions(desired string, vs Fact[VersionsState], nodes nodeSet, cal ku
 		want, err := kube.ParseDesiredVersion(desired)
 		switch {
 		case err != nil:
-			j.unknowns = append(j.unknowns, UnknownOf(VersionSubject("kubernetes version"), ReasonUnrecognised, "desired "+err.Error()))
+			j.unknowns = append(j.unknowns, topology.UnknownOf(topology.VersionSubject("kubernetes version"), topology.ReasonUnrecognised, "desired "+err.Error()))
 		case want.Major != server.Major:
-			j.unknowns = append(j.unknowns, UnknownOf(VersionSubject("kubernetes version"), ReasonUnrecognised, fmt.Sprintf("desired %s and the API server %s differ in major version; nestor plans upgrades within a major version only", desired, server)))
+			j.unknowns = append(j.unknowns, topology.UnknownOf(topology.VersionSubject("kubernetes version"), topology.ReasonUnrecognised, fmt.Sprintf("desired %s and the API server %s differ in major version; nestor plans upgrades within a major version only", desired, server)))
 		default:
 			j.planUpgrades(desired, want, server, groups, nodes, upgraded)
 		}
@@ -161,13 +162,13 @@ type nodeTrack struct {
 }
 
 // step plans tr's next kubelet step and returns it.
-func (tr *nodeTrack) step(desired string) Step {
+func (tr *nodeTrack) step(desired string) topology.Step {
 	to := tr.path[tr.next]
 	reason := fmt.Sprintf("kubelet %s → %s", tr.from, to.Canonical())
 	if tr.total > 1 {
 		reason += fmt.Sprintf(" (step %d of %d to %s: one minor at a time, as kubeadm upgrades)", tr.next+1, tr.total, desired)
 	}
-	st := NewStep(StepUpgradeNode, PhaseK8s, tr.node, reason)
+	st := topology.NewStep(topology.StepUpgradeNode, topology.PhaseK8s, tr.node, reason)
 	st.To = to.Canonical()
 	if tr.next == 0 && tr.after != "" {
 		st.Needs = []string{tr.after}
@@ -202,20 +203,20 @@ func (tr *nodeTrack) step(desired string) Step {
 // want below the server is a downgrade finding and nothing is planned
 // (the topology is to be fixed first). A kubelet above want is an error
 // finding. upgraded gets the raw versions of the kubelets moved.
-func (j *versionJudge) planUpgrades(desired string, want, server kube.Version, groups []KubeletGroup, nodes nodeSet, upgraded map[string]bool) {
+func (j *versionJudge) planUpgrades(desired string, want, server kube.Version, groups []topology.KubeletGroup, nodes nodeSet, upgraded map[string]bool) {
 	if !server.Satisfies(want) && kube.CompareVersions(server, want) > 0 {
-		j.findings = append(j.findings, Finding{Severity: SeverityError, Kind: FindingDowngrade, Subject: VersionSubject("api-server"),
+		j.findings = append(j.findings, topology.Finding{Severity: topology.SeverityError, Kind: topology.FindingDowngrade, Subject: topology.VersionSubject("api-server"),
 			Message: fmt.Sprintf("kubernetes.version %s is below the API server's %s: a downgrade is not possible (nestor plans upgrades only); declare %s or later", desired, server, server.MinorString())})
 		return
 	}
 	var tracks []*nodeTrack
-	var fixed []KubeletGroup // kubelets behind want that no step moves
+	var fixed []topology.KubeletGroup // kubelets behind want that no step moves
 	for _, g := range groups {
 		k := g.Version
 		switch {
 		case !k.Known || k.Major != want.Major || k.Satisfies(want):
 		case kube.CompareVersions(k, want) > 0:
-			j.findings = append(j.findings, Finding{Severity: SeverityError, Kind: FindingDowngrade, Subject: VersionSubject("kubelet " + k.String()),
+			j.findings = append(j.findings, topology.Finding{Severity: topology.SeverityError, Kind: topology.FindingDowngrade, Subject: topology.VersionSubject("kubelet " + k.String()),
 				Message: fmt.Sprintf("kubelet %s %s is above kubernetes.version %s: a downgrade is not possible", k, g.OnNodes(), desired)})
 		default:
 			var stay []string
@@ -229,7 +230,7 @@ func (j *versionJudge) planUpgrades(desired string, want, server kube.Version, g
 				tracks = append(tracks, &nodeTrack{node: n, k: k, path: path, from: k.String(), total: len(path), after: nodes.Repair[n]})
 			}
 			if len(stay) > 0 {
-				fixed = append(fixed, KubeletGroup{Version: k, Count: len(stay), Nodes: stay})
+				fixed = append(fixed, topology.KubeletGroup{Version: k, Count: len(stay), Nodes: stay})
 			}
 		}
 	}
@@ -238,9 +239,9 @@ func (j *versionJudge) planUpgrades(desired string, want, server kube.Version, g
 	path := UpgradePath(server, want)
 	cur, from := server, server.String()
 	for i, to := range path {
-		var pre []Step
+		var pre []topology.Step
 		var needs, why, blockers []string
-		var blocked []Subject
+		var blocked []topology.Subject
 		for _, tr := range tracks {
 			before, beforeV := tr.from, tr.k
 			moved := false
@@ -250,7 +251,7 @@ func (j *versionJudge) planUpgrades(desired string, want, server kube.Version, g
 			}
 			if moved {
 				last := pre[len(pre)-1]
-				needs = append(needs, StepRef(last))
+				needs = append(needs, topology.StepRef(last))
 				why = append(why, fmt.Sprintf("kubelet %s on %s would otherwise be %d minors behind %s, more than the %d the version skew policy allows", before, tr.node, to.Minor-beforeV.Minor, to.MinorString(), KubeletSkewAllowed(beforeV)))
 			}
 		}
@@ -264,7 +265,7 @@ func (j *versionJudge) planUpgrades(desired string, want, server kube.Version, g
 				blockers = append(blockers, fmt.Sprintf("kubelet %s %s would be %d minors behind %s, more than the %d the version skew policy allows, and %s not declared in the topology, so no step of this plan upgrades it: upgrade it to %d.%d or later outside nestor, or %s, first",
 					k, g.OnNodes(), behind, to.MinorString(), KubeletSkewAllowed(k), who, k.Major, to.Minor-KubeletSkewAllowed(k), verb))
 				for _, n := range g.Nodes {
-					blocked = append(blocked, NodeSubject(n))
+					blocked = append(blocked, topology.NodeSubject(n))
 				}
 			}
 		}
@@ -278,7 +279,7 @@ func (j *versionJudge) planUpgrades(desired string, want, server kube.Version, g
 		if len(blockers) > 0 {
 			reason += "; blocked: " + strings.Join(blockers, "; ")
 		}
-		st := NewStep(StepUpgrade, PhaseK8s, "kubernetes", reason)
+		st := topology.NewStep(topology.StepUpgrade, topology.PhaseK8s, "kubernetes", reason)
 		st.To = to.Canonical()
 		st.Needs = needs
 		st.Blocked = blocked
@@ -304,7 +305,7 @@ func (j *versionJudge) planUpgrades(desired string, want, server kube.Version, g
 //     finding that says so;
 //   - behind within the allowed skew, with no upgrade-node step planned for
 //     it (upgraded[raw] false): an info finding.
-func (j *versionJudge) judgeKubelets(server kube.Version, groups []KubeletGroup, upgraded map[string]bool) {
+func (j *versionJudge) judgeKubelets(server kube.Version, groups []topology.KubeletGroup, upgraded map[string]bool) {
 	for _, g := range groups {
 		k := g.Version
 		if !k.Known {
@@ -315,19 +316,19 @@ func (j *versionJudge) judgeKubelets(server kube.Version, groups []KubeletGroup,
 		behind := server.Minor - k.Minor
 		switch {
 		case k.Major != server.Major:
-			j.findings = append(j.findings, Finding{Severity: SeverityError, Kind: FindingKubeletSkew, Subject: VersionSubject(subject),
+			j.findings = append(j.findings, topology.Finding{Severity: topology.SeverityError, Kind: topology.FindingKubeletSkew, Subject: topology.VersionSubject(subject),
 				Message: fmt.Sprintf("kubelet %s %s has another major version than the API server %s: unsupported skew", k, g.OnNodes(), server)})
 		case behind < 0:
-			j.findings = append(j.findings, Finding{Severity: SeverityError, Kind: FindingKubeletNewer, Subject: VersionSubject(subject),
+			j.findings = append(j.findings, topology.Finding{Severity: topology.SeverityError, Kind: topology.FindingKubeletNewer, Subject: topology.VersionSubject(subject),
 				Message: fmt.Sprintf("kubelet %s %s is newer than the API server %s: unsupported skew (the version skew policy: kubelet must not be newer than kube-apiserver)", k, g.OnNodes(), server)})
 		case behind > allowed:
-			j.findings = append(j.findings, Finding{Severity: SeverityError, Kind: FindingKubeletSkew, Subject: VersionSubject(subject),
+			j.findings = append(j.findings, topology.Finding{Severity: topology.SeverityError, Kind: topology.FindingKubeletSkew, Subject: topology.VersionSubject(subject),
 				Message: fmt.Sprintf("kubelet %s %s is %d minors behind the API server %s: unsupported skew (the version skew policy allows at most %d)", k, g.OnNodes(), behind, server, allowed)})
 		case behind == allowed && behind > 0:
-			j.findings = append(j.findings, Finding{Severity: SeverityError, Kind: FindingKubeletSkew, Subject: VersionSubject(subject),
+			j.findings = append(j.findings, topology.Finding{Severity: topology.SeverityError, Kind: topology.FindingKubeletSkew, Subject: topology.VersionSubject(subject),
 				Message: fmt.Sprintf("kubelet %s %s is %d minors behind the API server %s, the most the version skew policy allows: the API server cannot be upgraded to %d.%d until this kubelet is upgraded", k, g.OnNodes(), behind, server, server.Major, server.Minor+1)})
 		case behind > 0 && !upgraded[k.Raw]:
-			j.findings = append(j.findings, Finding{Severity: SeverityInfo, Kind: FindingKubeletBehind, Subject: VersionSubject(subject),
+			j.findings = append(j.findings, topology.Finding{Severity: topology.SeverityInfo, Kind: topology.FindingKubeletBehind, Subject: topology.VersionSubject(subject),
 				Message: fmt.Sprintf("kubelet %s %s is %s behind the API server %s: allowed (the version skew policy allows %d)", k, g.OnNodes(), kube.Plural(behind, "minor"), server, allowed)})
 		}
 	}
