@@ -12,9 +12,9 @@ import (
 // CheckOrder returns an error naming every rule the order of p's steps
 // breaks, nil when p is a valid order: no step comes before a step it
 // depends on, and a blocked step says what blocks it. vs is the versions
-// the plan was built from (DeriveVersions); unknown, the version sequence
-// is checked without the kubelets' starting point. The rules, each a
-// dependency of the cluster's:
+// the plan was built from (topology.DeriveVersions); unknown, the version
+// sequence is checked without the kubelets' starting point. The rules,
+// each a dependency of the cluster's:
 //
 //   - every StepRef in a step's Needs names a step earlier in the plan,
 //     and the refs are distinct;

@@ -50,7 +50,7 @@ func (NodeCluster) OwnPhases(*topology.Topology) []topology.Phase {
 //   - obs.NoTarget (nothing could be read): a bootstrap step (which
 //     registers the first control plane) and join-node for every other
 //     declared node, all unverified;
-//   - otherwise the versions (judgeVersions, on DeriveVersions of
+//   - otherwise the versions (judgeVersions, on topology.DeriveVersions of
 //     obs.ServerVersion and obs.Nodes): when kubernetes.version is declared,
 //     upgrade steps one minor at a time for the API server, interleaved
 //     with upgrade-node steps for each declared node whose kubelet is
