@@ -1,9 +1,10 @@
-package plan
+package plan_test
 
 import (
 	"fmt"
 	"testing"
 
+	"nestor.dev/nestor/plan"
 	"nestor.dev/nestor/topology"
 )
 
@@ -55,7 +56,7 @@ func BenchmarkBuildPlan(b *testing.B) {
 	b.ReportAllocs()
 	b.ResetTimer()
 	for b.Loop() {
-		p := Build(t, o, NodeCluster{}, Options{})
+		p := plan.Build(t, o, plan.NodeCluster{}, plan.Options{})
 		if len(p.Steps) == 0 {
 			b.Fatal("empty plan")
 		}
@@ -64,7 +65,7 @@ func BenchmarkBuildPlan(b *testing.B) {
 
 func TestBenchInputsPlan(t *testing.T) {
 	tp, o := benchInputs()
-	p := Build(tp, o, NodeCluster{}, Options{})
+	p := plan.Build(tp, o, plan.NodeCluster{}, plan.Options{})
 	counts := map[topology.StepKind]int{}
 	for _, s := range p.Steps {
 		counts[s.Kind]++

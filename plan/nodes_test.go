@@ -1,9 +1,11 @@
-package plan
+package plan_test
 
 import (
 	"reflect"
 	"testing"
 
+	"nestor.dev/nestor/internal/fixtures"
+	"nestor.dev/nestor/plan"
 	"nestor.dev/nestor/topology"
 )
 
@@ -37,17 +39,17 @@ func TestPlanNodeRolesAcrossDistributions(t *testing.T) {
 			topo := &topology.Topology{Name: "x", TargetKind: topology.TargetProd, Nodes: []topology.Node{{Name: "n1", Role: tc.declared}}}
 			obs := &topology.Observed{ServerVersion: topology.KnownFact("v1.37.2"), Storage: topology.KnownFact(topology.StorageState{}),
 				Nodes: topology.KnownFact([]topology.NodeState{{Name: "n1", Ready: true, ReadyStatus: topology.ConditionTrue, Roles: tc.roles}})}
-			if p := checkedPlan(t, topo, obs, NodeCluster{}, Options{}); len(p.Steps) != 0 {
-				t.Errorf("declared %s, roles %v: steps %s", tc.declared, tc.roles, fmtSteps(p.Steps))
+			if p := fixtures.CheckedPlan(t, topo, obs, plan.NodeCluster{}, plan.Options{}); len(p.Steps) != 0 {
+				t.Errorf("declared %s, roles %v: steps %s", tc.declared, tc.roles, fixtures.StepsText(p.Steps))
 			}
 			other := topology.RoleWorker
 			if tc.declared == topology.RoleWorker {
 				other = topology.RoleControlPlane
 			}
 			topo.Nodes[0].Role = other
-			p := checkedPlan(t, topo, obs, NodeCluster{}, Options{})
+			p := fixtures.CheckedPlan(t, topo, obs, plan.NodeCluster{}, plan.Options{})
 			if len(p.Steps) != 1 || p.Steps[0].Kind != topology.StepRepairNode {
-				t.Errorf("declared %s, roles %v: steps %s, want one repair-node", other, tc.roles, fmtSteps(p.Steps))
+				t.Errorf("declared %s, roles %v: steps %s, want one repair-node", other, tc.roles, fixtures.StepsText(p.Steps))
 			}
 		})
 	}
@@ -67,11 +69,11 @@ func TestPlanNodeNotReadyCarriesTheClusterReason(t *testing.T) {
 		{Name: "legacy-w4", ReadyMessage: "the node has no Ready condition (its kubelet has not posted a status)"},
 	})}
 	want := []topology.Step{
-		mkStep(topology.StepRepairNode, topology.PhaseK8s, "legacy-w1", "registered, Ready=Unknown, NodeStatusUnknown: Kubelet stopped posting node status.", ""),
-		mkStep(topology.StepRepairNode, topology.PhaseK8s, "legacy-w3", "registered, Ready=False, KubeletNotReady: container runtime network not ready: NetworkReady=false", ""),
-		mkStep(topology.StepRepairNode, topology.PhaseK8s, "legacy-w4", "registered, NotReady, the node has no Ready condition (its kubelet has not posted a status)", ""),
+		fixtures.Step(topology.StepRepairNode, topology.PhaseK8s, "legacy-w1", "registered, Ready=Unknown, NodeStatusUnknown: Kubelet stopped posting node status.", ""),
+		fixtures.Step(topology.StepRepairNode, topology.PhaseK8s, "legacy-w3", "registered, Ready=False, KubeletNotReady: container runtime network not ready: NetworkReady=false", ""),
+		fixtures.Step(topology.StepRepairNode, topology.PhaseK8s, "legacy-w4", "registered, NotReady, the node has no Ready condition (its kubelet has not posted a status)", ""),
 	}
-	if got := checkedPlan(t, topo, obs, NodeCluster{}, Options{}).Steps; !reflect.DeepEqual(got, want) {
-		t.Errorf("steps:\n%s\nwant:\n%s", fmtSteps(got), fmtSteps(want))
+	if got := fixtures.CheckedPlan(t, topo, obs, plan.NodeCluster{}, plan.Options{}).Steps; !reflect.DeepEqual(got, want) {
+		t.Errorf("steps:\n%s\nwant:\n%s", fixtures.StepsText(got), fixtures.StepsText(want))
 	}
 }

@@ -1,10 +1,12 @@
-package plan
+package plan_test
 
 import (
 	"fmt"
 	"strings"
 	"testing"
 
+	"nestor.dev/nestor/internal/fixtures"
+	"nestor.dev/nestor/plan"
 	"nestor.dev/nestor/topology"
 )
 
@@ -98,9 +100,9 @@ func TestPlanIsAValidOrder(t *testing.T) {
 	}
 	for _, c := range cases {
 		tp, obs := c.build()
-		p := Build(tp, obs, NodeCluster{}, Options{})
-		if err := CheckOrder(p, topology.DeriveVersions(obs.ServerVersion, obs.Nodes)); err != nil {
-			t.Errorf("%+v: not a valid order:\n%v\n%s", c, err, fmtSteps(p.Steps))
+		p := plan.Build(tp, obs, plan.NodeCluster{}, plan.Options{})
+		if err := plan.CheckOrder(p, topology.DeriveVersions(obs.ServerVersion, obs.Nodes)); err != nil {
+			t.Errorf("%+v: not a valid order:\n%v\n%s", c, err, fixtures.StepsText(p.Steps))
 		}
 	}
 }
@@ -112,7 +114,7 @@ func TestPlanIsAValidOrder(t *testing.T) {
 func TestPlanOrderDemo(t *testing.T) {
 	c := orderCase{server: "v1.37.2", kubelets: map[string]string{"demo1": "v1.37.2", "demo2": "v1.37.2", "demo3": "v1.37.2", "demo4": "v1.36.4"}, notReady: []string{"demo3"}, desired: "1.40"}
 	tp, obs := c.build()
-	p := Build(tp, obs, NodeCluster{}, Options{})
+	p := plan.Build(tp, obs, plan.NodeCluster{}, plan.Options{})
 	var got []string
 	for _, s := range p.Steps {
 		got = append(got, topology.StepRef(s))
@@ -144,8 +146,8 @@ func TestPlanOrderDemo(t *testing.T) {
 func TestUndeclaredNodeIsNeverAStepSubject(t *testing.T) {
 	c := orderCase{server: "v1.37.2", kubelets: map[string]string{"demo1": "v1.37.2", "demo2": "v1.37.2", "demo3": "v1.37.2", "demo4": "v1.36.4"}, notReady: []string{"demo4"}, undeclared: []string{"demo4"}, desired: "1.40"}
 	tp, obs := c.build()
-	p := Build(tp, obs, NodeCluster{}, Options{})
-	if err := CheckOrder(p, topology.DeriveVersions(obs.ServerVersion, obs.Nodes)); err != nil {
+	p := plan.Build(tp, obs, plan.NodeCluster{}, plan.Options{})
+	if err := plan.CheckOrder(p, topology.DeriveVersions(obs.ServerVersion, obs.Nodes)); err != nil {
 		t.Errorf("not a valid order: %v", err)
 	}
 	var undeclared int
@@ -169,7 +171,7 @@ func TestUndeclaredNodeIsNeverAStepSubject(t *testing.T) {
 		}
 	}
 	if len(blocked) != 1 || blocked[0].To != "1.40" {
-		t.Fatalf("blocked steps: %s\nwant the upgrade to 1.40 only", fmtSteps(blocked))
+		t.Fatalf("blocked steps: %s\nwant the upgrade to 1.40 only", fixtures.StepsText(blocked))
 	}
 	b := blocked[0]
 	if b.Blocked[0] != topology.NodeSubject("demo4") {
@@ -183,7 +185,7 @@ func TestUndeclaredNodeIsNeverAStepSubject(t *testing.T) {
 	// not upgraded.
 	c.desired = "1.39"
 	tp, obs = c.build()
-	p = Build(tp, obs, NodeCluster{}, Options{})
+	p = plan.Build(tp, obs, plan.NodeCluster{}, plan.Options{})
 	for _, s := range p.Steps {
 		if len(s.Blocked) > 0 || (s.Target == "demo4" && s.IsChange()) {
 			t.Errorf("1.39: %s %s (%s)", s.Kind, s.Target, s.Reason)
@@ -231,24 +233,9 @@ func TestCheckOrderRefuses(t *testing.T) {
 		{"a VM after its node's join", []topology.Step{topology.NewStep(topology.StepJoinNode, topology.PhaseK8s, "b", "r"), topology.NewStep(topology.StepCreateVM, topology.PhaseUp, "b", "r")}, "its VM runs first"},
 	}
 	for _, tc := range tests {
-		err := CheckOrder(topology.Plan{Steps: tc.steps}, vs)
+		err := plan.CheckOrder(topology.Plan{Steps: tc.steps}, vs)
 		if err == nil || !strings.Contains(err.Error(), tc.has) {
 			t.Errorf("%s: CheckOrder = %v, want an error with %q", tc.name, err, tc.has)
 		}
 	}
-}
-
-// checkedPlan is Build, and fails t when the plan is not a valid order
-// (CheckOrder): every plan the topology tests build is checked.
-func checkedPlan(t testing.TB, tp *topology.Topology, obs *topology.Observed, rules Rules, o Options) topology.Plan {
-	t.Helper()
-	p := Build(tp, obs, rules, o)
-	vs := topology.UnknownFact[topology.VersionsState](topology.Because(topology.ReasonNotRead, "no observation"))
-	if obs != nil {
-		vs = topology.DeriveVersions(obs.ServerVersion, obs.Nodes)
-	}
-	if err := CheckOrder(p, vs); err != nil {
-		t.Errorf("the plan is not a valid order:\n%v\n%s", err, fmtSteps(p.Steps))
-	}
-	return p
 }

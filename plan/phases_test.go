@@ -1,9 +1,10 @@
-package plan
+package plan_test
 
 import (
 	"reflect"
 	"testing"
 
+	"nestor.dev/nestor/plan"
 	"nestor.dev/nestor/topology"
 )
 
@@ -13,7 +14,7 @@ func TestPhases(t *testing.T) {
 		{Name: "bootstrap", Kind: "bootstrap"}, {Name: "k8s", Kind: "k8s"},
 		{Name: "cilium", Kind: "layer", Layer: "cilium"}, {Name: "rook-ceph", Kind: "layer", Layer: "rook-ceph"},
 	}
-	if got := Phases(&topology.Topology{TargetKind: topology.TargetProd, Layers: layers}, NodeCluster{}); !reflect.DeepEqual(got, want) {
+	if got := plan.Phases(&topology.Topology{TargetKind: topology.TargetProd, Layers: layers}, plan.NodeCluster{}); !reflect.DeepEqual(got, want) {
 		t.Errorf("Phases = %+v, want %+v", got, want)
 	}
 }

@@ -1,83 +1,14 @@
-package plan
+package plan_test
 
 import (
-	"fmt"
 	"math/rand"
 	"reflect"
-	"strings"
 	"testing"
 
+	"nestor.dev/nestor/internal/fixtures"
+	"nestor.dev/nestor/plan"
 	"nestor.dev/nestor/topology"
 )
-
-func dirqual() *topology.Topology {
-	return &topology.Topology{
-		Path: "/s/stacks/dirqual.yaml", Name: "dirqual", TargetKind: topology.TargetProd,
-		Nodes: []topology.Node{
-			{Name: "dirqual1", Role: topology.RoleControlPlane}, {Name: "dirqual2", Role: topology.RoleWorker},
-			{Name: "dirqual3", Role: topology.RoleWorker}, {Name: "dirqual4", Role: topology.RoleWorker},
-		},
-		Backend: "ceph",
-		Layers:  []topology.LayerRef{{Name: "cilium"}, {Name: "rook-ceph"}, {Name: "cnpg"}, {Name: "argocd"}},
-	}
-}
-
-func bench() *topology.Topology {
-	return &topology.Topology{
-		Path: "/s/stacks/bench.yaml", Name: "bench", TargetKind: topology.TargetLima,
-		Nodes:   []topology.Node{{Name: "lima-node1", Role: topology.RoleControlPlane}, {Name: "lima-node2", Role: topology.RoleWorker}},
-		Backend: "local-path",
-		Layers:  []topology.LayerRef{{Name: "flannel"}, {Name: "local-path"}},
-		Lima:    &topology.Lima{},
-	}
-}
-
-func readyNodes(names ...string) topology.Fact[[]topology.NodeState] {
-	var ns []topology.NodeState
-	for _, n := range names {
-		st := topology.NodeState{Name: n, Ready: true, KubeletVersion: "v1.36.2"}
-		if strings.HasSuffix(n, "1") { // dirqual1 and lima-node1 are the control planes
-			st.Roles = []string{topology.RoleControlPlane}
-		}
-		ns = append(ns, st)
-	}
-	return topology.KnownFact(ns)
-}
-
-func healthyLayers(t *topology.Topology) []topology.LayerState {
-	var out []topology.LayerState
-	for _, l := range t.Layers {
-		out = append(out, topology.LayerState{Name: l.Name, Declared: true, Health: topology.Healthy})
-	}
-	return out
-}
-
-func healthyDirqual() *topology.Observed {
-	t := dirqual()
-	return &topology.Observed{
-		ServerVersion: topology.KnownFact("v1.36.2"),
-		Nodes:         readyNodes("dirqual1", "dirqual2", "dirqual3", "dirqual4"),
-		Layers:        healthyLayers(t),
-		Storage:       topology.KnownFact(topology.StorageState{Class: "ceph-block", Provisioner: "rook-ceph.rbd.csi.ceph.com", Backend: "rook-ceph"}),
-	}
-}
-
-func setLayer(o *topology.Observed, name string, h topology.Health, reason string) {
-	for i := range o.Layers {
-		if o.Layers[i].Name == name {
-			o.Layers[i].Health, o.Layers[i].Reason = h, reason
-		}
-	}
-}
-
-func vms(pairs ...string) *topology.VMsObserved {
-	var v []topology.VM
-	for i := 0; i+1 < len(pairs); i += 2 {
-		v = append(v, topology.VM{Name: pairs[i], Status: pairs[i+1]})
-	}
-	f := topology.KnownFact(v)
-	return &f
-}
 
 func TestBuildPlan(t *testing.T) {
 	tests := []struct {
@@ -92,33 +23,33 @@ func TestBuildPlan(t *testing.T) {
 	}{
 		{
 			name:  "prod in sync",
-			topo:  dirqual,
-			obs:   healthyDirqual,
+			topo:  fixtures.Dirqual,
+			obs:   fixtures.HealthyDirqual,
 			steps: []topology.Step{},
 		},
 		{
 			name: "prod: kubernetes version drift is an upgrade step",
-			topo: func() *topology.Topology { t := dirqual(); t.Kubernetes.Version = "1.37"; return t },
-			obs:  healthyDirqual, // server v1.36.2
+			topo: func() *topology.Topology { t := fixtures.Dirqual(); t.Kubernetes.Version = "1.37"; return t },
+			obs:  fixtures.HealthyDirqual, // server v1.36.2
 			steps: []topology.Step{
-				mkStep(topology.StepUpgrade, "k8s", "kubernetes", "API server v1.36.2 → 1.37", "1.37"),
-				mkStep(topology.StepUpgradeNode, "k8s", "dirqual1", "kubelet v1.36.2 → 1.37", "1.37"),
-				mkStep(topology.StepUpgradeNode, "k8s", "dirqual2", "kubelet v1.36.2 → 1.37", "1.37"),
-				mkStep(topology.StepUpgradeNode, "k8s", "dirqual3", "kubelet v1.36.2 → 1.37", "1.37"),
-				mkStep(topology.StepUpgradeNode, "k8s", "dirqual4", "kubelet v1.36.2 → 1.37", "1.37"),
+				fixtures.Step(topology.StepUpgrade, "k8s", "kubernetes", "API server v1.36.2 → 1.37", "1.37"),
+				fixtures.Step(topology.StepUpgradeNode, "k8s", "dirqual1", "kubelet v1.36.2 → 1.37", "1.37"),
+				fixtures.Step(topology.StepUpgradeNode, "k8s", "dirqual2", "kubelet v1.36.2 → 1.37", "1.37"),
+				fixtures.Step(topology.StepUpgradeNode, "k8s", "dirqual3", "kubelet v1.36.2 → 1.37", "1.37"),
+				fixtures.Step(topology.StepUpgradeNode, "k8s", "dirqual4", "kubelet v1.36.2 → 1.37", "1.37"),
 			},
 		},
 		{
 			name:  "prod: kubernetes version matches the minor",
-			topo:  func() *topology.Topology { t := dirqual(); t.Kubernetes.Version = "1.36"; return t },
-			obs:   healthyDirqual,
+			topo:  func() *topology.Topology { t := fixtures.Dirqual(); t.Kubernetes.Version = "1.36"; return t },
+			obs:   fixtures.HealthyDirqual,
 			steps: []topology.Step{},
 		},
 		{
 			name: "prod: server version unknown is listed, never in sync",
-			topo: dirqual,
+			topo: fixtures.Dirqual,
 			obs: func() *topology.Observed {
-				o := healthyDirqual()
+				o := fixtures.HealthyDirqual()
 				o.ServerVersion = topology.UnknownFact[string](topology.Because(topology.ReasonFailed, "timed out after 10s"))
 				return o
 			},
@@ -127,19 +58,19 @@ func TestBuildPlan(t *testing.T) {
 		},
 		{
 			name: "prod: declared control-plane without the role",
-			topo: dirqual,
+			topo: fixtures.Dirqual,
 			obs: func() *topology.Observed {
-				o := healthyDirqual()
+				o := fixtures.HealthyDirqual()
 				o.Nodes.Value[0].Roles = nil
 				return o
 			},
-			steps: []topology.Step{mkStep(topology.StepRepairNode, "k8s", "dirqual1", "declared role control-plane, the cluster's roles: <none>", "")},
+			steps: []topology.Step{fixtures.Step(topology.StepRepairNode, "k8s", "dirqual1", "declared role control-plane, the cluster's roles: <none>", "")},
 		},
 		{
 			name: "prod: storage unknown without a declared backend still counts",
-			topo: func() *topology.Topology { t := dirqual(); t.Backend = ""; return t },
+			topo: func() *topology.Topology { t := fixtures.Dirqual(); t.Backend = ""; return t },
 			obs: func() *topology.Observed {
-				o := healthyDirqual()
+				o := fixtures.HealthyDirqual()
 				o.Storage = topology.UnknownFact[topology.StorageState](topology.Because(topology.ReasonFailed, "forbidden"))
 				return o
 			},
@@ -148,33 +79,33 @@ func TestBuildPlan(t *testing.T) {
 		},
 		{
 			name: "prod: cnpg removed, argocd repo-server unavailable",
-			topo: dirqual,
+			topo: fixtures.Dirqual,
 			obs: func() *topology.Observed {
-				o := healthyDirqual()
-				setLayer(o, "cnpg", topology.Absent, "none of its CRDs, StorageClasses or workloads found")
-				setLayer(o, "argocd", topology.Degraded, "argocd/argocd-repo-server 0/1 available")
+				o := fixtures.HealthyDirqual()
+				fixtures.SetLayer(o, "cnpg", topology.Absent, "none of its CRDs, StorageClasses or workloads found")
+				fixtures.SetLayer(o, "argocd", topology.Degraded, "argocd/argocd-repo-server 0/1 available")
 				return o
 			},
 			steps: []topology.Step{
-				mkStep(topology.StepInstall, "cnpg", "cnpg", "none of its CRDs, StorageClasses or workloads found", ""),
-				mkStep(topology.StepRepair, "argocd", "argocd", "argocd/argocd-repo-server 0/1 available", ""),
+				fixtures.Step(topology.StepInstall, "cnpg", "cnpg", "none of its CRDs, StorageClasses or workloads found", ""),
+				fixtures.Step(topology.StepRepair, "argocd", "argocd", "argocd/argocd-repo-server 0/1 available", ""),
 			},
 		},
 		{
 			name: "prod: no target assumes an empty cluster, never a VM",
-			topo: dirqual,
+			topo: fixtures.Dirqual,
 			obs: func() *topology.Observed {
-				return &topology.Observed{NoTarget: true, NoTargetReason: "no kubeconfig", VMs: vms("dirqual1", topology.VMStopped)}
+				return &topology.Observed{NoTarget: true, NoTargetReason: "no kubeconfig", VMs: fixtures.VMs("dirqual1", topology.VMStopped)}
 			},
 			steps: []topology.Step{
-				mkStep(topology.StepBootstrap, "bootstrap", "dirqual", "unverified: no target was read, so the plan assumes no cluster yet", ""),
-				mkStep(topology.StepJoinNode, "k8s", "dirqual2", "unverified: assumes an empty cluster", ""),
-				mkStep(topology.StepJoinNode, "k8s", "dirqual3", "unverified: assumes an empty cluster", ""),
-				mkStep(topology.StepJoinNode, "k8s", "dirqual4", "unverified: assumes an empty cluster", ""),
-				mkStep(topology.StepInstall, "cilium", "cilium", "unverified: assumes an empty cluster", ""),
-				mkStep(topology.StepInstall, "rook-ceph", "rook-ceph", "unverified: assumes an empty cluster", ""),
-				mkStep(topology.StepInstall, "cnpg", "cnpg", "unverified: assumes an empty cluster", ""),
-				mkStep(topology.StepInstall, "argocd", "argocd", "unverified: assumes an empty cluster", ""),
+				fixtures.Step(topology.StepBootstrap, "bootstrap", "dirqual", "unverified: no target was read, so the plan assumes no cluster yet", ""),
+				fixtures.Step(topology.StepJoinNode, "k8s", "dirqual2", "unverified: assumes an empty cluster", ""),
+				fixtures.Step(topology.StepJoinNode, "k8s", "dirqual3", "unverified: assumes an empty cluster", ""),
+				fixtures.Step(topology.StepJoinNode, "k8s", "dirqual4", "unverified: assumes an empty cluster", ""),
+				fixtures.Step(topology.StepInstall, "cilium", "cilium", "unverified: assumes an empty cluster", ""),
+				fixtures.Step(topology.StepInstall, "rook-ceph", "rook-ceph", "unverified: assumes an empty cluster", ""),
+				fixtures.Step(topology.StepInstall, "cnpg", "cnpg", "unverified: assumes an empty cluster", ""),
+				fixtures.Step(topology.StepInstall, "argocd", "argocd", "unverified: assumes an empty cluster", ""),
 			},
 			unknowns:   []string{"the whole cluster: no target was read: no kubeconfig"},
 			codes:      []topology.ReasonCode{topology.ReasonNoTarget},
@@ -182,34 +113,34 @@ func TestBuildPlan(t *testing.T) {
 		},
 		{
 			name: "prod: a VM observation is ignored",
-			topo: dirqual,
+			topo: fixtures.Dirqual,
 			obs: func() *topology.Observed {
-				o := healthyDirqual()
-				o.VMs = vms("dirqual2", topology.VMStopped)
+				o := fixtures.HealthyDirqual()
+				o.VMs = fixtures.VMs("dirqual2", topology.VMStopped)
 				return o
 			},
 			steps: []topology.Step{},
 		},
 		{
 			name: "prod: nodes missing and NotReady, extra nodes are information",
-			topo: dirqual,
+			topo: fixtures.Dirqual,
 			obs: func() *topology.Observed {
-				o := healthyDirqual()
+				o := fixtures.HealthyDirqual()
 				o.Nodes = topology.KnownFact([]topology.NodeState{{Name: "dirqual1", Ready: true, Roles: []string{topology.RoleControlPlane}}, {Name: "dirqual2", Ready: false}, {Name: "other", Ready: true}})
 				return o
 			},
 			steps: []topology.Step{
-				mkStep(topology.StepRepairNode, "k8s", "dirqual2", "registered, NotReady", ""),
-				mkStep(topology.StepJoinNode, "k8s", "dirqual3", "declared, not registered in the cluster", ""),
-				mkStep(topology.StepJoinNode, "k8s", "dirqual4", "declared, not registered in the cluster", ""),
-				mkStep(topology.StepUndeclared, "k8s", "other", "registered in the cluster but not declared in the topology", ""),
+				fixtures.Step(topology.StepRepairNode, "k8s", "dirqual2", "registered, NotReady", ""),
+				fixtures.Step(topology.StepJoinNode, "k8s", "dirqual3", "declared, not registered in the cluster", ""),
+				fixtures.Step(topology.StepJoinNode, "k8s", "dirqual4", "declared, not registered in the cluster", ""),
+				fixtures.Step(topology.StepUndeclared, "k8s", "other", "registered in the cluster but not declared in the topology", ""),
 			},
 		},
 		{
 			name: "prod: forbidden probes propose nothing",
-			topo: dirqual,
+			topo: fixtures.Dirqual,
 			obs: func() *topology.Observed {
-				o := healthyDirqual()
+				o := fixtures.HealthyDirqual()
 				o.Nodes = topology.UnknownFact[[]topology.NodeState](topology.Because(topology.ReasonFailed, "forbidden: nodes is forbidden"))
 				for i := range o.Layers {
 					o.Layers[i].Health, o.Layers[i].Reason, o.Layers[i].Code = topology.Unknown, "workloads: forbidden", topology.ReasonForbidden
@@ -231,9 +162,9 @@ func TestBuildPlan(t *testing.T) {
 		},
 		{
 			name: "prod: a layer missing from the observation is not installed",
-			topo: dirqual,
+			topo: fixtures.Dirqual,
 			obs: func() *topology.Observed {
-				o := healthyDirqual()
+				o := fixtures.HealthyDirqual()
 				o.Layers = o.Layers[:3]
 				return o
 			},
@@ -243,33 +174,33 @@ func TestBuildPlan(t *testing.T) {
 		},
 		{
 			name: "backend drift: desired ceph, default local-path",
-			topo: dirqual,
+			topo: fixtures.Dirqual,
 			obs: func() *topology.Observed {
-				o := healthyDirqual()
+				o := fixtures.HealthyDirqual()
 				o.Storage = topology.KnownFact(topology.StorageState{Class: "local-path", Provisioner: "rancher.io/local-path", Backend: "local-path"})
 				return o
 			},
 			steps: []topology.Step{
-				mkStep(topology.StepMigrateBackend, "rook-ceph", "rook-ceph", "desired backend ceph (rook-ceph), cluster default StorageClass local-path (rancher.io/local-path)", ""),
+				fixtures.Step(topology.StepMigrateBackend, "rook-ceph", "rook-ceph", "desired backend ceph (rook-ceph), cluster default StorageClass local-path (rancher.io/local-path)", ""),
 			},
 		},
 		{
 			name: "backend: no default StorageClass",
-			topo: dirqual,
+			topo: fixtures.Dirqual,
 			obs: func() *topology.Observed {
-				o := healthyDirqual()
+				o := fixtures.HealthyDirqual()
 				o.Storage = topology.KnownFact(topology.StorageState{})
 				return o
 			},
 			steps: []topology.Step{
-				mkStep(topology.StepMigrateBackend, "rook-ceph", "rook-ceph", "desired backend ceph (rook-ceph), the cluster has no default StorageClass", ""),
+				fixtures.Step(topology.StepMigrateBackend, "rook-ceph", "rook-ceph", "desired backend ceph (rook-ceph), the cluster has no default StorageClass", ""),
 			},
 		},
 		{
 			name: "backend: cephfs class is still ceph",
-			topo: dirqual,
+			topo: fixtures.Dirqual,
 			obs: func() *topology.Observed {
-				o := healthyDirqual()
+				o := fixtures.HealthyDirqual()
 				o.Storage = topology.KnownFact(topology.StorageState{Class: "cephfs", Provisioner: "rook-ceph.cephfs.csi.ceph.com"})
 				return o
 			},
@@ -277,31 +208,31 @@ func TestBuildPlan(t *testing.T) {
 		},
 		{
 			name: "undeclared layers are information, after the declared ones",
-			topo: dirqual,
+			topo: fixtures.Dirqual,
 			obs: func() *topology.Observed {
-				o := healthyDirqual()
-				setLayer(o, "cnpg", topology.Absent, "x")
+				o := fixtures.HealthyDirqual()
+				fixtures.SetLayer(o, "cnpg", topology.Absent, "x")
 				o.Layers = append(o.Layers, topology.LayerState{Name: "metrics-server", Health: topology.Healthy, Reason: "kube-system/metrics-server 1/1 available"})
 				return o
 			},
 			steps: []topology.Step{
-				mkStep(topology.StepInstall, "cnpg", "cnpg", "x", ""),
-				mkStep(topology.StepUndeclared, "metrics-server", "metrics-server", "not declared in the topology, found healthy: kube-system/metrics-server 1/1 available", ""),
+				fixtures.Step(topology.StepInstall, "cnpg", "cnpg", "x", ""),
+				fixtures.Step(topology.StepUndeclared, "metrics-server", "metrics-server", "not declared in the topology, found healthy: kube-system/metrics-server 1/1 available", ""),
 			},
 		},
 		{
 			name: "no target, but a layer seen present is never installed",
-			topo: dirqual,
+			topo: fixtures.Dirqual,
 			obs: func() *topology.Observed {
 				return &topology.Observed{NoTarget: true, Layers: []topology.LayerState{{Name: "cilium", Declared: true, Health: topology.Healthy}, {Name: "cnpg", Declared: true, Health: topology.Unknown, Reason: "timeout"}}}
 			},
 			steps: []topology.Step{
-				mkStep(topology.StepBootstrap, "bootstrap", "dirqual", "unverified: no target was read, so the plan assumes no cluster yet", ""),
-				mkStep(topology.StepJoinNode, "k8s", "dirqual2", "unverified: assumes an empty cluster", ""),
-				mkStep(topology.StepJoinNode, "k8s", "dirqual3", "unverified: assumes an empty cluster", ""),
-				mkStep(topology.StepJoinNode, "k8s", "dirqual4", "unverified: assumes an empty cluster", ""),
-				mkStep(topology.StepInstall, "rook-ceph", "rook-ceph", "unverified: assumes an empty cluster", ""),
-				mkStep(topology.StepInstall, "argocd", "argocd", "unverified: assumes an empty cluster", ""),
+				fixtures.Step(topology.StepBootstrap, "bootstrap", "dirqual", "unverified: no target was read, so the plan assumes no cluster yet", ""),
+				fixtures.Step(topology.StepJoinNode, "k8s", "dirqual2", "unverified: assumes an empty cluster", ""),
+				fixtures.Step(topology.StepJoinNode, "k8s", "dirqual3", "unverified: assumes an empty cluster", ""),
+				fixtures.Step(topology.StepJoinNode, "k8s", "dirqual4", "unverified: assumes an empty cluster", ""),
+				fixtures.Step(topology.StepInstall, "rook-ceph", "rook-ceph", "unverified: assumes an empty cluster", ""),
+				fixtures.Step(topology.StepInstall, "argocd", "argocd", "unverified: assumes an empty cluster", ""),
 			},
 			unknowns:   []string{"the whole cluster: no target was read: not read", "layer cnpg: timeout"},
 			codes:      []topology.ReasonCode{topology.ReasonNoTarget, topology.ReasonNotRead},
@@ -310,9 +241,9 @@ func TestBuildPlan(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			got := checkedPlan(t, tc.topo(), tc.obs(), NodeCluster{}, Options{})
+			got := fixtures.CheckedPlan(t, tc.topo(), tc.obs(), plan.NodeCluster{}, plan.Options{})
 			if !reflect.DeepEqual(got.Steps, tc.steps) {
-				t.Errorf("steps:\n%s\nwant:\n%s", fmtSteps(got.Steps), fmtSteps(tc.steps))
+				t.Errorf("steps:\n%s\nwant:\n%s", fixtures.StepsText(got.Steps), fixtures.StepsText(tc.steps))
 			}
 			want := tc.unknowns
 			if want == nil {
@@ -340,18 +271,6 @@ func TestBuildPlan(t *testing.T) {
 	}
 }
 
-func fmtSteps(steps []topology.Step) string {
-	var b strings.Builder
-	for _, s := range steps {
-		fmt.Fprintf(&b, "  %s [%s] %s: %s", s.Kind, s.Phase, s.Target, s.Reason)
-		if s.To != "" {
-			fmt.Fprintf(&b, " (to %s)", s.To)
-		}
-		fmt.Fprintf(&b, " {%s %q key %q}\n", s.Subject.Kind, s.Subject.Text, s.Subject.Key)
-	}
-	return b.String()
-}
-
 // checkUnknownSubject checks what an unknown of Build is about: a
 // code, and the key of its kind (a layer's, the kubeconfig for the whole
 // cluster, the nodes, the default StorageClass's backend).
@@ -372,14 +291,6 @@ func checkUnknownSubject(t *testing.T, u topology.UnknownPart) {
 	}
 }
 
-// mkStep is the step of kind in phase acting on target, as NewStep builds
-// it (its subject included), moving to to ("" when it is no upgrade).
-func mkStep(kind topology.StepKind, phase, target, reason, to string) topology.Step {
-	s := topology.NewStep(kind, phase, target, reason)
-	s.To = to
-	return s
-}
-
 func TestPlanChangesExcludeUndeclared(t *testing.T) {
 	p := topology.Plan{Steps: []topology.Step{{Kind: topology.StepInstall}, {Kind: topology.StepUndeclared}, {Kind: topology.StepRepair}}}
 	if p.Changes() != 2 {
@@ -395,9 +306,9 @@ func TestPlanInvariants(t *testing.T) {
 	healths := []topology.Health{topology.Healthy, topology.Degraded, topology.Absent, topology.Unknown}
 	statuses := []string{topology.VMRunning, topology.VMStopped, topology.VMBroken, "Starting"}
 	for i := 0; i < 2000; i++ {
-		tp := dirqual()
+		tp := fixtures.Dirqual()
 		if r.Intn(2) == 0 {
-			tp = bench()
+			tp = fixtures.Bench()
 		}
 		o := &topology.Observed{NoTarget: r.Intn(4) == 0}
 		if r.Intn(3) > 0 {
@@ -411,14 +322,14 @@ func TestPlanInvariants(t *testing.T) {
 			o.VMs = &f
 		}
 		if r.Intn(2) == 0 {
-			o.Nodes = readyNodes(tp.Nodes[0].Name)
+			o.Nodes = fixtures.ReadyNodes(tp.Nodes[0].Name)
 		}
 		for _, l := range tp.Layers {
 			if r.Intn(4) > 0 {
 				o.Layers = append(o.Layers, topology.LayerState{Name: l.Name, Declared: true, Health: healths[r.Intn(len(healths))]})
 			}
 		}
-		p := checkedPlan(t, tp, o, NodeCluster{}, Options{})
+		p := fixtures.CheckedPlan(t, tp, o, plan.NodeCluster{}, plan.Options{})
 		seen := map[string]topology.Health{}
 		for _, l := range o.Layers {
 			seen[l.Name] = l.Health
@@ -443,7 +354,7 @@ func TestPlanInvariants(t *testing.T) {
 }
 
 func TestBuildPlanNilObservation(t *testing.T) {
-	p := checkedPlan(t, dirqual(), nil, NodeCluster{}, Options{})
+	p := fixtures.CheckedPlan(t, fixtures.Dirqual(), nil, plan.NodeCluster{}, plan.Options{})
 	if !p.Unverified || p.Changes() == 0 {
 		t.Errorf("nil observation: %+v", p)
 	}

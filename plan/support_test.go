@@ -1,10 +1,11 @@
-package plan
+package plan_test
 
 import (
 	"testing"
 	"time"
 
 	"nestor.dev/nestor/kube"
+	"nestor.dev/nestor/plan"
 	"nestor.dev/nestor/topology"
 )
 
@@ -57,7 +58,7 @@ func TestJudgeSupport(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			f, ok := JudgeSupport(tc.cal, kube.ParseVersion(tc.version), "who", tc.asOf)
+			f, ok := plan.JudgeSupport(tc.cal, kube.ParseVersion(tc.version), "who", tc.asOf)
 			if tc.want == nil {
 				if ok {
 					t.Errorf("finding %+v, want none", f)

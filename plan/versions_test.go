@@ -1,4 +1,4 @@
-package plan
+package plan_test
 
 import (
 	"encoding/json"
@@ -8,38 +8,11 @@ import (
 	"testing"
 	"time"
 
+	"nestor.dev/nestor/internal/fixtures"
 	"nestor.dev/nestor/kube"
+	"nestor.dev/nestor/plan"
 	"nestor.dev/nestor/topology"
 )
-
-// skewTopology declares the three nodes of the versions-skew cluster
-// (tests/testdata/clusters/versions-skew.yaml), no layer, and version
-// ("" = not declared).
-func skewTopology(version string) *topology.Topology {
-	return &topology.Topology{
-		Path: "/s/stacks/skew.yaml", Name: "skew", TargetKind: topology.TargetProd,
-		Kubernetes: topology.Kubernetes{Version: version},
-		Nodes: []topology.Node{
-			{Name: "skew1", Role: topology.RoleControlPlane}, {Name: "skew2", Role: topology.RoleWorker}, {Name: "skew3", Role: topology.RoleWorker},
-		},
-		Layers: []topology.LayerRef{},
-	}
-}
-
-// skewObserved is the versions-skew cluster as a probe reads it: the API
-// server at v1.37.2, kubelets v1.37.2, v1.36.4 and v1.34.1+rke2r1.
-func skewObserved() *topology.Observed {
-	return &topology.Observed{
-		ServerVersion: topology.KnownFact("v1.37.2"),
-		Nodes: topology.KnownFact([]topology.NodeState{
-			{Name: "skew1", Ready: true, Roles: []string{topology.RoleControlPlane}, KubeletVersion: "v1.37.2"},
-			{Name: "skew2", Ready: true, KubeletVersion: "v1.36.4"},
-			{Name: "skew3", Ready: true, KubeletVersion: "v1.34.1+rke2r1"},
-		}),
-		Layers:  []topology.LayerState{},
-		Storage: topology.KnownFact(topology.StorageState{Class: "local-path", Provisioner: "rancher.io/local-path", Backend: "local-path"}),
-	}
-}
 
 // finding is a Finding's severity, kind and subject, and a substring its
 // message must hold.
@@ -96,10 +69,10 @@ func TestBuildPlanVersions(t *testing.T) {
 			name:    "1.37 declared: upgrade-node for the two kubelets behind, one minor at a time; no upgrade",
 			version: "1.37",
 			steps: []topology.Step{
-				mkStep(topology.StepUpgradeNode, "k8s", "skew2", "kubelet v1.36.4 → 1.37", "1.37"),
-				mkStep(topology.StepUpgradeNode, "k8s", "skew3", "kubelet v1.34.1+rke2r1 → 1.35 (step 1 of 3 to 1.37: one minor at a time, as kubeadm upgrades)", "1.35"),
-				mkStep(topology.StepUpgradeNode, "k8s", "skew3", "kubelet 1.35 → 1.36 (step 2 of 3 to 1.37: one minor at a time, as kubeadm upgrades)", "1.36"),
-				mkStep(topology.StepUpgradeNode, "k8s", "skew3", "kubelet 1.36 → 1.37 (step 3 of 3 to 1.37: one minor at a time, as kubeadm upgrades)", "1.37"),
+				fixtures.Step(topology.StepUpgradeNode, "k8s", "skew2", "kubelet v1.36.4 → 1.37", "1.37"),
+				fixtures.Step(topology.StepUpgradeNode, "k8s", "skew3", "kubelet v1.34.1+rke2r1 → 1.35 (step 1 of 3 to 1.37: one minor at a time, as kubeadm upgrades)", "1.35"),
+				fixtures.Step(topology.StepUpgradeNode, "k8s", "skew3", "kubelet 1.35 → 1.36 (step 2 of 3 to 1.37: one minor at a time, as kubeadm upgrades)", "1.36"),
+				fixtures.Step(topology.StepUpgradeNode, "k8s", "skew3", "kubelet 1.36 → 1.37 (step 3 of 3 to 1.37: one minor at a time, as kubeadm upgrades)", "1.37"),
 			},
 			findings: []finding{skewError},
 		},
@@ -116,14 +89,14 @@ func TestBuildPlanVersions(t *testing.T) {
 			name:    "1.38: the kubelet at the skew limit moves one minor first, then the control plane, then the nodes",
 			version: "1.38",
 			steps: []topology.Step{
-				mkStep(topology.StepUpgradeNode, "k8s", "skew3", "kubelet v1.34.1+rke2r1 → 1.35 (step 1 of 4 to 1.38: one minor at a time, as kubeadm upgrades)", "1.35"),
-				withNeeds(mkStep(topology.StepUpgrade, "k8s", "kubernetes", "API server v1.37.2 → 1.38"+fmt.Sprintf(after, "1.35", "v1.34.1+rke2r1", 4, "1.38"), "1.38"), "upgrade-node skew3 → 1.35"),
-				mkStep(topology.StepUpgradeNode, "k8s", "skew1", "kubelet v1.37.2 → 1.38", "1.38"),
-				mkStep(topology.StepUpgradeNode, "k8s", "skew2", "kubelet v1.36.4 → 1.37 (step 1 of 2 to 1.38: one minor at a time, as kubeadm upgrades)", "1.37"),
-				mkStep(topology.StepUpgradeNode, "k8s", "skew2", "kubelet 1.37 → 1.38 (step 2 of 2 to 1.38: one minor at a time, as kubeadm upgrades)", "1.38"),
-				mkStep(topology.StepUpgradeNode, "k8s", "skew3", "kubelet 1.35 → 1.36 (step 2 of 4 to 1.38: one minor at a time, as kubeadm upgrades)", "1.36"),
-				mkStep(topology.StepUpgradeNode, "k8s", "skew3", "kubelet 1.36 → 1.37 (step 3 of 4 to 1.38: one minor at a time, as kubeadm upgrades)", "1.37"),
-				mkStep(topology.StepUpgradeNode, "k8s", "skew3", "kubelet 1.37 → 1.38 (step 4 of 4 to 1.38: one minor at a time, as kubeadm upgrades)", "1.38"),
+				fixtures.Step(topology.StepUpgradeNode, "k8s", "skew3", "kubelet v1.34.1+rke2r1 → 1.35 (step 1 of 4 to 1.38: one minor at a time, as kubeadm upgrades)", "1.35"),
+				withNeeds(fixtures.Step(topology.StepUpgrade, "k8s", "kubernetes", "API server v1.37.2 → 1.38"+fmt.Sprintf(after, "1.35", "v1.34.1+rke2r1", 4, "1.38"), "1.38"), "upgrade-node skew3 → 1.35"),
+				fixtures.Step(topology.StepUpgradeNode, "k8s", "skew1", "kubelet v1.37.2 → 1.38", "1.38"),
+				fixtures.Step(topology.StepUpgradeNode, "k8s", "skew2", "kubelet v1.36.4 → 1.37 (step 1 of 2 to 1.38: one minor at a time, as kubeadm upgrades)", "1.37"),
+				fixtures.Step(topology.StepUpgradeNode, "k8s", "skew2", "kubelet 1.37 → 1.38 (step 2 of 2 to 1.38: one minor at a time, as kubeadm upgrades)", "1.38"),
+				fixtures.Step(topology.StepUpgradeNode, "k8s", "skew3", "kubelet 1.35 → 1.36 (step 2 of 4 to 1.38: one minor at a time, as kubeadm upgrades)", "1.36"),
+				fixtures.Step(topology.StepUpgradeNode, "k8s", "skew3", "kubelet 1.36 → 1.37 (step 3 of 4 to 1.38: one minor at a time, as kubeadm upgrades)", "1.37"),
+				fixtures.Step(topology.StepUpgradeNode, "k8s", "skew3", "kubelet 1.37 → 1.38 (step 4 of 4 to 1.38: one minor at a time, as kubeadm upgrades)", "1.38"),
 			},
 			findings: []finding{skewError},
 		},
@@ -131,18 +104,18 @@ func TestBuildPlanVersions(t *testing.T) {
 			name:    "1.39: each control-plane step after the one kubelet step it needs, then the nodes",
 			version: "1.39",
 			steps: []topology.Step{
-				mkStep(topology.StepUpgradeNode, "k8s", "skew3", "kubelet v1.34.1+rke2r1 → 1.35 (step 1 of 5 to 1.39: one minor at a time, as kubeadm upgrades)", "1.35"),
-				withNeeds(mkStep(topology.StepUpgrade, "k8s", "kubernetes", "API server v1.37.2 → 1.38 (step 1 of 2 to 1.39: the API server must not skip minors)"+fmt.Sprintf(after, "1.35", "v1.34.1+rke2r1", 4, "1.38"), "1.38"), "upgrade-node skew3 → 1.35"),
-				mkStep(topology.StepUpgradeNode, "k8s", "skew3", "kubelet 1.35 → 1.36 (step 2 of 5 to 1.39: one minor at a time, as kubeadm upgrades)", "1.36"),
-				withNeeds(mkStep(topology.StepUpgrade, "k8s", "kubernetes", "API server 1.38 → 1.39 (step 2 of 2 to 1.39: the API server must not skip minors)"+fmt.Sprintf(after, "1.36", "1.35", 4, "1.39"), "1.39"), "upgrade-node skew3 → 1.36"),
-				mkStep(topology.StepUpgradeNode, "k8s", "skew1", "kubelet v1.37.2 → 1.38 (step 1 of 2 to 1.39: one minor at a time, as kubeadm upgrades)", "1.38"),
-				mkStep(topology.StepUpgradeNode, "k8s", "skew1", "kubelet 1.38 → 1.39 (step 2 of 2 to 1.39: one minor at a time, as kubeadm upgrades)", "1.39"),
-				mkStep(topology.StepUpgradeNode, "k8s", "skew2", "kubelet v1.36.4 → 1.37 (step 1 of 3 to 1.39: one minor at a time, as kubeadm upgrades)", "1.37"),
-				mkStep(topology.StepUpgradeNode, "k8s", "skew2", "kubelet 1.37 → 1.38 (step 2 of 3 to 1.39: one minor at a time, as kubeadm upgrades)", "1.38"),
-				mkStep(topology.StepUpgradeNode, "k8s", "skew2", "kubelet 1.38 → 1.39 (step 3 of 3 to 1.39: one minor at a time, as kubeadm upgrades)", "1.39"),
-				mkStep(topology.StepUpgradeNode, "k8s", "skew3", "kubelet 1.36 → 1.37 (step 3 of 5 to 1.39: one minor at a time, as kubeadm upgrades)", "1.37"),
-				mkStep(topology.StepUpgradeNode, "k8s", "skew3", "kubelet 1.37 → 1.38 (step 4 of 5 to 1.39: one minor at a time, as kubeadm upgrades)", "1.38"),
-				mkStep(topology.StepUpgradeNode, "k8s", "skew3", "kubelet 1.38 → 1.39 (step 5 of 5 to 1.39: one minor at a time, as kubeadm upgrades)", "1.39"),
+				fixtures.Step(topology.StepUpgradeNode, "k8s", "skew3", "kubelet v1.34.1+rke2r1 → 1.35 (step 1 of 5 to 1.39: one minor at a time, as kubeadm upgrades)", "1.35"),
+				withNeeds(fixtures.Step(topology.StepUpgrade, "k8s", "kubernetes", "API server v1.37.2 → 1.38 (step 1 of 2 to 1.39: the API server must not skip minors)"+fmt.Sprintf(after, "1.35", "v1.34.1+rke2r1", 4, "1.38"), "1.38"), "upgrade-node skew3 → 1.35"),
+				fixtures.Step(topology.StepUpgradeNode, "k8s", "skew3", "kubelet 1.35 → 1.36 (step 2 of 5 to 1.39: one minor at a time, as kubeadm upgrades)", "1.36"),
+				withNeeds(fixtures.Step(topology.StepUpgrade, "k8s", "kubernetes", "API server 1.38 → 1.39 (step 2 of 2 to 1.39: the API server must not skip minors)"+fmt.Sprintf(after, "1.36", "1.35", 4, "1.39"), "1.39"), "upgrade-node skew3 → 1.36"),
+				fixtures.Step(topology.StepUpgradeNode, "k8s", "skew1", "kubelet v1.37.2 → 1.38 (step 1 of 2 to 1.39: one minor at a time, as kubeadm upgrades)", "1.38"),
+				fixtures.Step(topology.StepUpgradeNode, "k8s", "skew1", "kubelet 1.38 → 1.39 (step 2 of 2 to 1.39: one minor at a time, as kubeadm upgrades)", "1.39"),
+				fixtures.Step(topology.StepUpgradeNode, "k8s", "skew2", "kubelet v1.36.4 → 1.37 (step 1 of 3 to 1.39: one minor at a time, as kubeadm upgrades)", "1.37"),
+				fixtures.Step(topology.StepUpgradeNode, "k8s", "skew2", "kubelet 1.37 → 1.38 (step 2 of 3 to 1.39: one minor at a time, as kubeadm upgrades)", "1.38"),
+				fixtures.Step(topology.StepUpgradeNode, "k8s", "skew2", "kubelet 1.38 → 1.39 (step 3 of 3 to 1.39: one minor at a time, as kubeadm upgrades)", "1.39"),
+				fixtures.Step(topology.StepUpgradeNode, "k8s", "skew3", "kubelet 1.36 → 1.37 (step 3 of 5 to 1.39: one minor at a time, as kubeadm upgrades)", "1.37"),
+				fixtures.Step(topology.StepUpgradeNode, "k8s", "skew3", "kubelet 1.37 → 1.38 (step 4 of 5 to 1.39: one minor at a time, as kubeadm upgrades)", "1.38"),
+				fixtures.Step(topology.StepUpgradeNode, "k8s", "skew3", "kubelet 1.38 → 1.39 (step 5 of 5 to 1.39: one minor at a time, as kubeadm upgrades)", "1.39"),
 			},
 			findings: []finding{skewError},
 		},
@@ -160,10 +133,10 @@ func TestBuildPlanVersions(t *testing.T) {
 			name:    "1.37.2 declared in full: the patch counts",
 			version: "1.37.2",
 			steps: []topology.Step{
-				mkStep(topology.StepUpgradeNode, "k8s", "skew2", "kubelet v1.36.4 → 1.37.2", "1.37.2"),
-				mkStep(topology.StepUpgradeNode, "k8s", "skew3", "kubelet v1.34.1+rke2r1 → 1.35 (step 1 of 3 to 1.37.2: one minor at a time, as kubeadm upgrades)", "1.35"),
-				mkStep(topology.StepUpgradeNode, "k8s", "skew3", "kubelet 1.35 → 1.36 (step 2 of 3 to 1.37.2: one minor at a time, as kubeadm upgrades)", "1.36"),
-				mkStep(topology.StepUpgradeNode, "k8s", "skew3", "kubelet 1.36 → 1.37.2 (step 3 of 3 to 1.37.2: one minor at a time, as kubeadm upgrades)", "1.37.2"),
+				fixtures.Step(topology.StepUpgradeNode, "k8s", "skew2", "kubelet v1.36.4 → 1.37.2", "1.37.2"),
+				fixtures.Step(topology.StepUpgradeNode, "k8s", "skew3", "kubelet v1.34.1+rke2r1 → 1.35 (step 1 of 3 to 1.37.2: one minor at a time, as kubeadm upgrades)", "1.35"),
+				fixtures.Step(topology.StepUpgradeNode, "k8s", "skew3", "kubelet 1.35 → 1.36 (step 2 of 3 to 1.37.2: one minor at a time, as kubeadm upgrades)", "1.36"),
+				fixtures.Step(topology.StepUpgradeNode, "k8s", "skew3", "kubelet 1.36 → 1.37.2 (step 3 of 3 to 1.37.2: one minor at a time, as kubeadm upgrades)", "1.37.2"),
 			},
 			findings: []finding{skewError},
 		},
@@ -171,12 +144,12 @@ func TestBuildPlanVersions(t *testing.T) {
 			name:    "1.37.3: a patch difference is one step",
 			version: "1.37.3",
 			steps: []topology.Step{
-				mkStep(topology.StepUpgrade, "k8s", "kubernetes", "API server v1.37.2 → 1.37.3", "1.37.3"),
-				mkStep(topology.StepUpgradeNode, "k8s", "skew1", "kubelet v1.37.2 → 1.37.3", "1.37.3"),
-				mkStep(topology.StepUpgradeNode, "k8s", "skew2", "kubelet v1.36.4 → 1.37.3", "1.37.3"),
-				mkStep(topology.StepUpgradeNode, "k8s", "skew3", "kubelet v1.34.1+rke2r1 → 1.35 (step 1 of 3 to 1.37.3: one minor at a time, as kubeadm upgrades)", "1.35"),
-				mkStep(topology.StepUpgradeNode, "k8s", "skew3", "kubelet 1.35 → 1.36 (step 2 of 3 to 1.37.3: one minor at a time, as kubeadm upgrades)", "1.36"),
-				mkStep(topology.StepUpgradeNode, "k8s", "skew3", "kubelet 1.36 → 1.37.3 (step 3 of 3 to 1.37.3: one minor at a time, as kubeadm upgrades)", "1.37.3"),
+				fixtures.Step(topology.StepUpgrade, "k8s", "kubernetes", "API server v1.37.2 → 1.37.3", "1.37.3"),
+				fixtures.Step(topology.StepUpgradeNode, "k8s", "skew1", "kubelet v1.37.2 → 1.37.3", "1.37.3"),
+				fixtures.Step(topology.StepUpgradeNode, "k8s", "skew2", "kubelet v1.36.4 → 1.37.3", "1.37.3"),
+				fixtures.Step(topology.StepUpgradeNode, "k8s", "skew3", "kubelet v1.34.1+rke2r1 → 1.35 (step 1 of 3 to 1.37.3: one minor at a time, as kubeadm upgrades)", "1.35"),
+				fixtures.Step(topology.StepUpgradeNode, "k8s", "skew3", "kubelet 1.35 → 1.36 (step 2 of 3 to 1.37.3: one minor at a time, as kubeadm upgrades)", "1.36"),
+				fixtures.Step(topology.StepUpgradeNode, "k8s", "skew3", "kubelet 1.36 → 1.37.3 (step 3 of 3 to 1.37.3: one minor at a time, as kubeadm upgrades)", "1.37.3"),
 			},
 			findings: []finding{skewError},
 		},
@@ -193,15 +166,15 @@ func TestBuildPlanVersions(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			p := checkedPlan(t, skewTopology(tc.version), skewObserved(), NodeCluster{}, Options{})
+			p := fixtures.CheckedPlan(t, fixtures.SkewTopology(tc.version), fixtures.SkewObserved(), plan.NodeCluster{}, plan.Options{})
 			if !reflect.DeepEqual(p.Steps, tc.steps) {
-				t.Errorf("steps:\n%s\nwant:\n%s", fmtSteps(p.Steps), fmtSteps(tc.steps))
+				t.Errorf("steps:\n%s\nwant:\n%s", fixtures.StepsText(p.Steps), fixtures.StepsText(tc.steps))
 			}
 			if len(p.Unknowns) != 0 {
 				t.Errorf("unknowns = %q, want none", p.Unknowns)
 			}
 			checkFindings(t, p.Findings, tc.findings)
-			if err := CheckOrder(p, topology.DeriveVersions(skewObserved().ServerVersion, skewObserved().Nodes)); err != nil {
+			if err := plan.CheckOrder(p, topology.DeriveVersions(fixtures.SkewObserved().ServerVersion, fixtures.SkewObserved().Nodes)); err != nil {
 				t.Errorf("not a valid order:\n%v", err)
 			}
 			for _, s := range p.Steps {
@@ -217,7 +190,7 @@ func TestBuildPlanVersions(t *testing.T) {
 // the allowed skew, the two-minor rule below 1.25, unknown versions.
 func TestBuildPlanKubeletSkew(t *testing.T) {
 	obs := func(server string, kubelets ...string) *topology.Observed {
-		o := skewObserved()
+		o := fixtures.SkewObserved()
 		o.ServerVersion = topology.KnownFact(server)
 		var ns []topology.NodeState
 		for i, k := range kubelets {
@@ -287,7 +260,7 @@ func TestBuildPlanKubeletSkew(t *testing.T) {
 			name:    "server version unknown: one unknown, nothing judged",
 			version: "1.38",
 			obs: func() *topology.Observed {
-				o := skewObserved()
+				o := fixtures.SkewObserved()
 				o.ServerVersion = topology.UnknownFact[string](topology.Because(topology.ReasonFailed, "timed out after 10s"))
 				return o
 			}(),
@@ -342,7 +315,7 @@ func TestBuildPlanKubeletSkew(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			p := checkedPlan(t, skewTopology(tc.version), tc.obs, NodeCluster{}, Options{})
+			p := fixtures.CheckedPlan(t, fixtures.SkewTopology(tc.version), tc.obs, plan.NodeCluster{}, plan.Options{})
 			n := 0
 			for _, s := range p.Steps {
 				if s.Kind == topology.StepUpgrade || s.Kind == topology.StepUpgradeNode {
@@ -350,7 +323,7 @@ func TestBuildPlanKubeletSkew(t *testing.T) {
 				}
 			}
 			if n != tc.steps {
-				t.Errorf("steps:\n%s\nwant %d upgrade steps", fmtSteps(p.Steps), tc.steps)
+				t.Errorf("steps:\n%s\nwant %d upgrade steps", fixtures.StepsText(p.Steps), tc.steps)
 			}
 			want := tc.unknowns
 			if want == nil {
@@ -374,7 +347,7 @@ func TestBuildPlanKubeletSkew(t *testing.T) {
 // and each kubelet minor; a zero AsOf judges nothing.
 func TestBuildPlanCalendar(t *testing.T) {
 	today := kube.Day(2026, 11, 30)
-	p := checkedPlan(t, skewTopology(""), skewObserved(), NodeCluster{}, Options{AsOf: today})
+	p := fixtures.CheckedPlan(t, fixtures.SkewTopology(""), fixtures.SkewObserved(), plan.NodeCluster{}, plan.Options{AsOf: today})
 	checkFindings(t, p.Findings, []finding{
 		{topology.SeverityInfo, topology.FindingKubeletBehind, "kubelet v1.36.4", "1 minor behind"},
 		{topology.SeverityError, topology.FindingKubeletSkew, "kubelet v1.34.1+rke2r1", skewNote},
@@ -389,27 +362,27 @@ func TestBuildPlanCalendar(t *testing.T) {
 
 	// A 1.37 cluster at 2027-11-01: 1.37 is past its (published) end of
 	// life, and so is 1.36; at 2026-12-01 nothing is.
-	o := skewObserved()
+	o := fixtures.SkewObserved()
 	o.Nodes = topology.KnownFact([]topology.NodeState{{Name: "skew1", Ready: true, KubeletVersion: "v1.37.2"}})
-	p = checkedPlan(t, skewTopology("1.37"), o, NodeCluster{}, Options{AsOf: kube.Day(2027, 11, 1)})
+	p = fixtures.CheckedPlan(t, fixtures.SkewTopology("1.37"), o, plan.NodeCluster{}, plan.Options{AsOf: kube.Day(2027, 11, 1)})
 	checkFindings(t, p.Findings, []finding{
 		{topology.SeverityWarning, topology.FindingEndOfLife, "1.37", "1.37 reached end of life upstream on 2027-10-28, 4 days ago: no more patch releases, security fixes included (the API server; kubelet v1.37.2 on skew1)"},
 	})
-	p = checkedPlan(t, skewTopology("1.37"), o, NodeCluster{}, Options{AsOf: kube.Day(2026, 12, 1)})
+	p = fixtures.CheckedPlan(t, fixtures.SkewTopology("1.37"), o, plan.NodeCluster{}, plan.Options{AsOf: kube.Day(2026, 12, 1)})
 	checkFindings(t, p.Findings, []finding{})
 
 	// Zero AsOf: nothing about dates, even for an ended minor.
 	o.ServerVersion = topology.KnownFact("v1.30.0")
 	o.Nodes = topology.KnownFact([]topology.NodeState{{Name: "skew1", Ready: true, KubeletVersion: "v1.30.0"}})
-	p = checkedPlan(t, skewTopology(""), o, NodeCluster{}, Options{})
+	p = fixtures.CheckedPlan(t, fixtures.SkewTopology(""), o, plan.NodeCluster{}, plan.Options{})
 	checkFindings(t, p.Findings, []finding{})
 }
 
 // A plan's JSON always holds "findings": [] (never null), with the fields
 // severity, kind, subject, message.
 func TestPlanFindingsJSON(t *testing.T) {
-	for _, obs := range []*topology.Observed{nil, healthyDirqual(), skewObserved()} {
-		b, err := json.Marshal(checkedPlan(t, dirqual(), obs, NodeCluster{}, Options{AsOf: kube.Day(2026, 11, 30)}))
+	for _, obs := range []*topology.Observed{nil, fixtures.HealthyDirqual(), fixtures.SkewObserved()} {
+		b, err := json.Marshal(fixtures.CheckedPlan(t, fixtures.Dirqual(), obs, plan.NodeCluster{}, plan.Options{AsOf: kube.Day(2026, 11, 30)}))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -429,9 +402,9 @@ func TestPlanFindingsJSON(t *testing.T) {
 
 // The judgement never depends on the caller: Build leaves obs as it was.
 func TestBuildPlanDoesNotModifyObserved(t *testing.T) {
-	o := skewObserved()
+	o := fixtures.SkewObserved()
 	before, _ := json.Marshal(o)
-	checkedPlan(t, skewTopology("1.39"), o, NodeCluster{}, Options{AsOf: time.Now()})
+	fixtures.CheckedPlan(t, fixtures.SkewTopology("1.39"), o, plan.NodeCluster{}, plan.Options{AsOf: time.Now()})
 	after, _ := json.Marshal(o)
 	if string(before) != string(after) {
 		t.Errorf("Build modified the observation:\n%s\n%s", before, after)
@@ -457,7 +430,7 @@ func TestUpgradePath(t *testing.T) {
 		{"garbage", "1.38", ""},
 	} {
 		var got []string
-		for _, v := range UpgradePath(kube.ParseVersion(tc.from), kube.ParseVersion(tc.to)) {
+		for _, v := range plan.UpgradePath(kube.ParseVersion(tc.from), kube.ParseVersion(tc.to)) {
 			got = append(got, v.Canonical())
 		}
 		if strings.Join(got, " ") != tc.want {
@@ -468,7 +441,7 @@ func TestUpgradePath(t *testing.T) {
 
 func TestKubeletSkewAllowed(t *testing.T) {
 	for in, want := range map[string]int{"v1.24.17": 2, "v1.25.0": 3, "v1.34.1+rke2r1": 3, "1.20": 2} {
-		if got := KubeletSkewAllowed(kube.ParseVersion(in)); got != want {
+		if got := plan.KubeletSkewAllowed(kube.ParseVersion(in)); got != want {
 			t.Errorf("KubeletSkewAllowed(%s) = %d, want %d", in, got, want)
 		}
 	}

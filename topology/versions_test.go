@@ -1,4 +1,4 @@
-package topology
+package topology_test
 
 import (
 	"encoding/json"
@@ -6,10 +6,13 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+
+	"nestor.dev/nestor/internal/fixtures"
+	"nestor.dev/nestor/topology"
 )
 
 func TestDeriveVersions(t *testing.T) {
-	nodes := KnownFact([]NodeState{
+	nodes := topology.KnownFact([]topology.NodeState{
 		{Name: "c", KubeletVersion: "v1.34.1+rke2r1"},
 		{Name: "b", KubeletVersion: "v1.37.2"},
 		{Name: "z", KubeletVersion: "garbage"},
@@ -17,7 +20,7 @@ func TestDeriveVersions(t *testing.T) {
 		{Name: "d", KubeletVersion: "v1.36.4"},
 		{Name: "e", KubeletVersion: ""},
 	})
-	got := DeriveVersions(KnownFact("v1.37.2"), nodes)
+	got := topology.DeriveVersions(topology.KnownFact("v1.37.2"), nodes)
 	if !got.Known || got.Value.APIServer.Raw != "v1.37.2" || !got.Value.APIServer.Known || !got.Value.Kubelets.Known {
 		t.Fatalf("DeriveVersions = %+v", got)
 	}
@@ -34,21 +37,21 @@ func TestDeriveVersions(t *testing.T) {
 	}
 
 	// The server unknown or unparseable: unknown with the reason.
-	if f := DeriveVersions(UnknownFact[string](Because(ReasonFailed, "forbidden: /version")), nodes); f.Known || f.Reason != "forbidden: /version" {
+	if f := topology.DeriveVersions(topology.UnknownFact[string](topology.Because(topology.ReasonFailed, "forbidden: /version")), nodes); f.Known || f.Reason != "forbidden: /version" {
 		t.Errorf("server unknown: %+v", f)
 	}
-	if f := DeriveVersions(KnownFact("garbage"), nodes); f.Known || !strings.Contains(f.Reason, `"garbage" is not a Kubernetes version`) {
+	if f := topology.DeriveVersions(topology.KnownFact("garbage"), nodes); f.Known || !strings.Contains(f.Reason, `"garbage" is not a Kubernetes version`) {
 		t.Errorf("server unparseable: %+v", f)
 	}
 	// Nodes unknown: the server version known, the kubelets unknown.
-	f := DeriveVersions(KnownFact("v1.37.2"), UnknownFact[[]NodeState](Because(ReasonFailed, "timed out")))
+	f := topology.DeriveVersions(topology.KnownFact("v1.37.2"), topology.UnknownFact[[]topology.NodeState](topology.Because(topology.ReasonFailed, "timed out")))
 	if !f.Known || f.Value.Kubelets.Known || f.Value.Kubelets.Reason != "timed out" {
 		t.Errorf("nodes unknown: %+v", f)
 	}
 
 	// Observed.DeriveVersions fills the field, and its JSON has the agreed
 	// shape: versions {known, reason, value}.
-	o := skewObserved()
+	o := fixtures.SkewObserved()
 	o.DeriveVersions()
 	b, err := json.Marshal(o)
 	if err != nil {
@@ -87,37 +90,22 @@ func TestDeriveVersions(t *testing.T) {
 
 func TestSeverity(t *testing.T) {
 	for _, tc := range []struct {
-		s, min Severity
+		s, min topology.Severity
 		want   bool
 	}{
-		{SeverityError, SeverityWarning, true},
-		{SeverityWarning, SeverityWarning, true},
-		{SeverityInfo, SeverityWarning, false},
-		{SeverityInfo, SeverityInfo, true},
-		{Severity("fatal"), SeverityInfo, false},
+		{topology.SeverityError, topology.SeverityWarning, true},
+		{topology.SeverityWarning, topology.SeverityWarning, true},
+		{topology.SeverityInfo, topology.SeverityWarning, false},
+		{topology.SeverityInfo, topology.SeverityInfo, true},
+		{topology.Severity("fatal"), topology.SeverityInfo, false},
 	} {
 		if got := tc.s.AtLeast(tc.min); got != tc.want {
 			t.Errorf("%s.AtLeast(%s) = %v", tc.s, tc.min, got)
 		}
 	}
 	for in, ok := range map[string]bool{"info": true, "warning": true, "error": true, "Warning": false, "": false, "fatal": false} {
-		if _, err := ParseSeverity(in); (err == nil) != ok {
+		if _, err := topology.ParseSeverity(in); (err == nil) != ok {
 			t.Errorf("ParseSeverity(%q) error = %v", in, err)
 		}
-	}
-}
-
-// skewObserved is the versions-skew cluster as a probe reads it (plan/versions_test.go's, copied until the fixtures are shared): the API
-// server at v1.37.2, kubelets v1.37.2, v1.36.4 and v1.34.1+rke2r1.
-func skewObserved() *Observed {
-	return &Observed{
-		ServerVersion: KnownFact("v1.37.2"),
-		Nodes: KnownFact([]NodeState{
-			{Name: "skew1", Ready: true, Roles: []string{RoleControlPlane}, KubeletVersion: "v1.37.2"},
-			{Name: "skew2", Ready: true, KubeletVersion: "v1.36.4"},
-			{Name: "skew3", Ready: true, KubeletVersion: "v1.34.1+rke2r1"},
-		}),
-		Layers:  []LayerState{},
-		Storage: KnownFact(StorageState{Class: "local-path", Provisioner: "rancher.io/local-path", Backend: "local-path"}),
 	}
 }
