@@ -4,6 +4,8 @@ import (
 	"strings"
 	"testing"
 
+	"nestor.dev/nestor/internal/fixtures"
+	"nestor.dev/nestor/plan"
 	"nestor.dev/nestor/topology"
 )
 
@@ -43,7 +45,7 @@ func TestNoObjectRestsOnPresence(t *testing.T) {
 			tp := &topology.Topology{Name: "s", TargetKind: topology.TargetProd, Layers: []topology.LayerRef{{Name: layer}}}
 			obs := &topology.Observed{ServerVersion: topology.KnownFact("v1.37.2"), Nodes: topology.KnownFact([]topology.NodeState{}), Layers: []topology.LayerState{j.State},
 				Storage: topology.KnownFact(topology.StorageState{})}
-			p := checkedPlan(t, tp, obs, topology.NodeCluster{}, topology.PlanOptions{})
+			p := fixtures.CheckedPlan(t, tp, obs, plan.NodeCluster{}, plan.Options{})
 			for _, s := range p.Steps {
 				if s.Subject.Key == topology.LayerKey(layer) {
 					t.Errorf("%s, workloads %s: step %s %s rests on a read that failed", layer, fail.Code, s.Kind, s.Reason)

@@ -5,12 +5,35 @@ import (
 	"testing"
 	"time"
 
+	"nestor.dev/nestor/internal/fixtures"
 	"nestor.dev/nestor/topology"
 )
 
+// A CephCluster as Rook v1.18 writes it (status.ceph from
+// cephstatus.go toCustomResourceStatus).
+const cephClusterJSON = `{
+  "apiVersion": "ceph.rook.io/v1", "kind": "CephCluster",
+  "metadata": {"name": "rook-ceph", "namespace": "rook-ceph", "generation": 4, "creationTimestamp": "2026-11-01T10:00:00Z"},
+  "spec": {"healthCheck": {"daemonHealth": {"status": {"interval": "45s"}}}},
+  "status": {
+    "phase": "Ready", "state": "Created", "message": "Cluster created successfully",
+    "observedGeneration": 4,
+    "ceph": {
+      "health": "HEALTH_ERR", "lastChecked": "2026-12-01T11:59:20Z", "previousHealth": "HEALTH_OK",
+      "details": {
+        "PG_AVAILABILITY": {"severity": "HEALTH_ERR", "message": "Reduced data availability: 64 pgs inactive"},
+        "OSD_DOWN": {"severity": "HEALTH_WARN", "message": "2 osds down"}
+      }
+    },
+    "conditions": [
+      {"type": "Ready", "status": "True", "reason": "ClusterCreated", "message": "Cluster created successfully", "lastTransitionTime": "2026-11-01T10:05:00Z"}
+    ]
+  }
+}`
+
 func TestDecodeStatusObjectCephCluster(t *testing.T) {
-	res := resourceOf(t, "rook-ceph", "CephCluster")
-	o, err := topology.DecodeStatusObject(res, jsonObject(t, cephClusterJSON), topology.StatusCleaner{})
+	res := fixtures.StatusResource(t, "rook-ceph", "CephCluster")
+	o, err := topology.DecodeStatusObject(res, fixtures.JSONObject(t, cephClusterJSON), topology.StatusCleaner{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -50,7 +73,7 @@ func TestDecodeStatusObjectCustomKeepsRaw(t *testing.T) {
 	res := (topology.ResourceRef{APIVersion: "apps/v1", Kind: "Deployment", Namespace: "web", Name: "front"}).StatusResource()
 	// A Deployment: kstatus' own rule for apps/Deployment needs its spec
 	// and status replicas, which only the whole object has.
-	obj := jsonObject(t, `{"apiVersion": "apps/v1", "kind": "Deployment",
+	obj := fixtures.JSONObject(t, `{"apiVersion": "apps/v1", "kind": "Deployment",
 		"metadata": {"name": "front", "namespace": "web", "generation": 2},
 		"spec": {"replicas": 3},
 		"status": {"observedGeneration": 2, "replicas": 3, "updatedReplicas": 3, "readyReplicas": 1, "availableReplicas": 1,

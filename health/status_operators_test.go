@@ -7,6 +7,8 @@ import (
 	"testing"
 
 	"gopkg.in/yaml.v3"
+	"nestor.dev/nestor/internal/fixtures"
+	"nestor.dev/nestor/plan"
 	"nestor.dev/nestor/topology"
 )
 
@@ -34,7 +36,7 @@ func operatorObjects(t *testing.T, layer, docs string) []topology.StatusObject {
 			continue
 		}
 		kind, _ := m["kind"].(string)
-		o, err := topology.DecodeStatusObject(resourceOf(t, layer, kind), m, topology.StatusCleaner{})
+		o, err := topology.DecodeStatusObject(fixtures.StatusResource(t, layer, kind), m, topology.StatusCleaner{})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -448,9 +450,9 @@ func TestSuspendedLayerIsNotRepaired(t *testing.T) {
 	if j.State.Health != topology.Suspended || !strings.Contains(j.State.Reason, "reconciliation disabled") {
 		t.Fatalf("layer %s %q, want suspended", j.State.Health, j.State.Reason)
 	}
-	obs := healthyDirqual()
-	setLayer(obs, "cnpg", j.State.Health, j.State.Reason)
-	p := topology.BuildPlan(dirqual(), obs, topology.NodeCluster{}, topology.PlanOptions{})
+	obs := fixtures.HealthyDirqual()
+	fixtures.SetLayer(obs, "cnpg", j.State.Health, j.State.Reason)
+	p := plan.Build(fixtures.Dirqual(), obs, plan.NodeCluster{}, plan.Options{})
 	for _, s := range p.Steps {
 		if s.Target == "cnpg" {
 			t.Errorf("a step for a suspended layer: %+v", s)
@@ -464,7 +466,7 @@ func TestSuspendedLayerIsNotRepaired(t *testing.T) {
 			t.Errorf("the suspended layer's unknown has reason %s, want %s", u.Reason, topology.ReasonSuspended)
 		}
 	}
-	next := topology.Next(dirqual(), obs, p, topology.NodeCluster{})
+	next := plan.Next(fixtures.Dirqual(), obs, p, plan.NodeCluster{})
 	if next.Done || !strings.Contains(next.Why, "suspended") {
 		t.Errorf("next %+v", next)
 	}

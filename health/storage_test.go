@@ -7,6 +7,8 @@ import (
 	"testing"
 	"time"
 
+	"nestor.dev/nestor/internal/fixtures"
+	"nestor.dev/nestor/plan"
 	"nestor.dev/nestor/topology"
 )
 
@@ -121,7 +123,7 @@ func TestPlanBackendWithSeveralDefaults(t *testing.T) {
 	observe := func(scs []topology.StorageClass, server string) *topology.Observed {
 		o := &topology.Observed{ServerVersion: topology.KnownFact(server),
 			Nodes:  topology.KnownFact([]topology.NodeState{{Name: "k3s1", Ready: true, ReadyStatus: topology.ConditionTrue, Roles: []string{"control-plane", "master"}}}),
-			Layers: healthyLayers(k3s("")), Storage: DefaultStorage(topology.ClusterFacts{StorageClasses: topology.KnownFact(scs)}, topology.KnownFact(server))}
+			Layers: fixtures.HealthyLayers(k3s("")), Storage: DefaultStorage(topology.ClusterFacts{StorageClasses: topology.KnownFact(scs)}, topology.KnownFact(server))}
 		return o
 	}
 	handed := []topology.StorageClass{
@@ -131,25 +133,25 @@ func TestPlanBackendWithSeveralDefaults(t *testing.T) {
 
 	// Desired longhorn: Kubernetes uses longhorn, the newest: no step (the
 	// alphabetical pick, local-path, planned a migration here).
-	if p := checkedPlan(t, k3s("longhorn"), observe(handed, "v1.37.2+k3s1"), topology.NodeCluster{}, topology.PlanOptions{}); len(p.Steps) != 0 || len(p.Unknowns) != 0 {
-		t.Errorf("desired longhorn: steps %s, unknowns %q; want none", fmtSteps(p.Steps), p.Unknowns)
+	if p := fixtures.CheckedPlan(t, k3s("longhorn"), observe(handed, "v1.37.2+k3s1"), plan.NodeCluster{}, plan.Options{}); len(p.Steps) != 0 || len(p.Unknowns) != 0 {
+		t.Errorf("desired longhorn: steps %s, unknowns %q; want none", fixtures.StepsText(p.Steps), p.Unknowns)
 	}
 	// Desired local-path: a migration, saying which one Kubernetes uses.
-	p := checkedPlan(t, k3s("local-path"), observe(handed, "v1.37.2+k3s1"), topology.NodeCluster{}, topology.PlanOptions{})
-	want := []topology.Step{mkStep(topology.StepMigrateBackend, "local-path", "local-path", "desired backend local-path, cluster default StorageClass longhorn (driver.longhorn.io), the one Kubernetes uses of the 2 marked default (also: local-path)", "")}
+	p := fixtures.CheckedPlan(t, k3s("local-path"), observe(handed, "v1.37.2+k3s1"), plan.NodeCluster{}, plan.Options{})
+	want := []topology.Step{fixtures.Step(topology.StepMigrateBackend, "local-path", "local-path", "desired backend local-path, cluster default StorageClass longhorn (driver.longhorn.io), the one Kubernetes uses of the 2 marked default (also: local-path)", "")}
 	if !reflect.DeepEqual(p.Steps, want) {
-		t.Errorf("desired local-path:\n%s\nwant:\n%s", fmtSteps(p.Steps), fmtSteps(want))
+		t.Errorf("desired local-path:\n%s\nwant:\n%s", fixtures.StepsText(p.Steps), fixtures.StepsText(want))
 	}
 	// Before 1.26 neither works.
-	p = checkedPlan(t, k3s("longhorn"), observe(handed, "v1.25.16+k3s1"), topology.NodeCluster{}, topology.PlanOptions{})
+	p = fixtures.CheckedPlan(t, k3s("longhorn"), observe(handed, "v1.25.16+k3s1"), plan.NodeCluster{}, plan.Options{})
 	if len(p.Steps) != 1 || p.Steps[0].Kind != topology.StepMigrateBackend || !strings.Contains(p.Steps[0].Reason, "no default StorageClass that works: 2 StorageClasses are marked default") {
-		t.Errorf("before 1.26: %s", fmtSteps(p.Steps))
+		t.Errorf("before 1.26: %s", fixtures.StepsText(p.Steps))
 	}
 	// A creation time missing: no step at all, an unknown.
 	noTime := []topology.StorageClass{handed[0], {Name: "longhorn", Provisioner: "driver.longhorn.io", Default: true}}
-	p = checkedPlan(t, k3s("local-path"), observe(noTime, "v1.37.2"), topology.NodeCluster{}, topology.PlanOptions{})
+	p = fixtures.CheckedPlan(t, k3s("local-path"), observe(noTime, "v1.37.2"), plan.NodeCluster{}, plan.Options{})
 	if len(p.Steps) != 0 || len(p.Unknowns) != 1 || !strings.Contains(p.Unknowns[0].String(), "the creation time of longhorn was not read") ||
 		p.Unknowns[0].Subject != topology.StorageSubject() || p.Unknowns[0].Reason != topology.ReasonNotRead {
-		t.Errorf("creation time missing: steps %s, unknowns %q", fmtSteps(p.Steps), p.Unknowns)
+		t.Errorf("creation time missing: steps %s, unknowns %q", fixtures.StepsText(p.Steps), p.Unknowns)
 	}
 }

@@ -165,7 +165,7 @@ const (
 )
 
 // Standing says where minor v (known) stands in c on the day of asOf (its
-// date in asOf's location): the one rule JudgeSupport and every view of
+// date in asOf's location): the one rule plan.JudgeSupport and every view of
 // the calendar use. It returns v's entry (the oldest entry for
 // StandingOlder) and the days from that day to the entry's end of life
 // (negative once past).

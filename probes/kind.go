@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 
+	"nestor.dev/nestor/plan"
 	"nestor.dev/nestor/topology"
 )
 
@@ -14,9 +15,9 @@ import (
 // stack is. The one registry that names every kind is in
 // cmd/nestor/action (kinds.go).
 type Kind interface {
-	// KindRules are the kind's pure part: its own phases before the layers,
-	// their plan, and when each is done (topology.KindRules).
-	topology.KindRules
+	// Rules are the kind's pure part: its own phases before the layers,
+	// their plan, and when each is done (plan.Rules).
+	plan.Rules
 	// Words are the kind's sentences for the commands that describe a
 	// stack without reading it (next, env, discover --cp, stack select).
 	Words

@@ -21,6 +21,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"nestor.dev/nestor/health"
+	"nestor.dev/nestor/plan"
 	"nestor.dev/nestor/topology"
 )
 
@@ -477,7 +478,7 @@ func TestProbeClusterNamespaceFailureStaysLocal(t *testing.T) {
 	// The plan's unknown part for harbor says so, typed: the layer's key
 	// and the code of its namespace's refusal.
 	var harbor []topology.UnknownPart
-	for _, u := range topology.BuildPlan(topo, obs, topology.NodeCluster{}, topology.PlanOptions{}).Unknowns {
+	for _, u := range plan.Build(topo, obs, plan.NodeCluster{}, plan.Options{}).Unknowns {
 		if u.Subject.Kind == topology.SubjectLayer && u.Subject.Name == "harbor" {
 			harbor = append(harbor, u)
 		}

@@ -217,7 +217,7 @@ var (
 // findings judge: a managed cluster's own version then each pool's (as its
 // provider reports them, KapsuleObserved.MinorsInUse), else the API
 // server's then each kubelet version's (Observed.Versions, as
-// judgeVersions judges them) — and the parts that could not be read or do
+// plan.Build judges them) — and the parts that could not be read or do
 // not parse, as UndatedParts: none of their minors is known.
 func ObservedMinors(obs *Observed) ([]MinorRun, []UndatedPart) {
 	var out []MinorRun
@@ -268,7 +268,7 @@ func ObservedMinors(obs *Observed) ([]MinorRun, []UndatedPart) {
 	}
 	for _, g := range kubelets.Value {
 		if !g.Version.Known {
-			unparsed("the kubelet "+onNodes(g), g.Version.Raw, g.Version.Reason)
+			unparsed("the kubelet "+g.OnNodes(), g.Version.Raw, g.Version.Reason)
 			continue
 		}
 		for _, n := range g.Nodes {

@@ -314,6 +314,12 @@ func (p *Plan) AddUnknown(s Subject, code ReasonCode, reason string) {
 	p.Unknowns = append(p.Unknowns, UnknownOf(s, code, reason))
 }
 
+// Add appends a step of kind in phase to p, acting on target, with its
+// reason (NewStep): the one way the plan's rules add a step.
+func (p *Plan) Add(kind StepKind, phase, target, reason string) {
+	p.Steps = append(p.Steps, NewStep(kind, phase, target, reason))
+}
+
 // AddWaiting appends an object the provider is moving to p.
 func (p *Plan) AddWaiting(s Subject, message string) {
 	p.Waiting = append(p.Waiting, WaitingObject{Subject: s, Message: message})

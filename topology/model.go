@@ -1,9 +1,10 @@
 // Package topology is nestor's model of a stack: the topology file (format
-// version 1, see ARCHITECTURE.md "Topology file"), its strict validation, the phase
-// sequence of each target kind, the layer catalog, and the plan that closes
-// the gap between what a topology declares (desired) and what the probes read
-// (observed). It imports nothing of nestor's and never prints, reads the
-// environment or touches the network: every input is passed in.
+// version 1, see ARCHITECTURE.md "Topology file"), its strict validation,
+// the phases' names, the layer catalog, and the types of what a topology
+// declares (desired), what the probes read (observed) and the plan that
+// closes the gap between them (Plan, Step, Finding: package plan builds
+// it). Of nestor's packages it imports only kube, and it never prints,
+// reads the environment or touches the network: every input is passed in.
 package topology
 
 import (

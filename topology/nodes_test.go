@@ -1,7 +1,6 @@
 package topology
 
 import (
-	"reflect"
 	"testing"
 )
 
@@ -18,75 +17,6 @@ func TestIsControlPlaneRole(t *testing.T) {
 	}
 	if HasControlPlaneRole(nil) || HasControlPlaneRole([]string{"etcd", "worker"}) || !HasControlPlaneRole([]string{"etcd", "master"}) {
 		t.Error("HasControlPlaneRole disagrees with IsControlPlaneRole")
-	}
-}
-
-// TestPlanNodeRolesAcrossDistributions feeds the plan the roles the API
-// server's node printer derives from each distribution's labels (every
-// node-role.kubernetes.io/<role> label whatever its value, and the value of
-// kubernetes.io/role), and checks that a node declared as it really is gets
-// no repair-node step, and one declared otherwise gets one.
-func TestPlanNodeRolesAcrossDistributions(t *testing.T) {
-	tests := []struct {
-		name     string
-		roles    []string // as the Roles column gives them: sorted
-		declared string
-	}{
-		{"kubeadm control-plane=\"\"", []string{"control-plane"}, RoleControlPlane},
-		{"kubeadm before 1.20: master=\"\"", []string{"master"}, RoleControlPlane},
-		{"kubeadm 1.20-1.23: both", []string{"control-plane", "master"}, RoleControlPlane},
-		{"RKE1 all roles, controlplane=true", []string{"controlplane", "etcd", "worker"}, RoleControlPlane},
-		{"RKE1 controlplane only", []string{"controlplane"}, RoleControlPlane},
-		{"RKE1 etcd-only node", []string{"etcd"}, RoleWorker},
-		{"RKE1 worker=true", []string{"worker"}, RoleWorker},
-		{"k3s/RKE2 server: control-plane, etcd, master =true", []string{"control-plane", "etcd", "master"}, RoleControlPlane},
-		{"k3s server without etcd", []string{"control-plane", "master"}, RoleControlPlane},
-		{"RKE2 etcd-only server", []string{"etcd"}, RoleWorker},
-		{"k3s agent: no role label", nil, RoleWorker},
-		{"kops: kubernetes.io/role=master", []string{"master"}, RoleControlPlane},
-		{"kops: kubernetes.io/role=node", []string{"node"}, RoleWorker},
-	}
-	for _, tc := range tests {
-		t.Run(tc.name, func(t *testing.T) {
-			topo := &Topology{Name: "x", TargetKind: TargetProd, Nodes: []Node{{Name: "n1", Role: tc.declared}}}
-			obs := &Observed{ServerVersion: KnownFact("v1.37.2"), Storage: KnownFact(StorageState{}),
-				Nodes: KnownFact([]NodeState{{Name: "n1", Ready: true, ReadyStatus: ConditionTrue, Roles: tc.roles}})}
-			if p := checkedPlan(t, topo, obs, NodeCluster{}, PlanOptions{}); len(p.Steps) != 0 {
-				t.Errorf("declared %s, roles %v: steps %s", tc.declared, tc.roles, fmtSteps(p.Steps))
-			}
-			other := RoleWorker
-			if tc.declared == RoleWorker {
-				other = RoleControlPlane
-			}
-			topo.Nodes[0].Role = other
-			p := checkedPlan(t, topo, obs, NodeCluster{}, PlanOptions{})
-			if len(p.Steps) != 1 || p.Steps[0].Kind != StepRepairNode {
-				t.Errorf("declared %s, roles %v: steps %s, want one repair-node", other, tc.roles, fmtSteps(p.Steps))
-			}
-		})
-	}
-}
-
-func TestPlanNodeNotReadyCarriesTheClusterReason(t *testing.T) {
-	topo := &Topology{Name: "legacy", TargetKind: TargetProd, Nodes: []Node{
-		{Name: "legacy-cp1", Role: RoleControlPlane}, {Name: "legacy-w1", Role: RoleWorker},
-		{Name: "legacy-w2", Role: RoleWorker}, {Name: "legacy-w3", Role: RoleWorker}, {Name: "legacy-w4", Role: RoleWorker},
-	}}
-	obs := &Observed{ServerVersion: KnownFact("v1.37.2"), Storage: KnownFact(StorageState{}), Nodes: KnownFact([]NodeState{
-		{Name: "legacy-cp1", Ready: true, ReadyStatus: ConditionTrue, Roles: []string{"master"}},
-		{Name: "legacy-w1", ReadyStatus: ConditionUnknown, ReadyReason: "NodeStatusUnknown", ReadyMessage: "Kubelet stopped posting node status."},
-		// cordoned, Ready: no step (a cordon is the operator's decision)
-		{Name: "legacy-w2", Ready: true, ReadyStatus: ConditionTrue, Unschedulable: true},
-		{Name: "legacy-w3", ReadyStatus: ConditionFalse, ReadyReason: "KubeletNotReady", ReadyMessage: "container runtime network not ready: NetworkReady=false", Unschedulable: true},
-		{Name: "legacy-w4", ReadyMessage: "the node has no Ready condition (its kubelet has not posted a status)"},
-	})}
-	want := []Step{
-		mkStep(StepRepairNode, PhaseK8s, "legacy-w1", "registered, Ready=Unknown, NodeStatusUnknown: Kubelet stopped posting node status.", ""),
-		mkStep(StepRepairNode, PhaseK8s, "legacy-w3", "registered, Ready=False, KubeletNotReady: container runtime network not ready: NetworkReady=false", ""),
-		mkStep(StepRepairNode, PhaseK8s, "legacy-w4", "registered, NotReady, the node has no Ready condition (its kubelet has not posted a status)", ""),
-	}
-	if got := checkedPlan(t, topo, obs, NodeCluster{}, PlanOptions{}).Steps; !reflect.DeepEqual(got, want) {
-		t.Errorf("steps:\n%s\nwant:\n%s", fmtSteps(got), fmtSteps(want))
 	}
 }
 

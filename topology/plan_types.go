@@ -119,8 +119,8 @@ func (s Severity) rank() int {
 // FindingKind says what a Finding is about.
 type FindingKind string
 
-// Finding kinds. Each is produced by one rule of versions.go or support.go,
-// whose doc comment gives the rule and its source.
+// Finding kinds. Each is produced by one rule of plan/versions.go or
+// plan/support.go, whose doc comment gives the rule and its source.
 const (
 	// FindingDowngrade: kubernetes.version is below what runs (error).
 	FindingDowngrade FindingKind = "downgrade"

@@ -6,7 +6,9 @@ import (
 	"testing"
 	"time"
 
+	"nestor.dev/nestor/internal/fixtures"
 	"nestor.dev/nestor/kube"
+	"nestor.dev/nestor/plan"
 	"nestor.dev/nestor/topology"
 )
 
@@ -53,7 +55,7 @@ func TestDrainsNodes(t *testing.T) {
 	}
 }
 
-// prodPlan is the plan NodeCluster makes for skewUpgradeTopology(desired) on a
+// prodPlan is the plan NodeCluster makes for fixtures.SkewTopology(desired) on a
 // cluster whose API server and kubelets all run server.
 func prodPlan(t *testing.T, desired, server string, asOf time.Time) (topology.Plan, *topology.Observed) {
 	t.Helper()
@@ -63,7 +65,7 @@ func prodPlan(t *testing.T, desired, server string, asOf time.Time) (topology.Pl
 		{Name: "skew3", Ready: true, KubeletVersion: server},
 	})}
 	p := topology.Plan{Steps: []topology.Step{}, Findings: []topology.Finding{}}
-	topology.NodeCluster{}.PlanOwn(skewUpgradeTopology(desired), obs, topology.PlanOptions{AsOf: asOf}, &p)
+	plan.NodeCluster{}.PlanOwn(fixtures.SkewTopology(desired), obs, plan.Options{AsOf: asOf}, &p)
 	obs.DeriveVersions()
 	return p, obs
 }
@@ -249,17 +251,4 @@ func TestUpgradeTargetsKapsule(t *testing.T) {
 			t.Errorf("unknown %q", d.Unknown)
 		}
 	})
-}
-
-// skewUpgradeTopology is the versions-skew stack (versions_test.go's
-// skewTopology, copied: a package's internal tests cannot import another's).
-func skewUpgradeTopology(version string) *topology.Topology {
-	return &topology.Topology{
-		Path: "/s/stacks/skew.yaml", Name: "skew", TargetKind: topology.TargetProd,
-		Kubernetes: topology.Kubernetes{Version: version},
-		Nodes: []topology.Node{
-			{Name: "skew1", Role: topology.RoleControlPlane}, {Name: "skew2", Role: topology.RoleWorker}, {Name: "skew3", Role: topology.RoleWorker},
-		},
-		Layers: []topology.LayerRef{},
-	}
 }

@@ -14,6 +14,7 @@ import (
 
 	"k8s.io/client-go/rest"
 	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
+	"nestor.dev/nestor/plan"
 	"nestor.dev/nestor/probes/internal/probetest"
 	"nestor.dev/nestor/stacks"
 
@@ -119,7 +120,7 @@ func TestKapsuleReadHealthy(t *testing.T) {
 	if s.Reads("metadata") == 0 {
 		t.Errorf("the SDK's /metadata was not asked: the stand-in does not see what the SDK sends")
 	}
-	p := topology.BuildPlan(kapsuleStack(t, s.URL, ""), obs, Rules{}, topology.PlanOptions{})
+	p := plan.Build(kapsuleStack(t, s.URL, ""), obs, Rules{}, plan.Options{})
 	if p.Changes() != 0 || len(p.Waiting) != 0 {
 		t.Errorf("plan = %+v", p)
 	}
@@ -172,7 +173,7 @@ func TestKapsuleReadErrors(t *testing.T) {
 	if k.Nodes.Code != topology.ReasonServerError {
 		t.Errorf("nodes' code = %q, want %q", k.Nodes.Code, topology.ReasonServerError)
 	}
-	p := topology.BuildPlan(kapsuleStack(t, s.URL, ""), obs, Rules{}, topology.PlanOptions{})
+	p := plan.Build(kapsuleStack(t, s.URL, ""), obs, Rules{}, plan.Options{})
 	if len(p.Waiting) != 1 || !strings.Contains(strings.Join(topology.Texts(p.Unknowns), "\n"), "nodes: the provider's API answered 501") {
 		t.Errorf("plan waiting %v unknowns %v", p.Waiting, p.Unknowns)
 	}

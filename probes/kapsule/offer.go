@@ -23,7 +23,7 @@ const HeadroomWarnPercent = 80
 // judgeOffer adds the offer's steps, unknowns and findings to j: the
 // declared type (judgeType) on a ready cluster, and the headroom's
 // findings (headroomFindings) whenever the cluster was read; nothing while
-// the whole plan is held. asOf is the plan's date (PlanOptions.AsOf): a
+// the whole plan is held. asOf is the plan's date (plan.Options.AsOf): a
 // commitment is judged at it.
 func (j *KapsuleJudgement) judgeOffer(t *topology.Topology, k *topology.KapsuleObserved, h *topology.Headroom, asOf time.Time) {
 	if k == nil || j.Held != "" || k.Transient["cluster"] != "" || !k.Cluster.Known {

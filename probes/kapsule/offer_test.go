@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"nestor.dev/nestor/plan"
 	"nestor.dev/nestor/topology"
 )
 
@@ -61,8 +62,8 @@ func planOf(t *testing.T, tp *topology.Topology, k *topology.KapsuleObserved, as
 	t.Helper()
 	obs := &topology.Observed{Kapsule: k, Layers: []topology.LayerState{}, InClusterUnread: "not read: no kubeconfig"}
 	var p topology.Plan
-	Rules{}.PlanOwn(tp, obs, topology.PlanOptions{AsOf: asOf}, &p)
-	if err := topology.CheckOrder(p, topology.UnknownFact[topology.VersionsState](topology.Because(topology.ReasonNotRead, "x"))); err != nil {
+	Rules{}.PlanOwn(tp, obs, plan.Options{AsOf: asOf}, &p)
+	if err := plan.CheckOrder(p, topology.UnknownFact[topology.VersionsState](topology.Because(topology.ReasonNotRead, "x"))); err != nil {
 		t.Errorf("the plan breaks the order rules: %v", err)
 	}
 	return p

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"nestor.dev/nestor/kube"
+	"nestor.dev/nestor/plan"
 	"nestor.dev/nestor/topology"
 )
 
@@ -410,7 +411,7 @@ func (j *KapsuleJudgement) clusterUpgrade() *topology.Step {
 
 // holdForPools keeps the cluster's planned upgrade within the version
 // skew policy for every pool (a pool's nodes are kubelets: at most
-// topology.KubeletSkewAllowed minors behind the control plane,
+// plan.KubeletSkewAllowed minors behind the control plane,
 // kubernetes.io "Version Skew Policy"). A declared pool that the upgrade
 // would leave farther behind holds it back: the upgrade is not planned
 // (the pool is upgraded to the cluster's version first, an upgrade-pool of
@@ -434,7 +435,7 @@ func (j *KapsuleJudgement) holdForPools(t *topology.Topology, k *topology.Kapsul
 		if !pv.Known || pv.Major != to.Major || poolMoving[p.Status] {
 			continue
 		}
-		allowed := topology.KubeletSkewAllowed(pv)
+		allowed := plan.KubeletSkewAllowed(pv)
 		behind := to.Minor - pv.Minor
 		if behind <= allowed {
 			continue
@@ -684,7 +685,7 @@ func (Rules) OwnPhases(*topology.Topology) []topology.Phase {
 // objects say (topology.JudgeProviderObjects: the provider's objects edited
 // since it wrote them, the lists not read) and, when o.AsOf is set, the
 // provider's calendar judged at that day.
-func (Rules) PlanOwn(t *topology.Topology, obs *topology.Observed, o topology.PlanOptions, p *topology.Plan) {
+func (Rules) PlanOwn(t *topology.Topology, obs *topology.Observed, o plan.Options, p *topology.Plan) {
 	j := JudgeKapsule(t, obs.Kapsule)
 	p.Headroom = KapsuleHeadroom(t, obs.Kapsule)
 	j.judgeOffer(t, obs.Kapsule, p.Headroom, o.AsOf)
@@ -704,14 +705,14 @@ func (Rules) PlanOwn(t *topology.Topology, obs *topology.Observed, o topology.Pl
 
 // upstreamCalendar judges the minors the cluster and its pools run (as the
 // provider reports them) against the upstream support calendar
-// (topology.JudgeSupport), as a prod stack's server version is:
+// (plan.JudgeSupport), as a prod stack's server version is:
 // the provider's end of support and upstream's end of life are two dates,
 // both said.
 func upstreamCalendar(k *topology.KapsuleObserved, asOf time.Time) []topology.Finding {
 	cal := kube.UpstreamCalendar()
 	var out []topology.Finding
 	for _, u := range k.MinorsInUse() {
-		if f, ok := topology.JudgeSupport(cal, u.Version, strings.Join(u.Users, ", "), asOf); ok {
+		if f, ok := plan.JudgeSupport(cal, u.Version, strings.Join(u.Users, ", "), asOf); ok {
 			out = append(out, f)
 		}
 	}

@@ -2,6 +2,7 @@ package kapsule
 
 import (
 	"fmt"
+	"nestor.dev/nestor/plan"
 	"nestor.dev/nestor/topology"
 	"reflect"
 	"strings"
@@ -264,7 +265,7 @@ func TestJudgeKapsule(t *testing.T) {
 				tc.edit(k)
 			}
 			j := JudgeKapsule(tc.topo, k)
-			if err := topology.CheckOrder(topology.Plan{Steps: j.Steps}, topology.UnknownFact[topology.VersionsState](topology.Because(topology.ReasonNotRead, "a managed cluster"))); err != nil {
+			if err := plan.CheckOrder(topology.Plan{Steps: j.Steps}, topology.UnknownFact[topology.VersionsState](topology.Because(topology.ReasonNotRead, "a managed cluster"))); err != nil {
 				t.Errorf("not a valid order:\n%v", err)
 			}
 			if got := steps(j); got != tc.steps {
@@ -319,14 +320,14 @@ func TestBuildPlanKapsule(t *testing.T) {
 	k.Pools.Value[1].Version = "1.34.6"
 	k.Pools.Value[0].Status = "scaling"
 	obs := &topology.Observed{Kapsule: k, ServerVersion: topology.KnownFact("v1.35.3"), Nodes: topology.KnownFact([]topology.NodeState{}), Storage: topology.KnownFact(topology.StorageState{}), Layers: []topology.LayerState{}}
-	p := topology.BuildPlan(kapsuleTopo("1.35", nil), obs, Rules{}, topology.PlanOptions{})
+	p := plan.Build(kapsuleTopo("1.35", nil), obs, Rules{}, plan.Options{})
 	if len(p.Steps) != 1 || p.Steps[0].Kind != topology.StepUpgradePool || p.Steps[0].Phase != topology.PhasePools {
 		t.Errorf("steps = %+v", p.Steps)
 	}
 	if len(p.Waiting) != 1 || len(p.Unknowns) != 0 || p.Waiting[0].Subject != topology.PoolSubject("default") || p.Waiting[0].Subject.Key != "pools/default" {
 		t.Errorf("waiting %+v, unknowns %v", p.Waiting, p.Unknowns)
 	}
-	n := topology.Next(kapsuleTopo("1.35", nil), obs, p, Rules{})
+	n := plan.Next(kapsuleTopo("1.35", nil), obs, p, Rules{})
 	if n.Done || n.Phase.Name != topology.PhasePools || !strings.Contains(n.Why, "waiting: pool default is scaling") {
 		t.Errorf("next = %+v", n)
 	}
@@ -393,7 +394,7 @@ func TestBuildPlanClusterDeleting(t *testing.T) {
 	tp.Layers = []topology.LayerRef{{Name: "argocd"}}
 	obs := &topology.Observed{Kapsule: k, Layers: []topology.LayerState{{Name: "argocd", Declared: true, Health: topology.Absent, Reason: "not found"}},
 		Storage: topology.UnknownFact[topology.StorageState](topology.Because(topology.ReasonFailed, "not read"))}
-	p := topology.BuildPlan(tp, obs, Rules{}, topology.PlanOptions{})
+	p := plan.Build(tp, obs, Rules{}, plan.Options{})
 	if len(p.Steps) != 0 || len(p.Unknowns) != 0 || p.Held == "" || p.Status() != topology.StatusWaiting {
 		t.Errorf("plan = %+v, status %s", p, p.Status())
 	}

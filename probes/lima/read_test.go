@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"nestor.dev/nestor/probes/internal/probetest"
 	"net"
 	"os/exec"
 	"path/filepath"
@@ -12,6 +11,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"nestor.dev/nestor/probes/internal/probetest"
 
 	"nestor.dev/nestor/probes"
 	"nestor.dev/nestor/topology"

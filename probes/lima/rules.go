@@ -4,12 +4,13 @@ import (
 	"fmt"
 	"strings"
 
+	"nestor.dev/nestor/plan"
 	"nestor.dev/nestor/topology"
 )
 
 // Rules are the lima kind's own phases and plan: up (the VMs exist and
-// run), then the node cluster's bootstrap and k8s (topology.NodeCluster).
-type Rules struct{ topology.NodeCluster }
+// run), then the node cluster's bootstrap and k8s (plan.NodeCluster).
+type Rules struct{ plan.NodeCluster }
 
 // OwnPhases are up, bootstrap and k8s.
 func (r Rules) OwnPhases(t *topology.Topology) []topology.Phase {
@@ -17,13 +18,13 @@ func (r Rules) OwnPhases(t *topology.Topology) []topology.Phase {
 }
 
 // PlanOwn plans the VMs (planVMs), then the node cluster's phases.
-func (r Rules) PlanOwn(t *topology.Topology, obs *topology.Observed, o topology.PlanOptions, p *topology.Plan) {
+func (r Rules) PlanOwn(t *topology.Topology, obs *topology.Observed, o plan.Options, p *topology.Plan) {
 	planVMs(t, obs, p)
 	r.NodeCluster.PlanOwn(t, obs, o, p)
 }
 
 // PhaseDone judges up by the VMs' status (every declared node's VM
-// Running), the other phases as topology.NodeCluster does.
+// Running), the other phases as plan.NodeCluster does.
 func (r Rules) PhaseDone(t *topology.Topology, obs *topology.Observed, ph topology.Phase) (done, unknown bool, why string) {
 	if ph.Kind != topology.PhaseKindUp {
 		return r.NodeCluster.PhaseDone(t, obs, ph)

@@ -1,60 +1,13 @@
 package lima
 
 import (
-	"fmt"
 	"reflect"
-	"strings"
 	"testing"
 
+	"nestor.dev/nestor/internal/fixtures"
+	"nestor.dev/nestor/plan"
 	"nestor.dev/nestor/topology"
 )
-
-func bench() *topology.Topology {
-	return &topology.Topology{
-		Path: "/s/stacks/bench.yaml", Name: "bench", TargetKind: topology.TargetLima,
-		Nodes:   []topology.Node{{Name: "lima-node1", Role: topology.RoleControlPlane}, {Name: "lima-node2", Role: topology.RoleWorker}},
-		Backend: "local-path",
-		Layers:  []topology.LayerRef{{Name: "flannel"}, {Name: "local-path"}},
-		Lima:    &topology.Lima{},
-	}
-}
-
-func readyNodes(names ...string) topology.Fact[[]topology.NodeState] {
-	var ns []topology.NodeState
-	for _, n := range names {
-		st := topology.NodeState{Name: n, Ready: true, KubeletVersion: "v1.36.2"}
-		if strings.HasSuffix(n, "1") { // lima-node1 is the control plane
-			st.Roles = []string{topology.RoleControlPlane}
-		}
-		ns = append(ns, st)
-	}
-	return topology.KnownFact(ns)
-}
-
-func healthyLayers(t *topology.Topology) []topology.LayerState {
-	var out []topology.LayerState
-	for _, l := range t.Layers {
-		out = append(out, topology.LayerState{Name: l.Name, Declared: true, Health: topology.Healthy})
-	}
-	return out
-}
-
-func vms(pairs ...string) *topology.VMsObserved {
-	var v []topology.VM
-	for i := 0; i+1 < len(pairs); i += 2 {
-		v = append(v, topology.VM{Name: pairs[i], Status: pairs[i+1]})
-	}
-	f := topology.KnownFact(v)
-	return &f
-}
-
-func fmtSteps(steps []topology.Step) string {
-	var b strings.Builder
-	for _, s := range steps {
-		fmt.Fprintf(&b, "  %s [%s] %s: %s {%s %q key %q}\n", s.Kind, s.Phase, s.Target, s.Reason, s.Subject.Kind, s.Subject.Text, s.Subject.Key)
-	}
-	return b.String()
-}
 
 // The lima plan: the up phase from limactl's VMs, before the node
 // cluster's phases and the layers.
@@ -73,10 +26,10 @@ func TestBuildPlanLima(t *testing.T) {
 	}{
 		{
 			name: "lima: node2 stopped, no bench kubeconfig",
-			topo: bench,
+			topo: fixtures.Bench,
 			obs: func() *topology.Observed {
 				return &topology.Observed{
-					VMs:           vms("lima-node1", topology.VMRunning, "lima-node2", topology.VMStopped),
+					VMs:           fixtures.VMs("lima-node1", topology.VMRunning, "lima-node2", topology.VMStopped),
 					ServerVersion: topology.UnknownFact[string](topology.Because(topology.ReasonFailed, "no bench kubeconfig at /s/.work/bench/kubeconfig")),
 					Nodes:         topology.UnknownFact[[]topology.NodeState](topology.Because(topology.ReasonFailed, "no bench kubeconfig at /s/.work/bench/kubeconfig")),
 					Layers:        []topology.LayerState{{Name: "flannel", Declared: true, Health: topology.Unknown, Reason: "no bench kubeconfig"}, {Name: "local-path", Declared: true, Health: topology.Unknown, Reason: "no bench kubeconfig"}},
@@ -95,18 +48,18 @@ func TestBuildPlanLima(t *testing.T) {
 		{
 			name: "lima: VMs missing, broken, odd status",
 			topo: func() *topology.Topology {
-				b := bench()
+				b := fixtures.Bench()
 				b.Nodes = append(b.Nodes, topology.Node{Name: "lima-node3", Role: topology.RoleWorker}, topology.Node{Name: "lima-node4", Role: topology.RoleWorker})
 				return b
 			},
 			obs: func() *topology.Observed {
 				o := &topology.Observed{
-					VMs:           vms("lima-node2", topology.VMBroken, "lima-node3", "Starting", "lima-node4", topology.VMRunning),
+					VMs:           fixtures.VMs("lima-node2", topology.VMBroken, "lima-node3", "Starting", "lima-node4", topology.VMRunning),
 					ServerVersion: topology.KnownFact("v1.37.2"),
-					Nodes:         readyNodes("lima-node1", "lima-node2", "lima-node3", "lima-node4"),
+					Nodes:         fixtures.ReadyNodes("lima-node1", "lima-node2", "lima-node3", "lima-node4"),
 					Storage:       topology.KnownFact(topology.StorageState{Class: "local-path", Provisioner: "rancher.io/local-path"}),
 				}
-				o.Layers = healthyLayers(bench())
+				o.Layers = fixtures.HealthyLayers(fixtures.Bench())
 				return o
 			},
 			steps: []topology.Step{
@@ -119,11 +72,11 @@ func TestBuildPlanLima(t *testing.T) {
 		},
 		{
 			name: "lima: limactl missing",
-			topo: bench,
+			topo: fixtures.Bench,
 			obs: func() *topology.Observed {
 				f := topology.UnknownFact[[]topology.VM](topology.Because(topology.ReasonNotInstalled, `exec: "limactl": executable file not found in $PATH`))
-				o := &topology.Observed{VMs: &f, ServerVersion: topology.KnownFact("v1.37.2"), Nodes: readyNodes("lima-node1", "lima-node2"), Storage: topology.KnownFact(topology.StorageState{Class: "local-path", Provisioner: "rancher.io/local-path"})}
-				o.Layers = healthyLayers(bench())
+				o := &topology.Observed{VMs: &f, ServerVersion: topology.KnownFact("v1.37.2"), Nodes: fixtures.ReadyNodes("lima-node1", "lima-node2"), Storage: topology.KnownFact(topology.StorageState{Class: "local-path", Provisioner: "rancher.io/local-path"})}
+				o.Layers = fixtures.HealthyLayers(fixtures.Bench())
 				return o
 			},
 			steps:    []topology.Step{},
@@ -133,10 +86,10 @@ func TestBuildPlanLima(t *testing.T) {
 		},
 		{
 			name: "lima: VMs not read at all",
-			topo: bench,
+			topo: fixtures.Bench,
 			obs: func() *topology.Observed {
-				o := &topology.Observed{ServerVersion: topology.KnownFact("v1.37.2"), Nodes: readyNodes("lima-node1", "lima-node2"), Storage: topology.KnownFact(topology.StorageState{Class: "local-path", Provisioner: "rancher.io/local-path"})}
-				o.Layers = healthyLayers(bench())
+				o := &topology.Observed{ServerVersion: topology.KnownFact("v1.37.2"), Nodes: fixtures.ReadyNodes("lima-node1", "lima-node2"), Storage: topology.KnownFact(topology.StorageState{Class: "local-path", Provisioner: "rancher.io/local-path"})}
+				o.Layers = fixtures.HealthyLayers(fixtures.Bench())
 				return o
 			},
 			steps:    []topology.Step{},
@@ -146,9 +99,9 @@ func TestBuildPlanLima(t *testing.T) {
 		},
 		{
 			name: "lima: no target, VMs still count",
-			topo: bench,
+			topo: fixtures.Bench,
 			obs: func() *topology.Observed {
-				return &topology.Observed{NoTarget: true, VMs: vms("lima-node1", topology.VMRunning)}
+				return &topology.Observed{NoTarget: true, VMs: fixtures.VMs("lima-node1", topology.VMRunning)}
 			},
 			steps: []topology.Step{
 				topology.NewStep(topology.StepCreateVM, "up", "lima-node2", "declared node has no Lima VM"),
@@ -166,12 +119,12 @@ func TestBuildPlanLima(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			obs := tc.obs()
-			got := topology.BuildPlan(tc.topo(), obs, Rules{}, topology.PlanOptions{})
-			if err := topology.CheckOrder(got, topology.DeriveVersions(obs.ServerVersion, obs.Nodes)); err != nil {
+			got := plan.Build(tc.topo(), obs, Rules{}, plan.Options{})
+			if err := plan.CheckOrder(got, topology.DeriveVersions(obs.ServerVersion, obs.Nodes)); err != nil {
 				t.Errorf("not a valid order:\n%v", err)
 			}
 			if !reflect.DeepEqual(got.Steps, tc.steps) {
-				t.Errorf("steps:\n%s\nwant:\n%s", fmtSteps(got.Steps), fmtSteps(tc.steps))
+				t.Errorf("steps:\n%s\nwant:\n%s", fixtures.StepsText(got.Steps), fixtures.StepsText(tc.steps))
 			}
 			want := tc.unknowns
 			if want == nil {
@@ -206,14 +159,14 @@ func TestPhases(t *testing.T) {
 		{Name: "up", Kind: "up"}, {Name: "bootstrap", Kind: "bootstrap"}, {Name: "k8s", Kind: "k8s"},
 		{Name: "cilium", Kind: "layer", Layer: "cilium"}, {Name: "rook-ceph", Kind: "layer", Layer: "rook-ceph"},
 	}
-	if got := topology.Phases(&topology.Topology{TargetKind: topology.TargetLima, Layers: layers}, Rules{}); !reflect.DeepEqual(got, want) {
+	if got := plan.Phases(&topology.Topology{TargetKind: topology.TargetLima, Layers: layers}, Rules{}); !reflect.DeepEqual(got, want) {
 		t.Errorf("Phases = %+v, want %+v", got, want)
 	}
 }
 
 func TestPlanVMsWithLimaErrors(t *testing.T) {
 	topo := func() *topology.Topology {
-		b := bench()
+		b := fixtures.Bench()
 		b.Nodes = append(b.Nodes, topology.Node{Name: "lima-node3", Role: topology.RoleWorker}, topology.Node{Name: "lima-node4", Role: topology.RoleWorker})
 		return b
 	}
@@ -230,17 +183,17 @@ func TestPlanVMsWithLimaErrors(t *testing.T) {
 			{Name: "lima-node4", Errors: []string{"open /h/.lima/lima-node4/lima.yaml: not a directory"}},
 		},
 		ServerVersion: topology.KnownFact("v1.37.2"),
-		Nodes:         readyNodes("lima-node1", "lima-node2", "lima-node3", "lima-node4"),
+		Nodes:         fixtures.ReadyNodes("lima-node1", "lima-node2", "lima-node3", "lima-node4"),
 		Storage:       topology.KnownFact(topology.StorageState{Class: "local-path", Provisioner: "rancher.io/local-path"}),
-		Layers:        healthyLayers(bench()),
+		Layers:        fixtures.HealthyLayers(fixtures.Bench()),
 	}
-	p := topology.BuildPlan(topo(), obs, Rules{}, topology.PlanOptions{})
+	p := plan.Build(topo(), obs, Rules{}, plan.Options{})
 	want := []topology.Step{
 		topology.NewStep(topology.StepStartVM, topology.PhaseUp, "lima-node2", "VM is Broken (limactl: failed to connect to \"/h/.lima/lima-node2/ha.sock\": stat /h/.lima/lima-node2/ha.sock: no such file or directory): stop it with `limactl stop -f lima-node2`, then start it; if it still fails, delete and recreate it"),
 		topology.NewStep(topology.StepCreateVM, topology.PhaseUp, "lima-node4", "declared node has no Lima VM; limactl lists an entry of that name that is not a VM (limactl: open /h/.lima/lima-node4/lima.yaml: not a directory): move it out of the Lima folder first"),
 	}
 	if !reflect.DeepEqual(p.Steps, want) {
-		t.Errorf("steps:\n%s\nwant:\n%s", fmtSteps(p.Steps), fmtSteps(want))
+		t.Errorf("steps:\n%s\nwant:\n%s", fixtures.StepsText(p.Steps), fixtures.StepsText(want))
 	}
 	wantUnknowns := []string{"VM lima-node3: limactl gives no status (limactl: cannot read lima.yaml)"}
 	if !reflect.DeepEqual(topology.Texts(p.Unknowns), wantUnknowns) {

@@ -28,6 +28,7 @@ import (
 
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
+	"nestor.dev/nestor/plan"
 	"nestor.dev/nestor/tests/harness"
 	"nestor.dev/nestor/topology"
 )
@@ -613,7 +614,7 @@ func decodePreview(t testing.TB, r result) previewDoc {
 
 // checkPlanOrder decodes the plan and the versions of preview's -o json
 // document doc into nestor's own types and fails t unless the plan is a
-// valid order (topology.CheckOrder): every plan an end-to-end test reads is
+// valid order (plan.CheckOrder): every plan an end-to-end test reads is
 // checked against the real API server's versions.
 func checkPlanOrder(t testing.TB, doc string) {
 	t.Helper()
@@ -633,7 +634,7 @@ func checkPlanOrder(t testing.TB, doc string) {
 	if d.Actual != nil && d.Actual.Versions != nil {
 		vs = *d.Actual.Versions
 	}
-	if err := topology.CheckOrder(*d.Plan, vs); err != nil {
+	if err := plan.CheckOrder(*d.Plan, vs); err != nil {
 		t.Errorf("preview -o json: the plan is not a valid order:\n%v", err)
 	}
 }

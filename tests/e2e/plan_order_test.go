@@ -4,7 +4,7 @@ package e2e
 // demo.yaml: demo1 control plane, demo2–demo4 workers; demo3 NotReady,
 // demo4's kubelet v1.36.4, the others v1.37.2; server v1.37.2): the steps
 // are a dependency order (checked by decodePreview with
-// topology.CheckOrder), a blocked step names what unblocks it, and a node
+// plan.CheckOrder), a blocked step names what unblocks it, and a node
 // the topology does not declare is never the subject of a change.
 
 import (

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 
+	"nestor.dev/nestor/plan"
 	"nestor.dev/nestor/probes"
 	"nestor.dev/nestor/topology"
 )
@@ -26,7 +27,7 @@ type NextStep struct {
 }
 
 // Next is `nestor next`: it reads the stack as preview does (read-only) and
-// names the first phase that is not done (topology.Next), why, and what
+// names the first phase that is not done (plan.Next), why, and what
 // runs it (RUNBOOK.md's phase table).
 type Next struct {
 	Config
@@ -50,11 +51,11 @@ func (n Next) Run(ctx context.Context) (*NextStep, error) {
 	return DecideNext(s, obs), nil
 }
 
-// DecideNext turns topology.Next into next's answer: what runs the phase,
+// DecideNext turns plan.Next into next's answer: what runs the phase,
 // as command lines for stack s.
 func DecideNext(s *Stack, obs *topology.Observed) *NextStep {
 	t := s.Topology
-	np := topology.Next(t, obs, topology.BuildPlan(t, obs, s.Kind, topology.PlanOptions{}), s.Kind)
+	np := plan.Next(t, obs, plan.Build(t, obs, s.Kind, plan.Options{}), s.Kind)
 	n := &NextStep{FormatVersion: NextFormatVersion, Stack: t.Name, Done: np.Done, Unknown: np.Unknown, Why: np.Why}
 	switch {
 	case obs.NoTarget:

@@ -4,6 +4,7 @@ import (
 	"context"
 	"time"
 
+	"nestor.dev/nestor/plan"
 	"nestor.dev/nestor/probes"
 	"nestor.dev/nestor/topology"
 	"nestor.dev/nestor/upgrade"
@@ -153,7 +154,7 @@ type Summary struct {
 
 // NewReport builds preview's model from the opened target op and the
 // observation obs: the target line, DESIRED from the topology, ACTUAL as
-// read, the plan (topology.BuildPlan, its calendar judged at asOf) and its
+// read, the plan (plan.Build, its calendar judged at asOf) and its
 // summary; k is the stack's target kind (its phases and plan rules).
 func NewReport(k probes.Kind, op *probes.Opened, obs *topology.Observed, asOf time.Time) *Report {
 	t := op.Topology
@@ -187,14 +188,14 @@ func NewReport(k probes.Kind, op *probes.Opened, obs *topology.Observed, asOf ti
 	if bl, ok := topology.BackendLayer(t.Backend); ok {
 		r.Desired.BackendLayer = bl
 	}
-	for _, p := range topology.Phases(t, k) {
+	for _, p := range plan.Phases(t, k) {
 		r.Desired.Phases = append(r.Desired.Phases, p.Name)
 	}
 	r.Desired.Layers = []string{}
 	for _, l := range t.Layers {
 		r.Desired.Layers = append(r.Desired.Layers, l.Name)
 	}
-	r.Plan = topology.BuildPlan(t, obs, k, topology.PlanOptions{AsOf: asOf})
+	r.Plan = plan.Build(t, obs, k, plan.Options{AsOf: asOf})
 	if r.Plan.Steps == nil {
 		r.Plan.Steps = []topology.Step{}
 	}

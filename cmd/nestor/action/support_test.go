@@ -6,7 +6,7 @@ import (
 	"time"
 
 	"nestor.dev/nestor/kube"
-	"nestor.dev/nestor/topology"
+	"nestor.dev/nestor/plan"
 )
 
 // SupportText says what the calendar findings say, on the same days: 1.37's
@@ -25,7 +25,7 @@ func TestSupportTextFollowsTheFindingsRule(t *testing.T) {
 		if got := SupportText(v, day(tc.asOf), true); got != tc.short {
 			t.Errorf("%s short: %q, want %q", tc.asOf, got, tc.short)
 		}
-		_, finding := topology.JudgeSupport(kube.UpstreamCalendar(), v, "x", day(tc.asOf))
+		_, finding := plan.JudgeSupport(kube.UpstreamCalendar(), v, "x", day(tc.asOf))
 		if finding != (tc.asOf != "2026-12-01") {
 			t.Errorf("%s: a finding %v, while the view says %q", tc.asOf, finding, tc.want)
 		}

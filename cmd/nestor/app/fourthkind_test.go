@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"nestor.dev/nestor/cmd/nestor/action"
+	"nestor.dev/nestor/plan"
 	"nestor.dev/nestor/probes"
 	"nestor.dev/nestor/topology"
 )
@@ -20,7 +21,7 @@ import (
 // observation the test hands it. It implements probes.Kind and nothing
 // else: what a new kind has to write.
 type fourthKind struct {
-	topology.NodeCluster
+	plan.NodeCluster
 	// registered are the nodes the cluster reports, all Ready.
 	registered []string
 }
@@ -33,8 +34,8 @@ func (k fourthKind) OwnPhases(t *topology.Topology) []topology.Phase {
 	return append([]topology.Phase{{Name: phaseProvision, Kind: phaseProvision}}, k.NodeCluster.OwnPhases(t)...)
 }
 
-func (k fourthKind) PlanOwn(t *topology.Topology, obs *topology.Observed, o topology.PlanOptions, p *topology.Plan) {
-	// A step in a phase the kind does not have: BuildPlan must drop it.
+func (k fourthKind) PlanOwn(t *topology.Topology, obs *topology.Observed, o plan.Options, p *topology.Plan) {
+	// A step in a phase the kind does not have: plan.Build must drop it.
 	p.Add(topology.StepCreateVM, topology.PhaseUp, "stray", "a kind's step outside its phases")
 	k.NodeCluster.PlanOwn(t, obs, o, p)
 }

@@ -1,4 +1,4 @@
-package topology
+package plan
 
 import (
 	"fmt"
@@ -6,28 +6,29 @@ import (
 	"strings"
 
 	"nestor.dev/nestor/kube"
+	"nestor.dev/nestor/topology"
 )
 
-// KindRules is the pure part of a target kind: the phases it runs before the
+// Rules is the pure part of a target kind: the phases it runs before the
 // layers, the plan of those phases, and when each of them is done. Each
 // target kind implements it in its own package (probes/prod, probes/lima,
-// probes/kapsule); BuildPlan, Phases and Next call it for the part that
+// probes/kapsule); Build, Phases and Next call it for the part that
 // depends on the kind and judge the layers themselves. Implementations
-// are pure: no I/O, no clock (PlanOptions.AsOf is the date).
-type KindRules interface {
+// are pure: no I/O, no clock (Options.AsOf is the date).
+type Rules interface {
 	// OwnPhases are the kind's phases before the layers, in order (prod:
 	// bootstrap, k8s; lima: up, bootstrap, k8s; kapsule: cluster, pools).
 	// They never depend on what was read.
-	OwnPhases(t *Topology) []Phase
+	OwnPhases(t *topology.Topology) []topology.Phase
 	// PlanOwn adds to p the steps (each in one of OwnPhases), waiting
 	// objects, unknowns and findings of the kind's own phases, judged from
 	// obs (obs.NoTarget included: then the plan assumes an empty cluster)
 	// at o.AsOf (zero: the calendar is not judged).
-	PlanOwn(t *Topology, obs *Observed, o PlanOptions, p *Plan)
+	PlanOwn(t *topology.Topology, obs *topology.Observed, o Options, p *topology.Plan)
 	// PhaseDone judges one of OwnPhases for Next: done, or unknown (the
 	// evidence could not be read, why says what), or not done (why says
 	// what is left). Waiting objects are not done, never unknown.
-	PhaseDone(t *Topology, obs *Observed, ph Phase) (done, unknown bool, why string)
+	PhaseDone(t *topology.Topology, obs *topology.Observed, ph topology.Phase) (done, unknown bool, why string)
 	// AllDone says what "every phase is done" means for the kind ("nodes
 	// and layers match the topology").
 	AllDone() string
@@ -40,8 +41,8 @@ type KindRules interface {
 type NodeCluster struct{}
 
 // OwnPhases are bootstrap and k8s.
-func (NodeCluster) OwnPhases(*Topology) []Phase {
-	return []Phase{{Name: PhaseBootstrap, Kind: PhaseKindBootstrap}, {Name: PhaseK8s, Kind: PhaseKindK8s}}
+func (NodeCluster) OwnPhases(*topology.Topology) []topology.Phase {
+	return []topology.Phase{{Name: topology.PhaseBootstrap, Kind: topology.PhaseKindBootstrap}, {Name: topology.PhaseK8s, Kind: topology.PhaseKindK8s}}
 }
 
 // PlanOwn plans the bootstrap and k8s phases:
@@ -49,7 +50,7 @@ func (NodeCluster) OwnPhases(*Topology) []Phase {
 //   - obs.NoTarget (nothing could be read): a bootstrap step (which
 //     registers the first control plane) and join-node for every other
 //     declared node, all unverified;
-//   - otherwise the versions (judgeVersions, on DeriveVersions of
+//   - otherwise the versions (judgeVersions, on topology.DeriveVersions of
 //     obs.ServerVersion and obs.Nodes): when kubernetes.version is declared,
 //     upgrade steps one minor at a time for the API server, interleaved
 //     with upgrade-node steps for each declared node whose kubelet is
@@ -67,21 +68,21 @@ func (NodeCluster) OwnPhases(*Topology) []Phase {
 // The steps are in a dependency order (CheckOrder): repair-node first (a
 // node is repaired before it is upgraded), then the version sequence,
 // then join-node and the undeclared nodes.
-func (NodeCluster) PlanOwn(t *Topology, obs *Observed, o PlanOptions, p *Plan) {
+func (NodeCluster) PlanOwn(t *topology.Topology, obs *topology.Observed, o Options, p *topology.Plan) {
 	if obs.NoTarget {
-		p.add(StepBootstrap, PhaseBootstrap, t.Name, "unverified: no target was read, so the plan assumes no cluster yet")
+		p.Add(topology.StepBootstrap, topology.PhaseBootstrap, t.Name, "unverified: no target was read, so the plan assumes no cluster yet")
 		first := ""
 		if cps := t.ControlPlanes(); len(cps) > 0 {
 			first = cps[0].Name // bootstrap registers it
 		}
 		for _, n := range t.Nodes {
 			if n.Name != first {
-				p.add(StepJoinNode, PhaseK8s, n.Name, "unverified: assumes an empty cluster")
+				p.Add(topology.StepJoinNode, topology.PhaseK8s, n.Name, "unverified: assumes an empty cluster")
 			}
 		}
 		return
 	}
-	var nodeSteps []Step
+	var nodeSteps []topology.Step
 	ns := nodeSet{Declared: make(map[string]bool, len(t.Nodes)), Repair: map[string]string{}}
 	for _, n := range t.Nodes {
 		ns.Declared[n.Name] = true
@@ -89,40 +90,40 @@ func (NodeCluster) PlanOwn(t *Topology, obs *Observed, o PlanOptions, p *Plan) {
 	if obs.Nodes.Known {
 		nodeSteps = planNodes(t, obs.Nodes.Value)
 		for _, s := range nodeSteps {
-			if s.Kind == StepRepairNode {
-				ns.Repair[s.Target] = StepRef(s)
+			if s.Kind == topology.StepRepairNode {
+				ns.Repair[s.Target] = topology.StepRef(s)
 			}
 		}
 	}
-	j := judgeVersions(t.Kubernetes.Version, DeriveVersions(obs.ServerVersion, obs.Nodes), ns, kube.UpstreamCalendar(), o.AsOf)
+	j := judgeVersions(t.Kubernetes.Version, topology.DeriveVersions(obs.ServerVersion, obs.Nodes), ns, kube.UpstreamCalendar(), o.AsOf)
 	// The order is a dependency order (CheckOrder): a node is repaired
 	// before it is upgraded; the version steps interleave the API server
 	// and the kubelets (planUpgrades); a node joins the cluster at the
 	// version it has reached.
 	for _, s := range nodeSteps {
-		if s.Kind == StepRepairNode {
+		if s.Kind == topology.StepRepairNode {
 			p.Steps = append(p.Steps, s)
 		}
 	}
 	p.Steps = append(p.Steps, j.steps...)
 	for _, s := range nodeSteps {
-		if s.Kind != StepRepairNode {
+		if s.Kind != topology.StepRepairNode {
 			p.Steps = append(p.Steps, s)
 		}
 	}
 	p.Findings = append(p.Findings, j.findings...)
 	p.Unknowns = append(p.Unknowns, j.unknowns...)
 	if !obs.Nodes.Known {
-		p.AddUnknown(NodesSubject(KeyNodes), obs.Nodes.Code, obs.Nodes.Reason)
+		p.AddUnknown(topology.NodesSubject(topology.KeyNodes), obs.Nodes.Code, obs.Nodes.Reason)
 	}
 }
 
 // PhaseDone judges bootstrap by a readable API server (a lima bench
 // without its kubeconfig is not bootstrapped, not unknown) and k8s by every
 // declared node registered and Ready.
-func (NodeCluster) PhaseDone(t *Topology, obs *Observed, ph Phase) (done, unknown bool, why string) {
+func (NodeCluster) PhaseDone(t *topology.Topology, obs *topology.Observed, ph topology.Phase) (done, unknown bool, why string) {
 	switch ph.Kind {
-	case PhaseKindBootstrap:
+	case topology.PhaseKindBootstrap:
 		if obs.ServerVersion.Known {
 			return true, false, ""
 		}
@@ -130,7 +131,7 @@ func (NodeCluster) PhaseDone(t *Topology, obs *Observed, ph Phase) (done, unknow
 			return false, false, "no bench cluster was read: " + obs.Nodes.Reason
 		}
 		return false, true, obs.ServerVersion.Reason
-	case PhaseKindK8s:
+	case topology.PhaseKindK8s:
 		if !obs.Nodes.Known {
 			return false, true, obs.Nodes.Reason
 		}
@@ -163,9 +164,9 @@ func (NodeCluster) AllDone() string { return "nodes and layers match the topolog
 // declared ones: join-node, repair-node (NotReady, or the control-plane
 // role differs), and undeclared (information) for a node the topology
 // does not declare, sorted by name.
-func planNodes(t *Topology, observed []NodeState) []Step {
-	var steps []Step
-	nodes := make(map[string]NodeState, len(observed))
+func planNodes(t *topology.Topology, observed []topology.NodeState) []topology.Step {
+	var steps []topology.Step
+	nodes := make(map[string]topology.NodeState, len(observed))
 	for _, n := range observed {
 		nodes[n.Name] = n
 	}
@@ -173,15 +174,15 @@ func planNodes(t *Topology, observed []NodeState) []Step {
 		st, ok := nodes[n.Name]
 		switch {
 		case !ok:
-			steps = append(steps, NewStep(StepJoinNode, PhaseK8s, n.Name, "declared, not registered in the cluster"))
+			steps = append(steps, topology.NewStep(topology.StepJoinNode, topology.PhaseK8s, n.Name, "declared, not registered in the cluster"))
 		case !st.Ready:
-			steps = append(steps, NewStep(StepRepairNode, PhaseK8s, n.Name, "registered, "+st.ReadyText()))
-		case (n.Role == RoleControlPlane) != HasControlPlaneRole(st.Roles):
+			steps = append(steps, topology.NewStep(topology.StepRepairNode, topology.PhaseK8s, n.Name, "registered, "+st.ReadyText()))
+		case (n.Role == topology.RoleControlPlane) != topology.HasControlPlaneRole(st.Roles):
 			roles := strings.Join(st.Roles, ",")
 			if roles == "" {
 				roles = "<none>"
 			}
-			steps = append(steps, NewStep(StepRepairNode, PhaseK8s, n.Name, fmt.Sprintf("declared role %s, the cluster's roles: %s", n.Role, roles)))
+			steps = append(steps, topology.NewStep(topology.StepRepairNode, topology.PhaseK8s, n.Name, fmt.Sprintf("declared role %s, the cluster's roles: %s", n.Role, roles)))
 		}
 	}
 	declared := make(map[string]bool, len(t.Nodes))
@@ -196,19 +197,7 @@ func planNodes(t *Topology, observed []NodeState) []Step {
 	}
 	sort.Strings(extra)
 	for _, name := range extra {
-		steps = append(steps, NewStep(StepUndeclared, PhaseK8s, name, "registered in the cluster but not declared in the topology"))
+		steps = append(steps, topology.NewStep(topology.StepUndeclared, topology.PhaseK8s, name, "registered in the cluster but not declared in the topology"))
 	}
 	return steps
-}
-
-// Add appends a step of kind in phase to p, acting on target, with its
-// reason: the one way a kind's rules add a step.
-func (p *Plan) Add(kind StepKind, phase, target, reason string) {
-	p.add(kind, phase, target, reason)
-}
-
-// Finding appends a finding to p, its message formatted from format and
-// args.
-func (p *Plan) Finding(sev Severity, kind FindingKind, subject Subject, format string, args ...any) {
-	p.Findings = append(p.Findings, Finding{Severity: sev, Kind: kind, Subject: subject, Message: fmt.Sprintf(format, args...)})
 }

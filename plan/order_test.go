@@ -1,9 +1,13 @@
-package topology
+package plan_test
 
 import (
 	"fmt"
 	"strings"
 	"testing"
+
+	"nestor.dev/nestor/internal/fixtures"
+	"nestor.dev/nestor/plan"
+	"nestor.dev/nestor/topology"
 )
 
 // orderCase is a node cluster: the API server's version, each node's
@@ -17,10 +21,10 @@ type orderCase struct {
 	desired    string
 }
 
-func (c orderCase) build() (*Topology, *Observed) {
-	t := &Topology{Path: "/s/stacks/o.yaml", Name: "o", TargetKind: TargetProd, Kubernetes: Kubernetes{Version: c.desired}, Layers: []LayerRef{}}
-	obs := &Observed{ServerVersion: KnownFact(c.server), Layers: []LayerState{},
-		Storage: KnownFact(StorageState{Class: "local-path", Provisioner: "rancher.io/local-path", Backend: "local-path"})}
+func (c orderCase) build() (*topology.Topology, *topology.Observed) {
+	t := &topology.Topology{Path: "/s/stacks/o.yaml", Name: "o", TargetKind: topology.TargetProd, Kubernetes: topology.Kubernetes{Version: c.desired}, Layers: []topology.LayerRef{}}
+	obs := &topology.Observed{ServerVersion: topology.KnownFact(c.server), Layers: []topology.LayerState{},
+		Storage: topology.KnownFact(topology.StorageState{Class: "local-path", Provisioner: "rancher.io/local-path", Backend: "local-path"})}
 	skip := map[string]bool{}
 	for _, n := range c.undeclared {
 		skip[n] = true
@@ -29,26 +33,26 @@ func (c orderCase) build() (*Topology, *Observed) {
 	for _, n := range c.notReady {
 		down[n] = true
 	}
-	var nodes []NodeState
+	var nodes []topology.NodeState
 	for _, name := range sortedKeys(c.kubelets) {
-		role := RoleWorker
+		role := topology.RoleWorker
 		if len(nodes) == 0 {
-			role = RoleControlPlane
+			role = topology.RoleControlPlane
 		}
 		var roles []string
-		if role == RoleControlPlane {
-			roles = []string{RoleControlPlane}
+		if role == topology.RoleControlPlane {
+			roles = []string{topology.RoleControlPlane}
 		}
-		st := NodeState{Name: name, Ready: !down[name], Roles: roles, KubeletVersion: c.kubelets[name]}
+		st := topology.NodeState{Name: name, Ready: !down[name], Roles: roles, KubeletVersion: c.kubelets[name]}
 		if down[name] {
 			st.ReadyStatus, st.ReadyReason = "Unknown", "NodeStatusUnknown"
 		}
 		nodes = append(nodes, st)
 		if !skip[name] {
-			t.Nodes = append(t.Nodes, Node{Name: name, Role: role})
+			t.Nodes = append(t.Nodes, topology.Node{Name: name, Role: role})
 		}
 	}
-	obs.Nodes = KnownFact(nodes)
+	obs.Nodes = topology.KnownFact(nodes)
 	return t, obs
 }
 
@@ -96,9 +100,9 @@ func TestPlanIsAValidOrder(t *testing.T) {
 	}
 	for _, c := range cases {
 		tp, obs := c.build()
-		p := BuildPlan(tp, obs, NodeCluster{}, PlanOptions{})
-		if err := CheckOrder(p, DeriveVersions(obs.ServerVersion, obs.Nodes)); err != nil {
-			t.Errorf("%+v: not a valid order:\n%v\n%s", c, err, fmtSteps(p.Steps))
+		p := plan.Build(tp, obs, plan.NodeCluster{}, plan.Options{})
+		if err := plan.CheckOrder(p, topology.DeriveVersions(obs.ServerVersion, obs.Nodes)); err != nil {
+			t.Errorf("%+v: not a valid order:\n%v\n%s", c, err, fixtures.StepsText(p.Steps))
 		}
 	}
 }
@@ -110,10 +114,10 @@ func TestPlanIsAValidOrder(t *testing.T) {
 func TestPlanOrderDemo(t *testing.T) {
 	c := orderCase{server: "v1.37.2", kubelets: map[string]string{"demo1": "v1.37.2", "demo2": "v1.37.2", "demo3": "v1.37.2", "demo4": "v1.36.4"}, notReady: []string{"demo3"}, desired: "1.40"}
 	tp, obs := c.build()
-	p := BuildPlan(tp, obs, NodeCluster{}, PlanOptions{})
+	p := plan.Build(tp, obs, plan.NodeCluster{}, plan.Options{})
 	var got []string
 	for _, s := range p.Steps {
-		got = append(got, StepRef(s))
+		got = append(got, topology.StepRef(s))
 	}
 	head := []string{"repair-node demo3", "upgrade kubernetes → 1.38", "upgrade kubernetes → 1.39", "upgrade-node demo4 → 1.37", "upgrade kubernetes → 1.40"}
 	if len(got) < len(head) || strings.Join(got[:len(head)], "\n") != strings.Join(head, "\n") {
@@ -127,7 +131,7 @@ func TestPlanOrderDemo(t *testing.T) {
 		t.Errorf("upgrade → 1.40 reason = %q", up.Reason)
 	}
 	for _, s := range p.Steps {
-		if s.Kind == StepUpgradeNode && s.Target == "demo3" && s.To == "1.38" {
+		if s.Kind == topology.StepUpgradeNode && s.Target == "demo3" && s.To == "1.38" {
 			if len(s.Needs) != 1 || s.Needs[0] != "repair-node demo3" {
 				t.Errorf("demo3's first upgrade = %+v, want it to need repair-node demo3", s)
 			}
@@ -142,8 +146,8 @@ func TestPlanOrderDemo(t *testing.T) {
 func TestUndeclaredNodeIsNeverAStepSubject(t *testing.T) {
 	c := orderCase{server: "v1.37.2", kubelets: map[string]string{"demo1": "v1.37.2", "demo2": "v1.37.2", "demo3": "v1.37.2", "demo4": "v1.36.4"}, notReady: []string{"demo4"}, undeclared: []string{"demo4"}, desired: "1.40"}
 	tp, obs := c.build()
-	p := BuildPlan(tp, obs, NodeCluster{}, PlanOptions{})
-	if err := CheckOrder(p, DeriveVersions(obs.ServerVersion, obs.Nodes)); err != nil {
+	p := plan.Build(tp, obs, plan.NodeCluster{}, plan.Options{})
+	if err := plan.CheckOrder(p, topology.DeriveVersions(obs.ServerVersion, obs.Nodes)); err != nil {
 		t.Errorf("not a valid order: %v", err)
 	}
 	var undeclared int
@@ -151,7 +155,7 @@ func TestUndeclaredNodeIsNeverAStepSubject(t *testing.T) {
 		if s.Target != "demo4" {
 			continue
 		}
-		if s.Kind != StepUndeclared {
+		if s.Kind != topology.StepUndeclared {
 			t.Errorf("%s %s: a change step for a node the topology does not declare", s.Kind, s.Target)
 		} else {
 			undeclared++
@@ -160,17 +164,17 @@ func TestUndeclaredNodeIsNeverAStepSubject(t *testing.T) {
 	if undeclared != 1 {
 		t.Errorf("%d undeclared steps for demo4, want 1", undeclared)
 	}
-	var blocked []Step
+	var blocked []topology.Step
 	for _, s := range p.Steps {
 		if len(s.Blocked) > 0 {
 			blocked = append(blocked, s)
 		}
 	}
 	if len(blocked) != 1 || blocked[0].To != "1.40" {
-		t.Fatalf("blocked steps: %s\nwant the upgrade to 1.40 only", fmtSteps(blocked))
+		t.Fatalf("blocked steps: %s\nwant the upgrade to 1.40 only", fixtures.StepsText(blocked))
 	}
 	b := blocked[0]
-	if b.Blocked[0] != NodeSubject("demo4") {
+	if b.Blocked[0] != topology.NodeSubject("demo4") {
 		t.Errorf("blocked by %+v, want node demo4", b.Blocked)
 	}
 	want := "; blocked: kubelet v1.36.4 on demo4 would be 4 minors behind 1.40, more than the 3 the version skew policy allows, and it is not declared in the topology, so no step of this plan upgrades it: upgrade it to 1.37 or later outside nestor, or declare it under nodes:, first"
@@ -181,7 +185,7 @@ func TestUndeclaredNodeIsNeverAStepSubject(t *testing.T) {
 	// not upgraded.
 	c.desired = "1.39"
 	tp, obs = c.build()
-	p = BuildPlan(tp, obs, NodeCluster{}, PlanOptions{})
+	p = plan.Build(tp, obs, plan.NodeCluster{}, plan.Options{})
 	for _, s := range p.Steps {
 		if len(s.Blocked) > 0 || (s.Target == "demo4" && s.IsChange()) {
 			t.Errorf("1.39: %s %s (%s)", s.Kind, s.Target, s.Reason)
@@ -193,48 +197,45 @@ func TestUndeclaredNodeIsNeverAStepSubject(t *testing.T) {
 // kubelet step it needs, an upgrade-node before its repair-node, a change
 // step for an undeclared node, a blocked step with no blocking subject.
 func TestCheckOrderRefuses(t *testing.T) {
-	vs := DeriveVersions(KnownFact("v1.37.2"), KnownFact([]NodeState{{Name: "a", KubeletVersion: "v1.37.2"}, {Name: "b", KubeletVersion: "v1.36.4"}}))
-	up := func(to string) Step { s := NewStep(StepUpgrade, PhaseK8s, "kubernetes", "r"); s.To = to; return s }
-	node := func(n, to string) Step { s := NewStep(StepUpgradeNode, PhaseK8s, n, "r"); s.To = to; return s }
-	pool := func(to string) Step { s := NewStep(StepUpgradePool, PhasePools, "default", "r"); s.To = to; return s }
+	vs := topology.DeriveVersions(topology.KnownFact("v1.37.2"), topology.KnownFact([]topology.NodeState{{Name: "a", KubeletVersion: "v1.37.2"}, {Name: "b", KubeletVersion: "v1.36.4"}}))
+	up := func(to string) topology.Step {
+		s := topology.NewStep(topology.StepUpgrade, topology.PhaseK8s, "kubernetes", "r")
+		s.To = to
+		return s
+	}
+	node := func(n, to string) topology.Step {
+		s := topology.NewStep(topology.StepUpgradeNode, topology.PhaseK8s, n, "r")
+		s.To = to
+		return s
+	}
+	pool := func(to string) topology.Step {
+		s := topology.NewStep(topology.StepUpgradePool, topology.PhasePools, "default", "r")
+		s.To = to
+		return s
+	}
 	blocked := up("1.40")
 	blocked.Reason = "r; blocked: b"
 	tests := []struct {
 		name  string
-		steps []Step
+		steps []topology.Step
 		has   string
 	}{
-		{"the control plane past a kubelet's skew", []Step{up("1.38"), up("1.39"), up("1.40"), node("b", "1.37")}, "kubelet v1.36.4 on b would be 4 minors behind"},
-		{"a kubelet above the API server", []Step{node("b", "1.37"), node("b", "1.38")}, "newer than the API server"},
-		{"a skipped minor", []Step{up("1.39")}, "skips a minor"},
-		{"upgrade before repair", []Step{node("b", "1.37"), NewStep(StepRepairNode, PhaseK8s, "b", "r")}, "repaired before it is upgraded"},
-		{"an undeclared node upgraded", []Step{node("b", "1.37"), NewStep(StepUndeclared, PhaseK8s, "b", "r")}, "not declared in the topology"},
-		{"a need that comes later", []Step{withNeeds(up("1.38"), "upgrade-node b → 1.37"), node("b", "1.37")}, "not an earlier step"},
-		{"blocked without a subject", []Step{up("1.38"), up("1.39"), blocked}, "reason says blocked: true"},
-		{"install after repair", []Step{NewStep(StepRepair, "cnpg", "cnpg", "r"), NewStep(StepInstall, "cnpg", "cnpg", "r")}, "installed first"},
-		{"a pool to a version its cluster is not at", []Step{pool("1.35.3"), up("1.36.1"), pool("1.35.3")}, "to its cluster's version only"},
-		{"a pool before its cluster's upgrade", []Step{pool("1.36.1"), up("1.36.1")}, "newer than its control plane"},
-		{"a VM after its node's join", []Step{NewStep(StepJoinNode, PhaseK8s, "b", "r"), NewStep(StepCreateVM, PhaseUp, "b", "r")}, "its VM runs first"},
+		{"the control plane past a kubelet's skew", []topology.Step{up("1.38"), up("1.39"), up("1.40"), node("b", "1.37")}, "kubelet v1.36.4 on b would be 4 minors behind"},
+		{"a kubelet above the API server", []topology.Step{node("b", "1.37"), node("b", "1.38")}, "newer than the API server"},
+		{"a skipped minor", []topology.Step{up("1.39")}, "skips a minor"},
+		{"upgrade before repair", []topology.Step{node("b", "1.37"), topology.NewStep(topology.StepRepairNode, topology.PhaseK8s, "b", "r")}, "repaired before it is upgraded"},
+		{"an undeclared node upgraded", []topology.Step{node("b", "1.37"), topology.NewStep(topology.StepUndeclared, topology.PhaseK8s, "b", "r")}, "not declared in the topology"},
+		{"a need that comes later", []topology.Step{withNeeds(up("1.38"), "upgrade-node b → 1.37"), node("b", "1.37")}, "not an earlier step"},
+		{"blocked without a subject", []topology.Step{up("1.38"), up("1.39"), blocked}, "reason says blocked: true"},
+		{"install after repair", []topology.Step{topology.NewStep(topology.StepRepair, "cnpg", "cnpg", "r"), topology.NewStep(topology.StepInstall, "cnpg", "cnpg", "r")}, "installed first"},
+		{"a pool to a version its cluster is not at", []topology.Step{pool("1.35.3"), up("1.36.1"), pool("1.35.3")}, "to its cluster's version only"},
+		{"a pool before its cluster's upgrade", []topology.Step{pool("1.36.1"), up("1.36.1")}, "newer than its control plane"},
+		{"a VM after its node's join", []topology.Step{topology.NewStep(topology.StepJoinNode, topology.PhaseK8s, "b", "r"), topology.NewStep(topology.StepCreateVM, topology.PhaseUp, "b", "r")}, "its VM runs first"},
 	}
 	for _, tc := range tests {
-		err := CheckOrder(Plan{Steps: tc.steps}, vs)
+		err := plan.CheckOrder(topology.Plan{Steps: tc.steps}, vs)
 		if err == nil || !strings.Contains(err.Error(), tc.has) {
 			t.Errorf("%s: CheckOrder = %v, want an error with %q", tc.name, err, tc.has)
 		}
 	}
-}
-
-// checkedPlan is BuildPlan, and fails t when the plan is not a valid order
-// (CheckOrder): every plan the topology tests build is checked.
-func checkedPlan(t testing.TB, tp *Topology, obs *Observed, rules KindRules, o PlanOptions) Plan {
-	t.Helper()
-	p := BuildPlan(tp, obs, rules, o)
-	vs := UnknownFact[VersionsState](Because(ReasonNotRead, "no observation"))
-	if obs != nil {
-		vs = DeriveVersions(obs.ServerVersion, obs.Nodes)
-	}
-	if err := CheckOrder(p, vs); err != nil {
-		t.Errorf("the plan is not a valid order:\n%v\n%s", err, fmtSteps(p.Steps))
-	}
-	return p
 }

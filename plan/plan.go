@@ -1,20 +1,23 @@
-package topology
+package plan
 
 import (
+	"cmp"
 	"fmt"
 	"strings"
 	"time"
+
+	"nestor.dev/nestor/topology"
 )
 
-// PlanOptions are the inputs of BuildPlan that are not the stack.
-type PlanOptions struct {
+// Options are the inputs of Build that are not the stack.
+type Options struct {
 	// AsOf is the day the support calendar is judged at (the caller passes
 	// time.Now(), or --as-of). Zero means "calendar not judged": the
 	// findings then say nothing about dates.
 	AsOf time.Time
 }
 
-// BuildPlan compares what t declares with what obs read and returns the
+// Build compares what t declares with what obs read and returns the
 // ordered steps that would close the gap, and the findings (Plan.Findings)
 // that are not steps. It is pure and never fails; it does not modify obs.
 // rules is the stack's target kind's (its own phases and their plan); the
@@ -48,11 +51,11 @@ type PlanOptions struct {
 // one of its own phases: one it puts in a phase the kind does not have is
 // dropped (a prod plan never holds a VM step, whatever the observation
 // holds).
-func BuildPlan(t *Topology, obs *Observed, rules KindRules, o PlanOptions) Plan {
+func Build(t *topology.Topology, obs *topology.Observed, rules Rules, o Options) topology.Plan {
 	if obs == nil {
-		obs = &Observed{NoTarget: true}
+		obs = &topology.Observed{NoTarget: true}
 	}
-	p := Plan{Steps: []Step{}, Unknowns: []UnknownPart{}, Findings: []Finding{}, Unverified: obs.NoTarget}
+	p := topology.Plan{Steps: []topology.Step{}, Unknowns: []topology.UnknownPart{}, Findings: []topology.Finding{}, Unverified: obs.NoTarget}
 	rules.PlanOwn(t, obs, o, &p)
 	p.Steps = inPhases(p.Steps, rules.OwnPhases(t))
 	if p.Held != "" {
@@ -62,7 +65,7 @@ func BuildPlan(t *Topology, obs *Observed, rules KindRules, o PlanOptions) Plan 
 		p.Unknowns = append(p.Unknowns, NoTargetUnknown(obs.NoTargetReason))
 	}
 
-	states := map[string]LayerState{}
+	states := map[string]topology.LayerState{}
 	for _, l := range obs.Layers {
 		if !l.Declared {
 			continue
@@ -71,36 +74,36 @@ func BuildPlan(t *Topology, obs *Observed, rules KindRules, o PlanOptions) Plan 
 			states[l.Name] = l
 		}
 	}
-	backendLayer, _ := BackendLayer(t.Backend)
+	backendLayer, _ := topology.BackendLayer(t.Backend)
 	for _, ref := range t.Layers {
 		st, observed := states[ref.Name]
 		switch {
-		case observed && st.Health == Absent:
+		case observed && st.Health == topology.Absent:
 			// The layer's reason already says what was looked for and not
 			// found: said once.
-			p.add(StepInstall, ref.Name, ref.Name, orWords(st.Reason, "not found on the cluster"))
-		case observed && st.Health == Degraded:
-			p.add(StepRepair, ref.Name, ref.Name, st.Reason)
-		case observed && st.Health == Healthy:
+			p.Add(topology.StepInstall, ref.Name, ref.Name, cmp.Or(st.Reason, "not found on the cluster"))
+		case observed && st.Health == topology.Degraded:
+			p.Add(topology.StepRepair, ref.Name, ref.Name, st.Reason)
+		case observed && st.Health == topology.Healthy:
 		case observed:
 			// Unknown (or a health this version does not know): never
 			// proposed for installation.
 			code := st.Code
 			switch st.Health {
-			case Unknown:
-			case Suspended:
-				code = ReasonSuspended // its owner stopped acting on it
+			case topology.Unknown:
+			case topology.Suspended:
+				code = topology.ReasonSuspended // its owner stopped acting on it
 			default:
-				code = ReasonUnrecognised // a health this version does not know
+				code = topology.ReasonUnrecognised // a health this version does not know
 			}
-			p.AddUnknown(LayerSubject(ref.Name), code, st.Reason)
+			p.AddUnknown(topology.LayerSubject(ref.Name), code, st.Reason)
 		case obs.NoTarget:
-			p.add(StepInstall, ref.Name, ref.Name, "unverified: assumes an empty cluster")
+			p.Add(topology.StepInstall, ref.Name, ref.Name, "unverified: assumes an empty cluster")
 		default:
-			p.AddUnknown(LayerSubject(ref.Name), ReasonNotRead, "not probed")
+			p.AddUnknown(topology.LayerSubject(ref.Name), topology.ReasonNotRead, "not probed")
 		}
 		if ref.Name == backendLayer && backendLayer != "" && !obs.NoTarget {
-			p.planBackend(t, obs, backendLayer)
+			planBackend(&p, t, obs, backendLayer)
 		}
 	}
 
@@ -117,12 +120,12 @@ func BuildPlan(t *Topology, obs *Observed, rules KindRules, o PlanOptions) Plan 
 		} else {
 			reason = "present on the cluster but " + reason
 		}
-		p.add(StepUndeclared, l.Name, l.Name, reason)
+		p.Add(topology.StepUndeclared, l.Name, l.Name, reason)
 	}
 
 	if !obs.NoTarget && obs.InClusterUnread == "" && obs.UndeclaredUnread != "" {
 		// "Nothing else runs" is a claim too: it needs every sign read.
-		p.AddUnknown(UndeclaredLayersSubject(), obs.UndeclaredUnreadCode, obs.UndeclaredUnread)
+		p.AddUnknown(topology.UndeclaredLayersSubject(), obs.UndeclaredUnreadCode, obs.UndeclaredUnread)
 	}
 	for _, l := range obs.Layers {
 		if l.Status != nil {
@@ -136,19 +139,15 @@ func BuildPlan(t *Topology, obs *Observed, rules KindRules, o PlanOptions) Plan 
 		// in-cluster part was left unread on purpose (a managed cluster
 		// read through its provider alone) and nothing declared lives
 		// there: ACTUAL says so once, and the provider's judgement stands.
-		p.AddUnknown(StorageSubject(), obs.Storage.Code, obs.Storage.Reason)
+		p.AddUnknown(topology.StorageSubject(), obs.Storage.Code, obs.Storage.Reason)
 	}
 	return p
-}
-
-func (p *Plan) add(kind StepKind, phase, target, reason string) {
-	p.Steps = append(p.Steps, NewStep(kind, phase, target, reason))
 }
 
 // inPhases keeps the steps whose phase is one of phases: the guard that
 // keeps a kind's own steps inside its own phases (a prod plan never proposes to
 // create or start a VM, whatever the observation holds).
-func inPhases(steps []Step, phases []Phase) []Step {
+func inPhases(steps []topology.Step, phases []topology.Phase) []topology.Step {
 	has := make(map[string]bool, len(phases))
 	for _, ph := range phases {
 		has[ph.Name] = true
@@ -162,9 +161,11 @@ func inPhases(steps []Step, phases []Phase) []Step {
 	return out
 }
 
-func (p *Plan) planBackend(t *Topology, obs *Observed, layer string) {
+// planBackend adds to p the backend layer's migrate-backend step, or its
+// unknown (see Build).
+func planBackend(p *topology.Plan, t *topology.Topology, obs *topology.Observed, layer string) {
 	if !obs.Storage.Known {
-		p.AddUnknown(StorageSubject(), obs.Storage.Code, obs.Storage.Reason)
+		p.AddUnknown(topology.StorageSubject(), obs.Storage.Code, obs.Storage.Reason)
 		return
 	}
 	desired := "desired backend " + t.Backend
@@ -177,10 +178,10 @@ func (p *Plan) planBackend(t *Topology, obs *Observed, layer string) {
 		if s.Warning != "" {
 			reason = desired + ", the cluster has no default StorageClass that works: " + s.Warning
 		}
-		p.add(StepMigrateBackend, layer, layer, reason)
+		p.Add(topology.StepMigrateBackend, layer, layer, reason)
 		return
 	}
-	def, _ := CatalogLayer(layer)
+	def, _ := topology.CatalogLayer(layer)
 	for _, prov := range def.Provisioners {
 		if s.Provisioner == prov {
 			return
@@ -190,21 +191,13 @@ func (p *Plan) planBackend(t *Topology, obs *Observed, layer string) {
 	if len(s.OtherDefaults) > 0 {
 		reason += fmt.Sprintf(", the one Kubernetes uses of the %d marked default (also: %s)", len(s.OtherDefaults)+1, strings.Join(s.OtherDefaults, ", "))
 	}
-	p.add(StepMigrateBackend, layer, layer, reason)
-}
-
-// orWords is s, or def when s is "".
-func orWords(s, def string) string {
-	if s == "" {
-		return def
-	}
-	return s
+	p.Add(topology.StepMigrateBackend, layer, layer, reason)
 }
 
 // NoTargetUnknown is the plan's unknown when no target was read (an
 // Observed with NoTarget): the whole cluster, ReasonNoTarget, "no target
 // was read: REASON", the reason as the probes gave it ("not read" when
 // they gave none).
-func NoTargetUnknown(reason string) UnknownPart {
-	return UnknownPart{Subject: WholeClusterSubject(), Reason: ReasonNoTarget, Message: "no target was read: " + OrNotRead(reason)}
+func NoTargetUnknown(reason string) topology.UnknownPart {
+	return topology.UnknownPart{Subject: topology.WholeClusterSubject(), Reason: topology.ReasonNoTarget, Message: "no target was read: " + topology.OrNotRead(reason)}
 }

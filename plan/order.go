@@ -1,4 +1,4 @@
-package topology
+package plan
 
 import (
 	"errors"
@@ -6,14 +6,15 @@ import (
 	"strings"
 
 	"nestor.dev/nestor/kube"
+	"nestor.dev/nestor/topology"
 )
 
 // CheckOrder returns an error naming every rule the order of p's steps
 // breaks, nil when p is a valid order: no step comes before a step it
 // depends on, and a blocked step says what blocks it. vs is the versions
-// the plan was built from (DeriveVersions); unknown, the version sequence
-// is checked without the kubelets' starting point. The rules, each a
-// dependency of the cluster's:
+// the plan was built from (topology.DeriveVersions); unknown, the version
+// sequence is checked without the kubelets' starting point. The rules,
+// each a dependency of the cluster's:
 //
 //   - every StepRef in a step's Needs names a step earlier in the plan,
 //     and the refs are distinct;
@@ -41,29 +42,29 @@ import (
 //     KubeletSkewAllowed of the API server, unless the step names its node
 //     in Blocked; a Blocked node is one no step of the plan moves, and the
 //     step's reason says "blocked:" exactly when Blocked is set.
-func CheckOrder(p Plan, vs Fact[VersionsState]) error {
+func CheckOrder(p topology.Plan, vs topology.Fact[topology.VersionsState]) error {
 	var errs []error
 	bad := func(i int, format string, args ...any) {
-		errs = append(errs, fmt.Errorf("step %d (%s): %s", i+1, StepRef(p.Steps[i]), fmt.Sprintf(format, args...)))
+		errs = append(errs, fmt.Errorf("step %d (%s): %s", i+1, topology.StepRef(p.Steps[i]), fmt.Sprintf(format, args...)))
 	}
 	first := map[string]int{} // StepRef → its first index
 	undeclared := map[string]bool{}
 	changed := map[string]bool{} // subject key+name of every change step
 	for i, s := range p.Steps {
-		ref := StepRef(s)
+		ref := topology.StepRef(s)
 		if _, dup := first[ref]; dup {
 			bad(i, "the same step twice")
 		} else {
 			first[ref] = i
 		}
-		if s.Kind == StepUndeclared && s.Subject.Kind == SubjectNode {
+		if s.Kind == topology.StepUndeclared && s.Subject.Kind == topology.SubjectNode {
 			undeclared[s.Target] = true
 		}
 		if s.IsChange() {
 			changed[string(s.Subject.Kind)+"/"+s.Subject.Name] = true
 		}
 	}
-	after := func(i int, want func(Step) bool) (int, bool) {
+	after := func(i int, want func(topology.Step) bool) (int, bool) {
 		for k := i + 1; k < len(p.Steps); k++ {
 			if want(p.Steps[k]) {
 				return k, true
@@ -71,12 +72,12 @@ func CheckOrder(p Plan, vs Fact[VersionsState]) error {
 		}
 		return 0, false
 	}
-	is := func(kind StepKind, target string) func(Step) bool {
-		return func(s Step) bool { return s.Kind == kind && (target == "" || s.Target == target) }
+	is := func(kind topology.StepKind, target string) func(topology.Step) bool {
+		return func(s topology.Step) bool { return s.Kind == kind && (target == "" || s.Target == target) }
 	}
-	isVM := func(target string) func(Step) bool {
-		return func(s Step) bool {
-			return (s.Kind == StepCreateVM || s.Kind == StepStartVM) && (target == "" || s.Target == target)
+	isVM := func(target string) func(topology.Step) bool {
+		return func(s topology.Step) bool {
+			return (s.Kind == topology.StepCreateVM || s.Kind == topology.StepStartVM) && (target == "" || s.Target == target)
 		}
 	}
 	for i, s := range p.Steps {
@@ -93,50 +94,50 @@ func CheckOrder(p Plan, vs Fact[VersionsState]) error {
 			}
 		}
 		switch s.Kind {
-		case StepJoinNode, StepRepairNode, StepUpgradeNode:
+		case topology.StepJoinNode, topology.StepRepairNode, topology.StepUpgradeNode:
 			if undeclared[s.Target] {
 				bad(i, "node %s is not declared in the topology: it is information, never the subject of a change", s.Target)
 			}
 			if k, ok := after(i, isVM(s.Target)); ok {
-				bad(i, "comes before step %d (%s): its VM runs first", k+1, StepRef(p.Steps[k]))
+				bad(i, "comes before step %d (%s): its VM runs first", k+1, topology.StepRef(p.Steps[k]))
 			}
 		}
 		switch s.Kind {
-		case StepBootstrap:
+		case topology.StepBootstrap:
 			if k, ok := after(i, isVM("")); ok {
-				bad(i, "comes before step %d (%s): the VMs run first", k+1, StepRef(p.Steps[k]))
+				bad(i, "comes before step %d (%s): the VMs run first", k+1, topology.StepRef(p.Steps[k]))
 			}
-		case StepJoinNode:
-			if k, ok := after(i, is(StepBootstrap, "")); ok {
-				bad(i, "comes before step %d (%s): a node joins a bootstrapped cluster", k+1, StepRef(p.Steps[k]))
+		case topology.StepJoinNode:
+			if k, ok := after(i, is(topology.StepBootstrap, "")); ok {
+				bad(i, "comes before step %d (%s): a node joins a bootstrapped cluster", k+1, topology.StepRef(p.Steps[k]))
 			}
-		case StepInstall, StepRepair, StepMigrateBackend:
-			if k, ok := after(i, is(StepBootstrap, "")); ok {
-				bad(i, "comes before step %d (%s): a layer is installed on a cluster", k+1, StepRef(p.Steps[k]))
+		case topology.StepInstall, topology.StepRepair, topology.StepMigrateBackend:
+			if k, ok := after(i, is(topology.StepBootstrap, "")); ok {
+				bad(i, "comes before step %d (%s): a layer is installed on a cluster", k+1, topology.StepRef(p.Steps[k]))
 			}
-			if s.Kind != StepInstall {
-				if k, ok := after(i, is(StepInstall, s.Target)); ok {
-					bad(i, "comes before step %d (%s): the layer is installed first", k+1, StepRef(p.Steps[k]))
+			if s.Kind != topology.StepInstall {
+				if k, ok := after(i, is(topology.StepInstall, s.Target)); ok {
+					bad(i, "comes before step %d (%s): the layer is installed first", k+1, topology.StepRef(p.Steps[k]))
 				}
 			}
-		case StepUpgradeNode:
-			if k, ok := after(i, is(StepRepairNode, s.Target)); ok {
-				bad(i, "comes before step %d (%s): a node is repaired before it is upgraded", k+1, StepRef(p.Steps[k]))
+		case topology.StepUpgradeNode:
+			if k, ok := after(i, is(topology.StepRepairNode, s.Target)); ok {
+				bad(i, "comes before step %d (%s): a node is repaired before it is upgraded", k+1, topology.StepRef(p.Steps[k]))
 			}
 		}
-		if to, ok := StepTo(s); ok && (s.Kind == StepUpgradeNode || s.Kind == StepUpgradePool) {
-			if k, ok := after(i, func(c Step) bool {
-				ct, ok := StepTo(c)
-				return c.Kind == StepUpgrade && ok && kube.CompareVersions(ct, to) <= 0
+		if to, ok := topology.StepTo(s); ok && (s.Kind == topology.StepUpgradeNode || s.Kind == topology.StepUpgradePool) {
+			if k, ok := after(i, func(c topology.Step) bool {
+				ct, ok := topology.StepTo(c)
+				return c.Kind == topology.StepUpgrade && ok && kube.CompareVersions(ct, to) <= 0
 			}); ok {
-				bad(i, "comes before step %d (%s): it would be newer than its control plane", k+1, StepRef(p.Steps[k]))
+				bad(i, "comes before step %d (%s): it would be newer than its control plane", k+1, topology.StepRef(p.Steps[k]))
 			}
 		}
-		if to, ok := StepTo(s); ok && s.Kind == StepUpgradePool {
+		if to, ok := topology.StepTo(s); ok && s.Kind == topology.StepUpgradePool {
 			for k := i - 1; k >= 0; k-- {
-				if c := p.Steps[k]; c.Kind == StepUpgrade {
-					if ct, _ := StepTo(c); kube.CompareVersions(ct, to) != 0 {
-						bad(i, "follows step %d (%s): a pool is upgraded to its cluster's version only", k+1, StepRef(c))
+				if c := p.Steps[k]; c.Kind == topology.StepUpgrade {
+					if ct, _ := topology.StepTo(c); kube.CompareVersions(ct, to) != 0 {
+						bad(i, "follows step %d (%s): a pool is upgraded to its cluster's version only", k+1, topology.StepRef(c))
 					}
 					break
 				}
@@ -160,7 +161,7 @@ func CheckOrder(p Plan, vs Fact[VersionsState]) error {
 // versions vs holds, and returns every step that skips a minor, moves a
 // kubelet above the API server, or leaves a kubelet farther behind the API
 // server than KubeletSkewAllowed without naming its node in Blocked.
-func checkVersionSequence(p Plan, vs Fact[VersionsState]) []error {
+func checkVersionSequence(p topology.Plan, vs topology.Fact[topology.VersionsState]) []error {
 	var errs []error
 	var cp kube.Version
 	kubelets := map[string]kube.Version{}
@@ -175,15 +176,15 @@ func checkVersionSequence(p Plan, vs Fact[VersionsState]) []error {
 		}
 	}
 	for i, s := range p.Steps {
-		to, ok := StepTo(s)
+		to, ok := topology.StepTo(s)
 		if !ok {
 			continue
 		}
 		bad := func(format string, args ...any) {
-			errs = append(errs, fmt.Errorf("step %d (%s): %s", i+1, StepRef(s), fmt.Sprintf(format, args...)))
+			errs = append(errs, fmt.Errorf("step %d (%s): %s", i+1, topology.StepRef(s), fmt.Sprintf(format, args...)))
 		}
 		switch s.Kind {
-		case StepUpgrade:
+		case topology.StepUpgrade:
 			if cp.Known && cp.Major == to.Major && to.Minor > cp.Minor+1 {
 				bad("the API server %s skips a minor", cp)
 			}
@@ -200,7 +201,7 @@ func checkVersionSequence(p Plan, vs Fact[VersionsState]) []error {
 					bad("kubelet %s on %s would be %d minors behind, more than the version skew policy allows, and the step neither follows its upgrade nor says it is blocked", k, n, behind)
 				}
 			}
-		case StepUpgradeNode:
+		case topology.StepUpgradeNode:
 			k, known := kubelets[s.Target]
 			if known && k.Known && k.Major == to.Major && to.Minor > k.Minor+1 {
 				bad("the kubelet %s skips a minor", k)

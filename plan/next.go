@@ -1,13 +1,17 @@
-package topology
+package plan
 
-import "fmt"
+import (
+	"fmt"
+
+	"nestor.dev/nestor/topology"
+)
 
 // NextPhase is the answer to "what comes next for this stack": the first
 // phase of Phases(t, rules) that the observation does not show done.
 type NextPhase struct {
 	// Phase is the first phase not done ("" when every phase is done, or
 	// when Unknown is true).
-	Phase Phase
+	Phase topology.Phase
 	// Done: every phase is done. Unknown: the walk stopped at a phase whose
 	// evidence could not be read (Phase is then that phase).
 	Done, Unknown bool
@@ -23,18 +27,18 @@ type NextPhase struct {
 // not guess past what it could not read. obs with NoTarget is Unknown at the
 // first phase. rules judges the kind's own phases (Rules.PhaseDone); a
 // layer phase is done when the layer is healthy.
-func Next(t *Topology, obs *Observed, plan Plan, rules KindRules) NextPhase {
+func Next(t *topology.Topology, obs *topology.Observed, plan topology.Plan, rules Rules) NextPhase {
 	phases := Phases(t, rules)
 	if obs.NoTarget {
 		return NextPhase{Phase: phases[0], Unknown: true, Why: "nothing was read: " + obs.NoTargetReason}
 	}
-	layers := map[string]LayerState{}
+	layers := map[string]topology.LayerState{}
 	for _, l := range obs.Layers {
 		if l.Declared {
 			layers[l.Name] = l
 		}
 	}
-	stepOf := map[string]Step{}
+	stepOf := map[string]topology.Step{}
 	for _, s := range plan.Steps {
 		if _, seen := stepOf[s.Phase]; !seen && s.IsChange() {
 			stepOf[s.Phase] = s
@@ -43,7 +47,7 @@ func Next(t *Topology, obs *Observed, plan Plan, rules KindRules) NextPhase {
 	for _, p := range phases {
 		var done, unknown bool
 		var why string
-		if p.Kind == PhaseKindLayer {
+		if p.Kind == topology.PhaseKindLayer {
 			done, unknown, why = layerPhaseDone(p, layers)
 		} else {
 			done, unknown, why = rules.PhaseDone(t, obs, p)
@@ -62,19 +66,19 @@ func Next(t *Topology, obs *Observed, plan Plan, rules KindRules) NextPhase {
 }
 
 // layerPhaseDone judges a layer phase by the layer's health.
-func layerPhaseDone(p Phase, layers map[string]LayerState) (done, unknown bool, why string) {
+func layerPhaseDone(p topology.Phase, layers map[string]topology.LayerState) (done, unknown bool, why string) {
 	l, ok := layers[p.Layer]
 	if !ok {
 		return false, true, "layer " + p.Layer + " was not probed"
 	}
 	switch l.Health {
-	case Healthy:
+	case topology.Healthy:
 		return true, false, ""
-	case Unknown:
+	case topology.Unknown:
 		return false, true, l.Reason
-	case Degraded:
+	case topology.Degraded:
 		return false, false, "layer " + l.Name + " is degraded: " + l.Reason
-	case Suspended:
+	case topology.Suspended:
 		return false, true, "layer " + l.Name + " is suspended: " + l.Reason
 	default:
 		return false, false, "layer " + l.Name + " is not installed"

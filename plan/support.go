@@ -1,10 +1,11 @@
-package topology
+package plan
 
 import (
 	"fmt"
 	"time"
 
 	"nestor.dev/nestor/kube"
+	"nestor.dev/nestor/topology"
 )
 
 // JudgeSupport judges minor v (a known version; only its minor counts),
@@ -24,12 +25,12 @@ import (
 //   - otherwise nothing (ok false).
 //
 // An estimated date says so in the message. A zero asOf judges nothing.
-func JudgeSupport(c kube.Calendar, v kube.Version, who string, asOf time.Time) (Finding, bool) {
+func JudgeSupport(c kube.Calendar, v kube.Version, who string, asOf time.Time) (topology.Finding, bool) {
 	if asOf.IsZero() || !v.Known || len(c.Entries) == 0 {
-		return Finding{}, false
+		return topology.Finding{}, false
 	}
 	minor := v.MinorString()
-	f := Finding{Subject: VersionSubject(minor)}
+	f := topology.Finding{Subject: topology.VersionSubject(minor)}
 	st, e, days := c.Standing(v, asOf)
 	note := ""
 	if e.Estimated {
@@ -37,23 +38,23 @@ func JudgeSupport(c kube.Calendar, v kube.Version, who string, asOf time.Time) (
 	}
 	switch st {
 	case kube.StandingOlder:
-		f.Severity, f.Kind = SeverityWarning, FindingEndOfLife
+		f.Severity, f.Kind = topology.SeverityWarning, topology.FindingEndOfLife
 		f.Message = fmt.Sprintf("%s is older than every minor in this nestor's %s calendar, whose oldest, %s, reached end of life on %s: %s is past its end of life too (%s)",
 			minor, c.Name, e.Minor, e.EndOfLife.Format(time.DateOnly), minor, who)
 	case kube.StandingNewer:
-		f.Severity, f.Kind = SeverityInfo, FindingCalendarUnknown
+		f.Severity, f.Kind = topology.SeverityInfo, topology.FindingCalendarUnknown
 		f.Message = fmt.Sprintf("%s is newer than this nestor's %s calendar (as of %s, newest %s): its support dates are not known here (%s)",
 			minor, c.Name, c.AsOf.Format(time.DateOnly), c.Entries[len(c.Entries)-1].Minor, who)
 	case kube.StandingEnded:
-		f.Severity, f.Kind = SeverityWarning, FindingEndOfLife
+		f.Severity, f.Kind = topology.SeverityWarning, topology.FindingEndOfLife
 		f.Message = fmt.Sprintf("%s reached end of life %s on %s, %s: no more patch releases, security fixes included (%s)%s",
 			minor, calendarWhere(c), e.EndOfLife.Format(time.DateOnly), daysAgo(-days), who, note)
 	case kube.StandingEndingSoon:
-		f.Severity, f.Kind = SeverityInfo, FindingEndOfLifeSoon
+		f.Severity, f.Kind = topology.SeverityInfo, topology.FindingEndOfLifeSoon
 		f.Message = fmt.Sprintf("%s reaches end of life %s on %s, in %s (%s)%s",
 			minor, calendarWhere(c), e.EndOfLife.Format(time.DateOnly), kube.Plural(days, "day"), who, note)
 	default:
-		return Finding{}, false
+		return topology.Finding{}, false
 	}
 	return f, true
 }
