@@ -31,7 +31,7 @@ func BenchmarkEvaluateCatalog(b *testing.B) {
 	b.ResetTimer()
 	for b.Loop() {
 		for _, d := range defs {
-			Evaluate(d, f, true)
+			JudgeWorkloads(d, f, true)
 		}
 	}
 }

@@ -34,7 +34,7 @@ func TestNoObjectRestsOnPresence(t *testing.T) {
 				StorageClasses: topology.KnownFact([]topology.StorageClass{}),
 				Workloads:      topology.UnknownFact[[]topology.WorkloadState](fail),
 			}
-			j := EvaluateWithStatus(def, facts, status, true)
+			j := JudgeLayer(def, facts, status, true)
 			if j.State.Health == topology.Degraded || j.State.Health == topology.Healthy {
 				t.Errorf("%s, workloads %s: %s (%s); want unknown: whether it runs was not read", layer, fail.Code, j.State.Health, j.State.Reason)
 				continue
@@ -66,7 +66,7 @@ func TestNoObjectRestsOnPresence(t *testing.T) {
 // available, and no object: degraded, as their rules say.
 func TestNoObjectWhenRunning(t *testing.T) {
 	def, _ := topology.CatalogLayer("rook-ceph")
-	j := EvaluateWithStatus(def, rookFacts(rookUp), factsFor(def, nil), true)
+	j := JudgeLayer(def, rookFacts(rookUp), factsFor(def, nil), true)
 	if j.State.Health != topology.Degraded || !strings.Contains(j.State.Reason, "no CephCluster") {
 		t.Errorf("rook-ceph runs with no CephCluster: %s %q, want degraded", j.State.Health, j.State.Reason)
 	}
@@ -81,7 +81,7 @@ func TestAbsentLayerHasNoStatusVerdict(t *testing.T) {
 		Namespaces: topology.KnownFact([]string{"default"}), CRDGroups: topology.KnownFact([]string{}), StorageClasses: topology.KnownFact([]topology.StorageClass{}),
 		Workloads: topology.KnownFact([]topology.WorkloadState{}), WorkloadNamespaces: []string{"default", "monitoring"},
 	}
-	j := EvaluateWithStatus(def, facts, factsFor(def, nil), true)
+	j := JudgeLayer(def, facts, factsFor(def, nil), true)
 	if j.State.Health != topology.Absent {
 		t.Fatalf("state %s (%s), want absent", j.State.Health, j.State.Reason)
 	}

@@ -3,7 +3,7 @@ package health
 import "nestor.dev/nestor/topology"
 
 // judgeCustom: a custom layer's one resource (detect.resource), judged by
-// kstatus (kstatusOf). Not found is degraded; EvaluateWithStatus makes the
+// kstatus (kstatusOf). Not found is degraded; JudgeLayer makes the
 // layer absent instead when nothing else of it was found.
 func judgeCustom(j *statusJudge) {
 	for _, res := range j.res {

@@ -78,7 +78,7 @@ func lookWorkload(def topology.LayerDef, w topology.Workload, facts topology.Clu
 	return r
 }
 
-// Evaluate judges one layer against what the kube prober read. It is pure.
+// JudgeWorkloads judges one layer against what the kube prober read. It is pure.
 //
 // A layer is present when any of its CRD groups, any of its provisioners (on
 // any StorageClass) or any of its workloads is found. A def with no
@@ -104,14 +104,14 @@ func lookWorkload(def topology.LayerDef, w topology.Workload, facts topology.Clu
 // failed) the reason is the errors of the layer's own namespaces when
 // WorkloadErrors has them, else "workloads: " and the fact's reason. The
 // result carries def.Name and declared.
-func Evaluate(def topology.LayerDef, facts topology.ClusterFacts, declared bool) topology.LayerState {
+func JudgeWorkloads(def topology.LayerDef, facts topology.ClusterFacts, declared bool) topology.LayerState {
 	var e evidence
 	e.signals(def, facts)
 	e.workloads(def, facts)
 	return e.verdict(def, declared)
 }
 
-// evidence is what Evaluate found of one layer: the signs seen, the reads
+// evidence is what JudgeWorkloads found of one layer: the signs seen, the reads
 // that failed, the workloads not available and those not looked for.
 type evidence struct {
 	seen, unknowns    []string
@@ -373,7 +373,7 @@ func absentReason(def topology.LayerDef) string {
 }
 
 // Undeclared returns the catalog layers that t does not declare but that the
-// cluster shows, each with Declared=false and its health (Evaluate). It is
+// cluster shows, each with Declared=false and its health (JudgeWorkloads). It is
 // judged by cheap, specific signals only: one of the layer's CRD groups, a
 // StorageClass with one of its provisioners, or one of its workloads in the
 // namespaces read. A namespace alone is not taken as a sign (namespaces are
@@ -393,7 +393,7 @@ func Undeclared(t *topology.Topology, facts topology.ClusterFacts) []topology.La
 		if !SignalSeen(def, facts) {
 			continue
 		}
-		out = append(out, judged(EvaluateWithStatus(def, facts, facts.Status, false)))
+		out = append(out, judged(JudgeLayer(def, facts, facts.Status, false)))
 	}
 	return out
 }
@@ -527,7 +527,7 @@ func sameSecond(defaults []topology.StorageClass) []string {
 }
 
 // ObserveLayers returns what Observed.Layers holds for t: one LayerState per
-// declared layer, in declaration order (EvaluateWithStatus with
+// declared layer, in declaration order (JudgeLayer with
 // declared=true: its workloads and its own status resources; a ref that is
 // in neither the catalog nor has detect: is Unknown, which Parse never lets
 // through), then the Undeclared catalog layers; and why the search for
@@ -541,7 +541,7 @@ func ObserveLayers(t *topology.Topology, facts topology.ClusterFacts) ([]topolog
 			out = append(out, topology.LayerState{Name: ref.Name, Declared: true, Health: topology.Unknown, Reason: "not in the layer catalog and no detect:"})
 			continue
 		}
-		out = append(out, judged(EvaluateWithStatus(def, facts, facts.Status, true)))
+		out = append(out, judged(JudgeLayer(def, facts, facts.Status, true)))
 	}
 	return append(out, Undeclared(t, facts)...), undeclaredUnread(facts)
 }

@@ -141,9 +141,9 @@ func TestEvaluate(t *testing.T) {
 			if tc.facts != nil {
 				tc.facts(&f)
 			}
-			got := Evaluate(tc.def, f, true)
+			got := JudgeWorkloads(tc.def, f, true)
 			if got.Health != tc.health || !strings.Contains(got.Reason, tc.reason) || got.Name != tc.def.Name || !got.Declared {
-				t.Errorf("Evaluate = %+v\nwant health %s, reason containing %q", got, tc.health, tc.reason)
+				t.Errorf("JudgeWorkloads = %+v\nwant health %s, reason containing %q", got, tc.health, tc.reason)
 			}
 			// An unknown layer says why with a code; a known one has none.
 			if want, ok := codes[tc.name]; ok && got.Code != want {
@@ -232,9 +232,9 @@ func TestEvaluateNamespaceErrorOnce(t *testing.T) {
 	f := healthyFacts()
 	f.WorkloadNamespaces = []string{"cnpg-system", "kube-system"}
 	f.WorkloadErrors = map[string]topology.Why{"argocd": topology.Because(topology.ReasonForbidden, "deployments in argocd: forbidden (user bob cannot list deployments.apps in namespace argocd)")}
-	got := Evaluate(argocd, f, true)
+	got := JudgeWorkloads(argocd, f, true)
 	want := "present (CRD group argoproj.io) but deployments in argocd: forbidden (user bob cannot list deployments.apps in namespace argocd)"
 	if got.Health != topology.Unknown || got.Reason != want || got.Code != topology.ReasonForbidden {
-		t.Errorf("Evaluate = %+v, want unknown %q", got, want)
+		t.Errorf("JudgeWorkloads = %+v, want unknown %q", got, want)
 	}
 }

@@ -76,8 +76,8 @@ func TestEveryLayerIsAllOfItsWorkloads(t *testing.T) {
 			continue
 		}
 		t.Run(def.Name, func(t *testing.T) {
-			base := EvaluateWithStatus(def, namedUp(def), factsFor(def, nil), true)
-			j := EvaluateWithStatus(def, namedUp(def, down), factsFor(def, nil), true)
+			base := JudgeLayer(def, namedUp(def), factsFor(def, nil), true)
+			j := JudgeLayer(def, namedUp(def, down), factsFor(def, nil), true)
 			want := describe(down)
 			if j.State.Health != topology.Degraded || !strings.Contains(j.State.Reason, want) {
 				t.Errorf("a member down: %s %q, want degraded naming %q (without it: %s %q)", j.State.Health, j.State.Reason, want, base.State.Health, base.State.Reason)
@@ -86,16 +86,16 @@ func TestEveryLayerIsAllOfItsWorkloads(t *testing.T) {
 				t.Errorf("Detail %q does not list %q", judged(j).Detail, want)
 			}
 			up, _ := memberOf(def, "extra-member", 2, 2)
-			j = EvaluateWithStatus(def, namedUp(def, up), factsFor(def, nil), true)
+			j = JudgeLayer(def, namedUp(def, up), factsFor(def, nil), true)
 			if j.State.Health != base.State.Health || !slices.Contains(judged(j).Detail, describe(up)) {
 				t.Errorf("a member available: %s %q, detail %q; want %s as without it, and it listed", j.State.Health, j.State.Reason, judged(j).Detail, base.State.Health)
 			}
 			zero, _ := memberOf(def, "extra-member", 0, 0)
-			if j := EvaluateWithStatus(def, namedUp(def, zero), factsFor(def, nil), true); j.State.Health != base.State.Health {
+			if j := JudgeLayer(def, namedUp(def, zero), factsFor(def, nil), true); j.State.Health != base.State.Health {
 				t.Errorf("a member scaled to zero: %s %q, want %s", j.State.Health, j.State.Reason, base.State.Health)
 			}
 			stranger := topology.WorkloadState{Kind: topology.KindDeployment, Namespace: "kube-system", Name: "coredns", Ready: 0, Desired: 2, PartOf: "someone-else"}
-			if j := EvaluateWithStatus(def, namedUp(def, stranger), factsFor(def, nil), true); j.State.Health != base.State.Health || strings.Contains(j.State.Reason, "coredns") {
+			if j := JudgeLayer(def, namedUp(def, stranger), factsFor(def, nil), true); j.State.Health != base.State.Health || strings.Contains(j.State.Reason, "coredns") {
 				t.Errorf("a workload of another application down in kube-system: %s %q, want %s", j.State.Health, j.State.Reason, base.State.Health)
 			}
 		})
@@ -122,7 +122,7 @@ func TestMembersAsSeenOnClusters(t *testing.T) {
 			[]string{"rook-ceph/csi-rbdplugin 3/4 available"}},
 	} {
 		def, _ := topology.CatalogLayer(tc.layer)
-		st := Evaluate(def, namedUp(def, tc.extra...), true)
+		st := JudgeWorkloads(def, namedUp(def, tc.extra...), true)
 		if st.Health != topology.Degraded {
 			t.Errorf("%s: %s %q, want degraded", tc.layer, st.Health, st.Reason)
 		}
@@ -144,7 +144,7 @@ func TestMembersNotReadAreUnknown(t *testing.T) {
 	// (a namespace the layer owns) exists and could not be listed.
 	facts.WorkloadNamespaces = []string{"external-secrets"}
 	facts.WorkloadErrors = map[string]topology.Why{"external-secrets-system": topology.Because(topology.ReasonForbidden, "deployments in external-secrets-system: forbidden")}
-	st := Evaluate(def, facts, true)
+	st := JudgeWorkloads(def, facts, true)
 	if st.Health != topology.Unknown || st.Code != topology.ReasonForbidden || !strings.Contains(st.Reason, "external-secrets-system: forbidden") {
 		t.Errorf("%s %s %q, want unknown, forbidden, naming the namespace", st.Health, st.Code, st.Reason)
 	}

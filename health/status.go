@@ -208,7 +208,7 @@ func (j *statusJudge) decide(o topology.StatusObject, h topology.Health, progres
 
 // noObject records that the object a running layer must have does not
 // exist (words): degraded — when the layer runs, which the workloads say,
-// not the status (EvaluateWithStatus).
+// not the status (JudgeLayer).
 func (j *statusJudge) noObject(words string) {
 	j.bad = append(j.bad, words)
 	j.absentObjects++

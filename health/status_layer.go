@@ -9,12 +9,12 @@ import (
 )
 
 // LayerJudgement is a layer's health from its workloads and its own status
-// resources together (EvaluateWithStatus).
+// resources together (JudgeLayer).
 type LayerJudgement struct {
 	// State is the layer's health and its short reason: what preview
 	// prints on the layer's line.
 	State topology.LayerState `json:"state"`
-	// Workloads is Evaluate's judgement of the workloads, CRDs and
+	// Workloads is JudgeWorkloads' judgement of the workloads, CRDs and
 	// StorageClasses alone; its Reason lists every workload (for
 	// --detailed and JSON).
 	Workloads topology.LayerState `json:"workloads"`
@@ -22,8 +22,8 @@ type LayerJudgement struct {
 	Status topology.StatusVerdict `json:"status"`
 }
 
-// EvaluateWithStatus judges one layer from what the kube reader read: its
-// workloads (Evaluate with facts and declared) and its status resources
+// JudgeLayer judges one layer from what the kube reader read: its
+// workloads (JudgeWorkloads with facts and declared) and its status resources
 // (JudgeStatus with status). It is pure. A layer is:
 //
 //   - healthy only when its workloads are available and its status
@@ -38,15 +38,15 @@ type LayerJudgement struct {
 //   - unknown when neither is degraded and either is unknown, with the
 //     reasons (a list that could not be read, a status not reported yet, a
 //     stale Ceph status);
-//   - absent as Evaluate says. A custom layer whose only sign is its
+//   - absent as JudgeWorkloads says. A custom layer whose only sign is its
 //     detect.resource is present when that object exists, absent when it
 //     is known not to, unknown when it could not be read.
 //
-// A layer without status resources is Evaluate's judgement unchanged.
+// A layer without status resources is JudgeWorkloads' judgement unchanged.
 // When the status has no resource that decides health (argocd), the
 // workloads decide and the status' words only inform.
-func EvaluateWithStatus(def topology.LayerDef, facts topology.ClusterFacts, status topology.StatusFacts, declared bool) LayerJudgement {
-	w := Evaluate(def, facts, declared)
+func JudgeLayer(def topology.LayerDef, facts topology.ClusterFacts, status topology.StatusFacts, declared bool) LayerJudgement {
+	w := JudgeWorkloads(def, facts, declared)
 	j := LayerJudgement{State: w, Workloads: w}
 	if len(def.Status) == 0 {
 		return j
@@ -58,7 +58,7 @@ func EvaluateWithStatus(def topology.LayerDef, facts topology.ClusterFacts, stat
 	if w.Health == topology.Absent {
 		res, only := customResourceOnly(def)
 		if !only {
-			// Evaluate found nothing of a catalog layer: absent. What its
+			// JudgeWorkloads found nothing of a catalog layer: absent. What its
 			// status resources would say of it ("no Prometheus resource")
 			// is no verdict on a layer that is not there: the JSON
 			// document never says absent beside degraded.

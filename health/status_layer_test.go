@@ -50,15 +50,15 @@ func TestEvaluateWithStatus(t *testing.T) {
 		{"a workload down, Ceph unread: degraded, and the unknown said", osdDown, nil, []string{"CephCluster"}, topology.Degraded, "rook-ceph/rook-ceph-osd-0 0/1 available; CephClusters: forbidden"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			j := EvaluateWithStatus(def, rookFacts(tc.workloads), factsFor(def, tc.objs, tc.unread...), true)
+			j := JudgeLayer(def, rookFacts(tc.workloads), factsFor(def, tc.objs, tc.unread...), true)
 			if j.State.Health != tc.health || j.State.Reason != tc.reason {
 				t.Errorf("state %s %q, want %s %q", j.State.Health, j.State.Reason, tc.health, tc.reason)
 			}
 			if j.State.Name != "rook-ceph" || !j.State.Declared {
 				t.Errorf("name/declared lost: %+v", j.State)
 			}
-			if want := Evaluate(def, rookFacts(tc.workloads), true); !reflect.DeepEqual(j.Workloads, want) {
-				t.Errorf("Workloads %+v, want Evaluate's %+v", j.Workloads, want)
+			if want := JudgeWorkloads(def, rookFacts(tc.workloads), true); !reflect.DeepEqual(j.Workloads, want) {
+				t.Errorf("Workloads %+v, want JudgeWorkloads' %+v", j.Workloads, want)
 			}
 		})
 	}
@@ -67,20 +67,20 @@ func TestEvaluateWithStatus(t *testing.T) {
 	f := rookFacts(rookUp)
 	f.WorkloadNamespaces = nil
 	f.WorkloadErrors = map[string]topology.Why{"rook-ceph": topology.Because(topology.ReasonForbidden, "deployments in rook-ceph: forbidden")}
-	j := EvaluateWithStatus(def, f, factsFor(def, []topology.StatusObject{healthy}), true)
+	j := JudgeLayer(def, f, factsFor(def, []topology.StatusObject{healthy}), true)
 	if j.State.Health != topology.Unknown || !strings.Contains(j.State.Reason, "deployments in rook-ceph: forbidden") || j.State.Code != topology.ReasonForbidden {
 		t.Errorf("workloads unread, status healthy: %s %q (code %q)", j.State.Health, j.State.Reason, j.State.Code)
 	}
 
 	// Absent stays absent: nothing of rook-ceph on the cluster.
 	none := topology.ClusterFacts{Namespaces: topology.KnownFact([]string{}), CRDGroups: topology.KnownFact([]string{}), StorageClasses: topology.KnownFact([]topology.StorageClass{}), Workloads: topology.KnownFact([]topology.WorkloadState{})}
-	if j := EvaluateWithStatus(def, none, factsFor(def, nil), true); j.State.Health != topology.Absent {
+	if j := JudgeLayer(def, none, factsFor(def, nil), true); j.State.Health != topology.Absent {
 		t.Errorf("nothing installed: %s %q", j.State.Health, j.State.Reason)
 	}
 
-	// A layer without status resources: Evaluate's judgement, unchanged.
+	// A layer without status resources: JudgeWorkloads' judgement, unchanged.
 	cil, _ := topology.CatalogLayer("cilium")
-	if j := EvaluateWithStatus(cil, none, topology.StatusFacts{}, true); !reflect.DeepEqual(j.State, Evaluate(cil, none, true)) {
+	if j := JudgeLayer(cil, none, topology.StatusFacts{}, true); !reflect.DeepEqual(j.State, JudgeWorkloads(cil, none, true)) {
 		t.Errorf("cilium: %+v", j.State)
 	}
 }
@@ -97,7 +97,7 @@ func TestEvaluateWithStatusArgoCDFindingsOnly(t *testing.T) {
 		WorkloadNamespaces: []string{"argocd"},
 	}
 	app := so("Application", "argocd", "web", map[string]string{topology.FieldAppHealth: "Degraded", topology.FieldAppSync: "Synced"})
-	j := EvaluateWithStatus(def, facts, factsFor(def, []topology.StatusObject{app}), true)
+	j := JudgeLayer(def, facts, factsFor(def, []topology.StatusObject{app}), true)
 	if j.State.Health != topology.Healthy || j.State.Reason != "1 Application (1 not healthy), 3 workloads available" {
 		t.Errorf("argocd: %s %q", j.State.Health, j.State.Reason)
 	}
@@ -105,7 +105,7 @@ func TestEvaluateWithStatusArgoCDFindingsOnly(t *testing.T) {
 		t.Errorf("findings %+v", j.Status.Findings)
 	}
 	// Applications unread: still the workloads' health, and a finding says so.
-	j = EvaluateWithStatus(def, facts, factsFor(def, nil, "Application"), true)
+	j = JudgeLayer(def, facts, factsFor(def, nil, "Application"), true)
 	if j.State.Health != topology.Healthy || len(j.Status.Findings) != 1 || j.Status.Findings[0].Kind != topology.FindingStatusUnread {
 		t.Errorf("applications unread: %+v, findings %+v", j.State, j.Status.Findings)
 	}
@@ -129,7 +129,7 @@ func TestEvaluateWithStatusCustomResource(t *testing.T) {
 		{"not read at all", topology.StatusFacts{ReadAt: statusNow}, topology.Unknown, "Widget apps/main: not read"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			j := EvaluateWithStatus(def, facts, tc.status, true)
+			j := JudgeLayer(def, facts, tc.status, true)
 			if j.State.Health != tc.health || j.State.Reason != tc.reason {
 				t.Errorf("%s %q, want %s %q", j.State.Health, j.State.Reason, tc.health, tc.reason)
 			}

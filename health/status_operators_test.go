@@ -446,7 +446,7 @@ status:
 func TestSuspendedLayerIsNotRepaired(t *testing.T) {
 	def, _ := topology.CatalogLayer("cnpg")
 	objs := operatorObjects(t, "cnpg", cnpgCluster("    cnpg.io/reconciliationLoop: disabled\n"))
-	j := EvaluateWithStatus(def, topology.ClusterFacts{}, factsFor(def, objs), true)
+	j := JudgeLayer(def, topology.ClusterFacts{}, factsFor(def, objs), true)
 	if j.State.Health != topology.Suspended || !strings.Contains(j.State.Reason, "reconciliation disabled") {
 		t.Fatalf("layer %s %q, want suspended", j.State.Health, j.State.Reason)
 	}

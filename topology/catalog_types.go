@@ -32,7 +32,7 @@ type LayerDef struct {
 	// not a short list of names.
 	Members Members `json:"members,omitempty"`
 	// Status are the resources whose status says whether the layer does
-	// its job (JudgeStatus, EvaluateWithStatus); empty when its workloads
+	// its job (JudgeStatus, JudgeLayer); empty when its workloads
 	// alone decide.
 	Status []StatusResource `json:"status,omitempty"`
 }
@@ -93,7 +93,7 @@ type ClusterFacts struct {
 	// WorkloadErrors maps each namespace whose workloads were looked for
 	// but could not be read (not in WorkloadNamespaces) to the reason,
 	// e.g. "deployments in argocd: forbidden (user bob cannot list
-	// deployments.apps in namespace argocd)". Evaluate gives it as the
+	// deployments.apps in namespace argocd)". JudgeWorkloads gives it as the
 	// reason a workload there is unknown.
 	WorkloadErrors map[string]Why `json:"workload_errors,omitempty"`
 	// Status is what the layers' own status resources said (the declared

@@ -197,7 +197,7 @@ type LayerState struct {
 	// workload of the layer (its named workloads and its members, available
 	// or not), CRD group and StorageClass (for --detailed and JSON).
 	Detail []string `json:"detail,omitempty"`
-	// Available counts the workloads Evaluate saw available (the short
+	// Available counts the workloads JudgeWorkloads saw available (the short
 	// reason of a layer judged with its status says it).
 	Available int `json:"-"`
 	// Status is what the layer's own status resources said: each
