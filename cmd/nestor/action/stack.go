@@ -437,6 +437,15 @@ func writeError(path string, err error) error {
 	return fmt.Errorf("cannot write %s: %s", path, why)
 }
 
+// WriteFile writes data to path atomically: a temporary file in the same
+// folder (named .NAME.tmp-*, which node_exporter's textfile collector, reading
+// *.prom only, never reads), fsynced, renamed over path; an existing file
+// keeps its mode (0644 for a new one). A reader sees the old file or the
+// new one, never half of it.
+func WriteFile(path string, data []byte) error {
+	return writeFileAtomic(path, data, 0)
+}
+
 // CheckFolder is the check of a file to be written at path made before
 // any work (--output-file before the read): its folder exists and is a
 // folder. Its error is writeError's.

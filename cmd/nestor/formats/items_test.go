@@ -1,4 +1,4 @@
-package action
+package formats
 
 import (
 	"os"
@@ -6,6 +6,8 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+
+	"nestor.dev/nestor/cmd/nestor/action"
 
 	"nestor.dev/nestor/topology"
 )
@@ -79,17 +81,17 @@ func lineAt(t *testing.T, path string, n int) string {
 	return lines[n-1]
 }
 
-// TestTopologyKey maps one item of each kind (every step kind, the finding
+// TestPlanItemKey maps one item of each kind (every step kind, the finding
 // kinds, unknown and waiting entries as the plan rules word them) to its
 // key, and checks that the position reported for it is a line of the file
 // holding that key (or, for an undeclared thing, its list).
-func TestTopologyKey(t *testing.T) {
+func TestPlanItemKey(t *testing.T) {
 	dir := t.TempDir()
 	prod := parsedTopology(t, dir, "dirqual", prodTopologyText)
 	lima := parsedTopology(t, dir, "bench", limaTopologyText)
 	kap := parsedTopology(t, dir, "apps", kapsuleTopologyText)
-	report := func(tp *topology.Topology) *Report {
-		r := &Report{Stack: StackInfo{Name: tp.Name, File: tp.Path, TargetKind: tp.TargetKind}, topology: tp, Desired: Desired{Nodes: tp.Nodes, Pools: tp.Pools}, Actual: &topology.Observed{}}
+	report := func(tp *topology.Topology) *action.Report {
+		r := &action.Report{Stack: action.StackInfo{Name: tp.Name, File: tp.Path, TargetKind: tp.TargetKind}, Topology: tp, Desired: action.Desired{Nodes: tp.Nodes, Pools: tp.Pools}, Actual: &topology.Observed{}}
 		if tp.TargetKind == topology.TargetKapsule {
 			r.Actual.Kapsule = &topology.KapsuleObserved{
 				Pools: topology.KnownFact([]topology.KapsulePool{{ID: "p1", Name: "default"}, {ID: "p2", Name: "burst"}}),
@@ -190,11 +192,11 @@ func TestTopologyKey(t *testing.T) {
 	seen := map[topology.StepKind]bool{}
 	for _, c := range cases {
 		r := report(c.tp)
-		if got := r.TopologyKey(c.item); got != c.key {
+		if got := c.item.Key(); got != c.key {
 			t.Errorf("%s: key %q, want %q", c.item.Message(), got, c.key)
 			continue
 		}
-		pos, _, ok := r.Position(c.key)
+		pos, _, ok := Position(r.Topology, c.key)
 		if !ok {
 			t.Errorf("%s: no position for %q", c.item.Message(), c.key)
 			continue
@@ -208,7 +210,7 @@ func TestTopologyKey(t *testing.T) {
 	}
 	for _, kind := range declaredKinds(t, "StepKind") {
 		if !seen[topology.StepKind(kind)] {
-			t.Errorf("step kind %q has no case in TestTopologyKey", kind)
+			t.Errorf("step kind %q has no case in TestPlanItemKey", kind)
 		}
 	}
 }

@@ -1,4 +1,4 @@
-package action
+package formats
 
 import (
 	"crypto/sha256"
@@ -7,10 +7,12 @@ import (
 	"fmt"
 	"io"
 	"net/url"
+	"os"
 	"path/filepath"
 	"sort"
 	"strings"
 
+	"nestor.dev/nestor/cmd/nestor/action"
 	"nestor.dev/nestor/topology"
 )
 
@@ -27,7 +29,7 @@ type SARIFOptions struct {
 	InformationURI, RunbookURI string
 	// SourceRoot is the absolute folder the topology files' URIs are
 	// relative to (%SRCROOT%): the repository's root. "" finds it with
-	// GitRoot from the first stack's file; a file outside it (or with no
+	// gitRoot from the first stack's file; a file outside it (or with no
 	// root found) is written as an absolute file: URI.
 	SourceRoot string
 }
@@ -47,21 +49,17 @@ const (
 	sarifMaxResults = 25000
 )
 
-// WriteSARIF writes r as a SARIF 2.1.0 log of one run (see writeSARIF).
-func (r *Report) WriteSARIF(w io.Writer, o SARIFOptions) error {
-	return writeSARIF(w, r.docs(), "nestor/preview/"+r.Stack.Name+"/", o)
-}
-
-// WriteSARIF writes the fleet as a SARIF 2.1.0 log of one run holding
-// every stack's results (see writeSARIF).
-func (f *FleetReport) WriteSARIF(w io.Writer, o SARIFOptions) error {
-	return writeSARIF(w, f.docs(), "nestor/fleet/", o)
-}
-
-// WriteSARIF writes the failure as a SARIF 2.1.0 log of one run with no
-// result, executionSuccessful false and a notification saying why.
-func (f *Failure) WriteSARIF(w io.Writer, o SARIFOptions) error {
-	return writeSARIF(w, f.docs(), "nestor/preview/"+f.Name+"/", o)
+// WriteSARIF writes d as a SARIF 2.1.0 log of one run (see writeSARIF): a
+// preview's stack (runAutomationDetails.id nestor/preview/STACK/), every
+// stack of a fleet (nestor/fleet/), or a failure: a run with no result,
+// executionSuccessful false and a notification saying why.
+func WriteSARIF(w io.Writer, d action.Documents, o SARIFOptions) error {
+	docs := d.Docs()
+	id := "nestor/fleet/"
+	if _, fleet := d.(*action.FleetReport); !fleet {
+		id = "nestor/preview/" + docs[0].Name + "/"
+	}
+	return writeSARIF(w, docs, id, o)
 }
 
 type sarifLog struct {
@@ -173,7 +171,7 @@ type sarifRegion struct {
 // writeSARIF writes docs as one SARIF run: nestor as the tool with every
 // rule (Rules, each with its helpUri into RUNBOOK.md), a result per plan
 // item of each stack with a report, located at the topology key it
-// concerns (Report.TopologyKey; lines and columns in Unicode code points,
+// concerns (PlanItem.Key; lines and columns in Unicode code points,
 // as yaml.v3 counts them), and for each stack without a report a
 // toolExecutionNotification at the error's place, executionSuccessful then
 // being false. automationID is runAutomationDetails.id (GitHub's category:
@@ -188,7 +186,7 @@ type sarifRegion struct {
 // alerts. (github/codeql-action's upload-sarif computes its own line hash
 // and, when it differs from the one given, keeps the given one and logs a
 // warning.)
-func writeSARIF(w io.Writer, docs []stackDoc, automationID string, o SARIFOptions) error {
+func writeSARIF(w io.Writer, docs []action.StackDoc, automationID string, o SARIFOptions) error {
 	root := o.SourceRoot
 	if root == "" {
 		root = sourceRoot(docs)
@@ -205,12 +203,12 @@ func writeSARIF(w io.Writer, docs []stackDoc, automationID string, o SARIFOption
 	inv := sarifInvocation{ExecutionSuccessful: true}
 	fleet := len(docs) > 1
 	for _, d := range docs {
-		if d.failed() {
+		if d.Failed() {
 			// Code scanning shows results, not notifications: a stack that
 			// could not be judged is an error result at its topology file,
 			// and its notifications say the same to a SARIF reader.
 			inv.ExecutionSuccessful = false
-			notes := d.sarifNotifications(root)
+			notes := sarifNotifications(d, root)
 			inv.Notifications = append(inv.Notifications, notes...)
 			for i, n := range notes {
 				if d.File == "" || len(n.Locations) == 0 {
@@ -238,8 +236,8 @@ func writeSARIF(w io.Writer, docs []stackDoc, automationID string, o SARIFOption
 			continue
 		}
 		rank := map[string]int{}
-		for _, it := range d.Report.Items() {
-			key := d.Report.TopologyKey(it)
+		for _, it := range Items(d.Report) {
+			key := it.Key()
 			ruleID := it.Rule()
 			_, index, _ := rule(ruleID)
 			id := d.Name + "\x00" + ruleID + "\x00" + key
@@ -252,7 +250,7 @@ func writeSARIF(w io.Writer, docs []stackDoc, automationID string, o SARIFOption
 			res := sarifResult{
 				RuleID: ruleID, RuleIndex: index, Level: it.Level(),
 				Message:             sarifText{Text: msg},
-				Locations:           []sarifLocation{d.sarifLocation(root, key)},
+				Locations:           []sarifLocation{locationOf(d, root, key)},
 				PartialFingerprints: map[string]string{"primaryLocationLineHash": fingerprint(id, n)},
 				Properties:          &sarifProps{Stack: d.Name, Key: key},
 			}
@@ -321,11 +319,11 @@ func fingerprint(id string, n int) string {
 	return hex.EncodeToString(sum[:16])
 }
 
-// sarifLocation is the location of key in the stack's file: its line, and
-// its columns when the width of the key's text is known.
-func (d stackDoc) sarifLocation(root, key string) sarifLocation {
+// locationOf is the location of key in stack d's file: its line, and its
+// columns when the width of the key's text is known.
+func locationOf(d action.StackDoc, root, key string) sarifLocation {
 	loc := sarifLocation{Physical: sarifPhysical{Artifact: artifactLocation(root, d.File)}}
-	if pos, ok := d.position(key); ok {
+	if pos, _, ok := Position(d.Topology, key); ok {
 		loc.Physical.Region = region(pos.Line, pos.Column, pos.Width)
 		loc.Message = &sarifText{Text: key}
 	}
@@ -345,8 +343,8 @@ func region(line, col, width int) *sarifRegion {
 
 // sarifNotifications says why stack d has no report: an invalid topology's
 // problems, each at its line and column; any other error at the key it
-// concerns (errorKey), or at the file.
-func (d stackDoc) sarifNotifications(root string) []sarifNotification {
+// concerns (ErrorKey), or at the file.
+func sarifNotifications(d action.StackDoc, root string) []sarifNotification {
 	props := &sarifProps{Stack: d.Name, Status: string(d.Status)}
 	if es := topology.AsErrors(d.Err); len(es) > 0 {
 		var out []sarifNotification
@@ -373,8 +371,8 @@ func (d stackDoc) sarifNotifications(root string) []sarifNotification {
 	}
 	n := sarifNotification{Level: LevelError, Message: sarifText{Text: msg}, Properties: props}
 	if d.File != "" {
-		n.Locations = []sarifLocation{d.sarifLocation(root, errorKey(d.Err))}
-		props.Key = errorKey(d.Err)
+		n.Locations = []sarifLocation{locationOf(d, root, ErrorKey(d.Err))}
+		props.Key = ErrorKey(d.Err)
 	}
 	return []sarifNotification{n}
 }
@@ -384,7 +382,7 @@ func (d stackDoc) sarifNotifications(root string) []sarifNotification {
 // the repository), else, outside any repository, the deepest folder that
 // holds every topology file — never an absolute path of the machine that
 // ran, which no other machine can open. "" when no doc has a file.
-func sourceRoot(docs []stackDoc) string {
+func sourceRoot(docs []action.StackDoc) string {
 	var files []string
 	for _, d := range docs {
 		if d.File != "" {
@@ -394,7 +392,7 @@ func sourceRoot(docs []stackDoc) string {
 	if len(files) == 0 {
 		return ""
 	}
-	if root := GitRoot(files[0]); root != "" {
+	if root := gitRoot(files[0]); root != "" {
 		return root
 	}
 	common := ""
@@ -440,4 +438,31 @@ func fileURI(p string, dir bool) string {
 		s += "/"
 	}
 	return (&url.URL{Scheme: "file", Path: s}).String()
+}
+
+// gitRoot returns the root of the git work tree holding path (the nearest
+// folder above it, symbolic links resolved, that has a .git entry: a folder,
+// or a file in a linked work tree), or "" when it is in none.
+func gitRoot(path string) string {
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		return ""
+	}
+	if real, err := filepath.EvalSymlinks(abs); err == nil {
+		abs = real
+	}
+	dir := abs
+	if fi, err := os.Stat(abs); err != nil || !fi.IsDir() {
+		dir = filepath.Dir(abs)
+	}
+	for {
+		if _, err := os.Lstat(filepath.Join(dir, ".git")); err == nil {
+			return dir
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			return ""
+		}
+		dir = parent
+	}
 }

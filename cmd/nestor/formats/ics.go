@@ -1,6 +1,7 @@
-package action
+package formats
 
 import (
+	"cmp"
 	"fmt"
 	"io"
 	"sort"
@@ -9,6 +10,7 @@ import (
 
 	ics "github.com/arran4/golang-ical"
 
+	"nestor.dev/nestor/cmd/nestor/action"
 	"nestor.dev/nestor/kube"
 	"nestor.dev/nestor/topology"
 	"nestor.dev/nestor/upgrade"
@@ -40,25 +42,23 @@ const (
 	icsEstimated = "X-NESTOR-ESTIMATED"
 )
 
-// WriteICS writes r's dates as an iCalendar (RFC 5545) calendar: one
-// all-day event per dated day of the stack (see writeICS).
-func (r *Report) WriteICS(w io.Writer, o ICSOptions) error {
-	return writeICS(w, "nestor: "+r.Stack.Name, r.AsOf, r.docs(), o)
-}
-
-// WriteICS writes the dates of every stack of the fleet as one calendar.
-func (f *FleetReport) WriteICS(w io.Writer, o ICSOptions) error {
-	return writeICS(w, "nestor fleet", f.AsOf, f.docs(), o)
-}
-
-// WriteICS writes the failure: a calendar without events, which says why
-// in its X-NESTOR-UNDATED property.
-func (f *Failure) WriteICS(w io.Writer, o ICSOptions) error {
-	name := "nestor"
-	if f.Name != "" {
-		name += ": " + f.Name
+// WriteICS writes the dates of d as one iCalendar (RFC 5545) calendar:
+// an all-day event per dated day of each stack (see writeICS), named after
+// the stack (a preview) or the fleet. A failure is a calendar without
+// events, which says why in its X-NESTOR-UNDATED property.
+func WriteICS(w io.Writer, d action.Documents, o ICSOptions) error {
+	docs := d.Docs()
+	switch d := d.(type) {
+	case *action.FleetReport:
+		return writeICS(w, "nestor fleet", d.AsOf, docs, o)
+	case *action.Report:
+		return writeICS(w, "nestor: "+d.Stack.Name, d.AsOf, docs, o)
 	}
-	return writeICS(w, name, "", f.docs(), o)
+	name := "nestor"
+	if docs[0].Name != "" {
+		name += ": " + docs[0].Name
+	}
+	return writeICS(w, name, "", docs, o)
 }
 
 // ICSEvent is one event of -o ics: a stack's dated day (topology.StackDate)
@@ -79,11 +79,11 @@ func ICSUID(stack string, kind topology.DateKind, subject string) string {
 	return stack + "/" + string(kind) + "/" + subject + "@" + icsUIDDomain
 }
 
-// ICSEvents returns r's events, by date (then kind and subject), and what
+// ICSEvents returns report r's events, by date (then kind and subject), and what
 // could not be dated: topology.StackDates of what was read, judged at the
 // report's day. A report of which nothing was read, or whose day is not a
 // date, has no event, and one undated part that says so.
-func (r *Report) ICSEvents() ([]ICSEvent, []topology.UndatedPart) {
+func ICSEvents(r *action.Report) ([]ICSEvent, []topology.UndatedPart) {
 	asOf, err := time.Parse(time.DateOnly, r.AsOf)
 	switch {
 	case r.Actual == nil:
@@ -94,7 +94,7 @@ func (r *Report) ICSEvents() ([]ICSEvent, []topology.UndatedPart) {
 	dates, undated := topology.StackDates(r.Actual, asOf)
 	out := make([]ICSEvent, 0, len(dates))
 	for _, d := range dates {
-		out = append(out, ICSEvent{Stack: r.Stack.Name, Date: d, UID: ICSUID(r.Stack.Name, d.Kind, d.Subject), Summary: r.icsSummary(d), Description: r.icsDescription(d)})
+		out = append(out, ICSEvent{Stack: r.Stack.Name, Date: d, UID: ICSUID(r.Stack.Name, d.Kind, d.Subject), Summary: icsSummary(r, d), Description: icsDescription(r, d)})
 	}
 	sort.SliceStable(out, func(i, j int) bool {
 		a, b := out[i].Date, out[j].Date
@@ -110,14 +110,14 @@ func (r *Report) ICSEvents() ([]ICSEvent, []topology.UndatedPart) {
 // golang-ical: CRLF line endings, lines folded at 75 octets without
 // splitting a UTF-8 character, TEXT escaped): VERSION 2.0, PRODID, the
 // day judged at (X-NESTOR-AS-OF, when known), then for each stack its
-// events (Report.ICSEvents) as all-day VEVENTs — DTSTART and DTEND of
+// events (ICSEvents) as all-day VEVENTs — DTSTART and DTEND of
 // VALUE=DATE, the day after as its exclusive end (§3.6.1), TRANSP
 // TRANSPARENT (a date, not a meeting) — and each thing of it no date could
 // be given to (an unread part, a minor no calendar holds, a stack without
 // a report) as an X-NESTOR-UNDATED property of the calendar: never an
 // event. SEQUENCE is not written: nestor keeps no state between runs to
 // count revisions by; a subscribed calendar replaces its events by UID.
-func writeICS(w io.Writer, name, asOf string, docs []stackDoc, o ICSOptions) error {
+func writeICS(w io.Writer, name, asOf string, docs []action.StackDoc, o ICSOptions) error {
 	cal := ics.NewCalendarFor("nestor")
 	cal.SetProductId(icsProductID)
 	cal.SetCalscale("GREGORIAN")
@@ -127,7 +127,7 @@ func writeICS(w io.Writer, name, asOf string, docs []stackDoc, o ICSOptions) err
 		addCalendarProperty(cal, icsAsOf, asOf)
 	}
 	for _, d := range docs {
-		if d.failed() {
+		if d.Failed() {
 			who := d.Name
 			if who == "" {
 				who = d.File // a topology that did not load names no stack
@@ -138,7 +138,7 @@ func writeICS(w io.Writer, name, asOf string, docs []stackDoc, o ICSOptions) err
 			addCalendarProperty(cal, icsUndated, who+": no report ("+string(d.Status)+"): "+d.Reason)
 			continue
 		}
-		events, undated := d.Report.ICSEvents()
+		events, undated := ICSEvents(d.Report)
 		for _, u := range undated {
 			addCalendarProperty(cal, icsUndated, d.Name+": "+u.String())
 		}
@@ -171,7 +171,7 @@ func addCalendarProperty(cal *ics.Calendar, name, value string) {
 // support upstream", "apps: Kubernetes 1.35 end of support at the
 // provider, forced upgrade to 1.36.1", "apps: kapsule-dedicated-4
 // commitment ends".
-func (r *Report) icsSummary(d topology.StackDate) string {
+func icsSummary(r *action.Report, d topology.StackDate) string {
 	s := r.Stack.Name + ": "
 	switch d.Kind {
 	case topology.DateUpstreamMaintenance:
@@ -186,7 +186,7 @@ func (r *Report) icsSummary(d topology.StackDate) string {
 			s += ", forced upgrade to " + d.ForcedTo
 		}
 	case topology.DateCommitmentEnd:
-		s += orText(d.Type, "dedicated offer") + " commitment ends"
+		s += cmp.Or(d.Type, "dedicated offer") + " commitment ends"
 	}
 	if d.Estimated {
 		s += " (estimated)"
@@ -199,7 +199,7 @@ func (r *Report) icsSummary(d topology.StackDate) string {
 // its provider's) and who runs the minor; what happens that day; what to
 // do (icsAction); on the stack's next hard date (Report.HardDate), the
 // upgrade report's blockers; where the date comes from.
-func (r *Report) icsDescription(d topology.StackDate) string {
+func icsDescription(r *action.Report, d topology.StackDate) string {
 	var lines []string
 	stack := "Stack " + r.Stack.Name + " (" + string(r.Stack.TargetKind) + ")"
 	if v := upgrade.ClusterVersion(r.Actual); v.Known {
@@ -224,12 +224,12 @@ func (r *Report) icsDescription(d topology.StackDate) string {
 		}
 		lines = append(lines, what+".")
 	case topology.DateCommitmentEnd:
-		lines = append(lines, fmt.Sprintf("What happens: the cluster's %s offer is committed until %s: before it, the cluster cannot move to a lower type (moving up restarts the commitment).", orText(d.Type, "dedicated"), day))
+		lines = append(lines, fmt.Sprintf("What happens: the cluster's %s offer is committed until %s: before it, the cluster cannot move to a lower type (moving up restarts the commitment).", cmp.Or(d.Type, "dedicated"), day))
 	}
 	if d.Estimated {
 		lines = append(lines, "Estimated: upstream has published no date for "+d.Minor+"; this is "+kube.EstimateWords+".")
 	}
-	lines = append(lines, "What to do: "+r.icsAction(d))
+	lines = append(lines, "What to do: "+icsAction(r, d))
 	if hd := r.HardDate; hd != nil && hd.Date.Equal(d.Date) && hd.Forced == (d.Kind == topology.DateProviderEndOfLife) && (d.Kind == topology.DateProviderEndOfLife || d.Kind == topology.DateUpstreamEndOfLife) {
 		switch {
 		case hd.Judged && hd.Unknowns > 0:
@@ -251,7 +251,7 @@ func (r *Report) icsDescription(d topology.StackDate) string {
 // that move who runs d's minor (an upgrade step whose subject has the key
 // of one of d.Runs), in the plan's order; else the runbook's action for
 // d's kind.
-func (r *Report) icsAction(d topology.StackDate) string {
+func icsAction(r *action.Report, d topology.StackDate) string {
 	if d.Kind == topology.DateCommitmentEnd {
 		for _, s := range r.Plan.Steps {
 			if s.Kind == topology.StepSetType {

@@ -1,4 +1,4 @@
-package action
+package formats
 
 import (
 	"encoding/xml"
@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"nestor.dev/nestor/cmd/nestor/action"
 	"nestor.dev/nestor/topology"
 )
 
@@ -16,22 +17,11 @@ type JUnitOptions struct {
 	ReadAt time.Time
 }
 
-// WriteJUnit writes r as a JUnit XML report: <testsuites> holding one
-// <testsuite> for the stack (see writeJUnit).
-func (r *Report) WriteJUnit(w io.Writer, o JUnitOptions) error {
-	return writeJUnit(w, r.docs(), o)
-}
-
-// WriteJUnit writes the fleet as one <testsuites>, a <testsuite> per
-// stack.
-func (f *FleetReport) WriteJUnit(w io.Writer, o JUnitOptions) error {
-	return writeJUnit(w, f.docs(), o)
-}
-
-// WriteJUnit writes the failure: a testsuite whose one testcase is an
-// <error>.
-func (f *Failure) WriteJUnit(w io.Writer, o JUnitOptions) error {
-	return writeJUnit(w, f.docs(), o)
+// WriteJUnit writes d as a JUnit XML report (see writeJUnit):
+// <testsuites> holding a <testsuite> per stack; a stack without a report
+// is a testsuite whose one testcase is an <error>.
+func WriteJUnit(w io.Writer, d action.Documents, o JUnitOptions) error {
+	return writeJUnit(w, d.Docs(), o)
 }
 
 type junitSuites struct {
@@ -82,7 +72,7 @@ type junitMessage struct {
 // whether declared or not: the version findings concern it), the backend
 // when declared, the provider's cluster (kapsule), and the stack itself
 // (name) for whatever concerns no other.
-func junitCaseKeys(r *Report) []string {
+func junitCaseKeys(r *action.Report) []string {
 	var keys []string
 	for _, n := range r.Desired.Nodes {
 		keys = append(keys, topology.NodeKey(n.Name))
@@ -97,7 +87,7 @@ func junitCaseKeys(r *Report) []string {
 	if r.Desired.Backend != "" {
 		keys = append(keys, topology.KeyBackend)
 	}
-	if r.topology != nil && r.topology.Scaleway != nil {
+	if r.Topology != nil && r.Topology.Scaleway != nil {
 		keys = append(keys, topology.KeyScaleway)
 	}
 	return append(keys, topology.KeyName)
@@ -121,14 +111,14 @@ func junitName(stack, key string) (class, name string) {
 // GitLab's test reports read it: per stack a <testsuite> (its properties:
 // file, target kind, status) with a <testcase> per junitCaseKeys entry; a
 // testcase has a <failure> when a plan step that changes the cluster or an
-// error finding concerns it (Report.TopologyKey; one failure per testcase,
+// error finding concerns it (PlanItem.Key; one failure per testcase,
 // typed with the first one's rule, its text listing them all), else <skipped message="…"> with the reason
 // when a part it depends on could not be read or the provider is moving
 // it; information (undeclared things, info and warning findings) is in
 // its <system-out>. A stack without a report is one testcase with an
 // <error> (type: its status). Nothing here is timed: no time attribute is
 // written rather than a made-up one.
-func writeJUnit(w io.Writer, docs []stackDoc, o JUnitOptions) error {
+func writeJUnit(w io.Writer, docs []action.StackDoc, o JUnitOptions) error {
 	out := junitSuites{Name: "nestor"}
 	for _, d := range docs {
 		s := junitSuite{Name: d.Name, Properties: []junitProperty{{"file", d.File}, {"status", string(d.Status)}}}
@@ -138,7 +128,7 @@ func writeJUnit(w io.Writer, docs []stackDoc, o JUnitOptions) error {
 		if !o.ReadAt.IsZero() {
 			s.Timestamp = o.ReadAt.UTC().Format("2006-01-02T15:04:05")
 		}
-		if d.failed() {
+		if d.Failed() {
 			s.Cases = []junitCase{{Name: d.Name, ClassName: d.Name + ".stack",
 				Error: &junitMessage{Message: string(d.Status) + ": " + firstLine(d.Reason), Type: string(d.Status), Text: d.Reason}}}
 			s.Tests, s.Errors = 1, 1
@@ -172,7 +162,7 @@ func writeJUnit(w io.Writer, docs []stackDoc, o JUnitOptions) error {
 }
 
 // junitCases is r's testcases with their outcomes.
-func junitCases(r *Report) []junitCase {
+func junitCases(r *action.Report) []junitCase {
 	keys := junitCaseKeys(r)
 	isCase := map[string]bool{}
 	for _, k := range keys {
@@ -186,8 +176,8 @@ func junitCases(r *Report) []junitCase {
 	for _, k := range keys {
 		by[k] = &outcome{}
 	}
-	for _, it := range r.Items() {
-		k := r.TopologyKey(it)
+	for _, it := range Items(r) {
+		k := it.Key()
 		for _, parent := range keyChain(k) { // scaleway.type → scaleway; else name
 			if isCase[k] {
 				break
@@ -219,7 +209,7 @@ func junitCases(r *Report) []junitCase {
 	// skipped with the reason, never passed.
 	for _, u := range r.Plan.Unknowns {
 		for _, k := range keys {
-			if k != r.TopologyKey(PlanItem{Unknown: &u}) && u.Subject.Covers(k) && len(by[k].skips) == 0 {
+			if k != (PlanItem{Unknown: &u}).Key() && u.Subject.Covers(k) && len(by[k].skips) == 0 {
 				by[k].skips = append(by[k].skips, "not read: "+u.String())
 			}
 		}

@@ -1,4 +1,4 @@
-package action
+package formats
 
 import (
 	"bytes"
@@ -13,6 +13,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"nestor.dev/nestor/cmd/nestor/action"
 
 	// The official SARIF 2.1.0 schema, as go-sarif carries it: imported
 	// so that its module is a dependency of these tests (and downloaded
@@ -97,17 +99,17 @@ func sarifDocs(t *testing.T, dir string) map[string][]byte {
 		out[name] = b.Bytes()
 	}
 	prod, kap, fleet := fixtureProd(t, dir), fixtureKapsule(t, dir), fixtureFleet(t, dir)
-	add("preview", func(b *bytes.Buffer) error { return prod.WriteSARIF(b, o) })
-	add("kapsule", func(b *bytes.Buffer) error { return kap.WriteSARIF(b, o) })
-	add("fleet", func(b *bytes.Buffer) error { return fleet.WriteSARIF(b, o) })
+	add("preview", func(b *bytes.Buffer) error { return WriteSARIF(b, prod, o) })
+	add("kapsule", func(b *bytes.Buffer) error { return WriteSARIF(b, kap, o) })
+	add("fleet", func(b *bytes.Buffer) error { return WriteSARIF(b, fleet, o) })
 	for _, s := range fleet.Stacks {
 		if s.Report == nil {
-			f := &Failure{Name: s.Name, File: s.File, TargetKind: s.TargetKind, Status: s.Status, Err: s.err, topo: s.topo}
-			add("failure-"+s.Name, func(b *bytes.Buffer) error { return f.WriteSARIF(b, o) })
+			f := &action.Failure{Name: s.Name, File: s.File, TargetKind: s.TargetKind, Status: s.Status, Err: s.Err, Topology: s.Topology}
+			add("failure-"+s.Name, func(b *bytes.Buffer) error { return WriteSARIF(b, f, o) })
 		}
 	}
-	none := NewFailure(nil, os.ErrNotExist)
-	add("failure-nothing", func(b *bytes.Buffer) error { return none.WriteSARIF(b, o) })
+	none := action.NewFailure(nil, os.ErrNotExist)
+	add("failure-nothing", func(b *bytes.Buffer) error { return WriteSARIF(b, none, o) })
 	return out
 }
 
@@ -327,7 +329,7 @@ func TestSARIFLocationOpensTheKey(t *testing.T) {
 		}
 		// A key not written (an undeclared node, no backend:) falls back
 		// to its list, or to name.
-		_, located, _ := positionIn(tp, key)
+		_, located, _ := Position(tp, key)
 		want := keyText(located)
 		if (key == "nodes/dirqual9" && located != "nodes") || (key == "layers/cert-manager" && located != "layers") || (key == "backend" && res.Properties.Stack == "apps" && located != "name") {
 			t.Errorf("%s located at %s", key, located)
@@ -363,9 +365,9 @@ func TestSARIFLocationOpensTheKey(t *testing.T) {
 // numbers in the messages change or the file's lines move (a re-run does
 // not open new alerts), and differ between results of one stack.
 func TestSARIFFingerprintsStable(t *testing.T) {
-	prints := func(r *Report) (map[string]bool, []string) {
+	prints := func(r *action.Report) (map[string]bool, []string) {
 		var b bytes.Buffer
-		if err := r.WriteSARIF(&b, SARIFOptions{}); err != nil {
+		if err := WriteSARIF(&b, r, SARIFOptions{}); err != nil {
 			t.Fatal(err)
 		}
 		set := map[string]bool{}
@@ -395,7 +397,7 @@ func TestSARIFFingerprintsStable(t *testing.T) {
 	}
 	obs := r.Actual
 	obs.Layers[1].Reason = "rook-ceph/rook-ceph-osd-1 0/3 available"
-	r2 := NewReport(kindOf(tp), &probes.Opened{Topology: tp}, obs, fixtureAsOf.AddDate(0, 0, 3))
+	r2 := action.NewReport(kindOf(tp), &probes.Opened{Topology: tp}, obs, fixtureAsOf.AddDate(0, 0, 3))
 	second, _ := prints(r2)
 	for fp := range first {
 		if !second[fp] {

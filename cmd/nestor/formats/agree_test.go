@@ -1,4 +1,4 @@
-package action
+package formats
 
 import (
 	"bytes"
@@ -11,6 +11,8 @@ import (
 	"testing"
 	"time"
 
+	"nestor.dev/nestor/cmd/nestor/action"
+
 	ics "github.com/arran4/golang-ical"
 	"github.com/prometheus/common/expfmt"
 	"github.com/prometheus/common/model"
@@ -21,17 +23,17 @@ import (
 
 // fixtureNoTarget is the report of the prod stack nokc, which declares no
 // kubeconfig: nothing was read, the plan is unverified.
-func fixtureNoTarget(t *testing.T, dir string) *Report {
+func fixtureNoTarget(t *testing.T, dir string) *action.Report {
 	t.Helper()
 	tp := parsedTopology(t, dir, "nokc", "name: nokc\ntarget_kind: prod\nnodes:\n  - {name: demo1, role: control-plane}\n  - {name: demo2, role: worker}\nlayers:\n  - cnpg\n")
 	obs := probes.NoTargetObservation("no kubeconfig: declare kubeconfig: in " + tp.Path + ", export KUBECONFIG, or pass --kubeconfig")
-	return NewReport(kindOf(tp), &probes.Opened{Topology: tp}, obs, fixtureAsOf)
+	return action.NewReport(kindOf(tp), &probes.Opened{Topology: tp}, obs, fixtureAsOf)
 }
 
 // fixtureForbidden is the report of the prod stack ro, read by an identity
 // that may read the API server's version and nothing else: the nodes, the
 // layers and the StorageClasses are forbidden.
-func fixtureForbidden(t *testing.T, dir string) *Report {
+func fixtureForbidden(t *testing.T, dir string) *action.Report {
 	t.Helper()
 	tp := parsedTopology(t, dir, "ro", "name: ro\ntarget_kind: prod\nnodes:\n  - {name: ro1, role: control-plane}\n  - {name: ro2, role: worker}\nlayers:\n  - cilium\n")
 	forbidden := topology.Because(topology.ReasonForbidden, "forbidden (user ro cannot list nodes)")
@@ -43,21 +45,21 @@ func fixtureForbidden(t *testing.T, dir string) *Report {
 		Storage: topology.UnknownFact[topology.StorageState](topology.Because(topology.ReasonForbidden, "forbidden (user ro cannot list storageclasses.storage.k8s.io)")),
 	}
 	obs.DeriveVersions()
-	return NewReport(kindOf(tp), &probes.Opened{Topology: tp}, obs, fixtureAsOf)
+	return action.NewReport(kindOf(tp), &probes.Opened{Topology: tp}, obs, fixtureAsOf)
 }
 
 // agreeFleet is fixtureFleet with the stacks of nothing read (nokc) and of
 // a forbidden read (ro).
-func agreeFleet(t *testing.T, dir string) *FleetReport {
+func agreeFleet(t *testing.T, dir string) *action.FleetReport {
 	f := fixtureFleet(t, dir)
 	for i := range f.Stacks {
 		if f.Stacks[i].Report != nil {
-			f.Stacks[i].fromReport() // as Fleet.Run fills each line
+			f.Stacks[i].FromReport() // as Fleet.Run fills each line
 		}
 	}
-	for _, r := range []*Report{fixtureNoTarget(t, dir), fixtureForbidden(t, dir)} {
-		s := FleetStack{Name: r.Stack.Name, File: r.Stack.File, TargetKind: r.Stack.TargetKind, Report: r}
-		s.fromReport()
+	for _, r := range []*action.Report{fixtureNoTarget(t, dir), fixtureForbidden(t, dir)} {
+		s := action.FleetStack{Name: r.Stack.Name, File: r.Stack.File, TargetKind: r.Stack.TargetKind, Report: r}
+		s.FromReport()
 		f.Stacks = append(f.Stacks, s)
 	}
 	sort.Slice(f.Stacks, func(i, j int) bool { return f.Stacks[i].Name < f.Stacks[j].Name })
@@ -73,23 +75,23 @@ type agreeClaim struct{ stack, key, rule string }
 type agreeCounts struct{ status, changes, waiting, unknown string }
 
 // modelClaims and modelCounts are what the model says: every plan item of
-// every stack with a report (at Report.TopologyKey), a no-report claim for
-// a stack without one, and the counts of Report.Counts.
-func modelClaims(f *FleetReport) ([]agreeClaim, map[string]agreeCounts) {
+// every stack with a report (at PlanItem.Key), a no-report claim for
+// a stack without one, and the counts of action.Report.Counts.
+func modelClaims(f *action.FleetReport) ([]agreeClaim, map[string]agreeCounts) {
 	var claims []agreeClaim
 	counts := map[string]agreeCounts{}
 	for _, s := range f.Stacks {
 		c := agreeCounts{status: string(s.Status), changes: "-", waiting: "-", unknown: "-"}
 		if s.Report == nil {
-			claims = append(claims, agreeClaim{s.Name, errorKey(s.err), RuleNoReport})
+			claims = append(claims, agreeClaim{s.Name, ErrorKey(s.Err), RuleNoReport})
 			counts[s.Name] = c
 			continue
 		}
-		for _, it := range s.Report.Items() {
-			claims = append(claims, agreeClaim{s.Name, s.Report.TopologyKey(it), it.Rule()})
+		for _, it := range Items(s.Report) {
+			claims = append(claims, agreeClaim{s.Name, it.Key(), it.Rule()})
 		}
 		ch, w, u := s.Report.Counts()
-		c.changes, c.waiting, c.unknown = countText(ch), countText(w), countText(u)
+		c.changes, c.waiting, c.unknown = action.CountText(ch), action.CountText(w), action.CountText(u)
 		counts[s.Name] = c
 	}
 	return sortClaims(claims), counts
@@ -118,7 +120,7 @@ func TestFormatsAgree(t *testing.T) {
 
 	t.Run("JSON: the claims are typed and counted", func(t *testing.T) {
 		var b bytes.Buffer
-		if err := f.WriteJSON(&b); err != nil {
+		if err := WriteFleetJSON(&b, f); err != nil {
 			t.Fatal(err)
 		}
 		var doc struct {
@@ -198,7 +200,7 @@ func TestFormatsAgree(t *testing.T) {
 
 	t.Run("SARIF: every claim a result at its key, a stack without a report too, URIs relative", func(t *testing.T) {
 		var b bytes.Buffer
-		if err := f.WriteSARIF(&b, SARIFOptions{}); err != nil {
+		if err := WriteSARIF(&b, f, SARIFOptions{}); err != nil {
 			t.Fatal(err)
 		}
 		d := decodeSARIF(t, b.Bytes())
@@ -218,7 +220,7 @@ func TestFormatsAgree(t *testing.T) {
 
 	t.Run("JUnit: nothing unread passes; a change fails where it is", func(t *testing.T) {
 		var b bytes.Buffer
-		if err := f.WriteJUnit(&b, JUnitOptions{ReadAt: fixtureReadAt}); err != nil {
+		if err := WriteJUnit(&b, f, JUnitOptions{ReadAt: fixtureReadAt}); err != nil {
 			t.Fatal(err)
 		}
 		var doc junitSuites
@@ -226,7 +228,7 @@ func TestFormatsAgree(t *testing.T) {
 			t.Fatal(err)
 		}
 		for _, s := range doc.Suites {
-			var r *Report
+			var r *action.Report
 			for _, fs := range f.Stacks {
 				if fs.Name == s.Name {
 					r = fs.Report
@@ -257,7 +259,7 @@ func TestFormatsAgree(t *testing.T) {
 
 	t.Run("Prometheus: nothing unread is a 1 or a 0", func(t *testing.T) {
 		var b bytes.Buffer
-		if err := f.WritePrometheus(&b, PrometheusOptions{ReadAt: fixtureReadAt}); err != nil {
+		if err := WritePrometheus(&b, f, PrometheusOptions{ReadAt: fixtureReadAt}); err != nil {
 			t.Fatal(err)
 		}
 		parser := expfmt.NewTextParser(model.UTF8Validation)
@@ -305,7 +307,7 @@ func TestFormatsAgree(t *testing.T) {
 
 	t.Run("Markdown and the text table: the same counts, in the same columns", func(t *testing.T) {
 		var md, text bytes.Buffer
-		if err := f.WriteMarkdown(&md); err != nil {
+		if err := WriteMarkdown(&md, f); err != nil {
 			t.Fatal(err)
 		}
 		if err := f.WriteText(&text, false); err != nil {
@@ -346,7 +348,7 @@ func TestFormatsAgree(t *testing.T) {
 
 	t.Run("ICS: every event a date of the model, none of a stack not read", func(t *testing.T) {
 		var b bytes.Buffer
-		if err := f.WriteICS(&b, ICSOptions{Stamp: fixtureReadAt}); err != nil {
+		if err := WriteICS(&b, f, ICSOptions{Stamp: fixtureReadAt}); err != nil {
 			t.Fatal(err)
 		}
 		cal, err := ics.ParseCalendar(bytes.NewReader(b.Bytes()))

@@ -1,4 +1,4 @@
-package action
+package formats
 
 import (
 	"bytes"
@@ -11,6 +11,8 @@ import (
 	"testing"
 	"time"
 	"unicode/utf8"
+
+	"nestor.dev/nestor/cmd/nestor/action"
 
 	"nestor.dev/nestor/kube"
 	"nestor.dev/nestor/probes"
@@ -33,7 +35,7 @@ func icsFleet(t *testing.T, dir string) []byte {
 		f.Stacks[i].Reason = strings.ReplaceAll(f.Stacks[i].Reason, dir, "DIR")
 	}
 	var b bytes.Buffer
-	if err := f.WriteICS(&b, ICSOptions{Stamp: fixtureReadAt}); err != nil {
+	if err := WriteICS(&b, f, ICSOptions{Stamp: fixtureReadAt}); err != nil {
 		t.Fatal(err)
 	}
 	return b.Bytes()
@@ -43,7 +45,7 @@ func icsFleet(t *testing.T, dir string) []byte {
 // (kapsule-dedicated-4, committed until 2026-12-20) whose topology
 // declares 1.36 (an upgrade step), judged at asOf, its next hard date
 // made as ReadReport makes it (upgrade.NextHardDate).
-func fixtureDedicated(t *testing.T, dir string, asOf time.Time) *Report {
+func fixtureDedicated(t *testing.T, dir string, asOf time.Time) *action.Report {
 	t.Helper()
 	tp := parsedTopology(t, dir, "apps", strings.Replace(kapsuleTopologyText, "kubernetes:\n  version: \"1.35\"", "kubernetes:\n  version: \"1.36\"", 1))
 	created, commit := time.Date(2026, 11, 20, 10, 2, 0, 0, time.UTC), time.Date(2026, 12, 20, 10, 2, 0, 0, time.UTC)
@@ -65,7 +67,7 @@ func fixtureDedicated(t *testing.T, dir string, asOf time.Time) *Report {
 		},
 		Layers: []topology.LayerState{{Name: "argocd", Declared: true, Health: topology.Healthy, Reason: "argocd/argocd-server 1/1 available"}},
 	}
-	r := NewReport(kindOf(tp), &probes.Opened{Topology: tp}, obs, asOf)
+	r := action.NewReport(kindOf(tp), &probes.Opened{Topology: tp}, obs, asOf)
 	due := upgrade.UpgradeTargets(r.Plan, obs, kube.ProviderEndOfLifeNoticeDays, asOf)
 	if hd, ok := upgrade.NextHardDate(obs, due, r.Plan.Findings, asOf); ok {
 		r.HardDate = &hd
@@ -195,20 +197,20 @@ func TestICSValidatesWithIcalendar(t *testing.T) {
 	fleet := fixtureFleet(t, dir)
 	ded := fixtureDedicated(t, dir, fixtureAsOf)
 	var preview, failure bytes.Buffer
-	if err := ded.WriteICS(&preview, ICSOptions{Stamp: fixtureReadAt}); err != nil {
+	if err := WriteICS(&preview, ded, ICSOptions{Stamp: fixtureReadAt}); err != nil {
 		t.Fatal(err)
 	}
-	if err := NewFailure(nil, os.ErrNotExist).WriteICS(&failure, ICSOptions{Stamp: fixtureReadAt}); err != nil {
+	if err := WriteICS(&failure, action.NewFailure(nil, os.ErrNotExist), ICSOptions{Stamp: fixtureReadAt}); err != nil {
 		t.Fatal(err)
 	}
 	icsLines(t, "preview", preview.Bytes())
 	got := readICS(t, python, map[string][]byte{"fleet": icsFleet(t, dir), "preview": preview.Bytes(), "failure": failure.Bytes()})
 
 	type want struct{ uid, summary, description, start, end, stack, kind, subject string }
-	meant := func(reports ...*Report) []want {
+	meant := func(reports ...*action.Report) []want {
 		var out []want
 		for _, r := range reports {
-			events, _ := r.ICSEvents()
+			events, _ := ICSEvents(r)
 			for _, e := range events {
 				out = append(out, want{e.UID, e.Summary, e.Description, e.Date.Date.Format(time.DateOnly), e.Date.Date.AddDate(0, 0, 1).Format(time.DateOnly),
 					e.Stack, string(e.Date.Kind), e.Date.Subject})
@@ -216,7 +218,7 @@ func TestICSValidatesWithIcalendar(t *testing.T) {
 		}
 		return out
 	}
-	var fleetReports []*Report
+	var fleetReports []*action.Report
 	for _, s := range fleet.Stacks {
 		if s.Report != nil {
 			fleetReports = append(fleetReports, s.Report)
@@ -290,8 +292,8 @@ func TestICSUIDStable(t *testing.T) {
 	b.AsOf = "2026-12-10"
 	moved := time.Date(2027, 1, 20, 0, 0, 0, 0, time.UTC)
 	b.Actual.Kapsule.Versions.Value[0].EndOfLifeAt = &moved
-	ea, _ := a.ICSEvents()
-	eb, _ := b.ICSEvents()
+	ea, _ := ICSEvents(a)
+	eb, _ := ICSEvents(b)
 	uids := func(es []ICSEvent) map[string]time.Time {
 		out := map[string]time.Time{}
 		for _, e := range es {
@@ -328,7 +330,7 @@ func TestICSUIDStable(t *testing.T) {
 // blockers on the stack's next hard date, and the source.
 func TestICSDescription(t *testing.T) {
 	r := fixtureDedicated(t, t.TempDir(), fixtureAsOf)
-	events, _ := r.ICSEvents()
+	events, _ := ICSEvents(r)
 	by := map[topology.DateKind]ICSEvent{}
 	for _, e := range events {
 		by[e.Date.Kind] = e
@@ -372,7 +374,7 @@ func TestICSDescription(t *testing.T) {
 		hd.Judged, hd.Blockers, hd.Unknowns = tc.judged, tc.blockers, tc.unknown
 		rr := *r
 		rr.HardDate = &hd
-		if d := rr.icsDescription(eol.Date); !strings.Contains(d, tc.want) {
+		if d := icsDescription(&rr, eol.Date); !strings.Contains(d, tc.want) {
 			t.Errorf("hard date %+v: %q lacks %q", hd, d, tc.want)
 		}
 	}
@@ -384,13 +386,13 @@ func TestICSDescription(t *testing.T) {
 	}
 	withStep := *r
 	withStep.Plan.Steps = append([]topology.Step{topology.NewStep(topology.StepSetType, topology.PhaseCluster, "cluster", "kapsule-dedicated-4 → kapsule (a lower type)")}, r.Plan.Steps...)
-	if d := withStep.icsDescription(c.Date); !strings.Contains(d, "What to do: the plan's step set-type cluster (nestor preview apps): a move to a lower type is refused until this day") {
+	if d := icsDescription(&withStep, c.Date); !strings.Contains(d, "What to do: the plan's step set-type cluster (nestor preview apps): a move to a lower type is refused until this day") {
 		t.Errorf("commitment with a set-type step: %q", d)
 	}
 
 	// Without steps, the runbook's action.
 	f := fixtureFleet(t, t.TempDir())
-	events, _ = f.Stacks[0].Report.ICSEvents()
+	events, _ = ICSEvents(f.Stacks[0].Report)
 	if len(events) == 0 || !strings.Contains(events[0].Description, "What to do: plan the upgrade before the provider's end of life of 1.35: declare the minor to move to in kubernetes.version") {
 		t.Errorf("no runbook action: %+v", events)
 	}
@@ -402,7 +404,7 @@ func TestICSDescription(t *testing.T) {
 func TestICSNothingRead(t *testing.T) {
 	dir := t.TempDir()
 	for _, tc := range []struct {
-		r       *Report
+		r       *action.Report
 		events  int
 		undated string
 	}{
@@ -410,7 +412,7 @@ func TestICSNothingRead(t *testing.T) {
 		{fixtureForbidden(t, dir), 2, "X-NESTOR-UNDATED:ro: the kubelets' versions: forbidden (user ro cannot list nodes)"},
 	} {
 		var b bytes.Buffer
-		if err := tc.r.WriteICS(&b, ICSOptions{Stamp: fixtureReadAt}); err != nil {
+		if err := WriteICS(&b, tc.r, ICSOptions{Stamp: fixtureReadAt}); err != nil {
 			t.Fatal(err)
 		}
 		unfolded := strings.ReplaceAll(b.String(), "\r\n ", "")

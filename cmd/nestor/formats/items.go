@@ -1,8 +1,10 @@
-package action
+package formats
 
 import (
+	"errors"
 	"strings"
 
+	"nestor.dev/nestor/cmd/nestor/action"
 	"nestor.dev/nestor/topology"
 )
 
@@ -17,9 +19,9 @@ type PlanItem struct {
 	Waiting *topology.WaitingObject
 }
 
-// Items returns r's plan as PlanItems, in the report's order: the steps,
+// Items returns report r's plan as PlanItems, in the report's order: the steps,
 // the findings, the unknowns, then the waiting objects.
-func (r *Report) Items() []PlanItem {
+func Items(r *action.Report) []PlanItem {
 	var out []PlanItem
 	for i := range r.Plan.Steps {
 		out = append(out, PlanItem{Step: &r.Plan.Steps[i]})
@@ -115,33 +117,41 @@ func (it PlanItem) Message() string {
 	return ""
 }
 
-// TopologyKey returns the key of the topology (topology.Positions) item
-// concerns: its subject's key, as the plan's rules typed it. The key may
-// not be in the topology (an undeclared node, a key not written): Position
-// falls back to its parent, then to name.
-func (r *Report) TopologyKey(it PlanItem) string {
+// Key returns the key of the topology (topology.Positions) the item
+// concerns: its subject's key, as the plan's rules typed it (name when it
+// has none). The key may not be in the topology (an undeclared node, a key
+// not written): Position falls back to its parent, then to name.
+func (it PlanItem) Key() string {
 	if k := it.Subject().Key; k != "" {
 		return k
 	}
 	return topology.KeyName
 }
 
-// Position returns where key was written in the stack's topology: the key
-// itself, else its parent ("nodes/x" → nodes, "kubernetes.version" →
-// kubernetes), else name, the top of the file; the key whose position it
-// is; and false when the topology has no positions (a report not built from
-// a parsed file).
-func (r *Report) Position(key string) (topology.Position, string, bool) {
-	return positionIn(r.topology, key)
-}
-
-func positionIn(t *topology.Topology, key string) (topology.Position, string, bool) {
+// Position returns where key was written in topology t: the key itself,
+// else its parent ("nodes/x" → nodes, "kubernetes.version" → kubernetes),
+// else name, the top of the file; the key whose position it is; and false
+// when t has no positions (nil, or not built from a parsed file).
+func Position(t *topology.Topology, key string) (topology.Position, string, bool) {
 	for _, k := range keyChain(key) {
 		if p, ok := t.PositionOf(k); ok {
 			return p, k, true
 		}
 	}
 	return topology.Position{}, "", false
+}
+
+// ErrorKey is the topology key an error that stopped a stack concerns: an
+// endpoint refusal → endpoint, the bench kubeconfig refused for a prod stack
+// → kubeconfig, the provider's cluster not the declared one → scaleway,
+// anything else → name (the errors of an invalid topology carry their own
+// line and column).
+func ErrorKey(err error) string {
+	var keyed interface{ TopologyKey() string }
+	if errors.As(err, &keyed) {
+		return keyed.TopologyKey()
+	}
+	return topology.KeyName
 }
 
 // keyChain is key, its parent (the list of "nodes/x", the section of

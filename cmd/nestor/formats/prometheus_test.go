@@ -1,4 +1,4 @@
-package action
+package formats
 
 import (
 	"bytes"
@@ -30,7 +30,7 @@ func checkGolden(t *testing.T, name, dir string, got []byte) {
 func prometheusFleet(t *testing.T, dir string) []byte {
 	t.Helper()
 	var b bytes.Buffer
-	if err := fixtureFleet(t, dir).WritePrometheus(&b, PrometheusOptions{ReadAt: fixtureReadAt}); err != nil {
+	if err := WritePrometheus(&b, fixtureFleet(t, dir), PrometheusOptions{ReadAt: fixtureReadAt}); err != nil {
 		t.Fatal(err)
 	}
 	return b.Bytes()

@@ -1,4 +1,4 @@
-package action
+package formats
 
 import (
 	"io"
@@ -11,6 +11,7 @@ import (
 	"github.com/prometheus/common/expfmt"
 	"google.golang.org/protobuf/proto"
 
+	"nestor.dev/nestor/cmd/nestor/action"
 	"nestor.dev/nestor/kube"
 	"nestor.dev/nestor/topology"
 )
@@ -61,22 +62,12 @@ var metricHelp = map[string]string{
 	metricEndOfSupport:  "End of support of the minor the API server (kapsule: the cluster) runs, in Unix seconds: source=upstream from nestor's embedded Kubernetes calendar, source=provider from the provider's API; estimated=true when upstream has published no date.",
 }
 
-// WritePrometheus writes r in the Prometheus text exposition format
+// WritePrometheus writes d in the Prometheus text exposition format
 // (version 0.0.4), as node_exporter's textfile collector reads it: a gauge
-// per metric of README.md's list, drawn from the report (see
-// writePrometheus).
-func (r *Report) WritePrometheus(w io.Writer, o PrometheusOptions) error {
-	return writePrometheus(w, r.docs(), o)
-}
-
-// WritePrometheus writes every stack of the fleet as one exposition.
-func (f *FleetReport) WritePrometheus(w io.Writer, o PrometheusOptions) error {
-	return writePrometheus(w, f.docs(), o)
-}
-
-// WritePrometheus writes the failure: nestor_read_success 0.
-func (f *Failure) WritePrometheus(w io.Writer, o PrometheusOptions) error {
-	return writePrometheus(w, f.docs(), o)
+// per metric of README.md's list, drawn from each stack's report; a stack
+// without one has nestor_read_success 0 (see writePrometheus).
+func WritePrometheus(w io.Writer, d action.Documents, o PrometheusOptions) error {
+	return writePrometheus(w, d.Docs(), o)
 }
 
 // families collects gauges by metric name.
@@ -101,7 +92,7 @@ func (fs families) gauge(name string, v float64, labels ...string) {
 // writePrometheus encodes the gauges of docs with expfmt, families sorted
 // by name. No sample carries a timestamp (the textfile collector refuses
 // them); the read's time is the gauge nestor_read_timestamp_seconds.
-func writePrometheus(w io.Writer, docs []stackDoc, o PrometheusOptions) error {
+func writePrometheus(w io.Writer, docs []action.StackDoc, o PrometheusOptions) error {
 	fs := families{}
 	for _, d := range docs {
 		if d.Name == "" {
@@ -112,18 +103,18 @@ func writePrometheus(w io.Writer, docs []stackDoc, o PrometheusOptions) error {
 		stack := []string{"stack", d.Name}
 		fs.gauge(metricReadTimestamp, float64(o.ReadAt.UnixMilli())/1000, stack...)
 		switch {
-		case d.failed():
+		case d.Failed():
 			fs.gauge(metricReadSuccess, 0, "stack", d.Name, "status", string(d.Status))
 			continue
 		case !d.Report.Judged():
 			// Nothing was read: what the topology declares is known, every
 			// series of ACTUAL or of the (unverified) plan is absent.
 			fs.gauge(metricReadSuccess, 0, "stack", d.Name, "status", string(d.Status))
-			d.Report.declaredGauges(fs)
+			declaredGauges(fs, d.Report)
 			continue
 		}
 		fs.gauge(metricReadSuccess, 1, "stack", d.Name, "status", "read")
-		d.Report.gauges(fs)
+		gauges(fs, d.Report)
 	}
 	names := make([]string, 0, len(fs))
 	for n := range fs {
@@ -151,7 +142,7 @@ func changeKinds() []string {
 }
 
 // gauges adds r's gauges to fs.
-func (r *Report) gauges(fs families) {
+func gauges(fs families, r *action.Report) {
 	stack := r.Stack.Name
 	s := r.Summary
 	fs.gauge(metricInSync, boolGauge(s.InSync), "stack", stack)
@@ -187,7 +178,7 @@ func (r *Report) gauges(fs families) {
 	for _, h := range topology.LayerHealths {
 		fs.gauge(metricLayers, float64(byHealth[h]), "stack", stack, "state", string(h))
 	}
-	r.declaredGauges(fs)
+	declaredGauges(fs, r)
 	if n := r.Actual.Nodes; n.Known && !r.Actual.NoTarget {
 		ready := 0
 		for _, st := range n.Value {
@@ -198,13 +189,13 @@ func (r *Report) gauges(fs families) {
 		fs.gauge(metricNodesRegister, float64(len(n.Value)), "stack", stack)
 		fs.gauge(metricNodesReady, float64(ready), "stack", stack)
 	}
-	if server, ok := reportVersion(r); ok {
+	if server, ok := r.ClusterVersion(); ok {
 		fs.gauge(metricServerInfo, 1, "stack", stack, "version", server.Raw, "minor", server.MinorString())
 		asOf, _ := time.Parse(time.DateOnly, r.AsOf)
 		if st, e, _ := kube.UpstreamCalendar().Standing(server, asOf); st != kube.StandingNewer && st != kube.StandingNoDate && st != kube.StandingOlder {
 			fs.gauge(metricEndOfSupport, float64(e.EndOfLife.Unix()), "stack", stack, "source", "upstream", "minor", e.Minor, "estimated", boolLabel(e.Estimated))
 		}
-		if eol, ok := r.providerEndOfLife(); ok {
+		if eol, ok := providerEndOfLife(r); ok {
 			fs.gauge(metricEndOfSupport, float64(eol.Unix()), "stack", stack, "source", "provider", "minor", server.MinorString(), "estimated", "false")
 		}
 	}
@@ -212,8 +203,8 @@ func (r *Report) gauges(fs families) {
 
 // declaredGauges adds what the topology declares, known whether or not
 // anything was read: its nodes, or its pools.
-func (r *Report) declaredGauges(fs families) {
-	if r.Desired.declaresPools() {
+func declaredGauges(fs families, r *action.Report) {
+	if r.Desired.DeclaresPools() {
 		fs.gauge(metricPoolsDeclared, float64(len(r.Desired.Pools)), "stack", r.Stack.Name)
 	} else {
 		fs.gauge(metricNodesDeclared, float64(len(r.Desired.Nodes)), "stack", r.Stack.Name)
@@ -223,7 +214,7 @@ func (r *Report) declaredGauges(fs families) {
 // providerEndOfLife is the provider's end of life of the cluster's version
 // (a managed cluster): its entry in the provider's version list
 // (KapsuleObserved.VersionEntry).
-func (r *Report) providerEndOfLife() (time.Time, bool) {
+func providerEndOfLife(r *action.Report) (time.Time, bool) {
 	k := r.Actual.Kapsule
 	if k == nil || !k.Cluster.Known {
 		return time.Time{}, false

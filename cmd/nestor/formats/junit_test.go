@@ -1,4 +1,4 @@
-package action
+package formats
 
 import (
 	"bytes"
@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"nestor.dev/nestor/cmd/nestor/action"
 )
 
 // The JUnit schemas of the tests (tests/testdata/junit/SOURCES.md):
@@ -20,7 +22,7 @@ const (
 func junitFleet(t *testing.T, dir string) []byte {
 	t.Helper()
 	var b bytes.Buffer
-	if err := fixtureFleet(t, dir).WriteJUnit(&b, JUnitOptions{ReadAt: fixtureReadAt}); err != nil {
+	if err := WriteJUnit(&b, fixtureFleet(t, dir), JUnitOptions{ReadAt: fixtureReadAt}); err != nil {
 		t.Fatal(err)
 	}
 	return b.Bytes()
@@ -117,10 +119,10 @@ func TestJUnitValidatesAgainstXSD(t *testing.T) {
 	}
 	dir := t.TempDir()
 	var preview, failure bytes.Buffer
-	if err := fixtureProd(t, dir).WriteJUnit(&preview, JUnitOptions{}); err != nil {
+	if err := WriteJUnit(&preview, fixtureProd(t, dir), JUnitOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	if err := NewFailure(nil, os.ErrNotExist).WriteJUnit(&failure, JUnitOptions{ReadAt: fixtureReadAt}); err != nil {
+	if err := WriteJUnit(&failure, action.NewFailure(nil, os.ErrNotExist), JUnitOptions{ReadAt: fixtureReadAt}); err != nil {
 		t.Fatal(err)
 	}
 	validateWith := func(xsd, name string, data []byte) error {

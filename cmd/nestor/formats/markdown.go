@@ -1,4 +1,4 @@
-package action
+package formats
 
 import (
 	"fmt"
@@ -6,37 +6,51 @@ import (
 	"sort"
 	"strings"
 
+	"nestor.dev/nestor/cmd/nestor/action"
 	"nestor.dev/nestor/topology"
 )
 
-// WriteMarkdown writes r as GitHub-flavoured Markdown for a pull request
-// comment or a job summary ($GITHUB_STEP_SUMMARY): a heading with the
-// stack's status, the summary line, the steps, the findings, the unknown
-// and waiting parts, and the details (target, declaration) folded in a
-// <details> block.
-func (r *Report) WriteMarkdown(w io.Writer) error {
+// WriteMarkdown writes d as GitHub-flavoured Markdown for a pull request
+// comment or a job summary ($GITHUB_STEP_SUMMARY). A preview's stack: a
+// heading with its status, the summary line, the steps, the findings, the
+// unknown and waiting parts, and the details (target, declaration) folded
+// in a <details> block. A fleet: a table of the stacks, then each stack's
+// plan (or why it has none) folded under its name. A failure: the stack,
+// its status and why.
+func WriteMarkdown(w io.Writer, d action.Documents) error {
+	if f, ok := d.(*action.FleetReport); ok {
+		return writeFleetMarkdown(w, f)
+	}
+	doc := d.Docs()[0]
+	if doc.Failed() {
+		name := doc.Name
+		if name == "" {
+			name = "(no stack)"
+		}
+		_, err := fmt.Fprintf(w, "### nestor preview: %s — %s\n\nNo report: %s\n", md(name), md(string(doc.Status)), md(doc.Err.Error()))
+		return err
+	}
 	var b strings.Builder
-	d := r.docs()[0]
-	fmt.Fprintf(&b, "### nestor preview: %s (%s) — %s\n\n", md(d.Name), md(string(d.Kind)), md(string(d.Status)))
-	r.markdownBody(&b)
+	fmt.Fprintf(&b, "### nestor preview: %s (%s) — %s\n\n", md(doc.Name), md(string(doc.Kind)), md(string(doc.Status)))
+	markdownBody(&b, doc.Report)
 	_, err := io.WriteString(w, b.String())
 	return err
 }
 
-// WriteMarkdown writes the fleet: a table of the stacks, then each stack's
-// plan (or why it has none) folded under its name.
-func (f *FleetReport) WriteMarkdown(w io.Writer) error {
+// writeFleetMarkdown writes the fleet's table, then each stack's plan (or
+// why it has none) folded under its name.
+func writeFleetMarkdown(w io.Writer, f *action.FleetReport) error {
 	var b strings.Builder
-	docs := f.docs()
-	fmt.Fprintf(&b, "### nestor fleet: %s\n\n", md(f.summary()))
+	docs := f.Docs()
+	fmt.Fprintf(&b, "### nestor fleet: %s\n\n", md(f.Summary()))
 	// The columns of the text view, in its order; "-" where it has none
 	// (no report, or nothing read: Report.Counts).
 	b.WriteString("| stack | kind | status | changes | waiting | unknown |\n|---|---|---|--:|--:|--:|\n")
 	for _, d := range docs {
 		changes, waiting, unknown := "-", "-", "-"
-		if !d.failed() {
+		if !d.Failed() {
 			c, w, u := d.Report.Counts()
-			changes, waiting, unknown = countText(c), countText(w), countText(u)
+			changes, waiting, unknown = action.CountText(c), action.CountText(w), action.CountText(u)
 		}
 		kind := string(d.Kind)
 		if kind == "" {
@@ -46,10 +60,10 @@ func (f *FleetReport) WriteMarkdown(w io.Writer) error {
 	}
 	for _, d := range docs {
 		fmt.Fprintf(&b, "\n<details><summary>%s: %s</summary>\n\n", html(d.Name), html(string(d.Status)))
-		if d.failed() {
+		if d.Failed() {
 			fmt.Fprintf(&b, "No report: %s\n", md(d.Reason))
 		} else {
-			d.Report.markdownBody(&b)
+			markdownBody(&b, d.Report)
 		}
 		b.WriteString("\n</details>\n")
 	}
@@ -57,20 +71,10 @@ func (f *FleetReport) WriteMarkdown(w io.Writer) error {
 	return err
 }
 
-// WriteMarkdown writes the failure: the stack, its status and why.
-func (f *Failure) WriteMarkdown(w io.Writer) error {
-	name := f.Name
-	if name == "" {
-		name = "(no stack)"
-	}
-	_, err := fmt.Fprintf(w, "### nestor preview: %s — %s\n\nNo report: %s\n", md(name), md(string(f.Status)), md(f.Err.Error()))
-	return err
-}
-
 // markdownBody is a report's summary line, steps, findings, unknowns,
 // waiting objects and details.
-func (r *Report) markdownBody(b *strings.Builder) {
-	b.WriteString(md(r.summaryLine()) + "\n")
+func markdownBody(b *strings.Builder, r *action.Report) {
+	b.WriteString(md(summaryLine(r)) + "\n")
 	if r.Plan.Unverified {
 		b.WriteString("\n> [!WARNING]\n> **Unverified**: no target was read, so the plan assumes an empty cluster.\n")
 	}
@@ -150,7 +154,7 @@ func (r *Report) markdownBody(b *strings.Builder) {
 
 // summaryLine counts the plan: "Plan: 5 to change (1 repair, 3
 // upgrade-node), 2 undeclared, 1 unknown, 0 waiting."
-func (r *Report) summaryLine() string {
+func summaryLine(r *action.Report) string {
 	s := r.Summary
 	line := fmt.Sprintf("Plan: %d to change", s.Changes)
 	if len(s.ByKind) > 0 {

@@ -1,9 +1,11 @@
-package action
+package formats
 
 import (
 	"bytes"
 	"strings"
 	"testing"
+
+	"nestor.dev/nestor/cmd/nestor/action"
 )
 
 // TestGoldenMarkdown draws the preview and the mixed fleet as Markdown and
@@ -12,14 +14,14 @@ import (
 func TestGoldenMarkdown(t *testing.T) {
 	dir := t.TempDir()
 	var preview, fleet, failure bytes.Buffer
-	if err := fixtureProd(t, dir).WriteMarkdown(&preview); err != nil {
+	if err := WriteMarkdown(&preview, fixtureProd(t, dir)); err != nil {
 		t.Fatal(err)
 	}
-	if err := fixtureFleet(t, dir).WriteMarkdown(&fleet); err != nil {
+	if err := WriteMarkdown(&fleet, fixtureFleet(t, dir)); err != nil {
 		t.Fatal(err)
 	}
 	f := fixtureFleet(t, dir).Stacks[3]
-	if err := (&Failure{Name: f.Name, File: f.File, Status: f.Status, Err: f.err}).WriteMarkdown(&failure); err != nil {
+	if err := WriteMarkdown(&failure, (&action.Failure{Name: f.Name, File: f.File, Status: f.Status, Err: f.Err})); err != nil {
 		t.Fatal(err)
 	}
 	checkGolden(t, "preview.md", dir, preview.Bytes())
@@ -34,7 +36,7 @@ func TestMarkdownLiteral(t *testing.T) {
 	r := fixtureProd(t, t.TempDir())
 	r.Plan.Steps[0].Reason = "see @admin #12 <img src=x> **bold** [x](http://evil) `code` a|b\nline2 _u_ ~s~"
 	var b bytes.Buffer
-	if err := r.WriteMarkdown(&b); err != nil {
+	if err := WriteMarkdown(&b, r); err != nil {
 		t.Fatal(err)
 	}
 	var row string

@@ -1,10 +1,12 @@
-package action
+package formats
 
 import (
 	"os"
 	"path/filepath"
 	"testing"
 	"time"
+
+	"nestor.dev/nestor/cmd/nestor/action"
 
 	"nestor.dev/nestor/probes"
 	"nestor.dev/nestor/topology"
@@ -16,12 +18,12 @@ var fixtureAsOf = time.Date(2026, 11, 30, 0, 0, 0, 0, time.UTC)
 // fixtureReadAt is the time the fixtures were "read".
 var fixtureReadAt = time.Date(2026, 11, 30, 6, 0, 0, 0, time.UTC)
 
-// fixtureProd builds, through NewReport, the report of the prod stack
+// fixtureProd builds, through action.NewReport, the report of the prod stack
 // dirqual (prodTopologyText, written to dir) over an observation with a bit
 // of everything: a NotReady node whose kubelet is three minors behind (an
 // error finding and three upgrade-node steps), an undeclared node, a
 // degraded layer, a layer that could not be read, an undeclared layer.
-func fixtureProd(t *testing.T, dir string) *Report {
+func fixtureProd(t *testing.T, dir string) *action.Report {
 	t.Helper()
 	tp := parsedTopology(t, dir, "dirqual", prodTopologyText)
 	obs := &topology.Observed{
@@ -40,9 +42,9 @@ func fixtureProd(t *testing.T, dir string) *Report {
 		Storage: topology.KnownFact(topology.StorageState{Class: "rook-ceph-block", Provisioner: "rook-ceph.rbd.csi.ceph.com", Backend: "rook-ceph"}),
 	}
 	obs.DeriveVersions()
-	r := NewReport(kindOf(tp), &probes.Opened{Topology: tp}, obs, fixtureAsOf)
+	r := action.NewReport(kindOf(tp), &probes.Opened{Topology: tp}, obs, fixtureAsOf)
 	yes := true
-	r.Target = &TargetInfo{Endpoint: "https://10.67.2.11:6443", Context: "admin@dirqual", Kubeconfig: []string{"/home/op/.kube/dirqual.config"},
+	r.Target = &action.TargetInfo{Endpoint: "https://10.67.2.11:6443", Context: "admin@dirqual", Kubeconfig: []string{"/home/op/.kube/dirqual.config"},
 		Source: "topology", SourceDetail: "kubeconfig: in " + tp.Path, DeclaredEndpoint: "https://10.67.2.11:6443", EndpointMatches: &yes}
 	return r
 }
@@ -52,7 +54,7 @@ func fixtureProd(t *testing.T, dir string) *Report {
 // pool burst scaling (waiting), the provider's end of life for 1.35 in 15
 // days (a warning finding), a node of default not ready with autohealing
 // off (replace-node).
-func fixtureKapsule(t *testing.T, dir string) *Report {
+func fixtureKapsule(t *testing.T, dir string) *action.Report {
 	t.Helper()
 	tp := parsedTopology(t, dir, "apps", kapsuleTopologyText)
 	eol := time.Date(2026, 12, 15, 0, 0, 0, 0, time.UTC)
@@ -77,13 +79,13 @@ func fixtureKapsule(t *testing.T, dir string) *Report {
 		},
 		Layers: []topology.LayerState{{Name: "argocd", Declared: true, Health: topology.Healthy, Reason: "argocd/argocd-server 1/1 available"}},
 	}
-	return NewReport(kindOf(tp), &probes.Opened{Topology: tp}, obs, fixtureAsOf)
+	return action.NewReport(kindOf(tp), &probes.Opened{Topology: tp}, obs, fixtureAsOf)
 }
 
 // fixtureFleet is a mixed fleet: dirqual (changes), apps (kapsule,
 // waiting), edge (refused: its endpoint is another), broken (an invalid
 // topology).
-func fixtureFleet(t *testing.T, dir string) *FleetReport {
+func fixtureFleet(t *testing.T, dir string) *action.FleetReport {
 	t.Helper()
 	prod, kap := fixtureProd(t, dir), fixtureKapsule(t, dir)
 	edge := parsedTopology(t, dir, "edge", "name: edge\ntarget_kind: prod\nendpoint: https://10.9.0.1:6443\nnodes:\n  - {name: edge1, role: control-plane}\n")
@@ -97,17 +99,17 @@ func fixtureFleet(t *testing.T, dir string) *FleetReport {
 	if loadErr == nil {
 		t.Fatal("broken.yaml loads")
 	}
-	return &FleetReport{FormatVersion: FleetFormatVersion, AsOf: fixtureAsOf.Format(time.DateOnly), Stacks: []FleetStack{
+	return &action.FleetReport{FormatVersion: action.FleetFormatVersion, AsOf: fixtureAsOf.Format(time.DateOnly), Stacks: []action.FleetStack{
 		{Name: "apps", File: kap.Stack.File, TargetKind: topology.TargetKapsule, Status: kap.Status(), Report: kap},
-		{Name: "broken", File: broken, Status: StatusInvalid, Reason: loadErr.Error(), err: loadErr},
+		{Name: "broken", File: broken, Status: action.StatusInvalid, Reason: loadErr.Error(), Err: loadErr},
 		{Name: "dirqual", File: prod.Stack.File, TargetKind: topology.TargetProd, Status: prod.Status(), Report: prod},
-		{Name: "edge", File: edge.Path, TargetKind: topology.TargetProd, Status: fleetError(refusal), Reason: refusal.Error(), err: refusal, topo: edge},
+		{Name: "edge", File: edge.Path, TargetKind: topology.TargetProd, Status: action.StatusRefused, Reason: refusal.Error(), Err: refusal, Topology: edge},
 	}}
 }
 
 // kindOf is the registered kind of tp, for the reports built here.
 func kindOf(tp *topology.Topology) probes.Kind {
-	k, err := KindOf(tp)
+	k, err := action.KindOf(tp)
 	if err != nil {
 		panic(err)
 	}
