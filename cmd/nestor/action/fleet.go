@@ -8,7 +8,6 @@ import (
 	"io/fs"
 	"path/filepath"
 	"runtime"
-	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -192,33 +191,6 @@ const (
 	FleetSortName     = "name"
 	FleetSortDeadline = "deadline"
 )
-
-// deadlineText is the DEADLINE column: "2027-02-28 → 1.35, 2 blockers"
-// (the date, * when estimated; the minor it forces; "forced" when the
-// provider moves the cluster that day; the blockers when the upgrade
-// report for that minor was made — "≥N blockers (M unknown)" when parts of
-// it could not be made —, else nothing is claimed of them), "-" without a
-// date.
-func deadlineText(hd *upgrade.HardDate) string {
-	if hd == nil {
-		return "-"
-	}
-	s := hd.Date.Format(time.DateOnly)
-	if hd.Estimated {
-		s += "*"
-	}
-	s += " → " + hd.Minor
-	if hd.Forced {
-		s += " forced"
-	}
-	switch {
-	case hd.Judged && hd.Unknowns > 0:
-		s += fmt.Sprintf(", ≥%d blockers (%d unknown)", hd.Blockers, hd.Unknowns)
-	case hd.Judged:
-		s += ", " + kube.Plural(hd.Blockers, "blocker")
-	}
-	return s
-}
 
 // ownKubeconfigs is c for a fleet: each stack is read through its own
 // kubeconfig (the topology's kubeconfig:, or its kind's own file) and that
@@ -491,73 +463,6 @@ func (r *FleetReport) Summary() string {
 	return line
 }
 
-// WriteText writes the fleet table, one line per stack, then the summary;
-// detailed adds each stack's plan (or why there is none) under its line.
-func (r *FleetReport) WriteText(w io.Writer, detailed bool) error {
-	tw := newTable("")
-	// HEADROOM is a managed offer's: shown when a stack has one, as kubectl
-	// shows a column only where it has something to say.
-	headroom := slices.ContainsFunc(r.Stacks, func(s FleetStack) bool { return s.Headroom != nil })
-	cells := func(c ...string) []string {
-		if !headroom {
-			c = slices.Delete(c, 7, 8)
-		}
-		return c
-	}
-	tw.row(cells("STACK", "KIND", "TARGET", "STATUS", "VERSION", "SUPPORT", "DEADLINE", "HEADROOM", "CHANGES", "WAITING", "UNKNOWN")...)
-	asOf, _ := time.Parse(time.DateOnly, r.AsOf)
-	estimated := false
-	dash := func(s string) string {
-		if s == "" {
-			return "-"
-		}
-		return s
-	}
-	for _, s := range r.Stacks {
-		support := "-"
-		if s.Report != nil {
-			if v, ok := s.Report.ClusterVersion(); ok {
-				support = SupportText(v, asOf, true)
-				estimated = estimated || strings.HasSuffix(support, "*")
-			}
-		}
-		tw.row(cells(s.Name, dash(string(s.TargetKind)), dash(s.Target), string(s.Status),
-			dash(s.Version), support, deadlineText(s.Deadline), headroomCell(s.Headroom), CountText(s.Changes), CountText(s.Waiting), CountText(s.Unknown))...)
-	}
-	var table strings.Builder
-	if err := tw.write(&table); err != nil {
-		return err
-	}
-	lines := strings.Split(strings.TrimSuffix(table.String(), "\n"), "\n")
-	fmt.Fprintln(w, lines[0])
-	for i, s := range r.Stacks {
-		fmt.Fprintln(w, lines[i+1])
-		if !detailed {
-			continue
-		}
-		if s.Report == nil {
-			for _, line := range strings.Split(s.Reason, "\n") {
-				fmt.Fprintf(w, "    %s\n", line)
-			}
-			continue
-		}
-		var b strings.Builder
-		renderPlan(&b, s.Report, newPalette(false), false)
-		for _, line := range strings.Split(strings.TrimRight(b.String(), "\n"), "\n") {
-			if line == "" {
-				continue
-			}
-			fmt.Fprintf(w, "    %s\n", line)
-		}
-	}
-	summary := r.Summary()
-	if estimated {
-		summary += "   (* estimated date)"
-	}
-	_, err := fmt.Fprintln(w, summary)
-	return err
-}
-
 // fleetTarget is the TARGET column: where the stack was read.
 func fleetTarget(r *Report) string {
 	switch {
@@ -649,7 +554,7 @@ func statusReason(r *Report) string {
 	case StatusNoTarget:
 		return r.Actual.NoTargetReason
 	case StatusUnknown:
-		return "not read: " + join(groupUnknowns(r.Plan.Unknowns))
+		return "not read: " + join(GroupUnknowns(r.Plan.Unknowns))
 	case StatusChanges:
 		reason := byKindText(r.Summary.ByKind)
 		if len(r.Plan.Waiting) > 0 {
@@ -689,4 +594,33 @@ func (r *Report) ClusterVersion() (kube.Version, bool) {
 		}
 	}
 	return kube.Version{}, false
+}
+
+// GroupUnknowns says each reason once: the plan's unknowns that share
+// their reason (code and words) become one line naming every subject, in
+// the order they came ("server version, nodes and layer flannel: no bench
+// kubeconfig at …"); an unknown whose reason no other shares is kept as it
+// is. The JSON keeps every unknown apart.
+func GroupUnknowns(unknowns []topology.UnknownPart) []string {
+	type group struct {
+		parts []string
+		why   topology.Why
+	}
+	var order []*group
+	byReason := map[topology.Why]*group{}
+	for _, u := range unknowns {
+		why := topology.Because(u.Reason, u.Message)
+		if g, seen := byReason[why]; seen {
+			g.parts = append(g.parts, u.Subject.Text)
+			continue
+		}
+		g := &group{parts: []string{u.Subject.Text}, why: why}
+		byReason[why] = g
+		order = append(order, g)
+	}
+	out := make([]string, 0, len(order))
+	for _, g := range order {
+		out = append(out, kube.JoinAnd(g.parts)+": "+g.why.Text)
+	}
+	return out
 }

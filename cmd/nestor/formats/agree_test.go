@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"nestor.dev/nestor/cmd/nestor/action"
+	"nestor.dev/nestor/cmd/nestor/views"
 
 	ics "github.com/arran4/golang-ical"
 	"github.com/prometheus/common/expfmt"
@@ -310,7 +311,7 @@ func TestFormatsAgree(t *testing.T) {
 		if err := WriteMarkdown(&md, f); err != nil {
 			t.Fatal(err)
 		}
-		if err := f.WriteText(&text, false); err != nil {
+		if err := views.Fleet(&text, f, false); err != nil {
 			t.Fatal(err)
 		}
 		rows := map[string]agreeCounts{}

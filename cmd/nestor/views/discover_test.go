@@ -1,9 +1,11 @@
-package action
+package views
 
 import (
 	"bytes"
 	"regexp"
 	"testing"
+
+	"nestor.dev/nestor/cmd/nestor/action"
 
 	"nestor.dev/nestor/topology"
 )
@@ -13,13 +15,13 @@ import (
 // for a cordoned node) and ends a node that is not Ready with the cluster's
 // reason and message.
 func TestDiscoverNodesReady(t *testing.T) {
-	r := &DiscoverReport{Nodes: topology.KnownFact([]topology.NodeState{
+	r := &action.DiscoverReport{Nodes: topology.KnownFact([]topology.NodeState{
 		{Name: "cp1", Ready: true, ReadyStatus: "True", Roles: []string{"control-plane"}, KubeletVersion: "v1.37.2", InternalIP: "10.0.0.1"},
 		{Name: "w1", ReadyStatus: "False", ReadyReason: "KubeletNotReady", ReadyMessage: "PLEG is not healthy", Unschedulable: true, Roles: []string{"worker"}, KubeletVersion: "v1.37.2", InternalIP: "10.0.0.2"},
 		{Name: "w2", Roles: []string{}, KubeletVersion: "v1.37.2"},
 	})}
 	var b bytes.Buffer
-	r.writeNodes(&b, palette{})
+	discoverNodes(&b, r, palette{})
 	out := b.String()
 	for _, re := range []string{
 		`(?m)^NODES \(3, 1 Ready\)$`,

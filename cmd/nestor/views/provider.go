@@ -1,10 +1,13 @@
-package action
+package views
 
 import (
+	"cmp"
 	"fmt"
 	"io"
 	"strings"
 	"time"
+
+	"nestor.dev/nestor/cmd/nestor/action"
 
 	"nestor.dev/nestor/probes"
 	"nestor.dev/nestor/topology"
@@ -13,7 +16,7 @@ import (
 // renderProviderTarget is the target line of a managed stack: the cluster,
 // the provider's API and the credentials' source (the access key masked),
 // then the kubeconfig the layers are read through.
-func renderProviderTarget(w io.Writer, r *Report, p palette) {
+func renderProviderTarget(w io.Writer, r *action.Report, p palette) {
 	t := r.Target
 	if t == nil || t.Provider == nil {
 		return
@@ -21,19 +24,12 @@ func renderProviderTarget(w io.Writer, r *Report, p palette) {
 	pr := t.Provider
 	fmt.Fprintf(w, "Target: cluster %s in %s via %s  credentials: %s (access key %s)\n", pr.ClusterID, pr.Region, pr.APIURL, pr.Credentials, pr.AccessKey)
 	if t.Endpoint != "" {
-		fmt.Fprintf(w, "        in-cluster: %s  context %s  kubeconfig %s (from %s)\n", t.Endpoint, t.Context, strings.Join(t.Kubeconfig, ":"), orText(t.SourceDetail, t.Source))
+		fmt.Fprintf(w, "        in-cluster: %s  context %s  kubeconfig %s (from %s)\n", t.Endpoint, t.Context, strings.Join(t.Kubeconfig, ":"), cmp.Or(t.SourceDetail, t.Source))
 	}
-}
-
-func orText(s, def string) string {
-	if s == "" {
-		return def
-	}
-	return s
 }
 
 // renderPoolsDesired adds the pools and auto-upgrade to DESIRED.
-func renderPoolsDesired(tw *table, d Desired) {
+func renderPoolsDesired(tw *table, d action.Desired) {
 	if d.AutoUpgrade != nil {
 		tw.row("auto-upgrade", fmt.Sprint(*d.AutoUpgrade))
 	}
@@ -60,7 +56,7 @@ func poolShape(pl topology.Pool) string {
 // renderProviderActual is the provider's part of ACTUAL: the cluster block,
 // its offer and headroom, the pools, the provider's objects (once) and the
 // calendar lines.
-func renderProviderActual(w io.Writer, r *Report, p palette) {
+func renderProviderActual(w io.Writer, r *action.Report, p palette) {
 	k := r.Actual.Kapsule
 	if k == nil {
 		return
@@ -113,7 +109,7 @@ func renderKapsuleCluster(w io.Writer, k *topology.KapsuleObserved, p palette) {
 		if v.AutoUpgrade {
 			auto = "on"
 		}
-		tw.row("cluster", fmt.Sprintf("%s (%s)  %s  %s  type %s  CNI %s  auto-upgrade %s", v.Name, v.ID, statusText(p, v.Status, "ready"), version, orText(v.Type, "?"), orText(v.CNI, "?"), auto))
+		tw.row("cluster", fmt.Sprintf("%s (%s)  %s  %s  type %s  CNI %s  auto-upgrade %s", v.Name, v.ID, statusText(p, v.Status, "ready"), version, cmp.Or(v.Type, "?"), cmp.Or(v.CNI, "?"), auto))
 		tw.row("cluster_url", v.URL)
 		tw.row("acl", aclText(k, p))
 	}
@@ -178,7 +174,7 @@ func renderKapsulePools(w io.Writer, k *topology.KapsuleObserved, p palette) {
 // run, the provider's dates (its version list) and where the minor stands
 // upstream (SupportText), then the provider's calendar findings; the other
 // findings follow the plan.
-func renderKapsuleCalendar(w io.Writer, r *Report, k *topology.KapsuleObserved, p palette) {
+func renderKapsuleCalendar(w io.Writer, r *action.Report, k *topology.KapsuleObserved, p palette) {
 	asOf, _ := time.Parse(time.DateOnly, r.AsOf)
 	minors := k.MinorsInUse()
 	if len(minors) > 0 {
@@ -262,7 +258,7 @@ func nodesReady(k *topology.KapsuleObserved, id string) string {
 
 // renderWaiting adds PLAN's waiting objects (managed objects the provider
 // is moving: no step is planned for them).
-func renderWaiting(w io.Writer, r *Report, p palette) {
+func renderWaiting(w io.Writer, r *action.Report, p palette) {
 	for _, s := range r.Plan.Waiting {
 		fmt.Fprintf(w, "  …  %s %s\n", p.yellow("waiting:"), s)
 	}

@@ -1,6 +1,13 @@
-package action
+// Package views draws the models of nestor's commands (package action) for
+// people: preview's DESIRED, ACTUAL and PLAN, discover's report, the fleet's
+// table, next's answer, env's exports, rbac's commented YAML, the stacks'
+// list and show, the build, and the guard's view of the target. Each view
+// is a function of its model and a writer, in colour when asked (the
+// palette); the tables' layout is table.go's.
+package views
 
 import (
+	"cmp"
 	"fmt"
 	"io"
 	"sort"
@@ -8,6 +15,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"nestor.dev/nestor/cmd/nestor/action"
 	"nestor.dev/nestor/kube"
 	"nestor.dev/nestor/probes"
 	"nestor.dev/nestor/topology"
@@ -31,8 +39,8 @@ func (p palette) yellow(s string) string { return p.wrap("33", s) }
 func (p palette) dim(s string) string    { return p.wrap("2", s) }
 
 // renderPreview draws the human view of r: DESIRED, ACTUAL, PLAN and a
-// summary line, all from the same Report the JSON is made of.
-func renderPreview(w io.Writer, r *Report, p palette, detailed bool, suggest func(string) string) {
+// summary line, all from the same action.Report the JSON is made of.
+func renderPreview(w io.Writer, r *action.Report, p palette, detailed bool, suggest func(string) string) {
 	fmt.Fprintf(w, "Stack %s (%s) — %s\n", p.bold(r.Stack.Name), r.Stack.TargetKind, r.Stack.File)
 	renderTargetLine(w, r, p)
 	fmt.Fprintln(w)
@@ -51,7 +59,7 @@ func renderPreview(w io.Writer, r *Report, p palette, detailed bool, suggest fun
 // node list, a layer's CRDs…): the role `nestor rbac` prints cures it. A
 // managed provider's refusal (Subject.OfProvider) is not the cluster's
 // RBAC, and does not count.
-func kubeForbidden(r *Report) bool {
+func kubeForbidden(r *action.Report) bool {
 	for _, u := range r.Plan.Unknowns {
 		if u.Reason == topology.ReasonForbidden && !u.Subject.OfProvider() {
 			return true
@@ -60,7 +68,7 @@ func kubeForbidden(r *Report) bool {
 	return false
 }
 
-func renderTargetLine(w io.Writer, r *Report, p palette) {
+func renderTargetLine(w io.Writer, r *action.Report, p palette) {
 	t := r.Target
 	switch {
 	case r.Actual.NoTarget:
@@ -85,7 +93,7 @@ func renderTargetLine(w io.Writer, r *Report, p palette) {
 	}
 }
 
-func renderDesired(w io.Writer, r *Report, p palette) {
+func renderDesired(w io.Writer, r *action.Report, p palette) {
 	d := r.Desired
 	fmt.Fprintln(w, p.bold("DESIRED")+p.dim("  (from the topology)"))
 	tw := newTable("  ")
@@ -147,7 +155,7 @@ func (s *saidOnce) unknown(part string, why topology.Why) string {
 	return unknownText(s.p, s.reason(part, why))
 }
 
-func renderActual(w io.Writer, r *Report, p palette, detailed bool, suggest func(string) string) {
+func renderActual(w io.Writer, r *action.Report, p palette, detailed bool, suggest func(string) string) {
 	o := r.Actual
 	fmt.Fprintln(w, p.bold("ACTUAL")+p.dim("  (read now, not stored)"))
 	if o.NoTarget {
@@ -368,7 +376,7 @@ func renderNodeTable(w io.Writer, indent string, nodes []topology.NodeState, p p
 		if roles == "" {
 			roles = "<none>"
 		}
-		cells := []string{n.Name, ready, roles, orNone(n.KubeletVersion), orNone(n.InternalIP)}
+		cells := []string{n.Name, ready, roles, cmp.Or(n.KubeletVersion, "<none>"), cmp.Or(n.InternalIP, "<none>")}
 		if why != "" {
 			cells = append(cells, why)
 		}
@@ -395,18 +403,11 @@ func readyCell(n topology.NodeState, p palette) (cell, why string) {
 	return cell, why
 }
 
-func orNone(s string) string {
-	if s == "" {
-		return "<none>"
-	}
-	return s
-}
-
 // renderPlan draws PLAN: the steps with the findings placed under them, the
 // unknowns (each reason once), the waiting objects and the summary line.
 // With actualShown (preview, which drew ACTUAL above) the unknown of a
 // stack with no target points at ACTUAL's reason instead of repeating it.
-func renderPlan(w io.Writer, r *Report, p palette, actualShown bool) {
+func renderPlan(w io.Writer, r *action.Report, p palette, actualShown bool) {
 	title := p.bold("PLAN")
 	if r.Plan.Unverified {
 		title += "  " + p.red("UNVERIFIED: assumes an empty cluster (nothing was read)")
@@ -462,7 +463,7 @@ func renderPlan(w io.Writer, r *Report, p palette, actualShown bool) {
 			}
 		}
 	}
-	for _, u := range groupUnknowns(unknowns) {
+	for _, u := range action.GroupUnknowns(unknowns) {
 		fmt.Fprintf(w, "  ?  %s\n", unknownText(p, u))
 	}
 	renderWaiting(w, r, p)
@@ -476,7 +477,7 @@ func renderPlan(w io.Writer, r *Report, p palette, actualShown bool) {
 
 // renderVersions draws ACTUAL's versions part: the API server, the kubelets
 // by version with their counts, and one support line per minor in use.
-func renderVersions(w io.Writer, r *Report, p palette) {
+func renderVersions(w io.Writer, r *action.Report, p palette) {
 	v := r.Actual.Versions
 	if !v.Known {
 		if r.Actual.ServerVersion.Known {
@@ -551,7 +552,7 @@ func SupportText(v kube.Version, asOf time.Time, short bool) string {
 // renderFindings lists the plan's findings not placed under a step, each
 // with its severity (the provider's calendar findings are shown in ACTUAL's
 // calendar block).
-func renderFindings(w io.Writer, r *Report, p palette, placed map[int]bool) {
+func renderFindings(w io.Writer, r *action.Report, p palette, placed map[int]bool) {
 	var shown []topology.Finding
 	for i, f := range r.Plan.Findings {
 		if !isCalendar(f) && !placed[i] {
@@ -587,7 +588,7 @@ func writeFinding(w io.Writer, p palette, f topology.Finding, indent string) {
 }
 
 // summaryLine counts the plan in one line, as Terraform's "Plan:" line does.
-func summaryLine(r *Report, p palette) string {
+func summaryLine(r *action.Report, p palette) string {
 	s := r.Summary
 	kinds := make([]string, 0, len(s.ByKind))
 	for k := range s.ByKind {
@@ -619,50 +620,16 @@ func summaryLine(r *Report, p palette) string {
 	return line
 }
 
-// WriteText writes preview's human view of r: DESIRED, ACTUAL, PLAN and the
-// summary line, in colour when color is true; suggest turns a nestor
-// subcommand into the command line for this stack (Stack.Suggest).
-func (r *Report) WriteText(w io.Writer, color bool, suggest func(string) string) {
-	r.WriteView(w, View{Color: color}, suggest)
-}
-
-// View chooses how a report is drawn: in colour, and with the detail of
-// every layer (preview --detailed).
-type View struct {
+// PreviewOptions choose how a report is drawn: in colour, and with the
+// detail of every layer (preview --detailed).
+type PreviewOptions struct {
 	Color, Detailed bool
 }
 
-// WriteView writes preview's human view of r as v says (WriteText's, and
-// with v.Detailed every layer's detail under its line).
-func (r *Report) WriteView(w io.Writer, v View, suggest func(string) string) {
-	renderPreview(w, r, newPalette(v.Color), v.Detailed, suggest)
-}
-
-// groupUnknowns says each reason once: the plan's unknowns that share
-// their reason (code and words) become one line naming every subject, in
-// the order they came ("server version, nodes and layer flannel: no bench
-// kubeconfig at …"); an unknown whose reason no other shares is kept as it
-// is. The JSON keeps every unknown apart.
-func groupUnknowns(unknowns []topology.UnknownPart) []string {
-	type group struct {
-		parts []string
-		why   topology.Why
-	}
-	var order []*group
-	byReason := map[topology.Why]*group{}
-	for _, u := range unknowns {
-		why := topology.Because(u.Reason, u.Message)
-		if g, seen := byReason[why]; seen {
-			g.parts = append(g.parts, u.Subject.Text)
-			continue
-		}
-		g := &group{parts: []string{u.Subject.Text}, why: why}
-		byReason[why] = g
-		order = append(order, g)
-	}
-	out := make([]string, 0, len(order))
-	for _, g := range order {
-		out = append(out, kube.JoinAnd(g.parts)+": "+g.why.Text)
-	}
-	return out
+// Preview writes preview's human view of report r: DESIRED, ACTUAL, PLAN
+// and the summary line, as o says (with o.Detailed every layer's detail
+// under its line); suggest turns a nestor subcommand into the command line
+// for this stack (action.Stack.Suggest).
+func Preview(w io.Writer, r *action.Report, o PreviewOptions, suggest func(string) string) {
+	renderPreview(w, r, newPalette(o.Color), o.Detailed, suggest)
 }

@@ -1,10 +1,13 @@
-package action
+package views
 
 import (
+	"cmp"
 	"fmt"
 	"io"
 	"strings"
 	"time"
+
+	"nestor.dev/nestor/cmd/nestor/action"
 
 	"nestor.dev/nestor/topology"
 )
@@ -14,7 +17,7 @@ import (
 // and the types the cluster may move to (its /available-types, without its
 // own type: being listed is not a move); then each headroom figure of the
 // plan's Headroom against its limit. Nothing when the cluster was not read.
-func renderOffer(w io.Writer, r *Report, p palette) {
+func renderOffer(w io.Writer, r *action.Report, p palette) {
 	k := r.Actual.Kapsule
 	if k == nil || !k.Cluster.Known || k.Transient["cluster"] != "" {
 		return
@@ -29,7 +32,7 @@ func renderOffer(w io.Writer, r *Report, p palette) {
 	if c.CommitmentActive(asOf) {
 		kind += "; commitment until " + c.CommitmentEndsAt.UTC().Format(time.DateOnly)
 	}
-	line := fmt.Sprintf("%s (%s)", orText(c.Type, "?"), kind)
+	line := fmt.Sprintf("%s (%s)", cmp.Or(c.Type, "?"), kind)
 	switch kt, ok := k.TypeInfo(c.Type); {
 	case !k.Types.Known:
 		line += ": limits " + unknownText(p, topology.OrNotRead(k.Types.Reason))
@@ -39,7 +42,7 @@ func renderOffer(w io.Writer, r *Report, p palette) {
 		line += fmt.Sprintf(": max_nodes %d, max_etcd_size %s", kt.MaxNodes, topology.DecimalMB(kt.MaxEtcdSize))
 	}
 	if k.AvailableTypes.Known {
-		line += "; may move to " + orText(strings.Join(k.MovesTo(c.Type), ", "), "no other type now")
+		line += "; may move to " + cmp.Or(strings.Join(k.MovesTo(c.Type), ", "), "no other type now")
 	} else {
 		line += "; the types it may move to: " + unknownText(p, topology.OrNotRead(k.AvailableTypes.Reason))
 	}

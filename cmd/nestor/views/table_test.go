@@ -1,4 +1,4 @@
-package action
+package views
 
 import (
 	"bytes"
@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"nestor.dev/nestor/cmd/nestor/action"
 
 	"nestor.dev/nestor/probes"
 	"nestor.dev/nestor/probes/prod"
@@ -54,7 +56,7 @@ func TestTableVisibleWidth(t *testing.T) {
 // colourFixture is preview's report of a cluster whose NODES table has a
 // Ready node, a cordoned one, a node whose kubelet stopped posting status
 // and an undeclared one, with layers of every health.
-func colourFixture() *Report {
+func colourFixture() *action.Report {
 	yes := true
 	obs := &topology.Observed{
 		ServerVersion: topology.KnownFact("v1.37.2"),
@@ -76,17 +78,17 @@ func colourFixture() *Report {
 	obs.DeriveVersions()
 	topo := goldenTopology()
 	topo.Nodes = append(topo.Nodes, topology.Node{Name: "dirqual3", Role: topology.RoleWorker})
-	r := NewReport(prod.Kind{}, &probes.Opened{Topology: topo}, obs, time.Date(2026, 11, 30, 0, 0, 0, 0, time.UTC))
-	r.Target = &TargetInfo{Endpoint: "https://10.67.2.11:6443", Context: "admin@dirqual",
+	r := action.NewReport(prod.Kind{}, &probes.Opened{Topology: topo}, obs, time.Date(2026, 11, 30, 0, 0, 0, 0, time.UTC))
+	r.Target = &action.TargetInfo{Endpoint: "https://10.67.2.11:6443", Context: "admin@dirqual",
 		Kubeconfig: []string{"/home/op/.kube/dirqual.config"}, Source: "topology",
 		SourceDetail: "kubeconfig: in /stacks/dirqual.yaml", DeclaredEndpoint: "https://10.67.2.11:6443", EndpointMatches: &yes}
 	return r
 }
 
 // colourDiscover is discover's report of the cluster r read.
-func colourDiscover(r *Report) *DiscoverReport {
+func colourDiscover(r *action.Report) *action.DiscoverReport {
 	o := r.Actual
-	d := &DiscoverReport{FormatVersion: DiscoverFormatVersion, Stack: r.Stack, Target: r.Target,
+	d := &action.DiscoverReport{FormatVersion: action.DiscoverFormatVersion, Stack: r.Stack, Target: r.Target,
 		ServerVersion: o.ServerVersion, Nodes: o.Nodes, DefaultStorage: o.Storage,
 		Namespaces:     topology.KnownFact([]string{"default", "kube-system", "rook-ceph"}),
 		StorageClasses: topology.KnownFact([]topology.StorageClass{{Name: "rook-ceph-block", Provisioner: "rook-ceph.rbd.csi.ceph.com", Default: true}}),
@@ -118,13 +120,13 @@ func TestGoldenColour(t *testing.T) {
 	}{
 		{"preview", func(color bool) string {
 			var b bytes.Buffer
-			r.WriteText(&b, color, func(s string) string { return "nestor " + s })
+			Preview(&b, r, PreviewOptions{Color: color}, func(s string) string { return "nestor " + s })
 			return b.String()
 		}},
 		{"discover", func(color bool) string {
 			var b bytes.Buffer
 			d := colourDiscover(r)
-			d.WriteText(&b, &Stack{Topology: goldenTopology()}, color)
+			Discover(&b, d, &action.Stack{Topology: goldenTopology()}, color)
 			return b.String()
 		}},
 	}

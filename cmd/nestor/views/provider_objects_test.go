@@ -1,10 +1,12 @@
-package action
+package views
 
 import (
 	"bytes"
 	"strings"
 	"testing"
 	"time"
+
+	"nestor.dev/nestor/cmd/nestor/action"
 
 	"nestor.dev/nestor/probes"
 	"nestor.dev/nestor/probes/kapsule"
@@ -27,7 +29,7 @@ func editedObservation(m topology.ProviderMarks) *topology.Observed {
 		Layers: []topology.LayerState{}, Storage: topology.KnownFact(topology.StorageState{}), ProviderObjects: po}
 }
 
-func editedFindings(r *Report) int {
+func editedFindings(r *action.Report) int {
 	n := 0
 	for _, f := range r.Plan.Findings {
 		if f.Kind == topology.FindingProviderObjectEdited {
@@ -43,7 +45,11 @@ func editedFindings(r *Report) int {
 // its plan judges the objects, a prod plan never does, even of an
 // observation that held them. The human view counts them in ACTUAL.
 func TestProviderObjectsOnlyForManagedKinds(t *testing.T) {
-	for name, k := range kinds {
+	for _, name := range topology.Kinds() {
+		k, err := action.KindOf(&topology.Topology{TargetKind: name})
+		if err != nil {
+			t.Fatal(err)
+		}
 		_, marks := k.(probes.ProviderMarker)
 		if marks != (name == topology.TargetKapsule) {
 			t.Errorf("kind %s: ProviderMarker %v", name, marks)
@@ -56,19 +62,19 @@ func TestProviderObjectsOnlyForManagedKinds(t *testing.T) {
 	asOf := time.Date(2026, 11, 30, 0, 0, 0, 0, time.UTC)
 
 	prodTopo := goldenTopology()
-	prodKind, _ := KindOf(prodTopo)
-	if r := NewReport(prodKind, &probes.Opened{Topology: prodTopo}, editedObservation(m), asOf); editedFindings(r) != 0 {
+	prodKind, _ := action.KindOf(prodTopo)
+	if r := action.NewReport(prodKind, &probes.Opened{Topology: prodTopo}, editedObservation(m), asOf); editedFindings(r) != 0 {
 		t.Errorf("a prod plan judged the provider's objects: %+v", r.Plan.Findings)
 	}
 
 	kapTopo := &topology.Topology{Path: "/stacks/lyneko-apps.yaml", Name: "lyneko-apps", TargetKind: topology.TargetKapsule,
 		Scaleway: &topology.Scaleway{Region: "fr-par", ClusterID: "6a1c2f5e-8d0b-4c3e-9f1a-2b7d4e6f8a90"}}
-	r := NewReport(kapsule.Kind{}, &probes.Opened{Topology: kapTopo}, editedObservation(m), asOf)
+	r := action.NewReport(kapsule.Kind{}, &probes.Opened{Topology: kapTopo}, editedObservation(m), asOf)
 	if editedFindings(r) != 1 {
 		t.Fatalf("the kapsule plan: %+v", r.Plan.Findings)
 	}
 	var b bytes.Buffer
-	r.WriteText(&b, false, func(s string) string { return "nestor " + s })
+	Preview(&b, r, PreviewOptions{}, func(s string) string { return "nestor " + s })
 	for _, want := range []string{
 		"  kube-system 1 object: 1 Scaleway's (marked; 1 edited), 0 Kubernetes' own, 0 yours (not marked)\n",
 		"  warning  ConfigMap kube-system/coredns: edited by kubectl-edit (Update at 2026-11-02 09:14:07 UTC: .data.Corefile), after the provider's write (kubectl-client-side-apply at 2026-11-02 08:14:07 UTC); EnsureExists: yours from now on",

@@ -1,14 +1,17 @@
-package action
+package views
 
 import (
 	"bytes"
 	"context"
-	"nestor.dev/nestor/probes/kapsule"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
+
+	"nestor.dev/nestor/cmd/nestor/action"
+
+	"nestor.dev/nestor/probes/kapsule"
 
 	"nestor.dev/nestor/probes"
 	"nestor.dev/nestor/tests/scwstub"
@@ -44,18 +47,17 @@ func TestKapsuleReport(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	obs, _, err := read(context.Background(), kapsule.Kind{}, op, probes.ReadAll)
+	r, err := action.ReadReport(context.Background(), kapsule.Kind{}, op, time.Date(2026, 11, 1, 0, 0, 0, 0, time.UTC))
 	if err != nil {
 		t.Fatal(err)
 	}
-	r := NewReport(kapsule.Kind{}, op, obs, time.Date(2026, 11, 1, 0, 0, 0, 0, time.UTC))
 	// Read through the provider alone with nothing declared inside the
 	// cluster: the in-cluster part unread is no unknown, the stack waits.
 	if r.Summary.Waiting != 1 || r.Summary.InSync || r.Summary.Unknown != 0 || r.Status() != topology.StatusWaiting {
 		t.Errorf("summary = %+v, status %s", r.Summary, r.Status())
 	}
 	var b bytes.Buffer
-	r.WriteText(&b, false, func(s string) string { return "nestor " + s })
+	Preview(&b, r, PreviewOptions{}, func(s string) string { return "nestor " + s })
 	out := b.String()
 	for _, want := range []string{
 		"Target: cluster " + scwstub.ClusterID + " in fr-par via " + s.URL,
@@ -77,8 +79,8 @@ func TestKapsuleReport(t *testing.T) {
 
 	// Only waiting left: exit 2.
 	r.Plan.Unknowns, r.Summary.Unknown = nil, 0
-	if got := r.ExitCode(); got != ExitChanges {
-		t.Errorf("exit code with waiting objects = %d, want %d", got, ExitChanges)
+	if got := r.ExitCode(); got != action.ExitChanges {
+		t.Errorf("exit code with waiting objects = %d, want %d", got, action.ExitChanges)
 	}
 
 	var pt bytes.Buffer
@@ -87,7 +89,7 @@ func TestKapsuleReport(t *testing.T) {
 		Confirm: func(v probes.GuardView) (bool, error) { seen = v; return true, nil }}); err != nil {
 		t.Fatal(err)
 	}
-	PrintTarget(&pt, seen)
+	Target(&pt, seen, action.TargetWhole, false)
 	for _, want := range []string{"cluster      lyneko-apps (" + scwstub.ClusterID + ")", "cluster_url  https://" + scwstub.ClusterID, "pools        2:", "nodes        4", "credentials  SCW_ACCESS_KEY and SCW_SECRET_KEY in the environment (access key SCWABCD…QRST)", "kubeconfig   none"} {
 		if !strings.Contains(pt.String(), want) {
 			t.Errorf("%q missing in the guard's view:\n%s", want, pt.String())

@@ -1,4 +1,4 @@
-package action
+package views
 
 import (
 	"bytes"
@@ -8,6 +8,8 @@ import (
 	"testing"
 	"time"
 
+	"nestor.dev/nestor/cmd/nestor/action"
+
 	"nestor.dev/nestor/probes"
 	"nestor.dev/nestor/probes/prod"
 	"nestor.dev/nestor/topology"
@@ -16,13 +18,13 @@ import (
 // versionsReport is preview's report of a prod cluster whose API server is
 // server and whose kubelets are kubelets, the topology declaring version
 // ("" for none), judged at asOf.
-func versionsReport(version, server string, asOf time.Time, kubelets ...string) *Report {
+func versionsReport(version, server string, asOf time.Time, kubelets ...string) *action.Report {
 	return versionsReportWithout("", version, server, asOf, kubelets...)
 }
 
 // versionsReportWithout is versionsReport with node undeclared registered
 // but not declared in the topology.
-func versionsReportWithout(undeclared, version, server string, asOf time.Time, kubelets ...string) *Report {
+func versionsReportWithout(undeclared, version, server string, asOf time.Time, kubelets ...string) *action.Report {
 	topo := goldenTopology()
 	topo.Kubernetes.Version = version
 	topo.Nodes, topo.Layers, topo.Backend = nil, nil, ""
@@ -37,7 +39,7 @@ func versionsReportWithout(undeclared, version, server string, asOf time.Time, k
 	obs := &topology.Observed{ServerVersion: topology.KnownFact(server), Nodes: topology.KnownFact(nodes),
 		Layers: []topology.LayerState{}, Storage: topology.KnownFact(topology.StorageState{})}
 	obs.DeriveVersions()
-	return NewReport(prod.Kind{}, &probes.Opened{Topology: topo}, obs, asOf)
+	return action.NewReport(prod.Kind{}, &probes.Opened{Topology: topo}, obs, asOf)
 }
 
 // TestRunbookQuotesTheFindings: each line RUNBOOK.md §8 quotes (a PLAN or
@@ -53,7 +55,7 @@ func TestRunbookQuotesTheFindings(t *testing.T) {
 	sec = sec[strings.Index(sec, "## 8. "):]
 	sec = sec[:strings.Index(sec, "\n## 9. ")]
 	nov := time.Date(2026, 11, 30, 0, 0, 0, 0, time.UTC)
-	reports := []*Report{
+	reports := []*action.Report{
 		versionsReport("1.35", "v1.37.2", nov, "v1.37.2"),
 		versionsReport("1.36", "v1.36.3", nov, "v1.36.3", "v1.37.1"),
 		versionsReport("", "v1.37.2", nov, "v1.36.4", "v1.34.1", "v1.38.0", "", "v1.33.0"),

@@ -1,10 +1,12 @@
-package action
+package views
 
 import (
 	"bytes"
 	"path/filepath"
 	"testing"
 	"time"
+
+	"nestor.dev/nestor/cmd/nestor/action"
 
 	"nestor.dev/nestor/probes/prod"
 
@@ -90,9 +92,9 @@ func TestGoldenPreview(t *testing.T) {
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			c.obs.DeriveVersions() // as the pipeline's Read does
-			r := NewReport(prod.Kind{}, &probes.Opened{Topology: goldenTopology()}, c.obs, time.Date(2026, 11, 30, 0, 0, 0, 0, time.UTC))
+			r := action.NewReport(prod.Kind{}, &probes.Opened{Topology: goldenTopology()}, c.obs, time.Date(2026, 11, 30, 0, 0, 0, 0, time.UTC))
 			if c.target {
-				r.Target = &TargetInfo{Endpoint: "https://10.67.2.11:6443", Context: "admin@dirqual",
+				r.Target = &action.TargetInfo{Endpoint: "https://10.67.2.11:6443", Context: "admin@dirqual",
 					Kubeconfig: []string{"/home/op/.kube/dirqual.config"}, Source: "topology",
 					SourceDetail: "kubeconfig: in /stacks/dirqual.yaml", DeclaredEndpoint: "https://10.67.2.11:6443", EndpointMatches: &yes}
 			}
