@@ -13,9 +13,10 @@ import (
 	"nestor.dev/nestor/cmd/nestor/action"
 )
 
-// RBAC writes rbac's document d: its objects as a YAML stream (kubectl apply -f takes
-// it), each rule preceded by comments saying what it lets nestor read, and
-// a head comment saying how to bind the roles when no binding was asked.
+// RBAC writes rbac's document d: its objects as a YAML stream (kubectl
+// apply -f takes it), each rule preceded by comments saying what it lets
+// nestor read, and a head comment saying how to bind the roles when no
+// binding was asked. Errors: an object that does not encode, w's.
 func RBAC(w io.Writer, d *action.RBACDoc) error {
 	fmt.Fprintf(w, "# The read-only role a preview of stack %s needs: get and list on what nestor reads,\n", d.Stack)
 	fmt.Fprintf(w, "# no write verb, no secrets. Derived from the reads nestor sends for this topology.\n")

@@ -35,9 +35,9 @@ func StackList(w io.Writer, rows []action.StackRow) error {
 	return tw.write(w)
 }
 
-// StackShow writes stack show's document d as a topology file: its header comments, then the
-// topology's keys in the loader's order (topology.Keys), empty mappings
-// and lists left out.
+// StackShow writes stack show's document d as a topology file: its header
+// comments, then the topology's keys in the loader's order (topology.Keys),
+// empty mappings and lists left out. Errors: the encoder's, w's.
 func StackShow(w io.Writer, d *action.StackShowDoc) error {
 	var b strings.Builder
 	for _, h := range d.Header {
