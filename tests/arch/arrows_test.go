@@ -37,7 +37,9 @@ var allowed = map[string][]string{
 	"probes/kapsule":                {"health", "kube", "plan", "probes", "topology"},
 	"probes/ssh":                    {"probes", "topology"},
 	"cmd/nestor/action":             {"health", "kube", "plan", "probes", "probes/prod", "probes/lima", "probes/kapsule", "probes/ssh", "stacks", "topology", "upgrade"},
-	"cmd/nestor/app":                {"cmd/nestor/action", "kube", "probes", "probes/ssh", "stacks", "topology"},
+	"cmd/nestor/views":              {"cmd/nestor/action", "kube", "probes", "topology", "upgrade"},
+	"cmd/nestor/formats":            {"cmd/nestor/action", "kube", "topology", "upgrade"},
+	"cmd/nestor/app":                {"cmd/nestor/action", "cmd/nestor/formats", "cmd/nestor/views", "kube", "probes", "probes/ssh", "stacks", "topology"},
 	"cmd/nestor":                    {"cmd/nestor/app"},
 	"cmd/nestor-docs":               {"cmd/nestor/app"},
 }

@@ -1,9 +1,10 @@
 // Package action is the work of nestor's commands, without the command
 // line: one type per command (Preview, Discover, Fetch, Next, Env,
 // StackSelect, StackList, StackShow) whose Run returns the command's report
-// model, and the human views drawn from those models. It imports neither
-// cobra nor survey: package app parses the flags, completes a Config once,
-// calls Run and writes the model in the format asked for.
+// model. It draws no view of a model: the human views are package views',
+// the machine formats package formats'. It imports neither cobra nor
+// survey: package app parses the flags, completes a Config once, calls Run
+// and writes the model in the format asked for.
 //
 // Every action that reads a cluster opens it through the one target
 // pipeline (Config.Open → probes.Open → Opened.Read).
@@ -59,10 +60,12 @@ func (r Refusing) Confirm(message string, _ bool) (bool, error) {
 // Config is what every action needs from the process, completed once
 // before any command runs and never changed afterwards.
 type Config struct {
-	// Log receives notes, warnings, prompts' context and progress (stderr);
-	// LogColor says it may carry colour (the target's WARNING lines).
-	Log      io.Writer
-	LogColor bool
+	// Log receives notes, warnings, prompts' context and progress (stderr).
+	Log io.Writer
+	// ShowTarget, when set, shows part of the guard's view of the target
+	// to the operator on Log: Open's before any request and before the
+	// question, discover --cp's once access is proven without one.
+	ShowTarget func(v probes.GuardView, part TargetPart)
 	// Env looks up environment variables; Home is $HOME ("" when unset).
 	Env  probes.Env
 	Home string
@@ -228,6 +231,35 @@ func ShellQuote(shell, s string) string {
 // commands nestor suggests ("NODE" when none is declared).
 func FirstControlPlane(t *topology.Topology) string { return probes.FirstControlPlane(t) }
 
+// TargetPart is which part of the guard's view of the target
+// Config.ShowTarget shows.
+type TargetPart int
+
+const (
+	// TargetOffline is what is known without a request: the endpoint and
+	// how it compares with endpoint:, the context, the kubeconfig and its
+	// rule. Open shows it before any request.
+	TargetOffline TargetPart = iota
+	// TargetRead is what the guard read: the server version and the
+	// nodes. Open shows it after TargetOffline, before the question.
+	TargetRead
+	// TargetWhole is both parts, or a managed cluster as its provider
+	// describes it. Open shows it before the question when TargetOffline
+	// was not shown.
+	TargetWhole
+	// TargetProven is the whole target read back through a kubeconfig
+	// discover --cp wrote, shown without a question: the record of the
+	// access it proved.
+	TargetProven
+)
+
+// show shows part of v through ShowTarget, when set.
+func (c Config) show(v probes.GuardView, part TargetPart) {
+	if c.ShowTarget != nil {
+		c.ShowTarget(v, part)
+	}
+}
+
 // OpenOptions adjust Config.Open for one call.
 type OpenOptions struct {
 	// Kubeconfig replaces the resolution rules (discover --cp reads back
@@ -240,8 +272,8 @@ type OpenOptions struct {
 
 // Open opens the target of s through the one target pipeline
 // (probes.Open) with c's settings: the bench kubeconfigs of the stacks
-// folder are refused for prod, the interactive guard shows the target on
-// Log and asks through Prompter, a stack with no target gets the command
+// folder are refused for prod, the interactive guard shows the target
+// (ShowTarget) and asks through Prompter, a stack with no target gets the command
 // that gives it one. Errors are the pipeline's, in words for the operator:
 // the offline check's refusals name both endpoints and what to fix; No at
 // the prompt says so on Log and returns SilentError{ExitError}.
@@ -249,7 +281,6 @@ func (c Config) Open(ctx context.Context, s *Stack, o OpenOptions) (*probes.Open
 	shown := "" // the endpoint the prompt showed
 	offline := false
 	contacted := true // false when No was answered before any request
-	p := newPalette(c.LogColor)
 	po := c.pipelineOptions(s, o)
 	po.Show = func(v probes.GuardView) {
 		// Before any request: the endpoint and how it compares, so a
@@ -257,7 +288,7 @@ func (c Config) Open(ctx context.Context, s *Stack, o OpenOptions) (*probes.Open
 		if c.Progress != nil {
 			c.Progress("", -1)
 		}
-		printTargetOffline(c.Log, v, p)
+		c.show(v, TargetOffline)
 		offline = true
 	}
 	po.Contact = func(v probes.GuardView) (bool, error) {
@@ -279,9 +310,9 @@ func (c Config) Open(ctx context.Context, s *Stack, o OpenOptions) (*probes.Open
 			shown = v.Target.Endpoint
 		}
 		if offline && v.Provider == nil {
-			printTargetRead(c.Log, v, p)
+			c.show(v, TargetRead)
 		} else {
-			printTarget(c.Log, v, p)
+			c.show(v, TargetWhole)
 		}
 		return c.Prompter.Confirm(fmt.Sprintf("Is this the stack %s?", s.Name), false)
 	}
@@ -429,85 +460,6 @@ func (c Config) prefetchBenches(slots chan struct{}) Config {
 	}()
 	c.benchList = sync.OnceValue(func() []probes.Bench { return <-ch })
 	return c
-}
-
-// PrintTarget shows the target the guard is about to confirm, without
-// colour: endpoint and how it compares with endpoint:, context, kubeconfig
-// and its rule, server version and nodes (or why they are unknown), the
-// nodes that are not Ready named with their condition; for a kapsule
-// stack, the cluster as the provider describes it (printProviderTarget).
-func PrintTarget(w io.Writer, v probes.GuardView) { printTarget(w, v, palette{}) }
-
-func printTarget(w io.Writer, v probes.GuardView, p palette) {
-	if v.Provider != nil {
-		printProviderTarget(w, v)
-		return
-	}
-	printTargetOffline(w, v, p)
-	printTargetRead(w, v, p)
-}
-
-// printTargetOffline is the part of the target known without a request:
-// the endpoint, how it compares with the topology's endpoint: (a WARNING
-// line, highlighted, when it does not match or cannot be checked), the
-// context and the kubeconfig with where it came from.
-func printTargetOffline(w io.Writer, v probes.GuardView, p palette) {
-	t, target := v.Topology, v.Target
-	warn := func(s string) { fmt.Fprintf(w, "  %s     %s\n", p.bold(p.red("WARNING")), p.bold(s)) }
-	fmt.Fprintf(w, "Target of stack %s (%s):\n", t.Name, t.TargetKind)
-	fmt.Fprintf(w, "  endpoint    %s\n", target.Endpoint)
-	switch {
-	case v.Check.Declared == "":
-		warn(t.Path + " declares no endpoint: — nestor cannot check this is the right cluster")
-	case v.Check.Err != nil:
-		warn(fmt.Sprintf("endpoint: %v", v.Check.Err))
-	case !v.Check.Matches:
-		warn(fmt.Sprintf("endpoint MISMATCH: %s declares %s", t.Path, v.Check.Declared))
-	default:
-		fmt.Fprintf(w, "  matches     endpoint: %s declared in %s\n", v.Check.Declared, t.Path)
-	}
-	fmt.Fprintf(w, "  context     %s\n", target.Context)
-	fmt.Fprintf(w, "  kubeconfig  %s (from %s)\n", strings.Join(target.Kubeconfig.Paths, ":"), probes.SourceText(target.Kubeconfig))
-}
-
-// printTargetRead is the part of the target the guard read: the server
-// version and the nodes, those not Ready named with their condition.
-func printTargetRead(w io.Writer, v probes.GuardView, p palette) {
-	if v.Version.Known {
-		fmt.Fprintf(w, "  server      %s\n", v.Version.Value)
-	} else {
-		fmt.Fprintf(w, "  server      %s\n", unknownText(p, v.Version.Reason))
-	}
-	if !v.Nodes.Known {
-		fmt.Fprintf(w, "  nodes       %s\n", unknownText(p, v.Nodes.Reason))
-		return
-	}
-	// "N seen, M Ready: " lists the Ready ones only; those not Ready have
-	// their own line, with their condition.
-	var ready, notReady []string
-	for _, n := range v.Nodes.Value {
-		if n.Ready {
-			ready = append(ready, n.Name)
-		} else {
-			notReady = append(notReady, n.Name+" ("+n.ReadyText()+")")
-		}
-	}
-	line := fmt.Sprintf("%d seen, %d Ready", len(v.Nodes.Value), len(ready))
-	if len(ready) > 0 {
-		line += ": " + abbreviate(ready, 12)
-	}
-	fmt.Fprintf(w, "  nodes       %s\n", line)
-	if len(notReady) > 0 {
-		fmt.Fprintf(w, "  not Ready   %s\n", p.yellow(abbreviate(notReady, 12)))
-	}
-}
-
-// abbreviate joins names, keeping the first max and counting the rest.
-func abbreviate(names []string, max int) string {
-	if len(names) <= max {
-		return strings.Join(names, ", ")
-	}
-	return fmt.Sprintf("%s, … and %d more", strings.Join(names[:max], ", "), len(names)-max)
 }
 
 // Contexts lists the contexts defined by the kubeconfig the stack sel

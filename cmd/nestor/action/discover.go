@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"fmt"
-	"io"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -154,110 +153,6 @@ func undeclaredBlindSpots(t *topology.Topology) []string {
 		}
 	}
 	return out
-}
-
-// WriteText writes discover's human report of r for stack s, in colour
-// when color is true (the words preview colours, coloured alike).
-func (r *DiscoverReport) WriteText(w io.Writer, s *Stack, color bool) {
-	p := newPalette(color)
-	if r.Kapsule != nil {
-		r.writeKapsuleText(w, s, p)
-		return
-	}
-	fmt.Fprintf(w, "Stack %s (%s) — read now from %s (context %s, kubeconfig %s); nothing was written.\n\n",
-		p.bold(r.Stack.Name), r.Stack.TargetKind, r.Target.Endpoint, r.Target.Context, strings.Join(r.Target.Kubeconfig, ":"))
-	if r.ServerVersion.Known {
-		fmt.Fprintf(w, "%s  %s\n", p.bold("SERVER"), r.ServerVersion.Value)
-	} else {
-		fmt.Fprintf(w, "%s  %s\n", p.bold("SERVER"), unknownText(p, r.ServerVersion.Reason))
-	}
-	r.writeNodes(w, p)
-	if r.Namespaces.Known {
-		fmt.Fprintf(w, "\n%s (%d)\n  %s\n", p.bold("NAMESPACES"), len(r.Namespaces.Value), strings.Join(r.Namespaces.Value, ", "))
-	} else {
-		fmt.Fprintf(w, "\n%s %s\n", p.bold("NAMESPACES"), unknownText(p, r.Namespaces.Reason))
-	}
-	r.writeStorageClasses(w, p)
-	if r.CRDGroups.Known {
-		fmt.Fprintf(w, "\n%s (%d)\n", p.bold("CRD GROUPS"), len(r.CRDGroups.Value))
-		if len(r.CRDGroups.Value) > 0 {
-			fmt.Fprintf(w, "  %s\n", strings.Join(r.CRDGroups.Value, ", "))
-		}
-	} else {
-		fmt.Fprintf(w, "\n%s %s\n", p.bold("CRD GROUPS"), unknownText(p, r.CRDGroups.Reason))
-	}
-	r.writeLayers(w, p)
-	fmt.Fprintf(w, "\nA topology draft of this cluster: %s\n", s.Suggest("discover -o yaml"))
-}
-
-// writeNodes writes discover's NODES section: the node table of preview
-// (renderNodes: the same columns in the same order).
-func (r *DiscoverReport) writeNodes(w io.Writer, p palette) {
-	if !r.Nodes.Known {
-		fmt.Fprintf(w, "\n%s %s\n", p.bold("NODES"), unknownText(p, r.Nodes.Reason))
-		return
-	}
-	ready := 0
-	for _, n := range r.Nodes.Value {
-		if n.Ready {
-			ready++
-		}
-	}
-	fmt.Fprintf(w, "\n%s (%d, %d Ready)\n", p.bold("NODES"), len(r.Nodes.Value), ready)
-	renderNodeTable(w, "  ", r.Nodes.Value, p)
-}
-
-// writeStorageClasses writes discover's STORAGECLASSES section, the
-// default marked, and a warning when several are marked default.
-func (r *DiscoverReport) writeStorageClasses(w io.Writer, p palette) {
-	if !r.StorageClasses.Known {
-		fmt.Fprintf(w, "\n%s %s\n", p.bold("STORAGECLASSES"), unknownText(p, r.StorageClasses.Reason))
-		return
-	}
-	fmt.Fprintf(w, "\n%s (%d)\n", p.bold("STORAGECLASSES"), len(r.StorageClasses.Value))
-	if len(r.StorageClasses.Value) > 0 {
-		tw := newTable("  ")
-		tw.row("NAME", "PROVISIONER", "DEFAULT", "BACKEND")
-		for _, sc := range r.StorageClasses.Value {
-			def := ""
-			if sc.Default {
-				def = "(default)"
-			}
-			tw.row(sc.Name, sc.Provisioner, def, orNone(topology.BackendForProvisioner(sc.Provisioner)))
-		}
-		tw.write(w)
-	}
-	if r.DefaultStorage.Known && r.DefaultStorage.Value.Class == "" {
-		fmt.Fprintln(w, "  no default StorageClass")
-	}
-	if r.DefaultStorage.Known && len(r.DefaultStorage.Value.OtherDefaults) > 0 {
-		fmt.Fprintf(w, "  %s %s\n", p.yellow("WARNING"), r.DefaultStorage.Value.Warning)
-	}
-}
-
-// writeLayers writes discover's LAYERS DETECTED section, the declared
-// layers not found, and the catalog layers it may miss.
-func (r *DiscoverReport) writeLayers(w io.Writer, p palette) {
-	fmt.Fprintf(w, "\n%s (%d)\n", p.bold("LAYERS DETECTED"), len(r.Layers))
-	tw := newTable("  ")
-	for _, l := range r.Layers {
-		decl := "not declared"
-		if l.Declared {
-			decl = "declared"
-		}
-		cells := []string{l.Name, healthText(p, l.Health), decl}
-		if l.Reason != "" {
-			cells = append(cells, l.Reason)
-		}
-		tw.row(cells...)
-	}
-	tw.write(w)
-	for _, l := range r.NotFound {
-		fmt.Fprintf(w, "  declared %s: %s (%s)\n", l.Name, healthText(p, l.Health), l.Reason)
-	}
-	if len(r.BlindSpots) > 0 {
-		fmt.Fprintf(w, "  (these install no CRD or StorageClass, so undeclared they are found only when their namespace is read for a declared layer: %s)\n", strings.Join(r.BlindSpots, ", "))
-	}
 }
 
 // draftTopology writes a topology (format version 1) for the cluster r

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"fmt"
-	"io"
 	"strings"
 	"time"
 
@@ -61,68 +60,6 @@ func discoverProvider(ctx context.Context, s *Stack, op *probes.Opened) (*Discov
 		}
 	}
 	return r, ctx.Err()
-}
-
-// writeKapsuleText is discover's human report of a kapsule stack.
-func (r *DiscoverReport) writeKapsuleText(w io.Writer, s *Stack, pl palette) {
-	k, pr := r.Kapsule, r.Target.Provider
-	fmt.Fprintf(w, "Stack %s (kapsule) — read now from %s (region %s; credentials: %s, access key %s); nothing was written.\n\n",
-		pl.bold(r.Stack.Name), pr.APIURL, pr.Region, pr.Credentials, pr.AccessKey)
-	tw := newTable("  ")
-	if k.Clusters.Known {
-		fmt.Fprintf(w, "%s (%d)\n", pl.bold("CLUSTERS OF THE PROJECT IN "+pr.Region), len(k.Clusters.Value))
-		tw.row("", "NAME", "ID", "STATUS", "VERSION", "CNI")
-		for _, c := range k.Clusters.Value {
-			mark := ""
-			if strings.EqualFold(c.ID, k.Declared) {
-				mark = "*"
-			}
-			tw.row(mark, c.Name, c.ID, statusText(pl, c.Status, "ready"), c.Version, c.CNI)
-		}
-		tw.write(w)
-		fmt.Fprintf(w, "  (* the stack's cluster, scaleway.cluster_id)\n")
-	} else {
-		fmt.Fprintf(w, "%s %s\n", pl.bold("CLUSTERS OF THE PROJECT"), unknownText(pl, k.Clusters.Reason))
-	}
-	o := k.Observed
-	fmt.Fprintln(w)
-	switch {
-	case o.Cluster.Known:
-		c := o.Cluster.Value
-		fmt.Fprintf(w, "%s %s (%s): %s, %s, type %s, CNI %s, auto-upgrade %t\n  cluster_url %s\n", pl.bold("CLUSTER"), c.Name, c.ID, statusText(pl, c.Status, "ready"), c.Version, c.Type, c.CNI, c.AutoUpgrade, c.URL)
-	default:
-		fmt.Fprintf(w, "%s %s %s\n", pl.bold("CLUSTER"), k.Declared, unknownText(pl, o.Cluster.Reason))
-	}
-	if o.Pools.Known {
-		fmt.Fprintf(w, "\n%s (%d)\n", pl.bold("POOLS"), len(o.Pools.Value))
-		tw.row("NAME", "STATUS", "VERSION", "NODE TYPE", "ZONE", "SIZE", "NODES READY")
-		for _, p := range o.Pools.Value {
-			size := fmt.Sprint(p.Size)
-			if p.Autoscaling {
-				size = fmt.Sprintf("%d (autoscaling %d–%d)", p.Size, p.MinSize, p.MaxSize)
-			}
-			tw.row(p.Name, statusText(pl, p.Status, "ready"), p.Version, p.NodeType, p.Zone, size, nodesReady(o, p.ID))
-		}
-		tw.write(w)
-	} else {
-		fmt.Fprintf(w, "\n%s %s\n", pl.bold("POOLS"), unknownText(pl, o.Pools.Reason))
-	}
-	if len(o.Provider) > 0 {
-		fmt.Fprintf(w, "\n%s\n  %s\n", pl.bold("THE PROVIDER'S"), strings.Join(o.Provider, "\n  "))
-	}
-	if o.InCluster != "" {
-		fmt.Fprintf(w, "\n%s %s\n", pl.bold("IN-CLUSTER"), unknownText(pl, strings.TrimPrefix(o.InCluster, "not read: ")))
-	} else {
-		fmt.Fprintf(w, "\n%s (%d)\n", pl.bold("LAYERS DETECTED"), len(r.Layers))
-		for _, l := range r.Layers {
-			tw.row(l.Name, healthText(pl, l.Health), l.Reason)
-		}
-		tw.write(w)
-		for _, l := range r.NotFound {
-			fmt.Fprintf(w, "  declared %s: %s (%s)\n", l.Name, healthText(pl, l.Health), l.Reason)
-		}
-	}
-	fmt.Fprintf(w, "\nA topology draft of this cluster: %s\n", s.Suggest("discover -o yaml"))
 }
 
 // draftKapsule writes a kapsule topology for the cluster r describes,

@@ -1,9 +1,6 @@
 package action
 
 import (
-	"fmt"
-	"io"
-
 	"nestor.dev/nestor/probes"
 	"nestor.dev/nestor/topology"
 )
@@ -55,19 +52,4 @@ func (e Env) Run() (*EnvReport, error) {
 	r.Variables = append(r.Variables, vars...)
 	r.Notes = append(r.Notes, notes...)
 	return r, nil
-}
-
-// WriteShell writes r's exports on out in shell's syntax (bash, zsh or
-// fish) and its notes on log as shell comments.
-func (r *EnvReport) WriteShell(out, log io.Writer, shell string) {
-	for _, v := range r.Variables {
-		if shell == "fish" {
-			fmt.Fprintf(out, "set -gx %s %s;\n", v.Name, ShellQuote("fish", v.Value))
-		} else {
-			fmt.Fprintf(out, "export %s=%s\n", v.Name, ShellQuote("sh", v.Value))
-		}
-	}
-	for _, n := range r.Notes {
-		fmt.Fprintf(log, "# %s\n", n)
-	}
 }

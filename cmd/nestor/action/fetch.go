@@ -2,6 +2,7 @@ package action
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -215,7 +216,7 @@ func (f Fetch) prove(ctx context.Context, s *Stack, kc probes.Kubeconfig, dest s
 		return fmt.Errorf("wrote %s, but access is not proven: %w", dest, err)
 	}
 	if !f.Interactive {
-		PrintTarget(f.Log, *view)
+		f.show(*view, TargetProven)
 	}
 	if !view.Nodes.Known {
 		fmt.Fprintf(f.Log, "Access partly proven: %s answers, but its nodes could not be read (%s). Next: %s\n",
@@ -277,9 +278,9 @@ func describeKubeconfigChange(old []byte, ac *ssh.AdminConf) string {
 		{"user", s.User, ac.User},
 	} {
 		if f.old != f.new {
-			lines = append(lines, fmt.Sprintf("  %-8s %s → %s", f.name, orNone(f.old), orNone(f.new)))
+			lines = append(lines, fmt.Sprintf("  %-8s %s → %s", f.name, cmp.Or(f.old, "<none>"), cmp.Or(f.new, "<none>")))
 		} else {
-			lines = append(lines, fmt.Sprintf("  %-8s %s (same)", f.name, orNone(f.old)))
+			lines = append(lines, fmt.Sprintf("  %-8s %s (same)", f.name, cmp.Or(f.old, "<none>")))
 		}
 	}
 	if s.Server == ac.Server && s.Context == ac.Context && s.Cluster == ac.Cluster && s.User == ac.User {

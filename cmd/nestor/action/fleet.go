@@ -1,17 +1,13 @@
 package action
 
 import (
-	"bufio"
-	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"io/fs"
 	"path/filepath"
 	"runtime"
-	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -91,10 +87,10 @@ type FleetStack struct {
 	Headroom *topology.Headroom `json:"headroom"`
 	// Report is preview's document for this stack (null when none).
 	Report *Report `json:"report"`
-	// err is why there is no report, and topo the stack's topology when
-	// it loaded (the machine formats locate the error in it).
-	err  error
-	topo *topology.Topology
+	// Err is why there is no report, and Topology the stack's topology
+	// when it loaded (the machine formats locate the error in it).
+	Err      error              `json:"-"`
+	Topology *topology.Topology `json:"-"`
 }
 
 // Fleet is `nestor fleet`: every stack of the stacks folder (or those
@@ -190,98 +186,11 @@ func (f Fleet) Run(ctx context.Context) (*FleetReport, error) {
 	return &FleetReport{FormatVersion: FleetFormatVersion, AsOf: f.AsOf.Format(time.DateOnly), Stacks: out}, nil
 }
 
-// WriteJSON writes r as -o json writes every model (json.Encoder: HTML
-// escaped, two-space indent, a final newline), byte for byte, but one stack
-// at a time, so that a fleet's document — each stack's whole preview
-// report — is not built whole in memory before it is written (to stdout;
-// --output-file still gathers it to write the file at once). Errors: w's,
-// or a stack that does not marshal, after the stacks before it were
-// written: json.Encoder would have written nothing then.
-func (r *FleetReport) WriteJSON(w io.Writer) error {
-	if r == nil {
-		_, err := io.WriteString(w, "null\n")
-		return err
-	}
-	head := *r
-	if r.Stacks != nil {
-		head.Stacks = []FleetStack{}
-	}
-	compact, err := json.Marshal(head)
-	if err != nil {
-		return err
-	}
-	var doc bytes.Buffer
-	if err := json.Indent(&doc, compact, "", "  "); err != nil {
-		return err
-	}
-	if r.Stacks == nil {
-		doc.WriteByte('\n')
-		_, err := w.Write(doc.Bytes())
-		return err
-	}
-	const empty = `"stacks": []`
-	at := bytes.LastIndex(doc.Bytes(), []byte(empty))
-	if at < 0 {
-		return fmt.Errorf("fleet document: no %s in %s", empty, doc.Bytes())
-	}
-	open, end := doc.Bytes()[:at+len(empty)-1], doc.Bytes()[at+len(empty)-1:]
-	if len(r.Stacks) == 0 {
-		open = doc.Bytes()[:at+len(empty)]
-		end = doc.Bytes()[at+len(empty):]
-	}
-	bw := bufio.NewWriter(w)
-	bw.Write(open)
-	for i := range r.Stacks {
-		item, err := json.MarshalIndent(&r.Stacks[i], "    ", "  ")
-		if err != nil {
-			return err
-		}
-		if i > 0 {
-			bw.WriteByte(',')
-		}
-		bw.WriteString("\n    ")
-		bw.Write(item)
-	}
-	if len(r.Stacks) > 0 {
-		bw.WriteString("\n  ")
-	}
-	bw.Write(end)
-	bw.WriteByte('\n')
-	return bw.Flush()
-}
-
 // The orders of fleet's stacks (Fleet.Sort).
 const (
 	FleetSortName     = "name"
 	FleetSortDeadline = "deadline"
 )
-
-// deadlineText is the DEADLINE column: "2027-02-28 → 1.35, 2 blockers"
-// (the date, * when estimated; the minor it forces; "forced" when the
-// provider moves the cluster that day; the blockers when the upgrade
-// report for that minor was made — "≥N blockers (M unknown)" when parts of
-// it could not be made —, else nothing is claimed of them), "-" without a
-// date.
-func deadlineText(hd *upgrade.HardDate) string {
-	if hd == nil {
-		return "-"
-	}
-	s := hd.Date.Format(time.DateOnly)
-	if hd.Estimated {
-		s += "*"
-	}
-	s += " → " + hd.Minor
-	if hd.Forced {
-		s += " forced"
-	}
-	switch {
-	case hd.Judged && hd.Unknowns > 0:
-		s += fmt.Sprintf(", ≥%d blockers (%d unknown)", hd.Blockers, hd.Unknowns)
-	case hd.Judged:
-		s += ", " + kube.Plural(hd.Blockers, "blocker")
-	}
-	return s
-}
 
 // ownKubeconfigs is c for a fleet: each stack is read through its own
 // kubeconfig (the topology's kubeconfig:, or its kind's own file) and that
@@ -397,24 +306,24 @@ func (c Config) fleetStack(ctx context.Context, e stacks.Entry) FleetStack {
 		fs.File = abs
 	}
 	if e.Err != nil {
-		fs.Status, fs.Reason, fs.err = StatusInvalid, e.Err.Error(), e.Err
+		fs.Status, fs.Reason, fs.Err = StatusInvalid, e.Err.Error(), e.Err
 		return fs
 	}
-	fs.TargetKind, fs.topo = e.Topology.TargetKind, e.Topology
+	fs.TargetKind, fs.Topology = e.Topology.TargetKind, e.Topology
 	s, err := c.named(e.Topology, true)
 	if err != nil {
-		fs.Status, fs.Reason, fs.err = StatusInvalid, err.Error(), err
+		fs.Status, fs.Reason, fs.Err = StatusInvalid, err.Error(), err
 		return fs
 	}
 	op, err := c.Open(ctx, s, OpenOptions{})
 	defer op.Close()
 	if err == nil {
 		if fs.Report, err = ReadReport(ctx, s.Kind, op, c.AsOf); err == nil {
-			fs.fromReport()
+			fs.FromReport()
 			return fs
 		}
 	}
-	fs.Status, fs.Reason, fs.err = fleetError(err), err.Error(), err
+	fs.Status, fs.Reason, fs.Err = fleetError(err), err.Error(), err
 	fs.Target = errorTarget(err)
 	return fs
 }
@@ -519,8 +428,9 @@ func (r *FleetReport) FailOn(min topology.Severity) int {
 	return ExitOK
 }
 
-// summary counts the stacks by status, in one line.
-func (r *FleetReport) summary() string {
+// Summary counts the stacks by status, in one line: "3 stacks: 1 in sync,
+// 1 need changes, 0 waiting; 1 refused".
+func (r *FleetReport) Summary() string {
 	var inSync, changes, waiting int
 	other := map[topology.Status]int{}
 	for _, s := range r.Stacks {
@@ -551,73 +461,6 @@ func (r *FleetReport) summary() string {
 		line += "; " + strings.Join(rest, ", ")
 	}
 	return line
-}
-
-// WriteText writes the fleet table, one line per stack, then the summary;
-// detailed adds each stack's plan (or why there is none) under its line.
-func (r *FleetReport) WriteText(w io.Writer, detailed bool) error {
-	tw := newTable("")
-	// HEADROOM is a managed offer's: shown when a stack has one, as kubectl
-	// shows a column only where it has something to say.
-	headroom := slices.ContainsFunc(r.Stacks, func(s FleetStack) bool { return s.Headroom != nil })
-	cells := func(c ...string) []string {
-		if !headroom {
-			c = slices.Delete(c, 7, 8)
-		}
-		return c
-	}
-	tw.row(cells("STACK", "KIND", "TARGET", "STATUS", "VERSION", "SUPPORT", "DEADLINE", "HEADROOM", "CHANGES", "WAITING", "UNKNOWN")...)
-	asOf, _ := time.Parse(time.DateOnly, r.AsOf)
-	estimated := false
-	dash := func(s string) string {
-		if s == "" {
-			return "-"
-		}
-		return s
-	}
-	for _, s := range r.Stacks {
-		support := "-"
-		if s.Report != nil {
-			if v, ok := reportVersion(s.Report); ok {
-				support = SupportText(v, asOf, true)
-				estimated = estimated || strings.HasSuffix(support, "*")
-			}
-		}
-		tw.row(cells(s.Name, dash(string(s.TargetKind)), dash(s.Target), string(s.Status),
-			dash(s.Version), support, deadlineText(s.Deadline), headroomCell(s.Headroom), countText(s.Changes), countText(s.Waiting), countText(s.Unknown))...)
-	}
-	var table strings.Builder
-	if err := tw.write(&table); err != nil {
-		return err
-	}
-	lines := strings.Split(strings.TrimSuffix(table.String(), "\n"), "\n")
-	fmt.Fprintln(w, lines[0])
-	for i, s := range r.Stacks {
-		fmt.Fprintln(w, lines[i+1])
-		if !detailed {
-			continue
-		}
-		if s.Report == nil {
-			for _, line := range strings.Split(s.Reason, "\n") {
-				fmt.Fprintf(w, "    %s\n", line)
-			}
-			continue
-		}
-		var b strings.Builder
-		renderPlan(&b, s.Report, newPalette(false), false)
-		for _, line := range strings.Split(strings.TrimRight(b.String(), "\n"), "\n") {
-			if line == "" {
-				continue
-			}
-			fmt.Fprintf(w, "    %s\n", line)
-		}
-	}
-	summary := r.summary()
-	if estimated {
-		summary += "   (* estimated date)"
-	}
-	_, err := fmt.Fprintln(w, summary)
-	return err
 }
 
 // fleetTarget is the TARGET column: where the stack was read.
@@ -653,16 +496,16 @@ func fleetTarget(r *Report) string {
 	return ""
 }
 
-// fromReport fills the stack's line from its report: the status, its
+// FromReport fills the stack's line from its Report: the status, its
 // reason, where it was read, the version and the counts.
-func (s *FleetStack) fromReport() {
+func (s *FleetStack) FromReport() {
 	r := s.Report
 	s.Status = r.Status()
 	s.Reason = statusReason(r)
 	s.Target = fleetTarget(r)
 	s.Deadline = r.HardDate
 	s.Headroom = r.Plan.Headroom
-	if v, ok := reportVersion(r); ok {
+	if v, ok := r.ClusterVersion(); ok {
 		s.Version = v.Canonical()
 	}
 	s.Changes, s.Waiting, s.Unknown = r.Counts()
@@ -675,8 +518,9 @@ func (r *Report) Judged() bool {
 	return r.Actual != nil && !r.Actual.NoTarget && !r.Plan.Unverified
 }
 
-// countText is a count as the tables print it: "-" when none was judged.
-func countText(n *int) string {
+// CountText is a count of Report.Counts as the tables print it: "-" when
+// none was judged.
+func CountText(n *int) string {
 	if n == nil {
 		return "-"
 	}
@@ -710,7 +554,7 @@ func statusReason(r *Report) string {
 	case StatusNoTarget:
 		return r.Actual.NoTargetReason
 	case StatusUnknown:
-		return "not read: " + join(groupUnknowns(r.Plan.Unknowns))
+		return "not read: " + join(GroupUnknowns(r.Plan.Unknowns))
 	case StatusChanges:
 		reason := byKindText(r.Summary.ByKind)
 		if len(r.Plan.Waiting) > 0 {
@@ -737,10 +581,10 @@ func byKindText(byKind map[string]int) string {
 	return strings.Join(parts, ", ")
 }
 
-// reportVersion is the cluster's version a report read: the API server's
-// when it was read, else the provider's (a managed cluster read through its
-// provider alone).
-func reportVersion(r *Report) (kube.Version, bool) {
+// ClusterVersion is the cluster's version the report read: the API
+// server's when it was read, else the provider's (a managed cluster read
+// through its provider alone); false when neither was read.
+func (r *Report) ClusterVersion() (kube.Version, bool) {
 	if v := r.Actual.Versions; v.Known {
 		return v.Value.APIServer, true
 	}
@@ -750,4 +594,33 @@ func reportVersion(r *Report) (kube.Version, bool) {
 		}
 	}
 	return kube.Version{}, false
+}
+
+// GroupUnknowns says each reason once: the plan's unknowns that share
+// their reason (code and words) become one line naming every subject, in
+// the order they came ("server version, nodes and layer flannel: no bench
+// kubeconfig at …"); an unknown whose reason no other shares is kept as it
+// is. The JSON keeps every unknown apart.
+func GroupUnknowns(unknowns []topology.UnknownPart) []string {
+	type group struct {
+		parts []string
+		why   topology.Why
+	}
+	var order []*group
+	byReason := map[topology.Why]*group{}
+	for _, u := range unknowns {
+		why := topology.Because(u.Reason, u.Message)
+		if g, seen := byReason[why]; seen {
+			g.parts = append(g.parts, u.Subject.Text)
+			continue
+		}
+		g := &group{parts: []string{u.Subject.Text}, why: why}
+		byReason[why] = g
+		order = append(order, g)
+	}
+	out := make([]string, 0, len(order))
+	for _, g := range order {
+		out = append(out, kube.JoinAnd(g.parts)+": "+g.why.Text)
+	}
+	return out
 }

@@ -3,7 +3,6 @@ package action
 import (
 	"context"
 	"fmt"
-	"io"
 
 	"nestor.dev/nestor/plan"
 	"nestor.dev/nestor/probes"
@@ -67,20 +66,6 @@ func DecideNext(s *Stack, obs *topology.Observed) *NextStep {
 		n.Run = phaseRunbook(s, np.Phase)
 	}
 	return n
-}
-
-// WriteText writes next's human answer.
-func (n *NextStep) WriteText(w io.Writer) {
-	switch {
-	case n.Done:
-		fmt.Fprintf(w, "Stack %s: every phase is done (%s).\n", n.Stack, n.Why)
-	case n.Unknown:
-		fmt.Fprintf(w, "Stack %s: next phase unknown — %s\n", n.Stack, n.Why)
-		fmt.Fprintf(w, "Next: %s\n", n.Run)
-	default:
-		fmt.Fprintf(w, "Stack %s: next phase is %s — %s\n", n.Stack, n.Phase, n.Why)
-		fmt.Fprintf(w, "Run:  %s\n", n.Run)
-	}
 }
 
 // phaseRunbook says what runs phase p of stack s (RUNBOOK.md's phase

@@ -91,9 +91,9 @@ type Report struct {
 	// nil when no calendar gives one.
 	HardDate *upgrade.HardDate `json:"hard_date,omitempty"`
 
-	// topology is the stack's topology, for the positions of its keys in
+	// Topology is the stack's topology, for the positions of its keys in
 	// the machine formats (nil for a report not built by NewReport).
-	topology *topology.Topology
+	Topology *topology.Topology `json:"-"`
 }
 
 // StackInfo names the stack and its file.
@@ -135,10 +135,10 @@ type Desired struct {
 	AutoUpgrade *bool           `json:"auto_upgrade,omitempty"`
 }
 
-// declaresPools reports whether the stack declares its machines as a
+// DeclaresPools reports whether the stack declares its machines as a
 // provider's pools (pools:) rather than as nodes (nodes:): the views count
 // and locate them by what was declared, not by the target kind.
-func (d Desired) declaresPools() bool { return len(d.Pools) > 0 }
+func (d Desired) DeclaresPools() bool { return len(d.Pools) > 0 }
 
 // Summary counts the plan: Changes are steps that would change the cluster;
 // Undeclared are information; Unknown counts the parts of ACTUAL not read.
@@ -166,7 +166,7 @@ func NewReport(k probes.Kind, op *probes.Opened, obs *topology.Observed, asOf ti
 		AsOf:          asOf.Format(time.DateOnly),
 		Stack:         StackInfo{Name: t.Name, File: t.Path, TargetKind: t.TargetKind},
 		Actual:        obs,
-		topology:      t,
+		Topology:      t,
 	}
 	switch {
 	case op.Kubeconfig.Source == probes.SourceBench:

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
 	"maps"
 	"os"
@@ -13,8 +12,6 @@ import (
 	"slices"
 	"strings"
 	"syscall"
-
-	"gopkg.in/yaml.v3"
 
 	"nestor.dev/nestor/probes"
 	"nestor.dev/nestor/stacks"
@@ -66,39 +63,17 @@ func (c Config) StackList() ([]StackRow, error) {
 	return rows, nil
 }
 
-// WriteStackList writes the human table of rows.
-func WriteStackList(w io.Writer, rows []StackRow) error {
-	tw := newTable("")
-	tw.row("ACTIVE", "NAME", "TARGET KIND", "ENDPOINT")
-	for _, r := range rows {
-		mark := ""
-		if r.Active {
-			mark = "*"
-		}
-		kind, ep := r.TargetKind, r.Endpoint
-		if r.Error != "" {
-			kind = "INVALID"
-			ep = "(nestor stack show " + r.Name + ")"
-		}
-		if ep == "" {
-			ep = "<none>"
-		}
-		tw.row(mark, r.Name, kind, ep)
-	}
-	return tw.write(w)
-}
-
 // StackShowDoc is `stack show`'s document: the topology as loaded. Its
 // JSON is the topology's keys with path, warnings (when any),
-// resolved_paths and format_version; its YAML (WriteYAML) is a topology
+// resolved_paths and format_version; its YAML (views.StackShow) is a topology
 // file that loads back, the rest in comments at its top.
 type StackShowDoc struct {
 	// Doc is the JSON document.
 	Doc map[string]any
-	// topology is Doc without what is not a topology key, and header the
+	// Topology is Doc without what is not a topology key, and Header the
 	// comment lines of the YAML.
-	topology map[string]any
-	header   []string
+	Topology map[string]any
+	Header   []string
 }
 
 // MarshalJSON writes Doc.
@@ -148,75 +123,7 @@ func (c Config) StackShow(sel Selection) (*StackShowDoc, error) {
 	}
 	v["resolved_paths"] = paths
 	v["format_version"] = StackListFormatVersion
-	return &StackShowDoc{Doc: v, topology: topo, header: header}, nil
-}
-
-// WriteYAML writes d as a topology file: its header comments, then the
-// topology's keys in the loader's order (topology.Keys), empty mappings
-// and lists left out.
-func (d *StackShowDoc) WriteYAML(w io.Writer) error {
-	var b strings.Builder
-	for _, h := range d.header {
-		b.WriteString("# " + strings.ReplaceAll(h, "\n", " ") + "\n")
-	}
-	enc := yaml.NewEncoder(&b)
-	enc.SetIndent(2)
-	if err := enc.Encode(orderedYAML(d.topology, "", topology.Keys())); err != nil {
-		return err
-	}
-	if err := enc.Close(); err != nil {
-		return err
-	}
-	_, err := io.WriteString(w, b.String())
-	return err
-}
-
-// orderedYAML is v (decoded JSON) as a YAML node whose mappings list their
-// keys in keys[at]'s order (at is where v is written, "nodes[]" for an
-// element of nodes:), empty mappings and lists left out.
-func orderedYAML(v any, at string, keys map[string][]string) *yaml.Node {
-	switch x := v.(type) {
-	case map[string]any:
-		n := &yaml.Node{Kind: yaml.MappingNode}
-		order := keys[at]
-		for _, k := range slices.Sorted(maps.Keys(x)) {
-			if !slices.Contains(order, k) {
-				order = append(order, k)
-			}
-		}
-		for _, k := range order {
-			val, ok := x[k]
-			if !ok || isEmpty(val) {
-				continue
-			}
-			child := k
-			if at != "" {
-				child = at + "." + k
-			}
-			n.Content = append(n.Content, &yaml.Node{Kind: yaml.ScalarNode, Value: k}, orderedYAML(val, child, keys))
-		}
-		return n
-	case []any:
-		n := &yaml.Node{Kind: yaml.SequenceNode}
-		for _, e := range x {
-			n.Content = append(n.Content, orderedYAML(e, at+"[]", keys))
-		}
-		return n
-	}
-	var n yaml.Node
-	_ = n.Encode(v)
-	return &n
-}
-
-// isEmpty: an empty mapping or list (a topology key written with nothing).
-func isEmpty(v any) bool {
-	switch x := v.(type) {
-	case map[string]any:
-		return len(x) == 0
-	case []any:
-		return len(x) == 0
-	}
-	return false
+	return &StackShowDoc{Doc: v, Topology: topo, Header: header}, nil
 }
 
 // FolderStack is the name of the stack of the stacks folder whose file is
@@ -435,6 +342,15 @@ func writeError(path string, err error) error {
 		return fmt.Errorf("cannot write %s: %s is not a folder", path, dir)
 	}
 	return fmt.Errorf("cannot write %s: %s", path, why)
+}
+
+// WriteFile writes data to path atomically: a temporary file in the same
+// folder (named .NAME.tmp-*, which node_exporter's textfile collector, reading
+// *.prom only, never reads), fsynced, renamed over path; an existing file
+// keeps its mode (0644 for a new one). A reader sees the old file or the
+// new one, never half of it.
+func WriteFile(path string, data []byte) error {
+	return writeFileAtomic(path, data, 0)
 }
 
 // CheckFolder is the check of a file to be written at path made before

@@ -1,8 +1,6 @@
 package action
 
 import (
-	"fmt"
-	"io"
 	"runtime/debug"
 	"strings"
 
@@ -183,37 +181,4 @@ func (b Build) Describe() string {
 // a product token, so without the parentheses of "(devel)").
 func (b Build) UserAgent() string {
 	return "nestor/" + strings.Trim(b.Version, "()")
-}
-
-// WriteBuild writes b for people: the first line is `nestor VERSION`
-// (what `nestor --version` prints), then the commit, the toolchain and the
-// platform.
-func WriteBuild(w io.Writer, b Build) error {
-	var sb strings.Builder
-	fmt.Fprintf(&sb, "nestor %s\n", b.Describe())
-	if b.VCS.Known {
-		c := b.VCS.Value
-		line := c.Revision
-		if c.Time != "" {
-			line += " (" + c.Time + ")"
-		}
-		if c.Modified {
-			line += ", with uncommitted changes"
-		}
-		fmt.Fprintf(&sb, "  commit:   %s\n", line)
-	} else {
-		fmt.Fprintf(&sb, "  commit:   unknown: %s\n", b.VCS.Reason)
-	}
-	fmt.Fprintf(&sb, "  go:       %s\n", orUnknown(b.GoVersion))
-	fmt.Fprintf(&sb, "  platform: %s/%s\n", b.OS, b.Arch)
-	fmt.Fprintf(&sb, "  runbook:  %s\n", b.RunbookURL)
-	_, err := io.WriteString(w, sb.String())
-	return err
-}
-
-func orUnknown(s string) string {
-	if s == "" {
-		return "unknown"
-	}
-	return s
 }

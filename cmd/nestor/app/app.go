@@ -24,6 +24,7 @@ import (
 	"k8s.io/klog/v2"
 
 	"nestor.dev/nestor/cmd/nestor/action"
+	"nestor.dev/nestor/cmd/nestor/views"
 	"nestor.dev/nestor/probes"
 	"nestor.dev/nestor/stacks"
 )
@@ -251,11 +252,17 @@ Exit codes: 0 success, 1 error or refused, 2 changes (preview and fleet with
 func (a *App) complete(g *globals) action.Config {
 	home, _ := a.Env("HOME")
 	c := action.Config{
-		Log: a.ErrOut, LogColor: a.colorFor(a.StderrTTY), Env: a.Env, Home: home,
+		Log: a.ErrOut, Env: a.Env, Home: home,
 		StacksFlag: g.stacks, Stacks: stacks.Store{Dir: stacks.Dir(g.stacks, a.Env)},
 		Kubeconfig: g.kubeconfig, Context: g.context, Timeout: g.timeout, AsOf: time.Now(),
 		Exec: a.Run, UserAgent: UserAgent(),
 		Interactive: true, Prompter: a.Prompter,
+	}
+	// The guard's view is drawn on stderr in its colour, but for the
+	// record of an access proven, which is never coloured.
+	logColor := a.colorFor(a.StderrTTY)
+	c.ShowTarget = func(v probes.GuardView, part action.TargetPart) {
+		views.Target(a.ErrOut, v, part, logColor && part != action.TargetProven)
 	}
 	if sp, ok := a.Prompter.(SurveyPrompter); ok {
 		// The prompt is drawn on stderr: stderr's colour rule.

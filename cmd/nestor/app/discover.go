@@ -8,6 +8,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"nestor.dev/nestor/cmd/nestor/action"
+	"nestor.dev/nestor/cmd/nestor/views"
 	"nestor.dev/nestor/probes/ssh"
 )
 
@@ -120,5 +121,5 @@ func runDiscover(a *App, g *globals, cmd *cobra.Command, o *discoverFlags) error
 		_, err = a.Out.Write(draft)
 		return err
 	}
-	return write(a.Out, o.out.value, r, func(w io.Writer) error { r.WriteText(w, s, a.color()); return nil })
+	return write(a.Out, o.out.value, r, func(w io.Writer) error { views.Discover(w, r, s, a.color()); return nil })
 }

@@ -8,6 +8,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"nestor.dev/nestor/cmd/nestor/action"
+	"nestor.dev/nestor/cmd/nestor/views"
 )
 
 func newFleetCmd(a *App, g *globals) *cobra.Command {
@@ -84,7 +85,7 @@ changes or are waiting and none failed, 1 any stack could not be judged.
 			if err != nil {
 				return errors.Join(err, out.emitFailure(a, action.NewFailure(nil, err)))
 			}
-			if err := out.emit(a, r, func(w io.Writer) error { return r.WriteText(w, detailed) }); err != nil {
+			if err := out.emit(a, r, func(w io.Writer) error { return views.Fleet(w, r, detailed) }); err != nil {
 				return err
 			}
 			if code := r.ExitCode(); detailedExit && code != action.ExitOK {

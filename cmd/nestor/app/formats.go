@@ -10,10 +10,11 @@ import (
 	"github.com/spf13/cobra"
 
 	"nestor.dev/nestor/cmd/nestor/action"
+	"nestor.dev/nestor/cmd/nestor/formats"
 	"nestor.dev/nestor/kube"
 )
 
-// documentFormats are the machine formats drawn from an action.Document
+// documentFormats are the machine formats drawn from action.Documents
 // (preview and fleet): CI and cron outputs, and the calendar (ics).
 var documentFormats = []string{"sarif", "junit", "prometheus", "markdown", "ics"}
 
@@ -22,19 +23,19 @@ func document(format string) bool { return slices.Contains(documentFormats, form
 
 // writeDocument writes d in format (one of documentFormats), the read
 // having finished at readAt.
-func writeDocument(w io.Writer, format string, d action.Document, readAt time.Time) error {
+func writeDocument(w io.Writer, format string, d action.Documents, readAt time.Time) error {
 	switch format {
 	case "sarif":
 		b := Build()
-		return d.WriteSARIF(w, action.SARIFOptions{ToolVersion: b.Describe(), ToolSemanticVersion: b.SemanticVersion(), InformationURI: ProjectURL, RunbookURI: b.RunbookURL})
+		return formats.WriteSARIF(w, d, formats.SARIFOptions{ToolVersion: b.Describe(), ToolSemanticVersion: b.SemanticVersion(), InformationURI: ProjectURL, RunbookURI: b.RunbookURL})
 	case "junit":
-		return d.WriteJUnit(w, action.JUnitOptions{ReadAt: readAt})
+		return formats.WriteJUnit(w, d, formats.JUnitOptions{ReadAt: readAt})
 	case "prometheus":
-		return d.WritePrometheus(w, action.PrometheusOptions{ReadAt: readAt})
+		return formats.WritePrometheus(w, d, formats.PrometheusOptions{ReadAt: readAt})
 	case "markdown":
-		return d.WriteMarkdown(w)
+		return formats.WriteMarkdown(w, d)
 	case "ics":
-		return d.WriteICS(w, action.ICSOptions{Stamp: readAt})
+		return formats.WriteICS(w, d, formats.ICSOptions{Stamp: readAt})
 	}
 	return fmt.Errorf("-o %s: not a document format", format)
 }

@@ -11,6 +11,7 @@ import (
 	"gopkg.in/yaml.v3"
 
 	"nestor.dev/nestor/cmd/nestor/action"
+	"nestor.dev/nestor/cmd/nestor/formats"
 )
 
 // outputFlag is -o/--output (or another format flag), rejected at parse time
@@ -74,24 +75,20 @@ func (f *outputFlag) register(cmd *cobra.Command) {
 	})
 }
 
-// jsonWriter is a model that writes its own -o json document, byte for
-// byte what json.Encoder with a two-space indent writes, piece by piece
-// (action.FleetReport: a fleet's document is the sum of its stacks'
-// reports).
-type jsonWriter interface{ WriteJSON(io.Writer) error }
-
 // write is the one output writer of every command that reports: the model v
-// as indented JSON, as YAML (through its JSON form, so both carry the same
-// field names), as a document format when v is an action.Document (see
-// writeDocument), or its human view text.
+// as indented JSON (a fleet's written one stack at a time,
+// formats.WriteFleetJSON: byte for byte what json.Encoder writes), as YAML
+// (through its JSON form, so both carry the same field names), as a
+// document format when v is action.Documents (see writeDocument), or its
+// human view text.
 func write(w io.Writer, format string, v any, text func(io.Writer) error) error {
-	if d, ok := v.(action.Document); ok && document(format) {
+	if d, ok := v.(action.Documents); ok && document(format) {
 		return writeDocument(w, format, d, time.Now())
 	}
 	switch format {
 	case "json":
-		if s, ok := v.(jsonWriter); ok {
-			return s.WriteJSON(w)
+		if f, ok := v.(*action.FleetReport); ok {
+			return formats.WriteFleetJSON(w, f)
 		}
 		enc := json.NewEncoder(w)
 		enc.SetIndent("", "  ")

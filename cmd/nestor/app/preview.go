@@ -7,6 +7,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"nestor.dev/nestor/cmd/nestor/action"
+	"nestor.dev/nestor/cmd/nestor/views"
 )
 
 func newPreviewCmd(a *App, g *globals) *cobra.Command {
@@ -62,7 +63,7 @@ exits 3 when a finding of that severity or worse exists (after the report;
 				return errors.Join(err, out.emitFailure(a, action.NewFailure(s, err)))
 			}
 			if err := out.emit(a, r, func(w io.Writer) error {
-				r.WriteView(w, action.View{Color: a.color(), Detailed: verbose}, s.Suggest)
+				views.Preview(w, r, views.PreviewOptions{Color: a.color(), Detailed: verbose}, s.Suggest)
 				return nil
 			}); err != nil {
 				return err
@@ -112,7 +113,7 @@ the next step is to make the target readable, not to install anything.`,
 			if err != nil {
 				return err
 			}
-			return write(a.Out, out.value, n, func(w io.Writer) error { n.WriteText(w); return nil })
+			return write(a.Out, out.value, n, func(w io.Writer) error { views.Next(w, n); return nil })
 		},
 	}
 	addStackFlags(a, g, cmd, &sel)
@@ -151,7 +152,7 @@ versioned document.`,
 				return err
 			}
 			return write(a.Out, out.value, r, func(w io.Writer) error {
-				r.WriteShell(w, a.ErrOut, shell.value)
+				views.Env(w, a.ErrOut, r, shell.value)
 				return nil
 			})
 		},

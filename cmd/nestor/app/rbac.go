@@ -1,9 +1,12 @@
 package app
 
 import (
+	"io"
+
 	"github.com/spf13/cobra"
 
 	"nestor.dev/nestor/cmd/nestor/action"
+	"nestor.dev/nestor/cmd/nestor/views"
 )
 
 func newRBACCmd(a *App, g *globals) *cobra.Command {
@@ -47,7 +50,7 @@ The text form is a YAML stream with the comments (kubectl apply -f takes it);
 			if err != nil {
 				return err
 			}
-			return write(a.Out, out.value, doc, doc.WriteText)
+			return write(a.Out, out.value, doc, func(w io.Writer) error { return views.RBAC(w, doc) })
 		},
 	}
 	addStackFlags(a, g, cmd, &sel)

@@ -7,6 +7,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"nestor.dev/nestor/cmd/nestor/action"
+	"nestor.dev/nestor/cmd/nestor/views"
 )
 
 func newStackCmd(a *App, g *globals) *cobra.Command {
@@ -54,7 +55,7 @@ func listStacks(a *App, g *globals, format string) error {
 		return nil
 	}
 	doc := action.StackList{FormatVersion: action.StackListFormatVersion, Stacks: rows}
-	return write(a.Out, format, doc, func(w io.Writer) error { return action.WriteStackList(w, rows) })
+	return write(a.Out, format, doc, func(w io.Writer) error { return views.StackList(w, rows) })
 }
 
 func newStackShowCmd(a *App, g *globals) *cobra.Command {
@@ -83,7 +84,7 @@ topology file that loads back, its resolved paths in comments at its top;
 			if out.value == "json" {
 				return write(a.Out, "json", v, nil)
 			}
-			return v.WriteYAML(a.Out) // text and yaml: the topology, which loads back
+			return views.StackShow(a.Out, v) // text and yaml: the topology, which loads back
 		},
 	}
 	addStackFlags(a, g, cmd, &sel)

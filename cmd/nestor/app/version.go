@@ -9,6 +9,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"nestor.dev/nestor/cmd/nestor/action"
+	"nestor.dev/nestor/cmd/nestor/views"
 )
 
 // What a release stamps at build time with -ldflags -X (.goreleaser.yaml),
@@ -67,7 +68,7 @@ The first line of the text is what nestor --version prints.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			b := Build()
-			return write(a.Out, out.value, b, func(w io.Writer) error { return action.WriteBuild(w, b) })
+			return write(a.Out, out.value, b, func(w io.Writer) error { return views.Build(w, b) })
 		},
 	}
 	out.register(cmd)

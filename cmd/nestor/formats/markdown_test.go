@@ -1,0 +1,52 @@
+package formats
+
+import (
+	"bytes"
+	"strings"
+	"testing"
+
+	"nestor.dev/nestor/cmd/nestor/action"
+)
+
+// TestGoldenMarkdown draws the preview and the mixed fleet as Markdown and
+// compares them with tests/testdata/golden/formats (go test
+// ./cmd/nestor/action -run Golden -update rewrites them).
+func TestGoldenMarkdown(t *testing.T) {
+	dir := t.TempDir()
+	var preview, fleet, failure bytes.Buffer
+	if err := WriteMarkdown(&preview, fixtureProd(t, dir)); err != nil {
+		t.Fatal(err)
+	}
+	if err := WriteMarkdown(&fleet, fixtureFleet(t, dir)); err != nil {
+		t.Fatal(err)
+	}
+	f := fixtureFleet(t, dir).Stacks[3]
+	if err := WriteMarkdown(&failure, (&action.Failure{Name: f.Name, File: f.File, Status: f.Status, Err: f.Err})); err != nil {
+		t.Fatal(err)
+	}
+	checkGolden(t, "preview.md", dir, preview.Bytes())
+	checkGolden(t, "fleet.md", dir, fleet.Bytes())
+	checkGolden(t, "failure.md", dir, failure.Bytes())
+}
+
+// TestMarkdownLiteral: text read from a cluster or a provider cannot make
+// markup, a mention, an issue reference, HTML or a new table cell or line
+// in the comment.
+func TestMarkdownLiteral(t *testing.T) {
+	r := fixtureProd(t, t.TempDir())
+	r.Plan.Steps[0].Reason = "see @admin #12 <img src=x> **bold** [x](http://evil) `code` a|b\nline2 _u_ ~s~"
+	var b bytes.Buffer
+	if err := WriteMarkdown(&b, r); err != nil {
+		t.Fatal(err)
+	}
+	var row string
+	for _, l := range strings.Split(b.String(), "\n") {
+		if strings.Contains(l, "&#64;admin") {
+			row = l
+		}
+	}
+	want := `| ~ | repair-node | dirqual2 | see &#64;admin &#35;12 &lt;img src=x&gt; \*\*bold\*\* \[x\](http://evil) ` + "\\`code\\`" + ` a\|b line2 \_u\_ \~s\~ |`
+	if row != want {
+		t.Errorf("row\n%s\nwant\n%s", row, want)
+	}
+}

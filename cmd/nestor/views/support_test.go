@@ -1,0 +1,39 @@
+package views
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"nestor.dev/nestor/kube"
+	"nestor.dev/nestor/plan"
+)
+
+// SupportText says what the calendar findings say, on the same days: 1.37's
+// end of life is 2027-10-28 (published); the notice starts 90 days before.
+func TestSupportTextFollowsTheFindingsRule(t *testing.T) {
+	v := kube.ParseVersion("v1.37.2")
+	day := func(s string) time.Time { d, _ := time.Parse(time.DateOnly, s); return d }
+	for _, tc := range []struct{ asOf, want, short string }{
+		{"2026-12-01", "supported upstream until 2027-10-28", "until 2027-10-28"},
+		{"2027-07-30", "end of life upstream on 2027-10-28, in 90 days", "EOL in 90 days"},
+		{"2027-10-28", "end of life upstream since 2027-10-28", "EOL since 2027-10-28"},
+	} {
+		if got := SupportText(v, day(tc.asOf), false); got != tc.want {
+			t.Errorf("%s: %q, want %q", tc.asOf, got, tc.want)
+		}
+		if got := SupportText(v, day(tc.asOf), true); got != tc.short {
+			t.Errorf("%s short: %q, want %q", tc.asOf, got, tc.short)
+		}
+		_, finding := plan.JudgeSupport(kube.UpstreamCalendar(), v, "x", day(tc.asOf))
+		if finding != (tc.asOf != "2026-12-01") {
+			t.Errorf("%s: a finding %v, while the view says %q", tc.asOf, finding, tc.want)
+		}
+	}
+	if got := SupportText(kube.ParseVersion("1.20.0"), day("2026-12-01"), true); got != "EOL" {
+		t.Errorf("a minor older than the calendar: %q, want EOL (the findings say past end of life)", got)
+	}
+	if got := SupportText(kube.ParseVersion("1.38.0"), day("2026-12-01"), false); !strings.Contains(got, "(estimated)") {
+		t.Errorf("an estimated date is not said: %q", got)
+	}
+}
