@@ -458,8 +458,8 @@ func TestSuspendedLayerIsNotRepaired(t *testing.T) {
 			t.Errorf("a step for a suspended layer: %+v", s)
 		}
 	}
-	if p.Status() == topology.StatusInSync || !strings.Contains(strings.Join(topology.Texts(p.Unknowns), "\n"), "layer cnpg: Cluster db/pg: reconciliation disabled") {
-		t.Errorf("status %s, unknowns %q", p.Status(), topology.Texts(p.Unknowns))
+	if p.Outcome() == topology.OutcomeInSync || !strings.Contains(strings.Join(topology.Texts(p.Unknowns), "\n"), "layer cnpg: Cluster db/pg: reconciliation disabled") {
+		t.Errorf("status %s, unknowns %q", p.Outcome(), topology.Texts(p.Unknowns))
 	}
 	for _, u := range p.Unknowns {
 		if u.Subject.Key == topology.LayerKey("cnpg") && u.Reason != topology.ReasonSuspended {

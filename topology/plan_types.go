@@ -193,44 +193,44 @@ func (p Plan) Changes() int {
 	return n
 }
 
-// Status is the one word nestor says of a stack's plan: what preview's
+// Outcome is the one word nestor says of a stack's plan: what preview's
 // summary line, --detailed-exitcode, fleet's STATUS column and fleet's exit
-// code all say, decided once (Plan.Status).
-type Status string
+// code all say, decided once (Plan.Outcome).
+type Outcome string
 
-// The statuses of a plan.
+// The outcomes of a plan.
 const (
-	// StatusInSync: every input of the judgement was read, and nothing is
+	// OutcomeInSync: every input of the judgement was read, and nothing is
 	// to change or moving.
-	StatusInSync Status = "in sync"
-	// StatusChanges: the plan has steps that would change the cluster.
-	StatusChanges Status = "changes"
-	// StatusWaiting: nothing to change, but the provider is moving objects
+	OutcomeInSync Outcome = "in sync"
+	// OutcomeChanges: the plan has steps that would change the cluster.
+	OutcomeChanges Outcome = "changes"
+	// OutcomeWaiting: nothing to change, but the provider is moving objects
 	// of the stack (creating, updating, deleting…).
-	StatusWaiting Status = "waiting"
-	// StatusUnknown: a part of ACTUAL the judgement needs could not be
+	OutcomeWaiting Outcome = "waiting"
+	// OutcomeUnknown: a part of ACTUAL the judgement needs could not be
 	// read.
-	StatusUnknown Status = "unknown"
-	// StatusNoTarget: nothing was read; the plan is unverified.
-	StatusNoTarget Status = "no target"
+	OutcomeUnknown Outcome = "unknown"
+	// OutcomeNoTarget: nothing was read; the plan is unverified.
+	OutcomeNoTarget Outcome = "no target"
 )
 
-// Status decides p's status, in this order: no target (the plan is
+// Outcome decides p's outcome, in this order: no target (the plan is
 // unverified), unknown (any part of ACTUAL not read: a plan built on an
 // unknown is never in sync), changes, waiting (anything the provider is
 // moving is never in sync), in sync. Findings never change it.
-func (p Plan) Status() Status {
+func (p Plan) Outcome() Outcome {
 	switch {
 	case p.Unverified:
-		return StatusNoTarget
+		return OutcomeNoTarget
 	case len(p.Unknowns) > 0:
-		return StatusUnknown
+		return OutcomeUnknown
 	case p.Changes() > 0:
-		return StatusChanges
+		return OutcomeChanges
 	case len(p.Waiting) > 0:
-		return StatusWaiting
+		return OutcomeWaiting
 	}
-	return StatusInSync
+	return OutcomeInSync
 }
 
 // StepRef names plan step s for the findings that concern it

@@ -395,7 +395,7 @@ func TestBuildPlanClusterDeleting(t *testing.T) {
 	obs := &topology.Observed{Kapsule: k, Layers: []topology.LayerState{{Name: "argocd", Declared: true, Health: topology.Absent, Reason: "not found"}},
 		Storage: topology.UnknownFact[topology.StorageState](topology.Because(topology.ReasonFailed, "not read"))}
 	p := plan.Build(tp, obs, Rules{}, plan.Options{})
-	if len(p.Steps) != 0 || len(p.Unknowns) != 0 || p.Held == "" || p.Status() != topology.StatusWaiting {
-		t.Errorf("plan = %+v, status %s", p, p.Status())
+	if len(p.Steps) != 0 || len(p.Unknowns) != 0 || p.Held == "" || p.Outcome() != topology.OutcomeWaiting {
+		t.Errorf("plan = %+v, status %s", p, p.Outcome())
 	}
 }

@@ -14,7 +14,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -57,11 +56,25 @@ func (r Refusing) Confirm(message string, _ bool) (bool, error) {
 	return false, fmt.Errorf("cannot ask %q: %s", message, r.Why)
 }
 
+// Logger receives one message for the operator: a note, a warning, the
+// context of a question or progress, without a trailing newline (a message
+// may hold several lines). The command line writes each on standard error,
+// as Helm's action configuration logs through a function and never prints.
+type Logger func(message string)
+
+// logf says the message format and args make on c.Log, when set.
+func (c Config) logf(format string, args ...any) {
+	if c.Log != nil {
+		c.Log(fmt.Sprintf(format, args...))
+	}
+}
+
 // Config is what every action needs from the process, completed once
 // before any command runs and never changed afterwards.
 type Config struct {
-	// Log receives notes, warnings, prompts' context and progress (stderr).
-	Log io.Writer
+	// Log receives notes, warnings, prompts' context and progress, one
+	// message per call (nil drops them).
+	Log Logger
 	// ShowTarget, when set, shows part of the guard's view of the target
 	// to the operator on Log: Open's before any request and before the
 	// question, discover --cp's once access is proven without one.
@@ -192,13 +205,10 @@ func (c Config) loadFile(path string) (*topology.Topology, error) {
 	return t, nil
 }
 
-// warnTopology writes the topology's load warnings on Log.
+// warnTopology says the topology's load warnings on Log.
 func (c Config) warnTopology(t *topology.Topology) {
-	if c.Log == nil {
-		return
-	}
 	for _, w := range t.Warnings {
-		fmt.Fprintf(c.Log, "Warning: %s\n", w)
+		c.logf("Warning: %s", w)
 	}
 }
 
@@ -360,7 +370,7 @@ func (c Config) Resolve(s *Stack) (probes.Kubeconfig, *probes.NoTarget, error) {
 // a KUBECONFIG list: missing and empty entries).
 func (c Config) warn(kc probes.Kubeconfig) {
 	for _, w := range kc.Warnings {
-		fmt.Fprintf(c.Log, "Warning: %s\n", w)
+		c.logf("Warning: %s", w)
 	}
 }
 
@@ -393,10 +403,10 @@ func explained(err error, format string, args ...any) error {
 // is not the stack's before anything was sent to it.
 func (c Config) notContacted(endpoint, wrote string) {
 	if wrote == "" {
-		fmt.Fprintf(c.Log, "Not confirmed: nothing was sent to %s; nothing was written.\n", endpoint)
+		c.logf("Not confirmed: nothing was sent to %s; nothing was written.", endpoint)
 		return
 	}
-	fmt.Fprintf(c.Log, "Not confirmed: nothing was sent to %s; %s stays written, nothing else was.\n", endpoint, wrote)
+	c.logf("Not confirmed: nothing was sent to %s; %s stays written, nothing else was.", endpoint, wrote)
 }
 
 func (c Config) notConfirmed(endpoint, wrote string) {
@@ -405,10 +415,10 @@ func (c Config) notConfirmed(endpoint, wrote string) {
 		what = endpoint
 	}
 	if wrote == "" {
-		fmt.Fprintf(c.Log, "Not confirmed: stopped before reading anything more of %s; nothing was written.\n", what)
+		c.logf("Not confirmed: stopped before reading anything more of %s; nothing was written.", what)
 		return
 	}
-	fmt.Fprintf(c.Log, "Not confirmed: stopped before reading anything more of %s; %s stays written, nothing else was.\n", what, wrote)
+	c.logf("Not confirmed: stopped before reading anything more of %s; %s stays written, nothing else was.", what, wrote)
 }
 
 // noTargetFix is the command that gives stack s a target.

@@ -17,24 +17,24 @@ import (
 type Failure struct {
 	Name, File string
 	TargetKind topology.TargetKind
-	// Status is StatusRefused, StatusUnreachable, StatusInvalid or
-	// StatusInterrupted.
-	Status topology.Status
-	Err    error
+	// Outcome is OutcomeRefused, OutcomeUnreachable, OutcomeInvalid or
+	// OutcomeInterrupted.
+	Outcome topology.Outcome
+	Err     error
 	// Topology is the stack's topology when it loaded (nil otherwise).
 	Topology *topology.Topology
 }
 
-// StatusInterrupted is a Failure's status when the read was cancelled.
-const StatusInterrupted topology.Status = "interrupted"
+// OutcomeInterrupted is a Failure's outcome when the read was cancelled.
+const OutcomeInterrupted topology.Outcome = "interrupted"
 
 // NewFailure returns the failure of a preview of stack s (nil when it did
 // not load) that ended with err. A stack that did not load is named after
 // the file its load error names.
 func NewFailure(s *Stack, err error) *Failure {
-	f := &Failure{Err: err, Status: fleetError(err)}
+	f := &Failure{Err: err, Outcome: fleetError(err)}
 	if errors.Is(err, context.Canceled) {
-		f.Status = StatusInterrupted
+		f.Outcome = OutcomeInterrupted
 	}
 	switch {
 	case s != nil && s.Topology != nil:
@@ -56,7 +56,7 @@ func NewFailure(s *Stack, err error) *Failure {
 type StackDoc struct {
 	Name, File string
 	Kind       topology.TargetKind
-	Status     topology.Status
+	Outcome    topology.Outcome
 	Reason     string
 	// Err is why no report was made (nil with a Report).
 	Err    error
@@ -84,7 +84,7 @@ var (
 
 // Docs returns the report's one stack.
 func (r *Report) Docs() []StackDoc {
-	return []StackDoc{{Name: r.Stack.Name, File: r.Stack.File, Kind: r.Stack.TargetKind, Status: r.Status(), Report: r, Topology: r.Topology}}
+	return []StackDoc{{Name: r.Stack.Name, File: r.Stack.File, Kind: r.Stack.TargetKind, Outcome: r.Outcome(), Report: r, Topology: r.Topology}}
 }
 
 // Docs returns every stack of the fleet, by the fleet's order; a stack
@@ -92,7 +92,7 @@ func (r *Report) Docs() []StackDoc {
 func (f *FleetReport) Docs() []StackDoc {
 	out := make([]StackDoc, 0, len(f.Stacks))
 	for _, s := range f.Stacks {
-		d := StackDoc{Name: s.Name, File: s.File, Kind: s.TargetKind, Status: s.Status, Reason: s.Reason, Report: s.Report, Err: s.Err, Topology: s.Topology}
+		d := StackDoc{Name: s.Name, File: s.File, Kind: s.TargetKind, Outcome: s.Outcome, Reason: s.Reason, Report: s.Report, Err: s.Err, Topology: s.Topology}
 		if s.Report != nil {
 			d.Topology = s.Report.Topology
 		} else if d.Err == nil {
@@ -105,7 +105,7 @@ func (f *FleetReport) Docs() []StackDoc {
 
 // Docs returns the failed stack, without a report.
 func (f *Failure) Docs() []StackDoc {
-	return []StackDoc{{Name: f.Name, File: f.File, Kind: f.TargetKind, Status: f.Status, Reason: f.Err.Error(), Err: f.Err, Topology: f.Topology}}
+	return []StackDoc{{Name: f.Name, File: f.File, Kind: f.TargetKind, Outcome: f.Outcome, Reason: f.Err.Error(), Err: f.Err, Topology: f.Topology}}
 }
 
 // ErrorFormatVersion is the version of the JSON (and YAML) document a
@@ -119,10 +119,10 @@ const ErrorFormatVersion = 1
 // is the error's, whatever the format.
 func (f *Failure) MarshalJSON() ([]byte, error) {
 	type errorPart struct {
-		Kind    topology.Status `json:"kind"`
-		Message string          `json:"message"`
-		Stack   string          `json:"stack,omitempty"`
-		File    string          `json:"file,omitempty"`
+		Kind    topology.Outcome `json:"kind"`
+		Message string           `json:"message"`
+		Stack   string           `json:"stack,omitempty"`
+		File    string           `json:"file,omitempty"`
 	}
 	msg := ""
 	if f.Err != nil {
@@ -131,5 +131,5 @@ func (f *Failure) MarshalJSON() ([]byte, error) {
 	return json.Marshal(struct {
 		FormatVersion int       `json:"format_version"`
 		Error         errorPart `json:"error"`
-	}{ErrorFormatVersion, errorPart{Kind: f.Status, Message: msg, Stack: f.Name, File: f.File}})
+	}{ErrorFormatVersion, errorPart{Kind: f.Outcome, Message: msg, Stack: f.Name, File: f.File}})
 }

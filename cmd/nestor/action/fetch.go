@@ -89,7 +89,7 @@ func (f Fetch) fetchKubeconfig(ctx context.Context, s *Stack, node string, o Fet
 	}
 	if f.Kubeconfig == "" {
 		if v, ok := f.Env("KUBECONFIG"); ok && strings.Trim(v, string(filepath.ListSeparator)) != "" {
-			fmt.Fprintf(f.Log, "Note: KUBECONFIG is exported (%s): other nestor commands read it before the topology's kubeconfig:; unset it to use %s.\n", v, dest)
+			f.logf("Note: KUBECONFIG is exported (%s): other nestor commands read it before the topology's kubeconfig:; unset it to use %s.", v, dest)
 		}
 	}
 	return f.prove(ctx, s, kc, dest)
@@ -103,7 +103,7 @@ func (f Fetch) fetch(ctx context.Context, t *topology.Topology, node string, o F
 		return nil, err
 	}
 	for _, n := range notes {
-		fmt.Fprintf(f.Log, "Note: %s\n", n)
+		f.logf("Note: %s", n)
 	}
 	args, err := ssh.SSHArgs(fo)
 	if err != nil {
@@ -113,7 +113,7 @@ func (f Fetch) fetch(ctx context.Context, t *topology.Topology, node string, o F
 	if remote == "" {
 		remote = ssh.DefaultRemotePath
 	}
-	fmt.Fprintf(f.Log, "Fetching %s from %s: ssh %s\n", remote, node, strings.Join(args, " "))
+	f.logf("Fetching %s from %s: ssh %s", remote, node, strings.Join(args, " "))
 	sctx := ctx
 	if !f.Interactive {
 		var cancel context.CancelFunc
@@ -124,9 +124,9 @@ func (f Fetch) fetch(ctx context.Context, t *topology.Topology, node string, o F
 	if err != nil {
 		return nil, fmt.Errorf("nothing written: %w", err)
 	}
-	fmt.Fprintf(f.Log, "Fetched a kubeconfig: context %s, cluster %s, user %s, server %s.\n", ac.Context, ac.Cluster, ac.User, ac.Server)
+	f.logf("Fetched a kubeconfig: context %s, cluster %s, user %s, server %s.", ac.Context, ac.Cluster, ac.User, ac.Server)
 	if ac.RewrittenFrom != "" {
-		fmt.Fprintf(f.Log, "Rewrote its server %s (a loopback address of the node) to %s, the node's address.\n", ac.RewrittenFrom, ac.Server)
+		f.logf("Rewrote its server %s (a loopback address of the node) to %s, the node's address.", ac.RewrittenFrom, ac.Server)
 	}
 	return ac, nil
 }
@@ -136,7 +136,7 @@ func (f Fetch) fetch(ctx context.Context, t *topology.Topology, node string, o F
 // refused without a prompt, and written only when the operator confirms.
 func (f Fetch) acceptServer(t *topology.Topology, node string, ac *ssh.AdminConf) error {
 	if t.Endpoint == "" {
-		fmt.Fprintf(f.Log, "WARNING: %s declares no endpoint:, so nestor cannot check that %s is this stack's API server.\n", t.Path, ac.Server)
+		f.logf("WARNING: %s declares no endpoint:, so nestor cannot check that %s is this stack's API server.", t.Path, ac.Server)
 		return nil
 	}
 	same, err := topology.SameEndpoint(ac.Server, t.Endpoint)
@@ -149,13 +149,13 @@ func (f Fetch) acceptServer(t *topology.Topology, node string, ac *ssh.AdminConf
 		return fmt.Errorf("nothing written: the kubeconfig from %s points at %s, but %s declares endpoint: %s; "+
 			"--no-input writes only a kubeconfig of the declared endpoint (fix endpoint:, or run in a terminal to review it)", node, ac.Server, t.Path, t.Endpoint)
 	}
-	fmt.Fprintf(f.Log, "WARNING: the fetched server %s is not the endpoint: %s declared in %s.\n", ac.Server, t.Endpoint, t.Path)
+	f.logf("WARNING: the fetched server %s is not the endpoint: %s declared in %s.", ac.Server, t.Endpoint, t.Path)
 	ok, err := f.Prompter.Confirm(fmt.Sprintf("Write this kubeconfig of %s for stack %s anyway?", ac.Server, t.Name), false)
 	if err != nil {
 		return err
 	}
 	if !ok {
-		fmt.Fprintln(f.Log, "Nothing written.")
+		f.logf("Nothing written.")
 		return SilentError{Code: ExitError}
 	}
 	return nil
@@ -168,7 +168,7 @@ func (f Fetch) write(dest, node string, ac *ssh.AdminConf) error {
 	old, err := os.ReadFile(dest)
 	switch {
 	case err == nil && bytes.Equal(old, ac.Data):
-		fmt.Fprintf(f.Log, "%s unchanged: it already holds this kubeconfig.\n", dest)
+		f.logf("%s unchanged: it already holds this kubeconfig.", dest)
 		return nil
 	case err == nil:
 		diff := describeKubeconfigChange(old, ac)
@@ -176,13 +176,13 @@ func (f Fetch) write(dest, node string, ac *ssh.AdminConf) error {
 			return fmt.Errorf("not replaced: %s already exists and differs from the kubeconfig of %s:\n%s\n--no-input never replaces an existing kubeconfig: review it in a terminal (nestor discover --cp %s), or move it away first",
 				dest, node, diff, node)
 		}
-		fmt.Fprintf(f.Log, "%s already exists and differs from the kubeconfig of %s:\n%s\n", dest, node, diff)
+		f.logf("%s already exists and differs from the kubeconfig of %s:\n%s", dest, node, diff)
 		ok, err := f.Prompter.Confirm(fmt.Sprintf("Replace %s?", dest), false)
 		if err != nil {
 			return err
 		}
 		if !ok {
-			fmt.Fprintf(f.Log, "Not replaced: %s is unchanged.\n", dest)
+			f.logf("Not replaced: %s is unchanged.", dest)
 			return SilentError{Code: ExitError}
 		}
 	case !errors.Is(err, fs.ErrNotExist):
@@ -194,7 +194,7 @@ func (f Fetch) write(dest, node string, ac *ssh.AdminConf) error {
 	if err := writeFileAtomic(dest, ac.Data, 0o600); err != nil {
 		return fmt.Errorf("write %s: %v", dest, err)
 	}
-	fmt.Fprintf(f.Log, "Wrote %s (mode 0600).\n", dest)
+	f.logf("Wrote %s (mode 0600).", dest)
 	return nil
 }
 
@@ -206,7 +206,7 @@ func (f Fetch) prove(ctx context.Context, s *Stack, kc probes.Kubeconfig, dest s
 	var silent SilentError
 	switch {
 	case errors.As(err, &silent):
-		fmt.Fprintf(f.Log, "%s stays written; access was not confirmed as stack %s.\n", dest, s.Name)
+		f.logf("%s stays written; access was not confirmed as stack %s.", dest, s.Name)
 		return err
 	case err != nil:
 		return fmt.Errorf("wrote %s, but access is not proven: %w", dest, err)
@@ -219,11 +219,11 @@ func (f Fetch) prove(ctx context.Context, s *Stack, kc probes.Kubeconfig, dest s
 		f.show(*view, TargetProven)
 	}
 	if !view.Nodes.Known {
-		fmt.Fprintf(f.Log, "Access partly proven: %s answers, but its nodes could not be read (%s). Next: %s\n",
+		f.logf("Access partly proven: %s answers, but its nodes could not be read (%s). Next: %s",
 			view.Target.Endpoint, view.Nodes.Reason, s.Suggest("preview"))
 		return nil
 	}
-	fmt.Fprintf(f.Log, "Access proven: %s answers with %d node(s). Next: %s\n", view.Target.Endpoint, len(view.Nodes.Value), s.Suggest("preview"))
+	f.logf("Access proven: %s answers with %d node(s). Next: %s", view.Target.Endpoint, len(view.Nodes.Value), s.Suggest("preview"))
 	return nil
 }
 

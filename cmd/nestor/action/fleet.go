@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
 	"path/filepath"
 	"runtime"
@@ -26,17 +25,18 @@ import (
 // report is preview's document of format version 2 (typed claims).
 const FleetFormatVersion = 3
 
-// The fleet's statuses: a report's (topology.Status: in sync, changes,
-// waiting, unknown, no target), or why no report could be made.
+// The fleet's outcomes, its STATUS column: a report's (topology.Outcome:
+// in sync, changes, waiting, unknown, no target), or why no report could be
+// made.
 const (
-	StatusInSync      = topology.StatusInSync
-	StatusChanges     = topology.StatusChanges
-	StatusWaiting     = topology.StatusWaiting
-	StatusUnknown     = topology.StatusUnknown
-	StatusNoTarget    = topology.StatusNoTarget
-	StatusRefused     = topology.Status("refused")
-	StatusUnreachable = topology.Status("unreachable")
-	StatusInvalid     = topology.Status("invalid")
+	OutcomeInSync      = topology.OutcomeInSync
+	OutcomeChanges     = topology.OutcomeChanges
+	OutcomeWaiting     = topology.OutcomeWaiting
+	OutcomeUnknown     = topology.OutcomeUnknown
+	OutcomeNoTarget    = topology.OutcomeNoTarget
+	OutcomeRefused     = topology.Outcome("refused")
+	OutcomeUnreachable = topology.Outcome("unreachable")
+	OutcomeInvalid     = topology.Outcome("invalid")
 )
 
 // FleetReport is fleet's model: the JSON document and the source of the
@@ -48,17 +48,17 @@ type FleetReport struct {
 	Stacks []FleetStack `json:"stacks"`
 }
 
-// FleetStack is one stack's line: its status, why (every status but in
+// FleetStack is one stack's line: its outcome, why (every outcome but in
 // sync), where it was read, its version and counts, and, when a report
 // could be made, exactly preview's JSON document for it.
 type FleetStack struct {
 	Name       string              `json:"name"`
 	File       string              `json:"file"`
 	TargetKind topology.TargetKind `json:"target_kind,omitempty"`
-	// Status is one word: in sync, changes, waiting, unknown, no target
-	// (the report's, topology.Plan.Status), refused, unreachable, invalid
+	// Outcome is one word: in sync, changes, waiting, unknown, no target
+	// (the report's, topology.Plan.Outcome), refused, unreachable, invalid
 	// (no report could be made).
-	Status topology.Status `json:"status"`
+	Outcome topology.Outcome `json:"status"`
 	// Reason says why the stack is not in sync: the changes by kind, what
 	// the provider is moving, the parts not read, why nothing was read or
 	// why no report could be made ("" in sync).
@@ -125,9 +125,7 @@ func (f Fleet) Run(ctx context.Context) (*FleetReport, error) {
 	c := f.Config.NoPrompt("nestor fleet never prompts: each stack's endpoint is checked against its endpoint:")
 	c = c.ownKubeconfigs()
 	c.Exec = onceLimactl(c.Exec)
-	if c.Log != nil {
-		c.Log = &onceLines{w: c.Log, seen: map[string]bool{}}
-	}
+	c.Log = once(c.Log)
 	par := f.Parallel
 	if par <= 0 {
 		par = 8
@@ -154,14 +152,14 @@ func (f Fleet) Run(ctx context.Context) (*FleetReport, error) {
 			case sem <- struct{}{}:
 				defer func() { <-sem }()
 			case <-ctx.Done():
-				out[i] = FleetStack{Name: e.Name, File: e.Path, Status: StatusUnknown, Reason: "not read: " + probes.StopWords(ctx.Err())}
+				out[i] = FleetStack{Name: e.Name, File: e.Path, Outcome: OutcomeUnknown, Reason: "not read: " + probes.StopWords(ctx.Err())}
 				return
 			}
 			if e.Topology == nil && e.Err == nil {
 				select {
 				case parsing <- struct{}{}:
 				case <-ctx.Done():
-					out[i] = FleetStack{Name: e.Name, File: e.Path, Status: StatusUnknown, Reason: "not read: " + probes.StopWords(ctx.Err())}
+					out[i] = FleetStack{Name: e.Name, File: e.Path, Outcome: OutcomeUnknown, Reason: "not read: " + probes.StopWords(ctx.Err())}
 					return
 				}
 				e.Load()
@@ -213,13 +211,11 @@ func (c Config) ownKubeconfigs() Config {
 	if len(ignored) == 0 {
 		return c
 	}
-	if c.Log != nil {
-		verb := "is"
-		if len(ignored) > 1 {
-			verb = "are"
-		}
-		fmt.Fprintf(c.Log, "Note: fleet reads each stack through its own kubeconfig: (or its kind's own) and that file's current context; %s %s not used.\n", kube.JoinAnd(ignored), verb)
+	verb := "is"
+	if len(ignored) > 1 {
+		verb = "are"
 	}
+	c.logf("Note: fleet reads each stack through its own kubeconfig: (or its kind's own) and that file's current context; %s %s not used.", kube.JoinAnd(ignored), verb)
 	env := c.Env
 	c.Kubeconfig, c.Context = "", ""
 	c.Env = func(k string) (string, bool) {
@@ -297,8 +293,8 @@ func entryNames(es []stacks.Entry) string {
 	return strings.Join(names, ", ")
 }
 
-// fleetStack previews one stack and says its status; every failure is
-// the stack's own status, never the fleet's error. e is loaded (Run parses
+// fleetStack previews one stack and says its outcome; every failure is
+// the stack's own outcome, never the fleet's error. e is loaded (Run parses
 // the folder's files; entries, the files given).
 func (c Config) fleetStack(ctx context.Context, e stacks.Entry) FleetStack {
 	fs := FleetStack{Name: e.Name, File: e.Path}
@@ -306,13 +302,13 @@ func (c Config) fleetStack(ctx context.Context, e stacks.Entry) FleetStack {
 		fs.File = abs
 	}
 	if e.Err != nil {
-		fs.Status, fs.Reason, fs.Err = StatusInvalid, e.Err.Error(), e.Err
+		fs.Outcome, fs.Reason, fs.Err = OutcomeInvalid, e.Err.Error(), e.Err
 		return fs
 	}
 	fs.TargetKind, fs.Topology = e.Topology.TargetKind, e.Topology
 	s, err := c.named(e.Topology, true)
 	if err != nil {
-		fs.Status, fs.Reason, fs.Err = StatusInvalid, err.Error(), err
+		fs.Outcome, fs.Reason, fs.Err = OutcomeInvalid, err.Error(), err
 		return fs
 	}
 	op, err := c.Open(ctx, s, OpenOptions{})
@@ -323,7 +319,7 @@ func (c Config) fleetStack(ctx context.Context, e stacks.Entry) FleetStack {
 			return fs
 		}
 	}
-	fs.Status, fs.Reason, fs.Err = fleetError(err), err.Error(), err
+	fs.Outcome, fs.Reason, fs.Err = fleetError(err), err.Error(), err
 	fs.Target = errorTarget(err)
 	return fs
 }
@@ -339,46 +335,45 @@ func errorTarget(err error) string {
 	return ""
 }
 
-// fleetError is the status of a stack the pipeline could not open or read:
+// fleetError is the outcome of a stack the pipeline could not open or read:
 // refused (the guard's offline check, the bench kubeconfig for prod),
 // unreachable (the target did not answer, or the read ran out of time), no
 // target (the kind has nothing to read with: no credentials anywhere — the
 // topology is fine, nothing could be read), invalid (the stack's files
 // cannot be used: a kubeconfig that does not load, a flag that does not
 // apply).
-func fleetError(err error) topology.Status {
+func fleetError(err error) topology.Outcome {
 	var refusal probes.Refusal
 	var unreachable *probes.UnreachableError
 	var nothing probes.NothingToRead
 	switch {
 	case errors.As(err, &nothing) && nothing.NothingToRead():
-		return StatusNoTarget
+		return OutcomeNoTarget
 	case errors.As(err, &refusal):
-		return StatusRefused
+		return OutcomeRefused
 	case errors.As(err, &unreachable), errors.Is(err, context.DeadlineExceeded):
-		return StatusUnreachable
+		return OutcomeUnreachable
 	}
-	return StatusInvalid
+	return OutcomeInvalid
 }
 
-// onceLines writes each distinct message to w once, from any goroutine:
-// the warnings that do not depend on the stack (KUBECONFIG entries
-// skipped) are said once per fleet run, not once per stack. A message is
-// one Write call (every warning is one Fprintf).
-type onceLines struct {
-	mu   sync.Mutex
-	w    io.Writer
-	seen map[string]bool
-}
-
-func (o *onceLines) Write(p []byte) (int, error) {
-	o.mu.Lock()
-	defer o.mu.Unlock()
-	if o.seen[string(p)] {
-		return len(p), nil
+// once says each distinct message to l once, from any goroutine: the
+// warnings that do not depend on the stack (KUBECONFIG entries skipped)
+// are said once per fleet run, not once per stack (nil stays nil).
+func once(l Logger) Logger {
+	if l == nil {
+		return nil
 	}
-	o.seen[string(p)] = true
-	return o.w.Write(p)
+	var mu sync.Mutex
+	seen := map[string]bool{}
+	return func(message string) {
+		mu.Lock()
+		defer mu.Unlock()
+		if !seen[message] {
+			seen[message] = true
+			l(message)
+		}
+	}
 }
 
 // onceLimactl runs `limactl list --json` once for all the lima stacks of
@@ -400,14 +395,14 @@ func onceLimactl(run probes.Runner) probes.Runner {
 	}
 }
 
-// ExitCode is fleet's --detailed-exitcode, from each stack's status
+// ExitCode is fleet's --detailed-exitcode, from each stack's outcome
 // (DetailedExitCode): 1 when any stack could not be judged (invalid,
 // refused, unreachable, unknown parts, no target), else 2 when some need
 // changes or are waiting, else 0 (all in sync).
 func (r *FleetReport) ExitCode() int {
 	code := ExitOK
 	for _, s := range r.Stacks {
-		switch c := DetailedExitCode(s.Status); c {
+		switch c := DetailedExitCode(s.Outcome); c {
 		case ExitError:
 			return c
 		case ExitChanges:
@@ -428,21 +423,21 @@ func (r *FleetReport) FailOn(min topology.Severity) int {
 	return ExitOK
 }
 
-// Summary counts the stacks by status, in one line: "3 stacks: 1 in sync,
+// Summary counts the stacks by outcome, in one line: "3 stacks: 1 in sync,
 // 1 need changes, 0 waiting; 1 refused".
 func (r *FleetReport) Summary() string {
 	var inSync, changes, waiting int
-	other := map[topology.Status]int{}
+	other := map[topology.Outcome]int{}
 	for _, s := range r.Stacks {
-		switch s.Status {
-		case StatusInSync:
+		switch s.Outcome {
+		case OutcomeInSync:
 			inSync++
-		case StatusChanges:
+		case OutcomeChanges:
 			changes++
-		case StatusWaiting:
+		case OutcomeWaiting:
 			waiting++
 		default:
-			other[s.Status]++
+			other[s.Outcome]++
 		}
 	}
 	stacks := "stacks"
@@ -452,7 +447,7 @@ func (r *FleetReport) Summary() string {
 	// Not "read": a stack refused, unreachable or invalid was not.
 	line := fmt.Sprintf("%d %s: %d in sync, %d need changes, %d waiting", len(r.Stacks), stacks, inSync, changes, waiting)
 	var rest []string
-	for _, st := range []topology.Status{StatusUnknown, StatusNoTarget, StatusUnreachable, StatusRefused, StatusInvalid} {
+	for _, st := range []topology.Outcome{OutcomeUnknown, OutcomeNoTarget, OutcomeUnreachable, OutcomeRefused, OutcomeInvalid} {
 		if n := other[st]; n > 0 {
 			rest = append(rest, fmt.Sprintf("%d %s", n, st))
 		}
@@ -496,12 +491,12 @@ func fleetTarget(r *Report) string {
 	return ""
 }
 
-// FromReport fills the stack's line from its Report: the status, its
+// FromReport fills the stack's line from its Report: the outcome, its
 // reason, where it was read, the version and the counts.
 func (s *FleetStack) FromReport() {
 	r := s.Report
-	s.Status = r.Status()
-	s.Reason = statusReason(r)
+	s.Outcome = r.Outcome()
+	s.Reason = outcomeReason(r)
 	s.Target = fleetTarget(r)
 	s.Deadline = r.HardDate
 	s.Headroom = r.Plan.Headroom
@@ -539,10 +534,10 @@ func (r *Report) Counts() (changes, waiting, unknown *int) {
 	return &c, &w, &u
 }
 
-// statusReason says why a report is not in sync, for its status: the
+// outcomeReason says why a report is not in sync, for its outcome: the
 // changes by step kind (and what waits beside them), what the provider is
 // moving, the parts of ACTUAL not read, or why nothing was; "" in sync.
-func statusReason(r *Report) string {
+func outcomeReason(r *Report) string {
 	join := func(items []string) string {
 		const max = 3
 		if len(items) > max {
@@ -550,18 +545,18 @@ func statusReason(r *Report) string {
 		}
 		return strings.Join(items, "; ")
 	}
-	switch r.Status() {
-	case StatusNoTarget:
+	switch r.Outcome() {
+	case OutcomeNoTarget:
 		return r.Actual.NoTargetReason
-	case StatusUnknown:
+	case OutcomeUnknown:
 		return "not read: " + join(GroupUnknowns(r.Plan.Unknowns))
-	case StatusChanges:
+	case OutcomeChanges:
 		reason := byKindText(r.Summary.ByKind)
 		if len(r.Plan.Waiting) > 0 {
 			reason += "; waiting: " + join(topology.Texts(r.Plan.Waiting))
 		}
 		return reason
-	case StatusWaiting:
+	case OutcomeWaiting:
 		return "waiting: " + join(topology.Texts(r.Plan.Waiting))
 	}
 	return ""

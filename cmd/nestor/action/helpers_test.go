@@ -45,7 +45,7 @@ func testConfig(t *testing.T, env map[string]string, tty bool, pr Prompter) (Con
 	t.Helper()
 	var out, log bytes.Buffer
 	c := Config{
-		Log: &log,
+		Log: func(m string) { log.WriteString(m + "\n") },
 		Env: func(k string) (string, bool) {
 			v, ok := env[k]
 			return v, ok

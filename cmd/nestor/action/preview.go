@@ -39,26 +39,26 @@ func (p Preview) Run(ctx context.Context) (*Report, *Stack, error) {
 	return r, s, nil
 }
 
-// Status is the one word for r's plan (topology.Plan.Status): in sync,
+// Outcome is the one word for r's plan (topology.Plan.Outcome): in sync,
 // changes, waiting, unknown or no target.
-func (r *Report) Status() topology.Status { return r.Plan.Status() }
+func (r *Report) Outcome() topology.Outcome { return r.Plan.Outcome() }
 
 // ExitCode is preview's code for r with --detailed-exitcode
-// (DetailedExitCode of its Status): 1 when any part of ACTUAL is unknown or
+// (DetailedExitCode of its Outcome): 1 when any part of ACTUAL is unknown or
 // nothing was read, 2 changes or waiting, 0 in sync. Findings never change
 // it (see FailOn).
-func (r *Report) ExitCode() int { return DetailedExitCode(r.Status()) }
+func (r *Report) ExitCode() int { return DetailedExitCode(r.Outcome()) }
 
-// DetailedExitCode is the --detailed-exitcode of a status, for preview and
+// DetailedExitCode is the --detailed-exitcode of an outcome, for preview and
 // fleet alike: 0 in sync; 2 changes, or objects the provider is moving
 // (waiting is not in sync, and not an error); 1 for anything that could
 // not be judged (unknown, no target, and the fleet's refused, unreachable,
 // invalid).
-func DetailedExitCode(s topology.Status) int {
+func DetailedExitCode(s topology.Outcome) int {
 	switch s {
-	case topology.StatusInSync:
+	case topology.OutcomeInSync:
 		return ExitOK
-	case topology.StatusChanges, topology.StatusWaiting:
+	case topology.OutcomeChanges, topology.OutcomeWaiting:
 		return ExitChanges
 	}
 	return ExitError
@@ -115,11 +115,8 @@ type TargetInfo struct {
 	EndpointMatches  *bool    `json:"endpoint_matches,omitempty"`
 	// Provider is where a kapsule stack's cluster was read: the provider's
 	// API and the credentials' source (the access key masked).
-	Provider *ProviderTarget `json:"provider,omitempty"`
+	Provider *probes.Provider `json:"provider,omitempty"`
 }
-
-// ProviderTarget is the provider's side of a managed target (probes.Provider).
-type ProviderTarget = probes.Provider
 
 // Desired is the topology's declaration.
 type Desired struct {
@@ -178,7 +175,7 @@ func NewReport(k probes.Kind, op *probes.Opened, obs *topology.Observed, asOf ti
 		if r.Target == nil {
 			r.Target = &TargetInfo{Kubeconfig: []string{}, Source: string(op.Kubeconfig.Source), SourceDetail: op.Kubeconfig.Detail, DeclaredEndpoint: t.Endpoint}
 		}
-		p := ProviderTarget(*pv)
+		p := *pv
 		r.Target.Provider = &p
 	}
 	r.Desired = Desired{TargetKind: t.TargetKind, Kubernetes: t.Kubernetes.Version, Nodes: t.Nodes, Backend: t.Backend, Pools: t.Pools, AutoUpgrade: t.Kubernetes.AutoUpgrade}
@@ -212,7 +209,7 @@ func NewReport(k probes.Kind, op *probes.Opened, obs *topology.Observed, asOf ti
 	}
 	s.Unknown = len(r.Plan.Unknowns)
 	s.Waiting = len(r.Plan.Waiting)
-	s.InSync = r.Plan.Status() == topology.StatusInSync
+	s.InSync = r.Plan.Outcome() == topology.OutcomeInSync
 	r.Summary = s
 	return r
 }

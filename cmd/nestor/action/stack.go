@@ -47,7 +47,7 @@ func (c Config) StackList() ([]StackRow, error) {
 		return nil, err
 	}
 	if _, err := c.Stacks.Active(); err != nil && !errors.Is(err, stacks.ErrNoActive) {
-		fmt.Fprintf(c.Log, "Warning: %v\n", err)
+		c.logf("Warning: %v", err)
 	}
 	rows := make([]StackRow, 0, len(entries))
 	for _, e := range entries {
@@ -186,10 +186,10 @@ func (c StackSelect) Run(ctx context.Context) error {
 		return err
 	}
 	s.Topology = t
-	fmt.Fprintf(c.Log, "Active stack: %s (%s) — %s\n", t.Name, t.TargetKind, t.Path)
+	c.logf("Active stack: %s (%s) — %s", t.Name, t.TargetKind, t.Path)
 	if !s.Kind.Guarded() {
 		if note := s.Kind.Selected(t, c.Home, s.Suggest); note != "" {
-			fmt.Fprintln(c.Log, note)
+			c.logf("%s", note)
 		}
 		return nil
 	}
@@ -207,17 +207,17 @@ func (c StackSelect) Run(ctx context.Context) error {
 	fetch := probes.FetchCommand(t, s.Suggest)
 	if !c.Interactive || op.Kubeconfig.Source != probes.SourceTopology || !strings.HasPrefix(fetch, "`") {
 		// Without a prompt, or with nowhere for ssh to connect: the hint.
-		fmt.Fprintf(c.Log, "Warning: stack %s has no readable target: %s\nFetch the kubeconfig: %s\n", t.Name, missing, fetch)
+		c.logf("Warning: stack %s has no readable target: %s\nFetch the kubeconfig: %s", t.Name, missing, fetch)
 		return nil
 	}
-	fmt.Fprintf(c.Log, "Stack %s has no readable target yet: %s\n", t.Name, missing)
+	c.logf("Stack %s has no readable target yet: %s", t.Name, missing)
 	// A copy of the cluster's admin credentials: asked, default No.
 	ok, err := c.Prompter.Confirm(fmt.Sprintf("Fetch its kubeconfig (the cluster's admin credentials) from %s over ssh now?", node), false)
 	if err != nil {
 		return err
 	}
 	if !ok {
-		fmt.Fprintf(c.Log, "Nothing fetched. Later: %s\n", fetch)
+		c.logf("Nothing fetched. Later: %s", fetch)
 		return nil
 	}
 	return Fetch{Config: c.Config, Node: node}.fetchKubeconfig(ctx, s, node, FetchOptions{})
@@ -234,9 +234,9 @@ func (c StackSelect) addKubeconfig(ctx context.Context, s *Stack) (*probes.Opene
 	if !c.Interactive {
 		// The selection itself succeeded: what is missing is a warning,
 		// with the fix, not a failure of select.
-		fmt.Fprintf(c.Log, "Warning: %s declares no kubeconfig:, so nestor has no target for stack %s.\n"+
+		c.logf("Warning: %s declares no kubeconfig:, so nestor has no target for stack %s.\n"+
 			"Add this line after target_kind: (or run `nestor stack select %s` in a terminal, which offers it):\n  kubeconfig: %s\n"+
-			"then fetch it with %s\n", t.Path, t.Name, t.Name, value, probes.FetchCommand(t, s.Suggest))
+			"then fetch it with %s", t.Path, t.Name, t.Name, value, probes.FetchCommand(t, s.Suggest))
 		return nil, "", true, nil
 	}
 	ok, err := c.Prompter.Confirm(fmt.Sprintf("%s declares no kubeconfig:. Add `kubeconfig: %s` to it?", filepath.Base(t.Path), value), true)
@@ -244,13 +244,13 @@ func (c StackSelect) addKubeconfig(ctx context.Context, s *Stack) (*probes.Opene
 		return nil, "", true, err
 	}
 	if !ok {
-		fmt.Fprintf(c.Log, "Left %s unchanged: stack %s has no target until it declares kubeconfig:.\n", t.Path, t.Name)
+		c.logf("Left %s unchanged: stack %s has no target until it declares kubeconfig:.", t.Path, t.Name)
 		return nil, "", true, nil
 	}
 	if err := addKubeconfigLine(t.Path, value); err != nil {
 		return nil, "", true, err
 	}
-	fmt.Fprintf(c.Log, "Added `kubeconfig: %s` to %s.\n", value, t.Path)
+	c.logf("Added `kubeconfig: %s` to %s.", value, t.Path)
 	if t, err = c.Stacks.Load(t.Name); err != nil {
 		return nil, "", true, err
 	}

@@ -252,7 +252,7 @@ Exit codes: 0 success, 1 error or refused, 2 changes (preview and fleet with
 func (a *App) complete(g *globals) action.Config {
 	home, _ := a.Env("HOME")
 	c := action.Config{
-		Log: a.ErrOut, Env: a.Env, Home: home,
+		Log: func(m string) { fmt.Fprintln(a.ErrOut, m) }, Env: a.Env, Home: home,
 		StacksFlag: g.stacks, Stacks: stacks.Store{Dir: stacks.Dir(g.stacks, a.Env)},
 		Kubeconfig: g.kubeconfig, Context: g.context, Timeout: g.timeout, AsOf: time.Now(),
 		Exec: a.Run, UserAgent: UserAgent(),

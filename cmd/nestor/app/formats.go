@@ -89,7 +89,7 @@ func (f *outputFlag) emitFailure(a *App, fail *action.Failure) error {
 	if !document(f.value) && !f.machine() {
 		return nil
 	}
-	if f.file != "" && fail.Status == action.StatusInterrupted {
+	if f.file != "" && fail.Outcome == action.OutcomeInterrupted {
 		return nil
 	}
 	return f.emit(a, fail, nil)

@@ -2,7 +2,6 @@ package app
 
 import (
 	"fmt"
-	"io"
 	"slices"
 	"time"
 
@@ -90,7 +89,7 @@ func completeContexts(a *App, g *globals) func(*cobra.Command, []string, string)
 // (the shell would show it).
 func completionConfig(a *App, g *globals) action.Config {
 	c := a.complete(g).NoPrompt("completion never prompts")
-	c.Log = io.Discard
+	c.Log = nil
 	return c
 }
 

@@ -82,7 +82,7 @@ func modelClaims(f *action.FleetReport) ([]agreeClaim, map[string]agreeCounts) {
 	var claims []agreeClaim
 	counts := map[string]agreeCounts{}
 	for _, s := range f.Stacks {
-		c := agreeCounts{status: string(s.Status), changes: "-", waiting: "-", unknown: "-"}
+		c := agreeCounts{status: string(s.Outcome), changes: "-", waiting: "-", unknown: "-"}
 		if s.Report == nil {
 			claims = append(claims, agreeClaim{s.Name, ErrorKey(s.Err), RuleNoReport})
 			counts[s.Name] = c
@@ -386,7 +386,7 @@ func TestFormatsAgree(t *testing.T) {
 		}
 		for _, s := range f.Stacks {
 			if s.Report == nil {
-				if !undated[s.Name+": no report ("+string(s.Status)+"): "+s.Reason] {
+				if !undated[s.Name+": no report ("+string(s.Outcome)+"): "+s.Reason] {
 					t.Errorf("%s has no report, and the calendar does not say so: %v", s.Name, undated)
 				}
 				continue

@@ -101,10 +101,10 @@ func fixtureFleet(t *testing.T, dir string) *action.FleetReport {
 		t.Fatal("broken.yaml loads")
 	}
 	return &action.FleetReport{FormatVersion: action.FleetFormatVersion, AsOf: fixtureAsOf.Format(time.DateOnly), Stacks: []action.FleetStack{
-		{Name: "apps", File: kap.Stack.File, TargetKind: topology.TargetKapsule, Status: kap.Status(), Report: kap},
-		{Name: "broken", File: broken, Status: action.StatusInvalid, Reason: loadErr.Error(), Err: loadErr},
-		{Name: "dirqual", File: prod.Stack.File, TargetKind: topology.TargetProd, Status: prod.Status(), Report: prod},
-		{Name: "edge", File: edge.Path, TargetKind: topology.TargetProd, Status: action.StatusRefused, Reason: refusal.Error(), Err: refusal, Topology: edge},
+		{Name: "apps", File: kap.Stack.File, TargetKind: topology.TargetKapsule, Outcome: kap.Outcome(), Report: kap},
+		{Name: "broken", File: broken, Outcome: action.OutcomeInvalid, Reason: loadErr.Error(), Err: loadErr},
+		{Name: "dirqual", File: prod.Stack.File, TargetKind: topology.TargetProd, Outcome: prod.Outcome(), Report: prod},
+		{Name: "edge", File: edge.Path, TargetKind: topology.TargetProd, Outcome: action.OutcomeRefused, Reason: refusal.Error(), Err: refusal, Topology: edge},
 	}}
 }
 

@@ -135,7 +135,7 @@ func writeICS(w io.Writer, name, asOf string, docs []action.StackDoc, o ICSOptio
 			if who == "" {
 				who = "nestor"
 			}
-			addCalendarProperty(cal, icsUndated, who+": no report ("+string(d.Status)+"): "+d.Reason)
+			addCalendarProperty(cal, icsUndated, who+": no report ("+string(d.Outcome)+"): "+d.Reason)
 			continue
 		}
 		events, undated := ICSEvents(d.Report)

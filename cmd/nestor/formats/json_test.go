@@ -20,7 +20,7 @@ func TestFleetWriteJSON(t *testing.T) {
 	stack := func(name string) action.FleetStack {
 		return action.FleetStack{
 			Name: name, File: "/stacks/" + name + ".yaml", TargetKind: topology.TargetProd,
-			Status: action.StatusChanges, Reason: `1 to add <node> & "quoted"`, Target: "https://10.0.0.1:6443",
+			Outcome: action.OutcomeChanges, Reason: `1 to add <node> & "quoted"`, Target: "https://10.0.0.1:6443",
 			Version: "v1.37.2", Changes: n(1), Waiting: n(0), Unknown: n(0),
 			Deadline: &upgrade.HardDate{Date: time.Date(2027, 2, 28, 0, 0, 0, 0, time.UTC), Minor: "1.38"},
 			Report:   &action.Report{},
@@ -33,7 +33,7 @@ func TestFleetWriteJSON(t *testing.T) {
 		{"nil stacks", nil},
 		{"no stack", []action.FleetStack{}},
 		{"one stack", []action.FleetStack{stack("a")}},
-		{"three stacks, one without report", []action.FleetStack{stack("a"), {Name: "b", Status: action.StatusUnreachable, Reason: "dial tcp: refused"}, stack("c")}},
+		{"three stacks, one without report", []action.FleetStack{stack("a"), {Name: "b", Outcome: action.OutcomeUnreachable, Reason: "dial tcp: refused"}, stack("c")}},
 		{"the fleet of the format fixtures", fixtureFleet(t, t.TempDir()).Stacks},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

@@ -121,7 +121,7 @@ func junitName(stack, key string) (class, name string) {
 func writeJUnit(w io.Writer, docs []action.StackDoc, o JUnitOptions) error {
 	out := junitSuites{Name: "nestor"}
 	for _, d := range docs {
-		s := junitSuite{Name: d.Name, Properties: []junitProperty{{"file", d.File}, {"status", string(d.Status)}}}
+		s := junitSuite{Name: d.Name, Properties: []junitProperty{{"file", d.File}, {"status", string(d.Outcome)}}}
 		if d.Kind != "" {
 			s.Properties = append(s.Properties, junitProperty{"target_kind", string(d.Kind)})
 		}
@@ -130,7 +130,7 @@ func writeJUnit(w io.Writer, docs []action.StackDoc, o JUnitOptions) error {
 		}
 		if d.Failed() {
 			s.Cases = []junitCase{{Name: d.Name, ClassName: d.Name + ".stack",
-				Error: &junitMessage{Message: string(d.Status) + ": " + firstLine(d.Reason), Type: string(d.Status), Text: d.Reason}}}
+				Error: &junitMessage{Message: string(d.Outcome) + ": " + firstLine(d.Reason), Type: string(d.Outcome), Text: d.Reason}}}
 			s.Tests, s.Errors = 1, 1
 		} else {
 			s.Cases = junitCases(d.Report)

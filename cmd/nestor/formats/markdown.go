@@ -27,11 +27,11 @@ func WriteMarkdown(w io.Writer, d action.Documents) error {
 		if name == "" {
 			name = "(no stack)"
 		}
-		_, err := fmt.Fprintf(w, "### nestor preview: %s — %s\n\nNo report: %s\n", md(name), md(string(doc.Status)), md(doc.Err.Error()))
+		_, err := fmt.Fprintf(w, "### nestor preview: %s — %s\n\nNo report: %s\n", md(name), md(string(doc.Outcome)), md(doc.Err.Error()))
 		return err
 	}
 	var b strings.Builder
-	fmt.Fprintf(&b, "### nestor preview: %s (%s) — %s\n\n", md(doc.Name), md(string(doc.Kind)), md(string(doc.Status)))
+	fmt.Fprintf(&b, "### nestor preview: %s (%s) — %s\n\n", md(doc.Name), md(string(doc.Kind)), md(string(doc.Outcome)))
 	markdownBody(&b, doc.Report)
 	_, err := io.WriteString(w, b.String())
 	return err
@@ -56,10 +56,10 @@ func writeFleetMarkdown(w io.Writer, f *action.FleetReport) error {
 		if kind == "" {
 			kind = "-"
 		}
-		fmt.Fprintf(&b, "| %s | %s | %s | %s | %s | %s |\n", md(d.Name), md(kind), md(string(d.Status)), changes, waiting, unknown)
+		fmt.Fprintf(&b, "| %s | %s | %s | %s | %s | %s |\n", md(d.Name), md(kind), md(string(d.Outcome)), changes, waiting, unknown)
 	}
 	for _, d := range docs {
-		fmt.Fprintf(&b, "\n<details><summary>%s: %s</summary>\n\n", html(d.Name), html(string(d.Status)))
+		fmt.Fprintf(&b, "\n<details><summary>%s: %s</summary>\n\n", html(d.Name), html(string(d.Outcome)))
 		if d.Failed() {
 			fmt.Fprintf(&b, "No report: %s\n", md(d.Reason))
 		} else {

@@ -21,7 +21,7 @@ func TestGoldenMarkdown(t *testing.T) {
 		t.Fatal(err)
 	}
 	f := fixtureFleet(t, dir).Stacks[3]
-	if err := WriteMarkdown(&failure, (&action.Failure{Name: f.Name, File: f.File, Status: f.Status, Err: f.Err})); err != nil {
+	if err := WriteMarkdown(&failure, (&action.Failure{Name: f.Name, File: f.File, Outcome: f.Outcome, Err: f.Err})); err != nil {
 		t.Fatal(err)
 	}
 	checkGolden(t, "preview.md", dir, preview.Bytes())

@@ -104,12 +104,12 @@ func writePrometheus(w io.Writer, docs []action.StackDoc, o PrometheusOptions) e
 		fs.gauge(metricReadTimestamp, float64(o.ReadAt.UnixMilli())/1000, stack...)
 		switch {
 		case d.Failed():
-			fs.gauge(metricReadSuccess, 0, "stack", d.Name, "status", string(d.Status))
+			fs.gauge(metricReadSuccess, 0, "stack", d.Name, "status", string(d.Outcome))
 			continue
 		case !d.Report.Judged():
 			// Nothing was read: what the topology declares is known, every
 			// series of ACTUAL or of the (unverified) plan is absent.
-			fs.gauge(metricReadSuccess, 0, "stack", d.Name, "status", string(d.Status))
+			fs.gauge(metricReadSuccess, 0, "stack", d.Name, "status", string(d.Outcome))
 			declaredGauges(fs, d.Report)
 			continue
 		}

@@ -230,7 +230,7 @@ func writeSARIF(w io.Writer, docs []action.StackDoc, automationID string, o SARI
 					Message:             n.Message,
 					Locations:           []sarifLocation{loc},
 					PartialFingerprints: map[string]string{"primaryLocationLineHash": fingerprint(d.Name+"\x00"+RuleNoReport+"\x00"+key, i)},
-					Properties:          &sarifProps{Stack: d.Name, Key: key, Status: string(d.Status)},
+					Properties:          &sarifProps{Stack: d.Name, Key: key, Status: string(d.Outcome)},
 				})
 			}
 			continue
@@ -345,7 +345,7 @@ func region(line, col, width int) *sarifRegion {
 // problems, each at its line and column; any other error at the key it
 // concerns (ErrorKey), or at the file.
 func sarifNotifications(d action.StackDoc, root string) []sarifNotification {
-	props := &sarifProps{Stack: d.Name, Status: string(d.Status)}
+	props := &sarifProps{Stack: d.Name, Status: string(d.Outcome)}
 	if es := topology.AsErrors(d.Err); len(es) > 0 {
 		var out []sarifNotification
 		for _, e := range es {
@@ -365,7 +365,7 @@ func sarifNotifications(d action.StackDoc, root string) []sarifNotification {
 		}
 		return out
 	}
-	msg := string(d.Status) + ": " + d.Reason
+	msg := string(d.Outcome) + ": " + d.Reason
 	if d.Name != "" {
 		msg = d.Name + ": " + msg
 	}

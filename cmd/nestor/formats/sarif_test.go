@@ -105,7 +105,7 @@ func sarifDocs(t *testing.T, dir string) map[string][]byte {
 	add("fleet", func(b *bytes.Buffer) error { return WriteSARIF(b, fleet, o) })
 	for _, s := range fleet.Stacks {
 		if s.Report == nil {
-			f := &action.Failure{Name: s.Name, File: s.File, TargetKind: s.TargetKind, Status: s.Status, Err: s.Err, Topology: s.Topology}
+			f := &action.Failure{Name: s.Name, File: s.File, TargetKind: s.TargetKind, Outcome: s.Outcome, Err: s.Err, Topology: s.Topology}
 			add("failure-"+s.Name, func(b *bytes.Buffer) error { return WriteSARIF(b, f, o) })
 		}
 	}

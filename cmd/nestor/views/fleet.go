@@ -43,7 +43,7 @@ func Fleet(w io.Writer, r *action.FleetReport, detailed bool) error {
 				estimated = estimated || strings.HasSuffix(support, "*")
 			}
 		}
-		tw.row(cells(s.Name, dash(string(s.TargetKind)), dash(s.Target), string(s.Status),
+		tw.row(cells(s.Name, dash(string(s.TargetKind)), dash(s.Target), string(s.Outcome),
 			dash(s.Version), support, deadlineText(s.Deadline), headroomCell(s.Headroom), action.CountText(s.Changes), action.CountText(s.Waiting), action.CountText(s.Unknown))...)
 	}
 	var table strings.Builder

@@ -52,8 +52,8 @@ func TestKapsuleReport(t *testing.T) {
 	}
 	// Read through the provider alone with nothing declared inside the
 	// cluster: the in-cluster part unread is no unknown, the stack waits.
-	if r.Summary.Waiting != 1 || r.Summary.InSync || r.Summary.Unknown != 0 || r.Status() != topology.StatusWaiting {
-		t.Errorf("summary = %+v, status %s", r.Summary, r.Status())
+	if r.Summary.Waiting != 1 || r.Summary.InSync || r.Summary.Unknown != 0 || r.Outcome() != topology.OutcomeWaiting {
+		t.Errorf("summary = %+v, status %s", r.Summary, r.Outcome())
 	}
 	var b bytes.Buffer
 	Preview(&b, r, PreviewOptions{}, func(s string) string { return "nestor " + s })
