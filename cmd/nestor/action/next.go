@@ -47,12 +47,12 @@ func (n Next) Run(ctx context.Context) (*NextStep, error) {
 	if err != nil {
 		return nil, err
 	}
-	return DecideNext(s, obs), nil
+	return NewNextStep(s, obs), nil
 }
 
-// DecideNext turns plan.Next into next's answer: what runs the phase,
+// NewNextStep returns next's answer, from plan.Next: what runs the phase,
 // as command lines for stack s.
-func DecideNext(s *Stack, obs *topology.Observed) *NextStep {
+func NewNextStep(s *Stack, obs *topology.Observed) *NextStep {
 	t := s.Topology
 	np := plan.Next(t, obs, plan.Build(t, obs, s.Kind, plan.Options{}), s.Kind)
 	n := &NextStep{FormatVersion: NextFormatVersion, Stack: t.Name, Done: np.Done, Unknown: np.Unknown, Why: np.Why}

@@ -17,7 +17,7 @@ func TestShellQuote(t *testing.T) {
 	}
 }
 
-func TestDecideNext(t *testing.T) {
+func TestNewNextStep(t *testing.T) {
 	prod := &topology.Topology{Name: "p", TargetKind: topology.TargetProd,
 		Nodes:  []topology.Node{{Name: "n1", Role: topology.RoleControlPlane}},
 		Layers: []topology.LayerRef{{Name: "cilium"}, {Name: "cnpg"}}}
@@ -68,7 +68,7 @@ func TestDecideNext(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			n := DecideNext(&Stack{Topology: c.t, Kind: k}, c.obs)
+			n := NewNextStep(&Stack{Topology: c.t, Kind: k}, c.obs)
 			if n.Phase != c.phase || n.Unknown != c.unknown || n.Done != c.done {
 				t.Fatalf("got %+v", n)
 			}
