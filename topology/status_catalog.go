@@ -56,6 +56,7 @@ var rookCephStatus = []StatusResource{
 	{
 		Group: "ceph.rook.io", Versions: []string{"v1"}, Resource: "cephclusters", Kind: "CephCluster", Namespaced: true,
 		Fields:  []string{FieldCephHealth, FieldCephLastChecked, FieldPhase, FieldState, FieldMessage, FieldCephCheckInterval, FieldCephCheckDisabled, FieldCephCleanup},
+		Checks:  "status.ceph.details",
 		Decides: true,
 		Source:  "rook/rook v1.18 deploy/examples/crds.yaml (cephclusters.ceph.rook.io v1: status.ceph.health, details, lastChecked; status.phase, state, message; spec.cleanupPolicy.confirmation), deploy/examples/cluster.yaml (a confirmed cleanup policy stops the configuration), pkg/apis/ceph.rook.io/v1/types.go (condition DeletionIsBlocked), pkg/operator/ceph/cluster/cephstatus.go (the status check, every spec.healthCheck.daemonHealth.status.interval, 60s by default); argoproj/argo-cd resource_customizations/ceph.rook.io/CephCluster/health.lua",
 	},

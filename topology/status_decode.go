@@ -55,8 +55,8 @@ func cut(s string) string {
 // a StatusObject: metadata (name, namespace, generation, creationTimestamp,
 // deletionTimestamp, each of res.Annotations), status.observedGeneration, status.conditions (type,
 // status, reason, message, observedGeneration, lastTransitionTime), each of
-// res.Fields that is a string, number or boolean, and for a CephCluster
-// status.ceph.details (Rook's copy of Ceph's health checks). Strings go
+// res.Fields that is a string, number or boolean, and the health checks
+// at res.Checks (a CephCluster's status.ceph.details). Strings go
 // through clean and are bounded (statusMaxText); conditions and checks are
 // bounded in number too. A time that is not RFC 3339 is left zero. For a
 // custom layer's one object (res.Name set) the whole object is kept for
@@ -152,8 +152,8 @@ func DecodeStatusObject(res StatusResource, obj map[string]any, clean StatusClea
 				o.Conditions = append(o.Conditions, c)
 			}
 		}
-		if res.Kind == "CephCluster" && res.Group == "ceph.rook.io" {
-			o.Checks = cephChecks(lookup(obj, "status.ceph.details"), clean)
+		if res.Checks != "" {
+			o.Checks = healthChecks(lookup(obj, res.Checks), clean)
 		}
 	}
 	for _, f := range res.Fields {
@@ -276,10 +276,10 @@ func timeOf(v any) time.Time {
 	return t
 }
 
-// cephChecks reads status.ceph.details, a map of check name to {severity,
-// message} (rook pkg/apis/ceph.rook.io/v1 CephStatus.Details), sorted by
-// name and bounded.
-func cephChecks(v any, clean StatusCleaner) []HealthCheck {
+// healthChecks reads a map of check name to {severity, message}, as a
+// CephCluster's status.ceph.details holds them (rook
+// pkg/apis/ceph.rook.io/v1 CephStatus.Details), sorted by name and bounded.
+func healthChecks(v any, clean StatusCleaner) []HealthCheck {
 	m, ok := v.(map[string]any)
 	if !ok {
 		return nil

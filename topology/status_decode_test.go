@@ -75,3 +75,27 @@ func TestDecodeStatusObjectBounds(t *testing.T) {
 		t.Errorf("message of %d characters, want %d ending in …", n, topology.StatusMaxText)
 	}
 }
+
+// The health checks are read at the path the resource declares, for any
+// kind; a resource that declares none gets none, whatever the object holds.
+func TestDecodeStatusObjectChecksAtDeclaredPath(t *testing.T) {
+	res := topology.StatusResource{Group: "example.io", Versions: []string{"v1"}, Resource: "stores", Kind: "Store", Namespaced: true, Checks: "status.health.checks"}
+	obj := `{"metadata": {"name": "s", "namespace": "ns"}, "status": {"health": {"checks": {
+		"SLOW_OPS": {"severity": "HEALTH_WARN", "message": "3 slow ops"},
+		"DISK_FULL": {"severity": "HEALTH_ERR", "message": "disk full"}}}}}`
+	o, err := topology.DecodeStatusObject(res, fixtures.JSONObject(t, obj), topology.StatusCleaner{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(o.Checks) != 2 || o.Checks[0].Name != "DISK_FULL" || o.Checks[0].Severity != "HEALTH_ERR" || o.Checks[1].Message != "3 slow ops" {
+		t.Errorf("checks %+v, want DISK_FULL then SLOW_OPS", o.Checks)
+	}
+	res.Checks = ""
+	if o, _ := topology.DecodeStatusObject(res, fixtures.JSONObject(t, obj), topology.StatusCleaner{}); len(o.Checks) != 0 {
+		t.Errorf("no Checks path declared: checks %+v, want none", o.Checks)
+	}
+	// A CephCluster's checks come from the catalog's path, not its kind.
+	if ceph := fixtures.StatusResource(t, "rook-ceph", "CephCluster"); ceph.Checks != "status.ceph.details" {
+		t.Errorf("CephCluster's checks path %q, want status.ceph.details", ceph.Checks)
+	}
+}

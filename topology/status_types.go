@@ -32,6 +32,11 @@ type StatusResource struct {
 	// decodes into StatusObject.Fields, beyond what every StatusObject
 	// holds (metadata, status.observedGeneration, status.conditions).
 	Fields []string `json:"fields,omitempty"`
+	// Checks is the dotted path of a map of named health checks, each
+	// {severity, message}, that nestor decodes into StatusObject.Checks
+	// (Rook's status.ceph.details, its copy of Ceph's health checks); ""
+	// for none.
+	Checks string `json:"checks,omitempty"`
 	// Annotations are the metadata.annotations nestor decodes into
 	// StatusObject.Annotations (CloudNativePG's
 	// cnpg.io/reconciliationLoop).
