@@ -42,6 +42,8 @@ const (
 	metricPoolsDeclared = "nestor_pools_declared"
 	metricServerInfo    = "nestor_server_version_info"
 	metricEndOfSupport  = "nestor_end_of_support_timestamp_seconds"
+	metricHeadroomUsed  = "nestor_headroom_used"
+	metricHeadroomLimit = "nestor_headroom_limit"
 )
 
 var metricHelp = map[string]string{
@@ -59,6 +61,8 @@ var metricHelp = map[string]string{
 	metricNodesReady:    "Registered nodes whose Ready condition is True (absent when the nodes could not be read).",
 	metricPoolsDeclared: "Node pools the topology declares (kapsule).",
 	metricServerInfo:    "1, with the API server's version (kapsule: the cluster's) as labels; absent when not read.",
+	metricHeadroomUsed:  "A managed cluster's use of a limit of its offer, by measure (nodes now, at the pools' maxima, at the declared maxima; etcd's size, the file as allocated: an upper bound), in unit; absent when not read.",
+	metricHeadroomLimit: "The offer's limit a headroom measure is judged against (the cluster type's max_nodes or max_etcd_size), in unit; absent when not read.",
 	metricEndOfSupport:  "End of support of the minor the API server (kapsule: the cluster) runs, in Unix seconds: source=upstream from nestor's embedded Kubernetes calendar, source=provider from the provider's API; estimated=true when upstream has published no date.",
 }
 
@@ -197,6 +201,23 @@ func gauges(fs families, r *action.Report) {
 		}
 		if eol, ok := providerEndOfLife(r); ok {
 			fs.gauge(metricEndOfSupport, float64(eol.Unix()), "stack", stack, "source", "provider", "minor", server.MinorString(), "estimated", "false")
+		}
+	}
+	headroomGauges(fs, stack, r.Plan.Headroom)
+}
+
+// headroomGauges adds a managed cluster's headroom, each figure of each
+// measure only when it was read (a figure not read is absent, never 0).
+func headroomGauges(fs families, stack string, h *topology.Headroom) {
+	if h == nil {
+		return
+	}
+	for _, m := range h.Measures {
+		if m.Used.Known {
+			fs.gauge(metricHeadroomUsed, float64(m.Used.Value), "stack", stack, "measure", m.Name, "unit", m.Unit)
+		}
+		if m.Limit.Known {
+			fs.gauge(metricHeadroomLimit, float64(m.Limit.Value), "stack", stack, "measure", m.Name, "unit", m.Unit)
 		}
 	}
 }

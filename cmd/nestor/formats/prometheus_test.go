@@ -2,6 +2,7 @@ package formats
 
 import (
 	"bytes"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -14,6 +15,7 @@ import (
 	"github.com/prometheus/common/model"
 
 	"nestor.dev/nestor/tests/golden"
+	"nestor.dev/nestor/topology"
 )
 
 // formatsGoldenDir holds the machine formats drawn from the fixtures.
@@ -165,7 +167,8 @@ func TestPrometheusPromtool(t *testing.T) {
 	if err := os.WriteFile(path, []byte("groups:\n"+rules), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if out, err := exec.Command(promtool, "check", "rules", path).CombinedOutput(); err != nil || !strings.Contains(string(out), "SUCCESS: 3 rules found") {
+	want := fmt.Sprintf("SUCCESS: %d rules found", strings.Count(rules, "- alert:"))
+	if out, err := exec.Command(promtool, "check", "rules", path).CombinedOutput(); err != nil || !strings.Contains(string(out), want) {
 		t.Errorf("promtool check rules on README's alert rules: %v\n%s", err, out)
 	}
 	cmd = exec.Command(promtool, "check", "metrics")
@@ -185,6 +188,44 @@ func TestPrometheusMetricsInREADME(t *testing.T) {
 	for name := range metricHelp {
 		if !bytes.Contains(readme, []byte("`"+name+"`")) {
 			t.Errorf("README.md does not list %s", name)
+		}
+	}
+}
+
+// A headroom figure is a series only when it was read: a limit the offer
+// did not give is absent (never 0), and a stack without a managed offer
+// has no headroom series at all.
+func TestPrometheusHeadroom(t *testing.T) {
+	pct := 3
+	fs := families{}
+	headroomGauges(fs, "apps", &topology.Headroom{Type: "kapsule", WarnPercent: 80, Measures: []topology.HeadroomMeasure{
+		{Name: topology.MeasureNodes, Unit: "nodes", Used: topology.KnownFact[uint64](4), Limit: topology.KnownFact[uint64](150), Percent: &pct},
+		{Name: topology.MeasureEtcd, Unit: "bytes", Used: topology.KnownFact[uint64](52428800), Limit: topology.UnknownFact[uint64](topology.Because(topology.ReasonForbidden, "forbidden"))},
+	}})
+	headroomGauges(fs, "dirqual", nil)
+	for _, c := range []struct {
+		name   string
+		labels map[string]string
+		want   float64
+	}{
+		{metricHeadroomUsed, map[string]string{"stack": "apps", "measure": "nodes", "unit": "nodes"}, 4},
+		{metricHeadroomLimit, map[string]string{"stack": "apps", "measure": "nodes", "unit": "nodes"}, 150},
+		{metricHeadroomUsed, map[string]string{"stack": "apps", "measure": "etcd", "unit": "bytes"}, 52428800},
+	} {
+		if got, ok := sample(fs, c.name, c.labels); !ok || got != c.want {
+			t.Errorf("%s%v = %v (%v), want %v", c.name, c.labels, got, ok, c.want)
+		}
+	}
+	if _, ok := sample(fs, metricHeadroomLimit, map[string]string{"measure": "etcd"}); ok {
+		t.Errorf("etcd's limit was not read, yet %s has a series for it", metricHeadroomLimit)
+	}
+	for name, mf := range fs {
+		for _, m := range mf.GetMetric() {
+			for _, l := range m.GetLabel() {
+				if l.GetName() == "stack" && l.GetValue() != "apps" {
+					t.Errorf("%s has a series for stack %s, which has no headroom", name, l.GetValue())
+				}
+			}
 		}
 	}
 }
