@@ -106,3 +106,28 @@ func DeriveVersions(server Fact[string], nodes Fact[[]NodeState]) Fact[VersionsS
 func (o *Observed) DeriveVersions() {
 	o.Versions = DeriveVersions(o.ServerVersion, o.Nodes)
 }
+
+// ClusterVersion returns the version the cluster runs as o read it, the
+// one rule every view, format and judgement uses: a managed cluster's as
+// its provider reports it (o.Kapsule: the provider runs the control plane
+// and upgrades it), else the API server's (o.Versions, else
+// o.ServerVersion). Unknown, with the reason, when none was read or it does
+// not parse; a nil o read nothing.
+func (o *Observed) ClusterVersion() kube.Version {
+	if o == nil {
+		return kube.Version{Reason: "nothing was read"}
+	}
+	if k := o.Kapsule; k != nil {
+		if !k.Cluster.Known {
+			return kube.Version{Reason: "the provider's cluster: " + OrNotRead(k.Cluster.Reason)}
+		}
+		return kube.ParseVersion(k.Cluster.Value.Version)
+	}
+	if o.Versions.Known {
+		return o.Versions.Value.APIServer
+	}
+	if !o.ServerVersion.Known {
+		return kube.Version{Reason: "server version: " + OrNotRead(o.ServerVersion.Reason)}
+	}
+	return kube.ParseVersion(o.ServerVersion.Value)
+}

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"nestor.dev/nestor/internal/fixtures"
+	"nestor.dev/nestor/kube"
 	"nestor.dev/nestor/topology"
 )
 
@@ -107,5 +108,33 @@ func TestSeverity(t *testing.T) {
 		if _, err := topology.ParseSeverity(in); (err == nil) != ok {
 			t.Errorf("ParseSeverity(%q) error = %v", in, err)
 		}
+	}
+}
+
+// The cluster's version has one rule: a managed cluster's is its
+// provider's, even when its API server was read too; otherwise the API
+// server's; unknown, with why, when not read.
+func TestObservedClusterVersion(t *testing.T) {
+	api := topology.KnownFact(topology.VersionsState{APIServer: kube.ParseVersion("v1.36.2")})
+	for _, c := range []struct {
+		name string
+		obs  *topology.Observed
+		want string // "" unknown
+	}{
+		{"nothing read", nil, ""},
+		{"the API server", &topology.Observed{Versions: api}, "v1.36.2"},
+		{"the server version alone", &topology.Observed{ServerVersion: topology.KnownFact("v1.35.1")}, "v1.35.1"},
+		{"a managed cluster read both ways", &topology.Observed{Versions: api, Kapsule: &topology.KapsuleObserved{Cluster: topology.KnownFact(topology.KapsuleCluster{Version: "1.35.3"})}}, "1.35.3"},
+		{"a managed cluster whose provider was not read", &topology.Observed{Versions: api, Kapsule: &topology.KapsuleObserved{Cluster: topology.UnknownFact[topology.KapsuleCluster](topology.Because(topology.ReasonForbidden, "forbidden"))}}, ""},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			v := c.obs.ClusterVersion()
+			if got := map[bool]string{true: v.Raw}[v.Known]; got != c.want {
+				t.Errorf("ClusterVersion = %q (known %v, reason %q), want %q", v.Raw, v.Known, v.Reason, c.want)
+			}
+			if !v.Known && v.Reason == "" {
+				t.Error("an unknown version without its reason")
+			}
+		})
 	}
 }

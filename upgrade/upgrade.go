@@ -648,7 +648,7 @@ func selectorWords(sel string) string {
 // False when the cluster's version is unknown or no date is known (a minor
 // newer or older than the calendar, none from the provider).
 func NextHardDate(obs *topology.Observed, due UpgradeDue, findings []topology.Finding, asOf time.Time) (HardDate, bool) {
-	cur := ClusterVersion(obs)
+	cur := obs.ClusterVersion()
 	if !cur.Known || asOf.IsZero() {
 		return HardDate{}, false
 	}

@@ -100,28 +100,6 @@ func DrainedNodes(s topology.Step, obs *topology.Observed) topology.Fact[[]strin
 	return topology.KnownFact(append([]string{}, out...))
 }
 
-// ClusterVersion returns the version the cluster runs as obs read it: a
-// managed cluster's as its provider reports it (obs.Kapsule), else the API
-// server's (obs.Versions, else obs.ServerVersion). Unknown, with the
-// reason, when none was read or it does not parse.
-func ClusterVersion(obs *topology.Observed) kube.Version {
-	if obs == nil {
-		return kube.Version{Reason: "nothing was read"}
-	}
-	if k := obs.Kapsule; k != nil {
-		if !k.Cluster.Known {
-			return kube.Version{Reason: "the provider's cluster: " + topology.OrNotRead(k.Cluster.Reason)}
-		}
-		return kube.ParseVersion(k.Cluster.Value.Version)
-	}
-	if obs.Versions.Known {
-		return obs.Versions.Value.APIServer
-	}
-	if !obs.ServerVersion.Known {
-		return kube.Version{Reason: "server version: " + topology.OrNotRead(obs.ServerVersion.Reason)}
-	}
-	return kube.ParseVersion(obs.ServerVersion.Value)
-}
 
 // UpgradeTargets says which upgrade reports are due for a stack whose plan
 // is p, read as obs, judged at asOf — the reader calls it before reading
@@ -160,7 +138,7 @@ func UpgradeTargets(p topology.Plan, obs *topology.Observed, providerWarnDays in
 			d.DrainNodes = append(d.DrainNodes, DrainStep{Step: topology.StepRef(s), Nodes: DrainedNodes(s, obs)})
 		}
 	}
-	cur := ClusterVersion(obs)
+	cur := obs.ClusterVersion()
 	d.Current = cur
 	if !cur.Known {
 		d.Unknown = "whether a move to another minor is due is not known: the cluster's version was not read (the plan's unknowns say why)"

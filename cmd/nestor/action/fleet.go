@@ -576,19 +576,12 @@ func byKindText(byKind map[string]int) string {
 	return strings.Join(parts, ", ")
 }
 
-// ClusterVersion is the cluster's version the report read: the API
-// server's when it was read, else the provider's (a managed cluster read
-// through its provider alone); false when neither was read.
+// ClusterVersion is the cluster's version the report read
+// (topology.Observed.ClusterVersion: a managed cluster's as its provider
+// reports it, else the API server's); false when it was not read.
 func (r *Report) ClusterVersion() (kube.Version, bool) {
-	if v := r.Actual.Versions; v.Known {
-		return v.Value.APIServer, true
-	}
-	if k := r.Actual.Kapsule; k != nil && k.Cluster.Known {
-		if v := kube.ParseVersion(k.Cluster.Value.Version); v.Known {
-			return v, true
-		}
-	}
-	return kube.Version{}, false
+	v := r.Actual.ClusterVersion()
+	return v, v.Known
 }
 
 // GroupUnknowns says each reason once: the plan's unknowns that share

@@ -13,7 +13,6 @@ import (
 	"nestor.dev/nestor/cmd/nestor/action"
 	"nestor.dev/nestor/kube"
 	"nestor.dev/nestor/topology"
-	"nestor.dev/nestor/upgrade"
 )
 
 // ICSOptions are what the calendar says beside the reports.
@@ -195,14 +194,14 @@ func icsSummary(r *action.Report, d topology.StackDate) string {
 }
 
 // icsDescription is the event's text: the stack, its version (the
-// cluster's, as upgrade.ClusterVersion reads it: a managed cluster's is
-// its provider's) and who runs the minor; what happens that day; what to
+// cluster's, as topology.Observed.ClusterVersion reads it: a managed
+// cluster's is its provider's) and who runs the minor; what happens that day; what to
 // do (icsAction); on the stack's next hard date (Report.HardDate), the
 // upgrade report's blockers; where the date comes from.
 func icsDescription(r *action.Report, d topology.StackDate) string {
 	var lines []string
 	stack := "Stack " + r.Stack.Name + " (" + string(r.Stack.TargetKind) + ")"
-	if v := upgrade.ClusterVersion(r.Actual); v.Known {
+	if v := r.Actual.ClusterVersion(); v.Known {
 		stack += ", Kubernetes " + v.Raw
 	}
 	if len(d.Runs) > 0 {
