@@ -188,7 +188,7 @@ func (j *apiJudge) callsUnread() []topology.Finding {
 	switch {
 	case !calls.Known:
 		msg := fmt.Sprintf("the API server's calls to deprecated APIs were not read (%s): which clients break on %s is not known", topology.OrNotRead(calls.Reason), minorsText(j.targets))
-		if strings.HasPrefix(calls.Reason, "forbidden") {
+		if calls.Code == topology.ReasonForbidden {
 			msg += "; " + metricsPermission
 		}
 		return []topology.Finding{j.unknown(topology.APISubject("/metrics"), msg, srcDeprecatedMetric, "the API server", j.first())}

@@ -100,7 +100,6 @@ func DrainedNodes(s topology.Step, obs *topology.Observed) topology.Fact[[]strin
 	return topology.KnownFact(append([]string{}, out...))
 }
 
-
 // UpgradeTargets says which upgrade reports are due for a stack whose plan
 // is p, read as obs, judged at asOf — the reader calls it before reading
 // what the judgement needs (UpgradeDue.ReadsAPIs, ReadsPDBs) and reads

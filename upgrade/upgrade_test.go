@@ -90,7 +90,7 @@ func TestJudgeUpgradeAPIs(t *testing.T) {
 			want: []upFinding{{topology.SeverityError, FindingRemovedAPI, "flowcontrol.apiserver.k8s.io/v1beta3", "1.32", step,
 				served + "; requests to flowcontrol.apiserver.k8s.io/v1beta3 flowschemas recorded by this API server since 2026-11-28 10:02 UTC (its start): those clients break", "apiserver_requested_deprecated_apis", "one API server instance of 3"}}},
 		{name: "calls forbidden: unknown with the permission, the removal a warning", targets: to132, served: topology.KnownFact(flowcontrolServed),
-			calls: topology.UnknownFact[DeprecatedCalls](topology.Because(topology.ReasonFailed, "forbidden (user ci cannot get /metrics)")),
+			calls: topology.UnknownFact[DeprecatedCalls](topology.Because(topology.ReasonForbidden, "forbidden (user ci cannot get /metrics)")),
 			want: []upFinding{
 				{topology.SeverityInfo, FindingUpgradeUnknown, "/metrics", "1.32", step, `the API server's calls to deprecated APIs were not read (forbidden (user ci cannot get /metrics)): which clients break on 1.32 is not known; reading it needs a ClusterRole rule nonResourceURLs: ["/metrics"], verbs: ["get"]`, "apiserver_requested_deprecated_apis", "the API server"},
 				{topology.SeverityWarning, FindingRemovedAPI, "flowcontrol.apiserver.k8s.io/v1beta3", "1.32", step, served + "; whether clients call it is not known (/metrics not read)", "k8s.io/api v0.37.2 lifecycle", "this API server's discovery"},
