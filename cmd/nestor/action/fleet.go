@@ -551,7 +551,7 @@ func outcomeReason(r *Report) string {
 	case OutcomeUnknown:
 		return "not read: " + join(GroupUnknowns(r.Plan.Unknowns))
 	case OutcomeChanges:
-		reason := byKindText(r.Summary.ByKind)
+		reason := r.Summary.ByKindText()
 		if len(r.Plan.Waiting) > 0 {
 			reason += "; waiting: " + join(topology.Texts(r.Plan.Waiting))
 		}
@@ -560,20 +560,6 @@ func outcomeReason(r *Report) string {
 		return "waiting: " + join(topology.Texts(r.Plan.Waiting))
 	}
 	return ""
-}
-
-// byKindText is the changes by step kind, sorted ("1 install, 2 repair").
-func byKindText(byKind map[string]int) string {
-	kinds := make([]string, 0, len(byKind))
-	for k := range byKind {
-		kinds = append(kinds, k)
-	}
-	sort.Strings(kinds)
-	parts := make([]string, 0, len(kinds))
-	for _, k := range kinds {
-		parts = append(parts, fmt.Sprintf("%d %s", byKind[k], k))
-	}
-	return strings.Join(parts, ", ")
 }
 
 // ClusterVersion is the cluster's version the report read

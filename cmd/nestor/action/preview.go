@@ -2,6 +2,9 @@ package action
 
 import (
 	"context"
+	"fmt"
+	"sort"
+	"strings"
 	"time"
 
 	"nestor.dev/nestor/plan"
@@ -147,6 +150,22 @@ type Summary struct {
 	// Waiting counts the managed objects the provider is moving (kapsule).
 	Waiting int  `json:"waiting"`
 	InSync  bool `json:"in_sync"`
+}
+
+// ByKindText is the changes by step kind, sorted: "1 install, 2 repair"
+// ("" without changes), the one wording of the summary line in every view
+// and format.
+func (s Summary) ByKindText() string {
+	kinds := make([]string, 0, len(s.ByKind))
+	for k := range s.ByKind {
+		kinds = append(kinds, k)
+	}
+	sort.Strings(kinds)
+	parts := make([]string, 0, len(kinds))
+	for _, k := range kinds {
+		parts = append(parts, fmt.Sprintf("%d %s", s.ByKind[k], k))
+	}
+	return strings.Join(parts, ", ")
 }
 
 // NewReport builds preview's model from the opened target op and the

@@ -3,7 +3,6 @@ package formats
 import (
 	"fmt"
 	"io"
-	"sort"
 	"strings"
 
 	"nestor.dev/nestor/cmd/nestor/action"
@@ -157,19 +156,11 @@ func markdownBody(b *strings.Builder, r *action.Report) {
 func summaryLine(r *action.Report) string {
 	s := r.Summary
 	line := fmt.Sprintf("Plan: %d to change", s.Changes)
-	if len(s.ByKind) > 0 {
-		kinds := make([]string, 0, len(s.ByKind))
-		for k := range s.ByKind {
-			kinds = append(kinds, k)
-		}
-		sort.Strings(kinds)
-		for i, k := range kinds {
-			kinds[i] = fmt.Sprintf("%d %s", s.ByKind[k], k)
-		}
-		line += " (" + strings.Join(kinds, ", ") + ")"
+	if kinds := s.ByKindText(); kinds != "" {
+		line += " (" + kinds + ")"
 	}
 	line += fmt.Sprintf(", %d undeclared, %d unknown, %d waiting.", s.Undeclared, s.Unknown, s.Waiting)
-	if s.InSync {
+	if r.Outcome() == topology.OutcomeInSync {
 		line += " In sync."
 	}
 	return line

@@ -39,8 +39,9 @@ func Fleet(w io.Writer, r *action.FleetReport, detailed bool) error {
 		support := "-"
 		if s.Report != nil {
 			if v, ok := s.Report.ClusterVersion(); ok {
-				support = SupportText(v, asOf, true)
-				estimated = estimated || strings.HasSuffix(support, "*")
+				var est bool
+				support, est = supportText(v, asOf, true)
+				estimated = estimated || est
 			}
 		}
 		tw.row(cells(s.Name, dash(string(s.TargetKind)), dash(s.Target), string(s.Outcome),

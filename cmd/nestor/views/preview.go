@@ -522,6 +522,13 @@ func renderVersions(w io.Writer, r *action.Report, p palette) {
 // calendar (as of …)" (short: "unknown"). An estimated date is marked
 // "estimated" (short: "*"). A zero asOf gives the end-of-life date alone.
 func SupportText(v kube.Version, asOf time.Time, short bool) string {
+	text, _ := supportText(v, asOf, short)
+	return text
+}
+
+// supportText is SupportText and whether the text rests on an estimated
+// date (the calendar's own flag, never read back from the words).
+func supportText(v kube.Version, asOf time.Time, short bool) (string, bool) {
 	cal := kube.UpstreamCalendar()
 	st, e, days := cal.Standing(v, asOf)
 	pick := func(long, brief string) string {
@@ -530,23 +537,24 @@ func SupportText(v kube.Version, asOf time.Time, short bool) string {
 		}
 		return long
 	}
-	eol := e.EndOfLife.Format(time.DateOnly)
+	eol, mark := e.EndOfLife.Format(time.DateOnly), ""
 	if e.Estimated {
-		eol += pick(" (estimated)", "*")
+		mark = pick(" (estimated)", "*")
+		eol += mark
 	}
 	switch {
 	case st == kube.StandingNewer || st == kube.StandingNoDate:
-		return pick(fmt.Sprintf("not in this nestor's calendar (as of %s)", cal.AsOf.Format(time.DateOnly)), "unknown")
+		return pick(fmt.Sprintf("not in this nestor's calendar (as of %s)", cal.AsOf.Format(time.DateOnly)), "unknown"), false
 	case st == kube.StandingOlder:
-		return pick("older than this nestor's calendar: past its end of life", "EOL")
+		return pick("older than this nestor's calendar: past its end of life", "EOL"), false
 	case asOf.IsZero():
-		return pick("end of life upstream "+eol, "until "+eol)
+		return pick("end of life upstream "+eol, "until "+eol), e.Estimated
 	case st == kube.StandingEnded:
-		return pick("end of life upstream since "+eol, "EOL since "+eol)
+		return pick("end of life upstream since "+eol, "EOL since "+eol), e.Estimated
 	case st == kube.StandingEndingSoon:
-		return pick(fmt.Sprintf("end of life upstream on %s, in %d days", eol, days), fmt.Sprintf("EOL in %d days", days))
+		return pick(fmt.Sprintf("end of life upstream on %s, in %d days", eol, days), fmt.Sprintf("EOL in %d days", days)+mark), e.Estimated
 	}
-	return pick("supported upstream until "+eol, "until "+eol)
+	return pick("supported upstream until "+eol, "until "+eol), e.Estimated
 }
 
 // renderFindings lists the plan's findings not placed under a step, each
@@ -590,31 +598,22 @@ func writeFinding(w io.Writer, p palette, f topology.Finding, indent string) {
 // summaryLine counts the plan in one line, as Terraform's "Plan:" line does.
 func summaryLine(r *action.Report, p palette) string {
 	s := r.Summary
-	kinds := make([]string, 0, len(s.ByKind))
-	for k := range s.ByKind {
-		kinds = append(kinds, k)
-	}
-	sort.Strings(kinds)
-	parts := make([]string, 0, len(kinds))
-	for _, k := range kinds {
-		parts = append(parts, fmt.Sprintf("%d %s", s.ByKind[k], k))
-	}
 	line := fmt.Sprintf("Plan: %d to change", s.Changes)
-	if len(parts) > 0 {
-		line += " (" + strings.Join(parts, ", ") + ")"
+	if kinds := s.ByKindText(); kinds != "" {
+		line += " (" + kinds + ")"
 	}
 	if r.Actual.Kapsule != nil {
 		line += fmt.Sprintf(", %d waiting", s.Waiting)
 	}
 	line += fmt.Sprintf(", %d undeclared, %d unknown.", s.Undeclared, s.Unknown)
-	switch {
-	case r.Plan.Unverified:
+	switch r.Outcome() {
+	case topology.OutcomeNoTarget:
 		line += " " + p.red("UNVERIFIED: no target was read.")
-	case s.Unknown > 0:
+	case topology.OutcomeUnknown:
 		line += " " + p.yellow("Not in sync: parts of ACTUAL are unknown.")
-	case s.Waiting > 0 && s.Changes == 0:
+	case topology.OutcomeWaiting:
 		line += " " + p.yellow("Not in sync: the provider is still moving objects (waiting).")
-	case s.InSync:
+	case topology.OutcomeInSync:
 		line += " " + p.green("In sync.")
 	}
 	return line

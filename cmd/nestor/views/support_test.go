@@ -36,4 +36,15 @@ func TestSupportTextFollowsTheFindingsRule(t *testing.T) {
 	if got := SupportText(kube.ParseVersion("1.38.0"), day("2026-12-01"), false); !strings.Contains(got, "(estimated)") {
 		t.Errorf("an estimated date is not said: %q", got)
 	}
+	// The fleet's footnote follows the calendar's flag, and the short text
+	// carries the mark whenever the flag is set.
+	for _, asOf := range []string{"2026-12-01", "2028-01-01", "2030-01-01"} {
+		got, est := supportText(kube.ParseVersion("1.38.0"), day(asOf), true)
+		if !est || !strings.HasSuffix(got, "*") {
+			t.Errorf("1.38 as of %s: %q, estimated %v; want an estimated date, marked *", asOf, got, est)
+		}
+	}
+	if got, est := supportText(kube.ParseVersion("1.33.0"), day("2026-12-01"), true); est || strings.Contains(got, "*") {
+		t.Errorf("1.33 (a published date): %q, estimated %v", got, est)
+	}
 }
