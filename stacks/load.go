@@ -3,6 +3,7 @@ package stacks
 import (
 	"errors"
 	"os"
+	"path/filepath"
 
 	"nestor.dev/nestor/topology"
 )
@@ -15,7 +16,7 @@ func Load(path string) (*topology.Topology, error) {
 	if err != nil {
 		return nil, readError(path, err)
 	}
-	return topology.Parse(path, data)
+	return absolute(topology.Parse(path, data))
 }
 
 // LoadFile reads the topology file at path anywhere on disk (-f FILE) and
@@ -26,7 +27,20 @@ func LoadFile(path string) (*topology.Topology, error) {
 	if err != nil {
 		return nil, readError(path, err)
 	}
-	return topology.ParseFile(path, data)
+	return absolute(topology.ParseFile(path, data))
+}
+
+// absolute makes t's Path absolute (against the working directory), as the
+// topology's relative paths are resolved from its folder; errors name the
+// file as it was given.
+func absolute(t *topology.Topology, err error) (*topology.Topology, error) {
+	if err != nil {
+		return nil, err
+	}
+	if abs, aerr := filepath.Abs(t.Path); aerr == nil {
+		t.Path = abs
+	}
+	return t, nil
 }
 
 // readError is the error of a topology file that could not be read: what

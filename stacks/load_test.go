@@ -2,9 +2,13 @@ package stacks
 
 import (
 	"io/fs"
+	"os"
+	"path/filepath"
 	"strings"
 	"syscall"
 	"testing"
+
+	"nestor.dev/nestor/topology"
 )
 
 func TestLoadMissingFile(t *testing.T) {
@@ -35,5 +39,31 @@ func TestLoadReadErrorFixes(t *testing.T) {
 		if got, want := err.Error(), "s/a.yaml: cannot read the topology: "+tc.want; got != want {
 			t.Errorf("%v:\n got %s\nwant %s", tc.errno, got, want)
 		}
+	}
+}
+
+// A topology loaded by a relative path gets its absolute Path (its
+// relative kubeconfig: is resolved from its folder), while an error names
+// the file as it was given.
+func TestLoadMakesThePathAbsolute(t *testing.T) {
+	dir := t.TempDir()
+	t.Chdir(dir)
+	if err := os.WriteFile("lab.yaml", []byte("name: lab\ntarget_kind: prod\nkubeconfig: kc.yaml\nnodes:\n  - name: n1\n    role: control-plane\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, load := range []func(string) (*topology.Topology, error){Load, LoadFile} {
+		tp, err := load("lab.yaml")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if want := filepath.Join(dir, "lab.yaml"); tp.Path != want {
+			t.Errorf("Path %q, want %q", tp.Path, want)
+		}
+	}
+	if err := os.WriteFile("bad.yaml", []byte("name: bad\ntarget_kind: nowhere\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := LoadFile("bad.yaml"); err == nil || !strings.HasPrefix(err.Error(), "bad.yaml:") {
+		t.Errorf("error %v, want one naming bad.yaml as given", err)
 	}
 }

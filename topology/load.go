@@ -70,11 +70,7 @@ func Parse(path string, data []byte) (*Topology, error) {
 // warning (LoadFile).
 func parse(path string, data []byte, anyName bool) (*Topology, error) {
 	p := &parser{file: path, anyName: anyName}
-	abs, err := filepath.Abs(path)
-	if err != nil {
-		abs = path
-	}
-	t := &Topology{Path: abs}
+	t := &Topology{Path: path}
 
 	if e := p.checkText(data); e != nil {
 		return nil, Errors{e}

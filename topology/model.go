@@ -64,7 +64,10 @@ func nodeClusterGrammar(k TargetKind) bool {
 // Topology is one stack as declared in its file. Paths are kept as written;
 // use ResolvePath to expand them.
 type Topology struct {
-	// Path is the absolute path of the file the topology was loaded from.
+	// Path is the path of the file the topology was loaded from, as the
+	// caller of Parse gave it: absolute when loaded by the stacks folder
+	// (stacks.Load, stacks.LoadFile), which relative paths (kubeconfig:,
+	// inventories) are resolved against.
 	Path string `json:"path"`
 
 	Name       string     `json:"name"`
