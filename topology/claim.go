@@ -188,9 +188,10 @@ func SettingSubject(key, text string) Subject {
 	return Subject{Kind: SubjectSetting, Name: text, Key: key, Text: text}
 }
 
-// ReasonCode says, from a closed set, why a part of ACTUAL is unknown: the
-// same code in the JSON document, SARIF, JUnit and Prometheus, beside the
-// words that say it to a person.
+// ReasonCode says, from a closed set, why a part of ACTUAL is unknown,
+// beside the words that say it to a person: the JSON document's
+// unknowns[].reason and each SARIF result's properties.reason carry it; the
+// text, Markdown and JUnit say the words, Prometheus counts the unknowns.
 type ReasonCode string
 
 // The reason codes.

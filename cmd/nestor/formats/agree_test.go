@@ -217,6 +217,29 @@ func TestFormatsAgree(t *testing.T) {
 		if got := sortClaims(got); !slices.Equal(got, claims) {
 			t.Errorf("SARIF results\n%v\nthe model's claims\n%v", got, claims)
 		}
+		// Each part not read carries the model's reason code, and nothing
+		// else carries one.
+		var gotCodes, wantCodes []string
+		for _, res := range d.Runs[0].Results {
+			if res.Properties.Reason != "" {
+				gotCodes = append(gotCodes, res.Properties.Stack+" "+res.Properties.Key+" "+res.Properties.Reason)
+			}
+		}
+		for _, s := range f.Stacks {
+			if s.Report == nil {
+				continue
+			}
+			for _, it := range Items(s.Report) {
+				if it.Unknown != nil {
+					wantCodes = append(wantCodes, s.Name+" "+it.Key()+" "+string(it.Unknown.Reason))
+				}
+			}
+		}
+		slices.Sort(gotCodes)
+		slices.Sort(wantCodes)
+		if len(wantCodes) == 0 || !slices.Equal(gotCodes, wantCodes) {
+			t.Errorf("SARIF's reason codes %q, the model's %q", gotCodes, wantCodes)
+		}
 	})
 
 	t.Run("JUnit: nothing unread passes; a change fails where it is", func(t *testing.T) {

@@ -139,11 +139,13 @@ type sarifResult struct {
 }
 
 // sarifProps is the property bag nestor adds to a result or notification:
-// the stack, the topology key, the stack's status.
+// the stack, the topology key, the stack's outcome (its status word), and
+// for a part not read its reason code (topology.ReasonCode).
 type sarifProps struct {
 	Stack  string `json:"stack,omitempty"`
 	Key    string `json:"key,omitempty"`
 	Status string `json:"status,omitempty"`
+	Reason string `json:"reason,omitempty"`
 }
 
 type sarifLocation struct {
@@ -253,6 +255,9 @@ func writeSARIF(w io.Writer, docs []action.StackDoc, automationID string, o SARI
 				Locations:           []sarifLocation{locationOf(d, root, key)},
 				PartialFingerprints: map[string]string{"primaryLocationLineHash": fingerprint(id, n)},
 				Properties:          &sarifProps{Stack: d.Name, Key: key},
+			}
+			if it.Unknown != nil {
+				res.Properties.Reason = string(it.Unknown.Reason)
 			}
 			run.Results = append(run.Results, res)
 		}

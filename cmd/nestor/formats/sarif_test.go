@@ -168,7 +168,7 @@ type sarifDoc struct {
 			Message             struct{ Text string }
 			Locations           []sarifTestLocation
 			PartialFingerprints map[string]string
-			Properties          struct{ Stack, Key string }
+			Properties          struct{ Stack, Key, Reason string }
 		}
 	}
 }
