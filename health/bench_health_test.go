@@ -7,9 +7,9 @@ import (
 	"nestor.dev/nestor/topology"
 )
 
-// BenchmarkEvaluateCatalog judges every catalog layer against 150 CRD groups
+// BenchmarkJudgeCatalog judges every catalog layer against 150 CRD groups
 // and 600 workloads.
-func BenchmarkEvaluateCatalog(b *testing.B) {
+func BenchmarkJudgeCatalog(b *testing.B) {
 	f := topology.ClusterFacts{Namespaces: topology.KnownFact([]string{}), StorageClasses: topology.KnownFact([]topology.StorageClass{{Name: "local-path", Provisioner: "rancher.io/local-path", Default: true}})}
 	var groups []string
 	for i := 0; i < 150; i++ {

@@ -372,7 +372,7 @@ func absentReason(def topology.LayerDef) string {
 	return "not found: " + strings.Join(looked, ", ")
 }
 
-// Undeclared returns the catalog layers that t does not declare but that the
+// undeclared returns the catalog layers that t does not declare but that the
 // cluster shows, each with Declared=false and its health (JudgeWorkloads). It is
 // judged by cheap, specific signals only: one of the layer's CRD groups, a
 // StorageClass with one of its provisioners, or one of its workloads in the
@@ -380,7 +380,7 @@ func absentReason(def topology.LayerDef) string {
 // shared — kube-system, monitoring — and outlive uninstalls). A layer whose
 // signals could not be read is left out: undeclared steps are information,
 // never a guess. Order: catalog order.
-func Undeclared(t *topology.Topology, facts topology.ClusterFacts) []topology.LayerState {
+func undeclared(t *topology.Topology, facts topology.ClusterFacts) []topology.LayerState {
 	declared := map[string]bool{}
 	for _, l := range t.Layers {
 		declared[l.Name] = true
@@ -526,14 +526,14 @@ func sameSecond(defaults []topology.StorageClass) []string {
 	return out
 }
 
-// ObserveLayers returns what Observed.Layers holds for t: one LayerState per
+// judgeLayers returns what Observed.Layers holds for t: one LayerState per
 // declared layer, in declaration order (JudgeLayer with
 // declared=true: its workloads and its own status resources; a ref that is
 // in neither the catalog nor has detect: is Unknown, which Parse never lets
 // through), then the Undeclared catalog layers; and why the search for
 // undeclared layers is incomplete (its code and words; the zero Why when
 // it is not).
-func ObserveLayers(t *topology.Topology, facts topology.ClusterFacts) ([]topology.LayerState, topology.Why) {
+func judgeLayers(t *topology.Topology, facts topology.ClusterFacts) ([]topology.LayerState, topology.Why) {
 	out := make([]topology.LayerState, 0, len(t.Layers))
 	for _, ref := range t.Layers {
 		def, ok := topology.LayerDefFor(ref)
@@ -543,7 +543,7 @@ func ObserveLayers(t *topology.Topology, facts topology.ClusterFacts) ([]topolog
 		}
 		out = append(out, judged(JudgeLayer(def, facts, facts.Status, true)))
 	}
-	return append(out, Undeclared(t, facts)...), undeclaredUnread(facts)
+	return append(out, undeclared(t, facts)...), undeclaredUnread(facts)
 }
 
 // judged is a layer's state with its detail and status kept: Detail is

@@ -39,7 +39,7 @@ func healthyFacts() topology.ClusterFacts {
 	}
 }
 
-func TestEvaluate(t *testing.T) {
+func TestJudgeWorkloads(t *testing.T) {
 	argocd, _ := topology.CatalogLayer("argocd")
 	cnpg, _ := topology.CatalogLayer("cnpg")
 	rook, _ := topology.CatalogLayer("rook-ceph")
@@ -160,7 +160,7 @@ func TestUndeclared(t *testing.T) {
 	tp := &topology.Topology{Layers: []topology.LayerRef{{Name: "argocd"}}}
 	f := healthyFacts()
 	f.Workloads.Value = append(f.Workloads.Value, wl(topology.KindDeployment, "kube-system", "metrics-server", 1, 0))
-	got := Undeclared(tp, f)
+	got := undeclared(tp, f)
 	var names []string
 	for _, s := range got {
 		if s.Declared {
@@ -180,13 +180,13 @@ func TestUndeclared(t *testing.T) {
 		StorageClasses: topology.UnknownFact[[]topology.StorageClass](topology.Because(topology.ReasonFailed, "forbidden")),
 		Workloads:      topology.UnknownFact[[]topology.WorkloadState](topology.Because(topology.ReasonFailed, "forbidden")),
 	}
-	if got := Undeclared(tp, unknown); len(got) != 0 {
+	if got := undeclared(tp, unknown); len(got) != 0 {
 		t.Errorf("Undeclared on unknown facts = %+v", got)
 	}
 	// A namespace alone is no sign.
 	onlyNS := topology.ClusterFacts{Namespaces: topology.KnownFact([]string{"cnpg-system", "argocd", "monitoring"}),
 		CRDGroups: topology.KnownFact([]string{}), StorageClasses: topology.KnownFact([]topology.StorageClass{}), Workloads: topology.KnownFact([]topology.WorkloadState{})}
-	if got := Undeclared(&topology.Topology{}, onlyNS); len(got) != 0 {
+	if got := undeclared(&topology.Topology{}, onlyNS); len(got) != 0 {
 		t.Errorf("Undeclared on namespaces only = %+v", got)
 	}
 }
@@ -212,22 +212,22 @@ func TestDefaultStorage(t *testing.T) {
 	}
 }
 
-func TestObserveLayers(t *testing.T) {
+func TestJudgeLayers(t *testing.T) {
 	tp := &topology.Topology{Layers: []topology.LayerRef{{Name: "argocd"}, {Name: "rook-ceph"}, {Name: "mystery"}}}
-	got, _ := ObserveLayers(tp, healthyFacts())
+	got, _ := judgeLayers(tp, healthyFacts())
 	var names []string
 	for _, s := range got {
 		names = append(names, fmt.Sprintf("%s:%v:%s", s.Name, s.Declared, s.Health))
 	}
 	want := []string{"argocd:true:healthy", "rook-ceph:true:absent", "mystery:true:unknown", "local-path:false:healthy", "cnpg:false:healthy"}
 	if !reflect.DeepEqual(names, want) {
-		t.Errorf("ObserveLayers = %v, want %v", names, want)
+		t.Errorf("judgeLayers = %v, want %v", names, want)
 	}
 }
 
-// TestEvaluateNamespaceErrorOnce: the error of a namespace whose lists
+// TestJudgeWorkloadsNamespaceErrorOnce: the error of a namespace whose lists
 // failed is the reason, once, however many workloads live there.
-func TestEvaluateNamespaceErrorOnce(t *testing.T) {
+func TestJudgeWorkloadsNamespaceErrorOnce(t *testing.T) {
 	argocd, _ := topology.CatalogLayer("argocd")
 	f := healthyFacts()
 	f.WorkloadNamespaces = []string{"cnpg-system", "kube-system"}

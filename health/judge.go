@@ -3,7 +3,7 @@ package health
 import "nestor.dev/nestor/topology"
 
 // Judge sets what obs says of the layers and the storage, judged from the
-// facts a read made of the cluster of t: obs.Layers (ObserveLayers: the
+// facts a read made of the cluster of t: obs.Layers (judgeLayers: the
 // declared layers in declaration order, then the undeclared catalog layers
 // found), obs.UndeclaredUnread and its code (why the search for undeclared
 // layers is unknown), and obs.Storage (DefaultStorage, which needs
@@ -17,7 +17,7 @@ func Judge(obs *topology.Observed, t *topology.Topology, facts topology.ClusterF
 	}
 	obs.Layers = []topology.LayerState{}
 	if t != nil {
-		layers, unread := ObserveLayers(t, facts)
+		layers, unread := judgeLayers(t, facts)
 		obs.Layers, obs.UndeclaredUnread, obs.UndeclaredUnreadCode = append(obs.Layers, layers...), unread.Text, unread.Code
 	}
 	obs.Storage = DefaultStorage(facts, obs.ServerVersion)

@@ -27,7 +27,7 @@ func rookFacts(avail map[string][2]int32) topology.ClusterFacts {
 
 var rookUp = map[string][2]int32{"rook-ceph-operator": {1, 1}, "rook-ceph-mon-a": {1, 1}, "rook-ceph-mgr-a": {1, 1}, "rook-ceph-osd-0": {1, 1}}
 
-func TestEvaluateWithStatus(t *testing.T) {
+func TestJudgeLayer(t *testing.T) {
 	def, _ := topology.CatalogLayer("rook-ceph")
 	healthy := cephCluster(map[string]string{topology.FieldCephHealth: "HEALTH_OK", topology.FieldCephLastChecked: before(40 * time.Second), topology.FieldPhase: "Ready"})
 	broken := cephCluster(map[string]string{topology.FieldCephHealth: "HEALTH_ERR", topology.FieldCephLastChecked: before(40 * time.Second), topology.FieldPhase: "Ready"}, topology.HealthCheck{Name: "OSD_DOWN", Severity: "HEALTH_WARN", Message: "2 osds down"})
@@ -85,7 +85,7 @@ func TestEvaluateWithStatus(t *testing.T) {
 	}
 }
 
-func TestEvaluateWithStatusArgoCDFindingsOnly(t *testing.T) {
+func TestJudgeLayerArgoCDFindingsOnly(t *testing.T) {
 	def, _ := topology.CatalogLayer("argocd")
 	facts := topology.ClusterFacts{
 		Namespaces: topology.KnownFact([]string{"argocd"}), CRDGroups: topology.KnownFact([]string{"argoproj.io"}), StorageClasses: topology.KnownFact([]topology.StorageClass{}),
@@ -111,7 +111,7 @@ func TestEvaluateWithStatusArgoCDFindingsOnly(t *testing.T) {
 	}
 }
 
-func TestEvaluateWithStatusCustomResource(t *testing.T) {
+func TestJudgeLayerCustomResource(t *testing.T) {
 	def := customDef("apps")
 	facts := topology.ClusterFacts{Namespaces: topology.KnownFact([]string{"apps"}), CRDGroups: topology.KnownFact([]string{}), StorageClasses: topology.KnownFact([]topology.StorageClass{}), Workloads: topology.KnownFact([]topology.WorkloadState{})}
 	ready := so("Widget", "apps", "main", nil, cond("Ready", "True", "", ""))
