@@ -42,9 +42,10 @@ type KapsuleObserved struct {
 	// (kube-system workloads, the CSI's StorageClasses, the CNI), shown
 	// once as "provider's" and never planned.
 	Provider []string `json:"provider"`
-	// InCluster is Observed.InClusterUnread, kept here as well (the
-	// document's kapsule part carried it first). It says why the in-cluster part (layers, StorageClasses,
-	// kubelets) was not read ("" when it was).
+	// InCluster says why the in-cluster part (layers, StorageClasses,
+	// kubelets) was not read, whatever the cause ("" when it was): no
+	// kubeconfig declared (then Observed.InClusterUnread says the same), or
+	// one that could not be loaded or used.
 	InCluster string `json:"in_cluster_unread,omitempty"`
 }
 

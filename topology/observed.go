@@ -44,10 +44,11 @@ type Observed struct {
 	ProviderObjects *ProviderObjects `json:"provider_objects,omitempty"`
 	// InClusterUnread says why the cluster's own API (its nodes, layers
 	// and StorageClasses) was not read while the stack itself was: a
-	// managed cluster read through its provider's API alone (no
-	// kubeconfig, or one that could not be proven the cluster's). "" when
-	// it was read, or when nothing at all was (NoTarget). An unread part
-	// is then unknown only where something declared depends on it (a
+	// managed cluster read through its provider's API alone because it
+	// declares no kubeconfig. "" when it was read, when nothing at all was
+	// (NoTarget), and when a declared kubeconfig could not be used (then
+	// the in-cluster part is unknown as every unread part is). An unread
+	// part is then unknown only where something declared depends on it (a
 	// layer, backend:).
 	InClusterUnread string `json:"in_cluster_unread,omitempty"`
 	// UndeclaredUnread says why the search for the catalog layers the
