@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"encoding/xml"
 	"fmt"
+	"path/filepath"
 	"slices"
 	"sort"
 	"strings"
@@ -49,8 +50,22 @@ func fixtureForbidden(t *testing.T, dir string) *action.Report {
 	return action.NewReport(kindOf(tp), &probes.Opened{Topology: tp}, obs, fixtureAsOf)
 }
 
-// agreeFleet is fixtureFleet with the stacks of nothing read (nokc) and of
-// a forbidden read (ro).
+// fixtureBench is the report of the lima bench lab as read before it was
+// bootstrapped: limactl lists one VM running and one stopped, and there is
+// no bench kubeconfig yet, so the cluster's own API was not read.
+func fixtureBench(t *testing.T, dir string) *action.Report {
+	t.Helper()
+	tp := parsedTopology(t, dir, "lab", "name: lab\ntarget_kind: lima\nnodes:\n  - {name: lab1, role: control-plane}\n  - {name: lab2, role: worker}\nlayers:\n  - flannel\n")
+	obs := probes.UnknownObservation(tp, topology.Because(topology.ReasonNoTarget, "no bench kubeconfig at ~/.nestor/bench/lab/kubeconfig (bootstrap the bench first)"))
+	obs.NoBenchCluster = true
+	vms := topology.KnownFact([]topology.VM{{Name: "lab1", Status: "Running"}, {Name: "lab2", Status: "Stopped"}})
+	obs.VMs = &vms
+	return action.NewReport(kindOf(tp), &probes.Opened{Topology: tp}, obs, fixtureAsOf)
+}
+
+// agreeFleet is fixtureFleet with the stacks of nothing read (nokc), of a
+// forbidden read (ro), of a lima bench not bootstrapped (lab) and of an
+// API server that did not answer (far).
 func agreeFleet(t *testing.T, dir string) *action.FleetReport {
 	f := fixtureFleet(t, dir)
 	for i := range f.Stacks {
@@ -58,11 +73,16 @@ func agreeFleet(t *testing.T, dir string) *action.FleetReport {
 			f.Stacks[i].FromReport() // as Fleet.Run fills each line
 		}
 	}
-	for _, r := range []*action.Report{fixtureNoTarget(t, dir), fixtureForbidden(t, dir)} {
+	for _, r := range []*action.Report{fixtureNoTarget(t, dir), fixtureForbidden(t, dir), fixtureBench(t, dir)} {
 		s := action.FleetStack{Name: r.Stack.Name, File: r.Stack.File, TargetKind: r.Stack.TargetKind, Report: r}
 		s.FromReport()
 		f.Stacks = append(f.Stacks, s)
 	}
+	far := parsedTopology(t, dir, "far", "name: far\ntarget_kind: prod\nendpoint: https://10.9.0.7:6443\nkubeconfig: far.config\nnodes:\n  - {name: far1, role: control-plane}\n")
+	unreachable := &probes.UnreachableError{Endpoint: "https://10.9.0.7:6443", Context: "far", Kubeconfig: filepath.Join(dir, "far.config"),
+		Reason: "dial tcp 10.9.0.7:6443: connect: connection timed out", Source: "kubeconfig: in " + far.Path}
+	f.Stacks = append(f.Stacks, action.FleetStack{Name: "far", File: far.Path, TargetKind: topology.TargetProd, Outcome: action.OutcomeUnreachable,
+		Reason: unreachable.Error(), Err: unreachable, Topology: far})
 	sort.Slice(f.Stacks, func(i, j int) bool { return f.Stacks[i].Name < f.Stacks[j].Name })
 	return f
 }
