@@ -89,3 +89,16 @@ func (n NodeState) ReadyText() string {
 	}
 	return s
 }
+
+// CountReady returns how many of nodes are Ready (their Ready condition
+// is True, NodeState.Ready): the one count of Ready nodes every view and
+// format says.
+func CountReady(nodes []NodeState) int {
+	n := 0
+	for _, st := range nodes {
+		if st.Ready {
+			n++
+		}
+	}
+	return n
+}

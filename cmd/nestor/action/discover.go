@@ -36,6 +36,8 @@ type DiscoverReport struct {
 	// degraded, in the topology's order, then the catalog layers the
 	// cluster shows a specific sign of (any health), in catalog order.
 	Layers []topology.LayerState `json:"layers"`
+	// ReadAt is when the read ended (the draft's "read on" date).
+	ReadAt time.Time `json:"-"`
 	// NotFound are declared layers the cluster does not show (absent) or
 	// that could not be judged (unknown, with the reason).
 	NotFound []topology.LayerState `json:"not_found"`
@@ -90,6 +92,7 @@ func (d Discover) Run(ctx context.Context) (*DiscoverReport, *Stack, error) {
 	}
 	r := &DiscoverReport{
 		FormatVersion:  DiscoverFormatVersion,
+		ReadAt:         time.Now(),
 		Stack:          StackInfo{Name: s.Name, File: s.Path, TargetKind: s.TargetKind},
 		Target:         NewTargetInfo(s.Topology, op.Target, op.Check),
 		ServerVersion:  obs.ServerVersion,
@@ -167,7 +170,7 @@ func undeclaredBlindSpots(t *topology.Topology) []string {
 func draftTopology(t *topology.Topology, r *DiscoverReport, name, home string) []byte {
 	var b bytes.Buffer
 	fmt.Fprintf(&b, "# Topology draft of the cluster at %s, written by nestor discover from what it\n", r.Target.Endpoint)
-	fmt.Fprintf(&b, "# read (read-only) on %s. Review it, then save it as %s.yaml in the stacks folder.\n", time.Now().UTC().Format("2006-01-02"), name)
+	fmt.Fprintf(&b, "# read (read-only) on %s. Review it, then save it as %s.yaml in the stacks folder.\n", r.ReadAt.UTC().Format(time.DateOnly), name)
 	fmt.Fprintf(&b, "name: %s\n", topology.YAMLScalar(name))
 	fmt.Fprintf(&b, "target_kind: %s\n", t.TargetKind)
 	if r.Target.Source != string(probes.SourceBench) {

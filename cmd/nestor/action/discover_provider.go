@@ -37,8 +37,8 @@ func discoverProvider(ctx context.Context, s *Stack, op *probes.Opened) (*Discov
 		clusters = l.Clusters(ctx, op)
 	}
 	r := &DiscoverReport{
-		FormatVersion: DiscoverFormatVersion,
-		Stack:         StackInfo{Name: s.Name, File: s.Path, TargetKind: s.TargetKind},
+		FormatVersion: DiscoverFormatVersion, ReadAt: time.Now(),
+		Stack: StackInfo{Name: s.Name, File: s.Path, TargetKind: s.TargetKind},
 		Target: &TargetInfo{Kubeconfig: op.Kubeconfig.Paths, Source: string(op.Kubeconfig.Source), SourceDetail: op.Kubeconfig.Detail,
 			Provider: &provider},
 		ServerVersion: obs.ServerVersion, Nodes: obs.Nodes, Namespaces: facts.Namespaces, StorageClasses: facts.StorageClasses,
@@ -72,7 +72,7 @@ func draftKapsule(t *topology.Topology, r *DiscoverReport, name string) []byte {
 	var b bytes.Buffer
 	o, sc := r.Kapsule.Observed, t.Scaleway
 	fmt.Fprintf(&b, "# Topology draft of the Kapsule cluster %s, written by nestor discover from what the\n", sc.ClusterID)
-	fmt.Fprintf(&b, "# provider's API said (read-only) on %s. Review it, then save it as %s.yaml in the stacks folder.\n", time.Now().UTC().Format("2006-01-02"), name)
+	fmt.Fprintf(&b, "# provider's API said (read-only) on %s. Review it, then save it as %s.yaml in the stacks folder.\n", r.ReadAt.UTC().Format(time.DateOnly), name)
 	fmt.Fprintf(&b, "name: %s\ntarget_kind: kapsule\nscaleway:\n  region: %s\n  cluster_id: %s\n", topology.YAMLScalar(name), sc.Region, sc.ClusterID)
 	project := sc.ProjectID
 	if project == "" && o.Cluster.Known {

@@ -323,8 +323,12 @@ func TestDraftTopology(t *testing.T) {
 			{Name: "cnpg", Health: topology.Healthy},
 		},
 		NotFound: []topology.LayerState{{Name: "argocd", Declared: true, Health: topology.Absent, Reason: "no CRD group argoproj.io"}},
+		ReadAt:   time.Date(2026, 12, 1, 0, 30, 0, 0, time.FixedZone("CET", 3600)), // 2026-11-30 in UTC
 	}
 	draft := draftTopology(tp, r, "lab", "")
+	if !strings.Contains(string(draft), "(read-only) on 2026-11-30. Review it") {
+		t.Errorf("the draft does not say the day of the read (UTC):\n%s", draft)
+	}
 	dt, err := topology.Parse(filepath.Join(dir, "lab.yaml"), draft)
 	if err != nil {
 		t.Fatalf("%v\n%s", err, draft)

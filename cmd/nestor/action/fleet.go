@@ -506,34 +506,6 @@ func (s *FleetStack) FromReport() {
 	s.Changes, s.Waiting, s.Unknown = r.Counts()
 }
 
-// Judged reports whether r rests on a read of its target: false when
-// nothing was read (no target) and the plan only assumes an empty cluster.
-// What is not judged is said by no count, no gauge and no passing test.
-func (r *Report) Judged() bool {
-	return r.Actual != nil && !r.Actual.NoTarget && !r.Plan.Unverified
-}
-
-// CountText is a count of Report.Counts as the tables print it: "-" when
-// none was judged.
-func CountText(n *int) string {
-	if n == nil {
-		return "-"
-	}
-	return fmt.Sprint(*n)
-}
-
-// Counts are the plan's changes, waiting objects and unknown parts as every
-// view and format says them (the fleet's columns, its JSON, Markdown's
-// table, Prometheus' gauges): nil when nothing was read (no target), for
-// the plan then assumes an empty cluster and its counts are no judgement.
-func (r *Report) Counts() (changes, waiting, unknown *int) {
-	if !r.Judged() {
-		return nil, nil, nil
-	}
-	c, w, u := r.Summary.Changes, r.Summary.Waiting, r.Summary.Unknown
-	return &c, &w, &u
-}
-
 // outcomeReason says why a report is not in sync, for its outcome: the
 // changes by step kind (and what waits beside them), what the provider is
 // moving, the parts of ACTUAL not read, or why nothing was; "" in sync.
@@ -560,41 +532,4 @@ func outcomeReason(r *Report) string {
 		return "waiting: " + join(topology.Texts(r.Plan.Waiting))
 	}
 	return ""
-}
-
-// ClusterVersion is the cluster's version the report read
-// (topology.Observed.ClusterVersion: a managed cluster's as its provider
-// reports it, else the API server's); false when it was not read.
-func (r *Report) ClusterVersion() (kube.Version, bool) {
-	v := r.Actual.ClusterVersion()
-	return v, v.Known
-}
-
-// GroupUnknowns says each reason once: the plan's unknowns that share
-// their reason (code and words) become one line naming every subject, in
-// the order they came ("server version, nodes and layer flannel: no bench
-// kubeconfig at …"); an unknown whose reason no other shares is kept as it
-// is. The JSON keeps every unknown apart.
-func GroupUnknowns(unknowns []topology.UnknownPart) []string {
-	type group struct {
-		parts []string
-		why   topology.Why
-	}
-	var order []*group
-	byReason := map[topology.Why]*group{}
-	for _, u := range unknowns {
-		why := topology.Because(u.Reason, u.Message)
-		if g, seen := byReason[why]; seen {
-			g.parts = append(g.parts, u.Subject.Text)
-			continue
-		}
-		g := &group{parts: []string{u.Subject.Text}, why: why}
-		byReason[why] = g
-		order = append(order, g)
-	}
-	out := make([]string, 0, len(order))
-	for _, g := range order {
-		out = append(out, kube.JoinAnd(g.parts)+": "+g.why.Text)
-	}
-	return out
 }

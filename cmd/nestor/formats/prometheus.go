@@ -2,7 +2,6 @@ package formats
 
 import (
 	"io"
-	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -163,35 +162,14 @@ func gauges(fs families, r *action.Report) {
 	for _, sev := range []topology.Severity{topology.SeverityInfo, topology.SeverityWarning, topology.SeverityError} {
 		fs.gauge(metricFindings, float64(bySeverity[sev]), "stack", stack, "severity", string(sev))
 	}
-	// Every declared layer in one state: one the read has no state of is
-	// unknown, never left out of the counts.
-	state := map[string]topology.Health{}
-	for _, l := range r.Actual.Layers {
-		if _, dup := state[l.Name]; l.Declared && !dup {
-			state[l.Name] = l.Health
-		}
-	}
-	byHealth := map[topology.Health]int{}
-	for _, name := range r.Desired.Layers {
-		h, ok := state[name]
-		if !ok || !slices.Contains(topology.LayerHealths, h) {
-			h = topology.Unknown
-		}
-		byHealth[h]++
-	}
+	byHealth := r.LayerCounts()
 	for _, h := range topology.LayerHealths {
 		fs.gauge(metricLayers, float64(byHealth[h]), "stack", stack, "state", string(h))
 	}
 	declaredGauges(fs, r)
 	if n := r.Actual.Nodes; n.Known && !r.Actual.NoTarget {
-		ready := 0
-		for _, st := range n.Value {
-			if st.Ready {
-				ready++
-			}
-		}
 		fs.gauge(metricNodesRegister, float64(len(n.Value)), "stack", stack)
-		fs.gauge(metricNodesReady, float64(ready), "stack", stack)
+		fs.gauge(metricNodesReady, float64(topology.CountReady(n.Value)), "stack", stack)
 	}
 	if server, ok := r.ClusterVersion(); ok {
 		fs.gauge(metricServerInfo, 1, "stack", stack, "version", server.Raw, "minor", server.MinorString())

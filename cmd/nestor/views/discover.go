@@ -51,12 +51,7 @@ func discoverNodes(w io.Writer, r *action.DiscoverReport, p palette) {
 		fmt.Fprintf(w, "\n%s %s\n", p.bold("NODES"), unknownText(p, r.Nodes.Reason))
 		return
 	}
-	ready := 0
-	for _, n := range r.Nodes.Value {
-		if n.Ready {
-			ready++
-		}
-	}
+	ready := topology.CountReady(r.Nodes.Value)
 	fmt.Fprintf(w, "\n%s (%d, %d Ready)\n", p.bold("NODES"), len(r.Nodes.Value), ready)
 	renderNodeTable(w, "  ", r.Nodes.Value, p)
 }

@@ -232,12 +232,7 @@ func renderServerAndNodes(tw *table, o *topology.Observed, p palette, once *said
 		tw.row("nodes", once.unknown("nodes", o.Nodes.Why()))
 		return
 	}
-	ready := 0
-	for _, n := range o.Nodes.Value {
-		if n.Ready {
-			ready++
-		}
-	}
+	ready := topology.CountReady(o.Nodes.Value)
 	tw.row("nodes", fmt.Sprintf("%d registered, %d Ready", len(o.Nodes.Value), ready))
 }
 
