@@ -11,7 +11,7 @@ const EndOfLifeNotice = 90 * 24 * time.Hour
 
 // ProviderEndOfLifeNoticeDays is how many days before a managed provider's
 // end of life of a minor nestor warns of it, and judges the move the
-// provider then forces (UpgradeTargets).
+// provider then forces (upgrade.MovesDue).
 const ProviderEndOfLifeNoticeDays = 60
 
 // Calendar is a table of minors with their support dates: upstream's

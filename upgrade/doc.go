@@ -1,5 +1,5 @@
 // Package upgrade is the upgrade report: which moves to another minor a
-// stack is due for (UpgradeTargets: a planned step's, the provider's forced
+// stack is due for (MovesDue: a planned step's, the provider's forced
 // move, the upstream end of support), which planned steps drain which
 // nodes (DrainsNodes, DrainedNodes), and what a move breaks, judged from
 // what was read (JudgeUpgrade: the API kinds the target minor stops

@@ -24,7 +24,7 @@ const (
 )
 
 // JudgeUpgrade judges what breaks when the cluster of topology t makes the
-// moves due (UpgradeTargets) and what holds up the steps that drain nodes,
+// moves due (MovesDue) and what holds up the steps that drain nodes,
 // from facts, and returns the findings (never nil), each with its Source,
 // its Reach, the Minor it judges and the Step it concerns (StepRef of the
 // target's first step; for a drain blocker, of the first step that drains
@@ -67,9 +67,9 @@ func JudgeUpgrade(t *topology.Topology, due UpgradeDue, f UpgradeFacts) []topolo
 	if due.Unknown != "" {
 		out = append(out, topology.Finding{Severity: topology.SeverityInfo, Kind: FindingUpgradeUnknown, Subject: topology.VersionSubject("upgrade"), Message: due.Unknown, Reach: "the cluster's version"})
 	}
-	if len(due.Targets) > 0 {
-		out = append(out, judgeAPIs(due.Targets, f.Served, f.DeprecatedCalls)...)
-		out = append(out, judgeLayers(t, due.Targets, f.LayerImages)...)
+	if len(due.Moves) > 0 {
+		out = append(out, judgeAPIs(due.Moves, f.Served, f.DeprecatedCalls)...)
+		out = append(out, judgeLayers(t, due.Moves, f.LayerImages)...)
 	}
 	if len(due.Drains) > 0 {
 		out = append(out, judgeDrains(due, f.PDBs)...)
@@ -673,7 +673,7 @@ func NextHardDate(obs *topology.Observed, due UpgradeDue, findings []topology.Fi
 	}
 	hd.Minor = next
 	hd.Days = int(hd.Date.Sub(kube.DateOf(asOf)).Hours() / 24)
-	for _, t := range due.Targets {
+	for _, t := range due.Moves {
 		if t.Minor.MinorString() == next {
 			hd.Judged = true
 		}

@@ -100,7 +100,7 @@ func DrainedNodes(s topology.Step, obs *topology.Observed) topology.Fact[[]strin
 	return topology.KnownFact(append([]string{}, out...))
 }
 
-// UpgradeTargets says which upgrade reports are due for a stack whose plan
+// MovesDue says which upgrade reports are due for a stack whose plan
 // is p, read as obs, judged at asOf — the reader calls it before reading
 // what the judgement needs (UpgradeDue.ReadsAPIs, ReadsPDBs) and reads
 // nothing when nothing is due. providerWarnDays is a managed kind's window
@@ -126,8 +126,8 @@ func DrainedNodes(s topology.Step, obs *topology.Observed) topology.Fact[[]strin
 // cluster's version is unknown, Unknown says why and only Drains are
 // given; DrainNodes says which nodes each of those drains (DrainedNodes). A
 // zero asOf judges no calendar.
-func UpgradeTargets(p topology.Plan, obs *topology.Observed, providerWarnDays int, asOf time.Time) UpgradeDue {
-	d := UpgradeDue{Targets: []UpgradeMove{}, Drains: []string{}, DrainNodes: []DrainStep{}}
+func MovesDue(p topology.Plan, obs *topology.Observed, providerWarnDays int, asOf time.Time) UpgradeDue {
+	d := UpgradeDue{Moves: []UpgradeMove{}, Drains: []string{}, DrainNodes: []DrainStep{}}
 	if p.Unverified || obs == nil || obs.NoTarget {
 		return d
 	}
@@ -209,13 +209,13 @@ func UpgradeTargets(p topology.Plan, obs *topology.Observed, providerWarnDays in
 		}
 	}
 	for _, t := range byMinor {
-		d.Targets = append(d.Targets, *t)
+		d.Moves = append(d.Moves, *t)
 	}
-	sort.Slice(d.Targets, func(i, j int) bool { return kube.CompareMinor(d.Targets[i].Minor, d.Targets[j].Minor) < 0 })
+	sort.Slice(d.Moves, func(i, j int) bool { return kube.CompareMinor(d.Moves[i].Minor, d.Moves[j].Minor) < 0 })
 	from := kube.Version{Known: true, Major: cur.Major, Minor: cur.Minor}
-	for i := range d.Targets {
-		d.Targets[i].From = from
-		from = d.Targets[i].Minor
+	for i := range d.Moves {
+		d.Moves[i].From = from
+		from = d.Moves[i].Minor
 	}
 	return d
 }

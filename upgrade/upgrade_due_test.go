@@ -83,11 +83,11 @@ type target struct {
 
 func checkTargets(t *testing.T, got UpgradeDue, want []target) {
 	t.Helper()
-	if len(got.Targets) != len(want) {
-		t.Fatalf("targets %+v, want %d: %+v", got.Targets, len(want), want)
+	if len(got.Moves) != len(want) {
+		t.Fatalf("targets %+v, want %d: %+v", got.Moves, len(want), want)
 	}
 	for i, w := range want {
-		g := got.Targets[i]
+		g := got.Moves[i]
 		switch {
 		case g.Minor.MinorString() != w.minor || g.Minor.HasPatch:
 			t.Errorf("target %d: minor %q (patch %v), want %s", i, g.Minor.Canonical(), g.Minor.HasPatch, w.minor)
@@ -107,11 +107,11 @@ func checkTargets(t *testing.T, got UpgradeDue, want []target) {
 	}
 }
 
-func TestUpgradeTargetsNodeCluster(t *testing.T) {
+func TestMovesDueNodeCluster(t *testing.T) {
 	quiet := kube.Day(2026, 6, 1) // 1.35's upstream end of life (2027-02-28) is far
 	t.Run("a path through two minors", func(t *testing.T) {
 		p, obs := prodPlan(t, "1.37", "v1.35.2", quiet)
-		d := UpgradeTargets(p, obs, 60, quiet)
+		d := MovesDue(p, obs, 60, quiet)
 		checkTargets(t, d, []target{
 			{minor: "1.36", to: "1.36", from: "1.35", steps: []string{"upgrade kubernetes → 1.36", "upgrade-node skew1 → 1.36", "upgrade-node skew2 → 1.36", "upgrade-node skew3 → 1.36"}, why: "planned: upgrade kubernetes → 1.36"},
 			{minor: "1.37", to: "1.37", from: "1.36", steps: []string{"upgrade kubernetes → 1.37", "upgrade-node skew1 → 1.37", "upgrade-node skew2 → 1.37", "upgrade-node skew3 → 1.37"}, why: "planned"},
@@ -127,7 +127,7 @@ func TestUpgradeTargetsNodeCluster(t *testing.T) {
 	})
 	t.Run("a patch upgrade is a drain, no target", func(t *testing.T) {
 		p, obs := prodPlan(t, "1.35.4", "v1.35.2", quiet)
-		d := UpgradeTargets(p, obs, 60, quiet)
+		d := MovesDue(p, obs, 60, quiet)
 		checkTargets(t, d, nil)
 		if len(d.Drains) != 4 || d.ReadsAPIs() || !d.ReadsPDBs() {
 			t.Errorf("due %+v: the control plane and 3 nodes drain, no API read", d)
@@ -135,15 +135,15 @@ func TestUpgradeTargetsNodeCluster(t *testing.T) {
 	})
 	t.Run("nothing due: nothing read", func(t *testing.T) {
 		p, obs := prodPlan(t, "", "v1.37.2", kube.Day(2026, 12, 1))
-		d := UpgradeTargets(p, obs, 60, kube.Day(2026, 12, 1))
-		if !d.Nothing() || d.ReadsAPIs() || d.ReadsPDBs() || d.Targets == nil || d.Drains == nil {
+		d := MovesDue(p, obs, 60, kube.Day(2026, 12, 1))
+		if !d.Nothing() || d.ReadsAPIs() || d.ReadsPDBs() || d.Moves == nil || d.Drains == nil {
 			t.Errorf("due %+v: nothing (empty lists, never nil)", d)
 		}
 	})
 	t.Run("upstream end of life within the notice", func(t *testing.T) {
 		asOf := kube.Day(2027, 1, 15) // 1.35 ends 2027-02-28, in 44 days
 		p, obs := prodPlan(t, "", "v1.35.1", asOf)
-		d := UpgradeTargets(p, obs, 60, asOf)
+		d := MovesDue(p, obs, 60, asOf)
 		checkTargets(t, d, []target{{minor: "1.36", to: "1.36", from: "1.35", date: dayp(2027, 2, 28), why: "1.35 reaches end of life upstream on 2027-02-28, in 44 days"}})
 		if d.ReadsPDBs() {
 			t.Errorf("no step drains: %q", d.Drains)
@@ -152,35 +152,35 @@ func TestUpgradeTargetsNodeCluster(t *testing.T) {
 	t.Run("upstream end of life just outside the notice", func(t *testing.T) {
 		asOf := kube.Day(2026, 11, 29) // 91 days before 2027-02-28
 		p, obs := prodPlan(t, "", "v1.35.1", asOf)
-		checkTargets(t, UpgradeTargets(p, obs, 60, asOf), nil)
+		checkTargets(t, MovesDue(p, obs, 60, asOf), nil)
 	})
 	t.Run("upstream end of life past, merged with the planned step", func(t *testing.T) {
 		asOf := kube.Day(2026, 12, 1) // 1.34 ended 2026-10-27
 		p, obs := prodPlan(t, "1.35", "v1.34.4", asOf)
-		checkTargets(t, UpgradeTargets(p, obs, 60, asOf), []target{{minor: "1.35", to: "1.35", from: "1.34", date: dayp(2026, 10, 27),
+		checkTargets(t, MovesDue(p, obs, 60, asOf), []target{{minor: "1.35", to: "1.35", from: "1.34", date: dayp(2026, 10, 27),
 			steps: []string{"upgrade kubernetes → 1.35", "upgrade-node skew1 → 1.35", "upgrade-node skew2 → 1.35", "upgrade-node skew3 → 1.35"}, why: "1.34 reached end of life upstream on 2026-10-27"}})
 	})
 	t.Run("older than the calendar: no date", func(t *testing.T) {
 		asOf := kube.Day(2026, 12, 1)
 		p, obs := prodPlan(t, "", "v1.26.3", asOf)
-		checkTargets(t, UpgradeTargets(p, obs, 60, asOf), []target{{minor: "1.27", to: "1.27", from: "1.26", why: "older than every minor"}})
+		checkTargets(t, MovesDue(p, obs, 60, asOf), []target{{minor: "1.27", to: "1.27", from: "1.26", why: "older than every minor"}})
 	})
 	t.Run("no calendar without a date", func(t *testing.T) {
 		p, obs := prodPlan(t, "", "v1.26.3", time.Time{})
-		checkTargets(t, UpgradeTargets(p, obs, 60, time.Time{}), nil)
+		checkTargets(t, MovesDue(p, obs, 60, time.Time{}), nil)
 	})
 	t.Run("version unknown: said, drains kept", func(t *testing.T) {
 		obs := &topology.Observed{ServerVersion: topology.UnknownFact[string](topology.Because(topology.ReasonFailed, "forbidden (user x cannot get version)"))}
 		p := topology.Plan{Steps: []topology.Step{{Kind: topology.StepRepairNode, Phase: topology.PhaseK8s, Target: "n1", Reason: "registered but NotReady"}}}
-		d := UpgradeTargets(p, obs, 60, kube.Day(2026, 12, 1))
-		if len(d.Targets) != 0 || d.Unknown == "" || !strings.Contains(d.Current.Reason, "forbidden (user x cannot get version)") || !reflect.DeepEqual(d.Drains, []string{"repair-node n1"}) || d.Nothing() {
+		d := MovesDue(p, obs, 60, kube.Day(2026, 12, 1))
+		if len(d.Moves) != 0 || d.Unknown == "" || !strings.Contains(d.Current.Reason, "forbidden (user x cannot get version)") || !reflect.DeepEqual(d.Drains, []string{"repair-node n1"}) || d.Nothing() {
 			t.Errorf("due %+v", d)
 		}
 	})
 	t.Run("no target read: nothing", func(t *testing.T) {
 		obs := &topology.Observed{NoTarget: true, ServerVersion: topology.UnknownFact[string](topology.Because(topology.ReasonFailed, "no target"))}
 		p := topology.Plan{Unverified: true, Steps: []topology.Step{{Kind: topology.StepBootstrap, Target: "x"}}}
-		if d := UpgradeTargets(p, obs, 60, kube.Day(2026, 12, 1)); !d.Nothing() {
+		if d := MovesDue(p, obs, 60, kube.Day(2026, 12, 1)); !d.Nothing() {
 			t.Errorf("due %+v, want nothing for an unverified plan", d)
 		}
 	})
@@ -197,7 +197,7 @@ func kapsuleAt(version, poolVersion string, versions ...topology.KapsuleVersion)
 	}}
 }
 
-func TestUpgradeTargetsKapsule(t *testing.T) {
+func TestMovesDueKapsule(t *testing.T) {
 	asOf := kube.Day(2026, 5, 1) // 1.34's upstream end of life (2026-10-27) is far
 	upgrade := topology.Step{Kind: topology.StepUpgrade, Phase: topology.PhaseCluster, Target: "cluster", Reason: "1.34.3 → 1.35.2 (offered by the provider; one minor at a time)", To: "1.35.2"}
 	pool := topology.Step{Kind: topology.StepUpgradePool, Phase: topology.PhasePools, Target: "default", Reason: "1.34.1 → 1.34.3 (the cluster's version)", To: "1.34.3"}
@@ -233,7 +233,7 @@ func TestUpgradeTargetsKapsule(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			d := UpgradeTargets(topology.Plan{Steps: tt.steps}, tt.obs, 60, asOf)
+			d := MovesDue(topology.Plan{Steps: tt.steps}, tt.obs, 60, asOf)
 			checkTargets(t, d, tt.want)
 			if !reflect.DeepEqual(d.Drains, append([]string{}, tt.drains...)) {
 				t.Errorf("drains %q, want %q", d.Drains, tt.drains)
@@ -242,12 +242,12 @@ func TestUpgradeTargetsKapsule(t *testing.T) {
 	}
 	t.Run("forced, and upstream's end of life near: one forced target", func(t *testing.T) {
 		asOf := kube.Day(2026, 9, 1) // 1.34 ends upstream on 2026-10-27, in 56 days
-		d := UpgradeTargets(topology.Plan{}, kapsuleAt("1.34.3", "1.34.3", listed(dayp(2026, 9, 30), nil)...), 60, asOf)
+		d := MovesDue(topology.Plan{}, kapsuleAt("1.34.3", "1.34.3", listed(dayp(2026, 9, 30), nil)...), 60, asOf)
 		checkTargets(t, d, []target{{minor: "1.35", to: "1.35.4", from: "1.34", date: dayp(2026, 9, 30), forced: true, why: "1.34 reaches end of life upstream on 2026-10-27, in 56 days"}})
 	})
 	t.Run("the provider's cluster unread", func(t *testing.T) {
 		obs := &topology.Observed{Kapsule: &topology.KapsuleObserved{Cluster: topology.UnknownFact[topology.KapsuleCluster](topology.Because(topology.ReasonFailed, "timed out after 10s"))}}
-		if d := UpgradeTargets(topology.Plan{}, obs, 60, asOf); d.Unknown == "" || !strings.Contains(d.Current.Reason, "the provider's cluster: timed out after 10s") {
+		if d := MovesDue(topology.Plan{}, obs, 60, asOf); d.Unknown == "" || !strings.Contains(d.Current.Reason, "the provider's cluster: timed out after 10s") {
 			t.Errorf("unknown %q", d.Unknown)
 		}
 	})

@@ -152,7 +152,7 @@ func TestJudgeUpgradeAPIs(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got := JudgeUpgrade(&topology.Topology{}, UpgradeDue{Targets: tt.targets}, UpgradeFacts{Served: tt.served, DeprecatedCalls: tt.calls})
+			got := JudgeUpgrade(&topology.Topology{}, UpgradeDue{Moves: tt.targets}, UpgradeFacts{Served: tt.served, DeprecatedCalls: tt.calls})
 			checkUpgradeFindings(t, got, tt.want)
 		})
 	}
@@ -212,7 +212,7 @@ func TestJudgeUpgradeLayers(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got := JudgeUpgrade(tt.topo, UpgradeDue{Targets: tt.targets},
+			got := JudgeUpgrade(tt.topo, UpgradeDue{Moves: tt.targets},
 				UpgradeFacts{Served: topology.KnownFact(ServedAPIs{}), DeprecatedCalls: callsOf(topology.KnownFact(1)), LayerImages: tt.images})
 			checkUpgradeFindings(t, got, tt.want)
 		})
@@ -350,7 +350,7 @@ func TestJudgeUpgradeNothingDue(t *testing.T) {
 // TestFailOnUpgradeFindings: --fail-on compares Plan.FindingsAtLeast with
 // its severity; the upgrade findings count by theirs.
 func TestFailOnUpgradeFindings(t *testing.T) {
-	due := UpgradeDue{Targets: []UpgradeMove{moveTo("1.31", "1.32")}, Drains: []string{"upgrade-node n1 → 1.32"},
+	due := UpgradeDue{Moves: []UpgradeMove{moveTo("1.31", "1.32")}, Drains: []string{"upgrade-node n1 → 1.32"},
 		DrainNodes: []DrainStep{{Step: "upgrade-node n1 → 1.32", Nodes: topology.KnownFact([]string{"n1"})}}}
 	facts := UpgradeFacts{
 		Served:          topology.KnownFact(flowcontrolServed),
@@ -381,7 +381,7 @@ func TestNextHardDate(t *testing.T) {
 		blocker(topology.SeverityWarning, FindingUpgradeUnknown, "1.36"),
 		blocker(topology.SeverityError, topology.FindingDowngrade, "1.36"),
 	}
-	due136 := UpgradeDue{Targets: []UpgradeMove{moveTo("1.35", "1.36"), moveTo("1.36", "1.37")}}
+	due136 := UpgradeDue{Moves: []UpgradeMove{moveTo("1.35", "1.36"), moveTo("1.36", "1.37")}}
 	tests := []struct {
 		name string
 		obs  *topology.Observed
@@ -438,7 +438,7 @@ func TestCompareHardDates(t *testing.T) {
 func TestJudgeUpgradeInstancesUnread(t *testing.T) {
 	served := ServedAPIs{GroupVersions: []kube.ServedGroupVersion{{GroupVersion: "v1", Kinds: []string{"ConfigMap"}}}}
 	lost := topology.UnknownFact[int](topology.Because(topology.ReasonFailed, "forbidden (user ci cannot list leases.coordination.k8s.io in namespace kube-system)"))
-	due := UpgradeDue{Targets: []UpgradeMove{moveTo("1.31", "1.32")}}
+	due := UpgradeDue{Moves: []UpgradeMove{moveTo("1.31", "1.32")}}
 	got := JudgeUpgrade(&topology.Topology{}, due, UpgradeFacts{Served: topology.KnownFact(served), DeprecatedCalls: callsOf(lost), LayerImages: topology.KnownFact([]LayerImage{})})
 	var said []topology.Finding
 	for _, f := range got {

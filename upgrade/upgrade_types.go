@@ -58,15 +58,15 @@ type UpgradeMove struct {
 	Steps []string `json:"steps"`
 }
 
-// UpgradeDue is what UpgradeTargets finds due: the minors to judge and the
+// UpgradeDue is what MovesDue finds due: the minors to judge and the
 // plan steps that drain nodes. Zero (nothing due) means nothing is judged
 // and nothing is read.
 type UpgradeDue struct {
-	// Current is the cluster's version the targets start from (unknown
+	// Current is the cluster's version the moves start from (unknown
 	// when it was not read: Unknown says so).
 	Current kube.Version `json:"current"`
-	// Targets are sorted by minor, oldest first.
-	Targets []UpgradeMove `json:"targets"`
+	// Moves are sorted by minor, oldest first.
+	Moves []UpgradeMove `json:"targets"`
 	// Drains are the StepRef of the plan steps that drain nodes (or delete
 	// them), in plan order: each needs the drain-blocker check.
 	Drains []string `json:"drains"`
@@ -91,7 +91,7 @@ type DrainStep struct {
 // ReadsAPIs reports whether the upgrade judgement needs the served APIs,
 // the deprecated-API metrics, the API server identity leases and the
 // layers' images: a target minor is due (or whether one is is unknown).
-func (d UpgradeDue) ReadsAPIs() bool { return len(d.Targets) > 0 }
+func (d UpgradeDue) ReadsAPIs() bool { return len(d.Moves) > 0 }
 
 // ReadsPDBs reports whether the judgement needs the PodDisruptionBudgets: a
 // planned step drains nodes.
@@ -100,7 +100,7 @@ func (d UpgradeDue) ReadsPDBs() bool { return len(d.Drains) > 0 }
 // Nothing reports whether nothing is due and nothing unknown: no read, no
 // finding.
 func (d UpgradeDue) Nothing() bool {
-	return len(d.Targets) == 0 && len(d.Drains) == 0 && d.Unknown == ""
+	return len(d.Moves) == 0 && len(d.Drains) == 0 && d.Unknown == ""
 }
 
 // UpgradeFacts are the reads the upgrade judgement rests on. Each is a

@@ -55,7 +55,7 @@ func judge(k probes.Kind, t *topology.Topology, obs *topology.Observed, facts to
 //     plan (NewReport).
 //  2. When an upgrade report is due — the minors the plan or the calendars
 //     move the cluster to and the steps that drain nodes
-//     (upgrade.UpgradeTargets, the provider's window
+//     (upgrade.MovesDue, the provider's window
 //     kube.ProviderEndOfLifeNoticeDays), known only once the version, the
 //     nodes and the plan are — what its judgement needs is read
 //     (Opened.ReadUpgrade, within the stack's one deadline), and its
@@ -71,7 +71,7 @@ func ReadReport(ctx context.Context, k probes.Kind, op *probes.Opened, asOf time
 		return nil, err
 	}
 	r := NewReport(k, op, obs, asOf)
-	due := upgrade.UpgradeTargets(r.Plan, obs, kube.ProviderEndOfLifeNoticeDays, asOf)
+	due := upgrade.MovesDue(r.Plan, obs, kube.ProviderEndOfLifeNoticeDays, asOf)
 	if !due.Nothing() {
 		r.Upgrade = &due
 		f := op.ReadUpgrade(ctx, due)

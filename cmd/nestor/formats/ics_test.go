@@ -68,7 +68,7 @@ func fixtureDedicated(t *testing.T, dir string, asOf time.Time) *action.Report {
 		Layers: []topology.LayerState{{Name: "argocd", Declared: true, Health: topology.Healthy, Reason: "argocd/argocd-server 1/1 available"}},
 	}
 	r := action.NewReport(kindOf(tp), &probes.Opened{Topology: tp}, obs, asOf)
-	due := upgrade.UpgradeTargets(r.Plan, obs, kube.ProviderEndOfLifeNoticeDays, asOf)
+	due := upgrade.MovesDue(r.Plan, obs, kube.ProviderEndOfLifeNoticeDays, asOf)
 	if hd, ok := upgrade.NextHardDate(obs, due, r.Plan.Findings, asOf); ok {
 		r.HardDate = &hd
 	}
