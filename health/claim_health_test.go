@@ -53,7 +53,7 @@ func TestNoObjectRestsOnPresence(t *testing.T) {
 			}
 			found := false
 			for _, u := range p.Unknowns {
-				found = found || (u.Subject.Key == topology.LayerKey(layer) && u.Reason == fail.Code)
+				found = found || (u.Subject.Key == topology.LayerKey(layer) && u.Code == fail.Code)
 			}
 			if !found {
 				t.Errorf("%s, workloads %s: unknowns %v, want the layer unknown with code %s", layer, fail.Code, topology.Texts(p.Unknowns), fail.Code)

@@ -462,8 +462,8 @@ func TestSuspendedLayerIsNotRepaired(t *testing.T) {
 		t.Errorf("status %s, unknowns %q", p.Outcome(), topology.Texts(p.Unknowns))
 	}
 	for _, u := range p.Unknowns {
-		if u.Subject.Key == topology.LayerKey("cnpg") && u.Reason != topology.ReasonSuspended {
-			t.Errorf("the suspended layer's unknown has reason %s, want %s", u.Reason, topology.ReasonSuspended)
+		if u.Subject.Key == topology.LayerKey("cnpg") && u.Code != topology.ReasonSuspended {
+			t.Errorf("the suspended layer's unknown has reason %s, want %s", u.Code, topology.ReasonSuspended)
 		}
 	}
 	next := plan.Next(fixtures.Dirqual(), obs, p, plan.NodeCluster{})

@@ -151,7 +151,7 @@ func TestPlanBackendWithSeveralDefaults(t *testing.T) {
 	noTime := []topology.StorageClass{handed[0], {Name: "longhorn", Provisioner: "driver.longhorn.io", Default: true}}
 	p = fixtures.CheckedPlan(t, k3s("local-path"), observe(noTime, "v1.37.2"), plan.NodeCluster{}, plan.Options{})
 	if len(p.Steps) != 0 || len(p.Unknowns) != 1 || !strings.Contains(p.Unknowns[0].String(), "the creation time of longhorn was not read") ||
-		p.Unknowns[0].Subject != topology.StorageSubject() || p.Unknowns[0].Reason != topology.ReasonNotRead {
+		p.Unknowns[0].Subject != topology.StorageSubject() || p.Unknowns[0].Code != topology.ReasonNotRead {
 		t.Errorf("creation time missing: steps %s, unknowns %q", fixtures.StepsText(p.Steps), p.Unknowns)
 	}
 }

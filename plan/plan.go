@@ -199,5 +199,5 @@ func planBackend(p *topology.Plan, t *topology.Topology, obs *topology.Observed,
 // was read: REASON", the reason as the probes gave it ("not read" when
 // they gave none).
 func NoTargetUnknown(reason string) topology.UnknownPart {
-	return topology.UnknownPart{Subject: topology.WholeClusterSubject(), Reason: topology.ReasonNoTarget, Message: "no target was read: " + topology.OrNotRead(reason)}
+	return topology.UnknownPart{Subject: topology.WholeClusterSubject(), Code: topology.ReasonNoTarget, Message: "no target was read: " + topology.OrNotRead(reason)}
 }

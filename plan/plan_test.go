@@ -255,7 +255,7 @@ func TestBuildPlan(t *testing.T) {
 			if tc.codes != nil {
 				codes := make([]topology.ReasonCode, len(got.Unknowns))
 				for i, u := range got.Unknowns {
-					codes[i] = u.Reason
+					codes[i] = u.Code
 				}
 				if !reflect.DeepEqual(codes, tc.codes) {
 					t.Errorf("unknowns' codes = %q, want %q", codes, tc.codes)
@@ -276,7 +276,7 @@ func TestBuildPlan(t *testing.T) {
 // cluster, the nodes, the default StorageClass's backend).
 func checkUnknownSubject(t *testing.T, u topology.UnknownPart) {
 	t.Helper()
-	if u.Reason == "" {
+	if u.Code == "" {
 		t.Errorf("unknown %q has no reason code", u)
 	}
 	want := map[topology.SubjectKind]string{topology.SubjectCluster: topology.KeyKubeconfig, topology.SubjectNodes: topology.KeyNodes, topology.SubjectStorage: topology.KeyBackend, topology.SubjectLayers: topology.KeyLayers, topology.SubjectVersion: topology.KeyVersion}[u.Subject.Kind]
@@ -286,8 +286,8 @@ func checkUnknownSubject(t *testing.T, u topology.UnknownPart) {
 	if want == "" || u.Subject.Key != want {
 		t.Errorf("unknown %q: subject %+v, want key %q", u, u.Subject, want)
 	}
-	if u.Subject.Kind == topology.SubjectCluster && u.Reason != topology.ReasonNoTarget {
-		t.Errorf("the whole cluster unknown %q: reason %q, want %q", u, u.Reason, topology.ReasonNoTarget)
+	if u.Subject.Kind == topology.SubjectCluster && u.Code != topology.ReasonNoTarget {
+		t.Errorf("the whole cluster unknown %q: reason %q, want %q", u, u.Code, topology.ReasonNoTarget)
 	}
 }
 

@@ -334,8 +334,8 @@ func TestBuildPlanKubeletSkew(t *testing.T) {
 			}
 			for _, u := range p.Unknowns {
 				checkUnknownSubject(t, u)
-				if want, ok := codes[tc.name]; ok && u.Reason != want {
-					t.Errorf("unknown %q: reason %q, want %q", u, u.Reason, want)
+				if want, ok := codes[tc.name]; ok && u.Code != want {
+					t.Errorf("unknown %q: reason %q, want %q", u, u.Code, want)
 				}
 			}
 			checkFindings(t, p.Findings, tc.findings)

@@ -483,7 +483,7 @@ func TestProbeClusterNamespaceFailureStaysLocal(t *testing.T) {
 			harbor = append(harbor, u)
 		}
 	}
-	if len(harbor) != 1 || harbor[0].Reason != topology.ReasonForbidden || harbor[0].Subject.Key != "layers/harbor" || !strings.Contains(harbor[0].String(), "layer harbor: ") {
+	if len(harbor) != 1 || harbor[0].Code != topology.ReasonForbidden || harbor[0].Subject.Key != "layers/harbor" || !strings.Contains(harbor[0].String(), "layer harbor: ") {
 		t.Errorf("harbor's unknown parts = %+v, want one, forbidden, key layers/harbor", harbor)
 	}
 	if l, ok := byName["argocd"]; !ok || l.Declared || l.Health != topology.Healthy {

@@ -249,7 +249,7 @@ func TestProviderObjectsRule(t *testing.T) {
 				t.Errorf("findings %+v, want none", findings)
 			}
 			if tc.want.unknown != "" {
-				if len(unknowns) != 1 || unknowns[0].Reason != topology.ReasonNotReported || unknowns[0].Subject.Kind != topology.SubjectProviderObject || !strings.Contains(unknowns[0].Message, tc.want.unknown) {
+				if len(unknowns) != 1 || unknowns[0].Code != topology.ReasonNotReported || unknowns[0].Subject.Kind != topology.SubjectProviderObject || !strings.Contains(unknowns[0].Message, tc.want.unknown) {
 					t.Errorf("unknowns %+v, want the object's edits not judged (%q)", unknowns, tc.want.unknown)
 				}
 			} else if len(unknowns) != 0 {
@@ -286,7 +286,7 @@ func TestProviderObjectsUnreadList(t *testing.T) {
 		t.Errorf("counts %+v, want partial: 1 provider's, 1 edited", c)
 	}
 	findings, unknowns := topology.JudgeProviderObjects(po)
-	if len(unknowns) != 1 || unknowns[0].Reason != topology.ReasonForbidden || unknowns[0].Subject.Kind != topology.SubjectProviderObjects || unknowns[0].Subject.Text != "configmaps in kube-system" {
+	if len(unknowns) != 1 || unknowns[0].Code != topology.ReasonForbidden || unknowns[0].Subject.Kind != topology.SubjectProviderObjects || unknowns[0].Subject.Text != "configmaps in kube-system" {
 		t.Errorf("unknowns %+v, want configmaps in kube-system forbidden", unknowns)
 	}
 	for _, f := range findings {

@@ -281,8 +281,10 @@ func (w Why) Prefixed(prefix string) Why { w.Text = prefix + w.Text; return w }
 // rests on one: what it is about, why (a code and its words). Nothing is
 // planned for it, and a plan beside it is never in sync.
 type UnknownPart struct {
-	Subject Subject    `json:"subject"`
-	Reason  ReasonCode `json:"reason"`
+	Subject Subject `json:"subject"`
+	// Code is why, from the closed set (Fact.Code, LayerState.Code), under
+	// the JSON name "reason" that format version 2 gave it.
+	Code ReasonCode `json:"reason"`
 	// Message says why, in words ("forbidden (user … cannot list …)").
 	Message string `json:"message"`
 }
@@ -306,7 +308,7 @@ func (w WaitingObject) String() string { return w.Subject.Text + ": " + w.Messag
 // (ReasonNotRead when the fact carries none) and its words (ReasonOr).
 func UnknownOf(s Subject, code ReasonCode, reason string) UnknownPart {
 	w := Because(code, reason).orNotRead()
-	return UnknownPart{Subject: s, Reason: w.Code, Message: w.Text}
+	return UnknownPart{Subject: s, Code: w.Code, Message: w.Text}
 }
 
 // AddUnknown appends an unknown part to p: s, why it could not be read

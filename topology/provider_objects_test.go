@@ -71,7 +71,7 @@ func TestProviderObjectsDeriveAndJudge(t *testing.T) {
 	if len(unknowns) != 2 {
 		t.Fatalf("unknowns %+v, want the unread lists (one reason) and e-notime", unknowns)
 	}
-	if u := unknowns[0]; u.Subject.Text != "services and daemonsets in kube-system" || u.Reason != ReasonForbidden || u.Subject.Kind != SubjectProviderObjects {
+	if u := unknowns[0]; u.Subject.Text != "services and daemonsets in kube-system" || u.Code != ReasonForbidden || u.Subject.Kind != SubjectProviderObjects {
 		t.Errorf("unknown %+v, want the two forbidden lists said once", u)
 	}
 	if u := unknowns[1]; u.Subject.Name != "ConfigMap kube-system/e-notime" || !strings.Contains(u.Message, "carries no time") {

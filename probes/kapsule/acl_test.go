@@ -86,7 +86,7 @@ func TestJudgeACL(t *testing.T) {
 			var codes []topology.ReasonCode
 			for _, u := range j.Unknowns {
 				if u.Subject.Key == topology.KeyACL {
-					codes = append(codes, u.Reason)
+					codes = append(codes, u.Code)
 				}
 			}
 			switch {

@@ -188,7 +188,7 @@ func TestKapsuleReadErrors(t *testing.T) {
 			nodes = append(nodes, u)
 		}
 	}
-	if len(nodes) != 1 || nodes[0].Subject.Key != "pools" || nodes[0].Reason != topology.ReasonServerError {
+	if len(nodes) != 1 || nodes[0].Subject.Key != "pools" || nodes[0].Code != topology.ReasonServerError {
 		t.Errorf("the nodes' unknown parts = %+v, want one at key pools, %s", nodes, topology.ReasonServerError)
 	}
 }

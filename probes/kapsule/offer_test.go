@@ -178,8 +178,8 @@ func TestJudgeType(t *testing.T) {
 			for _, u := range p.Unknowns {
 				if u.Subject.Key == topology.KeyScalewayType {
 					unknowns = append(unknowns, u.Message)
-					if u.Reason != tc.code {
-						t.Errorf("unknown %q has code %q, want %q", u.Message, u.Reason, tc.code)
+					if u.Code != tc.code {
+						t.Errorf("unknown %q has code %q, want %q", u.Message, u.Code, tc.code)
 					}
 				}
 			}

@@ -284,7 +284,7 @@ func TestJudgeKapsule(t *testing.T) {
 				checkSubject(t, w.Subject)
 			}
 			for _, u := range j.Unknowns {
-				codes = append(codes, u.Reason)
+				codes = append(codes, u.Code)
 				keys = append(keys, u.Subject.Key)
 				checkSubject(t, u.Subject)
 			}

@@ -136,7 +136,7 @@ func TestBuildPlanLima(t *testing.T) {
 			var codes []topology.ReasonCode
 			var keys []string
 			for _, u := range got.Unknowns {
-				codes, keys = append(codes, u.Reason), append(keys, u.Subject.Key)
+				codes, keys = append(codes, u.Code), append(keys, u.Subject.Key)
 			}
 			if tc.codes != nil && !reflect.DeepEqual(codes, tc.codes) {
 				t.Errorf("unknowns' codes = %q, want %q", codes, tc.codes)
@@ -199,7 +199,7 @@ func TestPlanVMsWithLimaErrors(t *testing.T) {
 	if !reflect.DeepEqual(topology.Texts(p.Unknowns), wantUnknowns) {
 		t.Errorf("unknowns = %q, want %q", p.Unknowns, wantUnknowns)
 	}
-	if len(p.Unknowns) == 1 && (p.Unknowns[0].Subject != topology.VMSubject("lima-node3") || p.Unknowns[0].Reason != topology.ReasonNotReported) {
+	if len(p.Unknowns) == 1 && (p.Unknowns[0].Subject != topology.VMSubject("lima-node3") || p.Unknowns[0].Code != topology.ReasonNotReported) {
 		t.Errorf("unknown %+v, want VM lima-node3, %s", p.Unknowns[0], topology.ReasonNotReported)
 	}
 	// A stray file never counts as a VM: docker.yaml is nowhere in the plan,

@@ -302,7 +302,7 @@ func GroupUnknowns(unknowns []topology.UnknownPart) []string {
 	var order []*group
 	byReason := map[topology.Why]*group{}
 	for _, u := range unknowns {
-		why := topology.Because(u.Reason, u.Message)
+		why := topology.Because(u.Code, u.Message)
 		if g, seen := byReason[why]; seen {
 			g.parts = append(g.parts, u.Subject.Text)
 			continue

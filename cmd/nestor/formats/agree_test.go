@@ -189,7 +189,7 @@ func TestFormatsAgree(t *testing.T) {
 			}
 			p := s.Report.Plan
 			for _, u := range p.Unknowns {
-				if u.Subject.Key == "" || u.Subject.Kind == "" || !slices.Contains(topology.ReasonCodes(), u.Reason) {
+				if u.Subject.Key == "" || u.Subject.Kind == "" || !slices.Contains(topology.ReasonCodes(), u.Code) {
 					t.Errorf("%s: unknown %+v: a subject without a kind or key, or a reason outside the closed set", s.Name, u)
 				}
 				got = append(got, agreeClaim{s.Name, u.Subject.Key, RuleUnknown})
@@ -251,7 +251,7 @@ func TestFormatsAgree(t *testing.T) {
 			}
 			for _, it := range Items(s.Report) {
 				if it.Unknown != nil {
-					wantCodes = append(wantCodes, s.Name+" "+it.Key()+" "+string(it.Unknown.Reason))
+					wantCodes = append(wantCodes, s.Name+" "+it.Key()+" "+string(it.Unknown.Code))
 				}
 			}
 		}

@@ -116,7 +116,7 @@ func TestPlanItemKey(t *testing.T) {
 		return PlanItem{Finding: &topology.Finding{Severity: topology.SeverityError, Kind: kind, Subject: subject, Message: "why"}}
 	}
 	unknown := func(s topology.Subject) PlanItem {
-		return PlanItem{Unknown: &topology.UnknownPart{Subject: s, Reason: topology.ReasonForbidden, Message: "why"}}
+		return PlanItem{Unknown: &topology.UnknownPart{Subject: s, Code: topology.ReasonForbidden, Message: "why"}}
 	}
 	waiting := func(s topology.Subject) PlanItem {
 		return PlanItem{Waiting: &topology.WaitingObject{Subject: s, Message: "why"}}

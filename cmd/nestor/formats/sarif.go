@@ -257,7 +257,7 @@ func writeSARIF(w io.Writer, docs []action.StackDoc, automationID string, o SARI
 				Properties:          &sarifProps{Stack: d.Name, Key: key},
 			}
 			if it.Unknown != nil {
-				res.Properties.Reason = string(it.Unknown.Reason)
+				res.Properties.Reason = string(it.Unknown.Code)
 			}
 			run.Results = append(run.Results, res)
 		}

@@ -61,7 +61,7 @@ func renderPreview(w io.Writer, r *action.Report, p palette, detailed bool, sugg
 // RBAC, and does not count.
 func kubeForbidden(r *action.Report) bool {
 	for _, u := range r.Plan.Unknowns {
-		if u.Reason == topology.ReasonForbidden && !u.Subject.OfProvider() {
+		if u.Code == topology.ReasonForbidden && !u.Subject.OfProvider() {
 			return true
 		}
 	}
@@ -452,7 +452,7 @@ func renderPlan(w io.Writer, r *action.Report, p palette, actualShown bool) {
 	if actualShown && r.Actual != nil && r.Actual.NoTarget {
 		unknowns = append([]topology.UnknownPart(nil), unknowns...)
 		for i, u := range unknowns {
-			if u.Reason == topology.ReasonNoTarget && u.Subject.Kind == topology.SubjectCluster {
+			if u.Code == topology.ReasonNoTarget && u.Subject.Kind == topology.SubjectCluster {
 				// ACTUAL's NO TARGET block says why, a few lines above.
 				unknowns[i].Message = "no target was read, as ACTUAL says"
 			}
