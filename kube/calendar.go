@@ -190,6 +190,39 @@ func (c Calendar) Standing(v Version, asOf time.Time) (Standing, CalendarEntry, 
 	return StandingSupported, e, days
 }
 
+// Support is where one minor stands in a calendar on a day, as
+// Calendar.Standing says it: a value a report carries, so that every view
+// and format reads the same standing rather than asking the calendar again.
+type Support struct {
+	// Minor is the minor judged.
+	Minor Version
+	// AsOf is the day it was judged at (zero: not judged at a day; the
+	// entry's dates alone are known).
+	AsOf     time.Time
+	Standing Standing
+	// Entry is the minor's entry (the oldest entry for StandingOlder, zero
+	// for StandingNewer).
+	Entry CalendarEntry
+	// Days are from AsOf to the entry's end of life (negative once past).
+	Days int
+	// CalendarAsOf is the calendar's own date (Calendar.AsOf): a minor newer
+	// than every entry may have been released since.
+	CalendarAsOf time.Time
+}
+
+// SupportOf returns where minor v stands in c at asOf (Standing), as a
+// value.
+func (c Calendar) SupportOf(v Version, asOf time.Time) Support {
+	st, e, days := c.Standing(v, asOf)
+	return Support{Minor: v, AsOf: asOf, Standing: st, Entry: e, Days: days, CalendarAsOf: c.AsOf}
+}
+
+// Dated reports whether s has an end-of-life date: the minor is in the
+// calendar with one (supported, ending soon or ended).
+func (s Support) Dated() bool {
+	return s.Standing == StandingSupported || s.Standing == StandingEndingSoon || s.Standing == StandingEnded
+}
+
 // Plural is n and unit, with an s when n is not 1: "1 day", "3 days".
 func Plural(n int, unit string) string {
 	if n == 1 {

@@ -40,6 +40,12 @@ type Report struct {
 	// its minor, upstream or at the provider) and the blockers before it;
 	// nil when no calendar gives one.
 	HardDate *upgrade.HardDate `json:"hard_date,omitempty"`
+	// Support is where each minor the stack runs stands in the upstream
+	// calendar at AsOf (kube.Calendar.Standing): the API server's, each
+	// kubelet's, a managed cluster's and its pools', read by every view
+	// and format through SupportOf (the JSON says it as the plan's support
+	// findings).
+	Support []kube.Support `json:"-"`
 
 	// Topology is the stack's topology, for the positions of its keys in
 	// the machine formats (nil for a report not built by NewReport).
@@ -177,7 +183,51 @@ func NewReport(k probes.Kind, op *probes.Opened, obs *topology.Observed, asOf ti
 	s.Waiting = len(r.Plan.Waiting)
 	s.InSync = r.Plan.Outcome() == topology.OutcomeInSync
 	r.Summary = s
+	r.Support = minorsSupport(obs, asOf)
 	return r
+}
+
+// minorsSupport is where each minor obs shows running stands in the
+// upstream calendar at asOf, each minor once: the API server's and the
+// kubelets' (Observed.Versions), the minors in use as the calendar
+// findings count them (topology.ObservedMinors: a managed cluster's and
+// its pools'), and the cluster's version (Observed.ClusterVersion).
+func minorsSupport(obs *topology.Observed, asOf time.Time) []kube.Support {
+	var minors []kube.Version
+	if v := obs.Versions; v.Known {
+		minors = append(minors, v.Value.APIServer)
+		if k := v.Value.Kubelets; k.Known {
+			for _, g := range k.Value {
+				minors = append(minors, g.Version)
+			}
+		}
+	}
+	runs, _ := topology.ObservedMinors(obs)
+	for _, m := range runs {
+		minors = append(minors, m.Version)
+	}
+	minors = append(minors, obs.ClusterVersion())
+	cal := kube.UpstreamCalendar()
+	out := []kube.Support{}
+	for _, m := range minors {
+		if !m.Known || slices.ContainsFunc(out, func(s kube.Support) bool { return kube.CompareMinor(s.Minor, m) == 0 }) {
+			continue
+		}
+		out = append(out, cal.SupportOf(m, asOf))
+	}
+	return out
+}
+
+// SupportOf returns where v's minor stands in the upstream calendar, as
+// the report judged it at AsOf; false when the report judged no such minor
+// (none of the stack's reads runs it).
+func (r *Report) SupportOf(v kube.Version) (kube.Support, bool) {
+	for _, s := range r.Support {
+		if kube.CompareMinor(s.Minor, v) == 0 {
+			return s, true
+		}
+	}
+	return kube.Support{}, false
 }
 
 // NewTargetInfo is the report's target line: where ACTUAL was read and how

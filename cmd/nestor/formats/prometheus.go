@@ -173,8 +173,8 @@ func gauges(fs families, r *action.Report) {
 	}
 	if server, ok := r.ClusterVersion(); ok {
 		fs.gauge(metricServerInfo, 1, "stack", stack, "version", server.Raw, "minor", server.MinorString())
-		asOf, _ := time.Parse(time.DateOnly, r.AsOf)
-		if st, e, _ := kube.UpstreamCalendar().Standing(server, asOf); st != kube.StandingNewer && st != kube.StandingNoDate && st != kube.StandingOlder {
+		if sup, ok := r.SupportOf(server); ok && sup.Dated() {
+			e := sup.Entry
 			fs.gauge(metricEndOfSupport, float64(e.EndOfLife.Unix()), "stack", stack, "source", "upstream", "minor", e.Minor, "estimated", boolLabel(e.Estimated))
 		}
 		if eol, ok := providerEndOfLife(r); ok {

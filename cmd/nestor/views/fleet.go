@@ -27,7 +27,6 @@ func Fleet(w io.Writer, r *action.FleetReport, detailed bool) error {
 		return c
 	}
 	tw.row(cells("STACK", "KIND", "TARGET", "STATUS", "VERSION", "SUPPORT", "DEADLINE", "HEADROOM", "CHANGES", "WAITING", "UNKNOWN")...)
-	asOf, _ := time.Parse(time.DateOnly, r.AsOf)
 	estimated := false
 	dash := func(s string) string {
 		if s == "" {
@@ -40,7 +39,7 @@ func Fleet(w io.Writer, r *action.FleetReport, detailed bool) error {
 		if s.Report != nil {
 			if v, ok := s.Report.ClusterVersion(); ok {
 				var est bool
-				support, est = supportText(v, asOf, true)
+				support, est = supportOf(s.Report, v, true)
 				estimated = estimated || est
 			}
 		}

@@ -496,36 +496,47 @@ func renderVersions(w io.Writer, r *action.Report, p palette) {
 	} else {
 		tw.row("kubelets", unknownText(p, k.Reason))
 	}
-	asOf, _ := time.Parse(time.DateOnly, r.AsOf)
 	seen := map[string]bool{}
 	for _, m := range minors {
 		if seen[m.MinorString()] {
 			continue
 		}
 		seen[m.MinorString()] = true
-		tw.row(m.MinorString(), SupportText(m, asOf, false))
+		text, _ := supportOf(r, m, false)
+		tw.row(m.MinorString(), text)
 	}
 	tw.write(w)
 }
 
-// SupportText says where minor v stands in the upstream calendar at asOf
-// (kube.Calendar.Standing, the rule the findings use): "supported
-// upstream until 2027-10-28" (short: "until 2027-10-28"), "end of life
-// upstream in N days, on …" (short: "EOL in N days"), "end of life
+// SupportText says where a minor stands in the upstream calendar, as s
+// holds it (kube.Calendar.SupportOf, the rule the findings use):
+// "supported upstream until 2027-10-28" (short: "until 2027-10-28"), "end
+// of life upstream in N days, on …" (short: "EOL in N days"), "end of life
 // upstream since …" (short: "EOL since …"), "older than this nestor's
 // calendar: past its end of life" (short: "EOL"), "not in this nestor's
 // calendar (as of …)" (short: "unknown"). An estimated date is marked
-// "estimated" (short: "*"). A zero asOf gives the end-of-life date alone.
-func SupportText(v kube.Version, asOf time.Time, short bool) string {
-	text, _ := supportText(v, asOf, short)
+// "estimated" (short: "*"). s judged at no day gives the end-of-life date
+// alone.
+func SupportText(s kube.Support, short bool) string {
+	text, _ := supportText(s, short)
 	return text
+}
+
+// supportOf is SupportText of v's minor as r judged it, and whether the
+// text rests on an estimated date; "not judged" when r judged no such
+// minor.
+func supportOf(r *action.Report, v kube.Version, short bool) (string, bool) {
+	s, ok := r.SupportOf(v)
+	if !ok {
+		return "not judged", false
+	}
+	return supportText(s, short)
 }
 
 // supportText is SupportText and whether the text rests on an estimated
 // date (the calendar's own flag, never read back from the words).
-func supportText(v kube.Version, asOf time.Time, short bool) (string, bool) {
-	cal := kube.UpstreamCalendar()
-	st, e, days := cal.Standing(v, asOf)
+func supportText(s kube.Support, short bool) (string, bool) {
+	e, days := s.Entry, s.Days
 	pick := func(long, brief string) string {
 		if short {
 			return brief
@@ -538,15 +549,15 @@ func supportText(v kube.Version, asOf time.Time, short bool) (string, bool) {
 		eol += mark
 	}
 	switch {
-	case st == kube.StandingNewer || st == kube.StandingNoDate:
-		return pick(fmt.Sprintf("not in this nestor's calendar (as of %s)", cal.AsOf.Format(time.DateOnly)), "unknown"), false
-	case st == kube.StandingOlder:
+	case s.Standing == kube.StandingNewer || s.Standing == kube.StandingNoDate:
+		return pick(fmt.Sprintf("not in this nestor's calendar (as of %s)", s.CalendarAsOf.Format(time.DateOnly)), "unknown"), false
+	case s.Standing == kube.StandingOlder:
 		return pick("older than this nestor's calendar: past its end of life", "EOL"), false
-	case asOf.IsZero():
+	case s.AsOf.IsZero():
 		return pick("end of life upstream "+eol, "until "+eol), e.Estimated
-	case st == kube.StandingEnded:
+	case s.Standing == kube.StandingEnded:
 		return pick("end of life upstream since "+eol, "EOL since "+eol), e.Estimated
-	case st == kube.StandingEndingSoon:
+	case s.Standing == kube.StandingEndingSoon:
 		return pick(fmt.Sprintf("end of life upstream on %s, in %d days", eol, days), fmt.Sprintf("EOL in %d days", days)+mark), e.Estimated
 	}
 	return pick("supported upstream until "+eol, "until "+eol), e.Estimated

@@ -175,7 +175,6 @@ func renderKapsulePools(w io.Writer, k *topology.KapsuleObserved, p palette) {
 // upstream (SupportText), then the provider's calendar findings; the other
 // findings follow the plan.
 func renderKapsuleCalendar(w io.Writer, r *action.Report, k *topology.KapsuleObserved, p palette) {
-	asOf, _ := time.Parse(time.DateOnly, r.AsOf)
 	minors := k.MinorsInUse()
 	if len(minors) > 0 {
 		fmt.Fprintf(w, "  calendar    (judged as of %s)\n", r.AsOf)
@@ -189,7 +188,8 @@ func renderKapsuleCalendar(w io.Writer, r *action.Report, k *topology.KapsuleObs
 				provider = "provider: " + providerDates(e)
 			}
 		}
-		tw.row(u.Version.MinorString(), strings.Join(u.Users, ", "), provider+"; upstream: "+SupportText(u.Version, asOf, false))
+		upstream, _ := supportOf(r, u.Version, false)
+		tw.row(u.Version.MinorString(), strings.Join(u.Users, ", "), provider+"; upstream: "+upstream)
 	}
 	tw.write(w)
 	for _, f := range r.Plan.Findings {
