@@ -141,9 +141,9 @@ func (Kind) Guard(ctx context.Context, op *probes.Opened) (*probes.GuardView, er
 			return nil, err
 		}
 	} else {
-		st.inClusterWhy = "not read: the provider's API did not give the cluster's cluster_url (" + obs.Cluster.Reason + "), so nothing proves the kubeconfig is this cluster's"
+		st.inClusterWhy = "the provider's API did not give the cluster's cluster_url (" + obs.Cluster.Reason + "), so nothing proves the kubeconfig is this cluster's"
 		if obs.Transient["cluster"] != "" {
-			st.inClusterWhy = "not read: the cluster is " + obs.Transient["cluster"] + " (the provider's API answered transient_state), so its cluster_url was not given"
+			st.inClusterWhy = "the cluster is " + obs.Transient["cluster"] + " (the provider's API answered transient_state), so its cluster_url was not given"
 		}
 	}
 	op.State = st
@@ -241,15 +241,17 @@ func (Kind) Read(ctx context.Context, op *probes.Opened, scope probes.Scope) (*t
 	noKubeconfig := op.Target == nil && op.LoadErr == nil
 	switch {
 	case noKubeconfig:
-		why, code = "not read: no kubeconfig is declared; `scw k8s kubeconfig install` writes one, declare it as kubeconfig: to read the layers inside the cluster", topology.ReasonNoTarget
+		why, code = "no kubeconfig is declared; `scw k8s kubeconfig install` writes one, declare it as kubeconfig: to read the layers inside the cluster", topology.ReasonNoTarget
 	case why != "":
 	case op.LoadErr != nil:
-		why, code = "not read: "+op.LoadErr.Error(), topology.ReasonFailed
+		why, code = op.LoadErr.Error(), topology.ReasonFailed
 	default:
 		why, code = execPluginMissing(op.Target, op.Options().Env), topology.ReasonNotInstalled
 	}
 	if why != "" {
-		obs := probes.UnknownObservation(t, topology.Because(code, why))
+		// why is the cause alone (InCluster, in_cluster_unread, whose
+		// name says "not read"); the unknowns it makes say so in words.
+		obs := probes.UnknownObservation(t, topology.Because(code, "not read: "+why))
 		st.obs.InCluster = why
 		if noKubeconfig {
 			// Nothing was declared to read the cluster through: what
@@ -264,7 +266,7 @@ func (Kind) Read(ctx context.Context, op *probes.Opened, scope probes.Scope) (*t
 		st.obs.Etcd = topology.UnknownFact[topology.StorageSize](topology.Because(code, "/metrics was not read, as the in-cluster part is not"))
 		obs.Kapsule = st.obs
 		if !noKubeconfig && scope == probes.ReadAll {
-			obs.ProviderObjects = unreadProviderObjects(topology.Because(code, why))
+			obs.ProviderObjects = unreadProviderObjects(topology.Because(code, "not read: "+why))
 		}
 		return obs, topology.ClusterFacts{}
 	}
@@ -348,7 +350,7 @@ func execPluginMissing(t *probes.Target, env probes.Env) string {
 		hints = append(hints, "install it, or use a kubeconfig with a token")
 	}
 	hint := strings.Join(hints, "; ")
-	return fmt.Sprintf("not read: the kubeconfig's credential plugin %q is not installed: %s", cmd, strings.TrimSpace(hint))
+	return fmt.Sprintf("the kubeconfig's credential plugin %q is not installed: %s", cmd, strings.TrimSpace(hint))
 }
 
 // lookPath reports whether cmd is an executable file: as given when it

@@ -60,7 +60,7 @@ var nov = time.Date(2026, 11, 30, 0, 0, 0, 0, time.UTC)
 // blocks it).
 func planOf(t *testing.T, tp *topology.Topology, k *topology.KapsuleObserved, asOf time.Time) topology.Plan {
 	t.Helper()
-	obs := &topology.Observed{Kapsule: k, Layers: []topology.LayerState{}, InClusterUnread: "not read: no kubeconfig"}
+	obs := &topology.Observed{Kapsule: k, Layers: []topology.LayerState{}, InClusterUnread: "no kubeconfig is declared"}
 	var p topology.Plan
 	Rules{}.PlanOwn(tp, obs, plan.Options{AsOf: asOf}, &p)
 	if err := plan.CheckOrder(p, topology.UnknownFact[topology.VersionsState](topology.Because(topology.ReasonNotRead, "x"))); err != nil {

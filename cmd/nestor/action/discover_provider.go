@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"fmt"
-	"strings"
 	"time"
 
 	"nestor.dev/nestor/kube"
@@ -123,7 +122,7 @@ func draftKapsule(t *topology.Topology, r *DiscoverReport, name string) []byte {
 	}
 	layers := draftLayers(t, r)
 	if o.InCluster != "" {
-		fmt.Fprintf(&b, "# layers: the in-cluster part was not read (%s); the topology's are kept\n", strings.TrimPrefix(o.InCluster, "not read: "))
+		fmt.Fprintf(&b, "# layers: the in-cluster part was not read (%s); the topology's are kept\n", o.InCluster)
 		layers = t.Layers
 	}
 	writeLayerRefs(&b, layers)

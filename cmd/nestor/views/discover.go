@@ -157,7 +157,7 @@ func discoverKapsule(w io.Writer, r *action.DiscoverReport, s *action.Stack, pl 
 		fmt.Fprintf(w, "\n%s\n  %s\n", pl.bold("THE PROVIDER'S"), strings.Join(o.Provider, "\n  "))
 	}
 	if o.InCluster != "" {
-		fmt.Fprintf(w, "\n%s %s\n", pl.bold("IN-CLUSTER"), unknownText(pl, strings.TrimPrefix(o.InCluster, "not read: ")))
+		fmt.Fprintf(w, "\n%s %s\n", pl.bold("IN-CLUSTER"), unknownText(pl, o.InCluster))
 	} else {
 		fmt.Fprintf(w, "\n%s (%d)\n", pl.bold("LAYERS DETECTED"), len(r.Layers))
 		for _, l := range r.Layers {

@@ -83,9 +83,9 @@ func renderProviderActual(w io.Writer, r *action.Report, p palette) {
 	renderKapsuleCalendar(w, r, k, p)
 	switch {
 	case r.Actual.InClusterUnread != "":
-		fmt.Fprintf(w, "  in-cluster  %s: %s\n", p.yellow("not read"), strings.TrimPrefix(r.Actual.InClusterUnread, "not read: "))
+		fmt.Fprintf(w, "  in-cluster  %s: %s\n", p.yellow("not read"), r.Actual.InClusterUnread)
 	case k.InCluster != "":
-		fmt.Fprintf(w, "  in-cluster  %s\n", unknownText(p, strings.TrimPrefix(k.InCluster, "not read: ")))
+		fmt.Fprintf(w, "  in-cluster  %s\n", unknownText(p, k.InCluster))
 	}
 }
 
