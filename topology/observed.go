@@ -61,6 +61,32 @@ type Observed struct {
 	UndeclaredUnreadCode ReasonCode `json:"undeclared_unread_code,omitempty"`
 }
 
+// NothingRead reports whether o holds no fact read from the stack's
+// target: no target at all (NoTarget), or every read failed — the API
+// server, the nodes, the StorageClasses, the layers, the VMs and the
+// provider's objects all unknown. A report on such a reading judges
+// nothing: no count, no gauge and no passing test says otherwise.
+func (o *Observed) NothingRead() bool {
+	if o == nil || o.NoTarget {
+		return true
+	}
+	if o.ServerVersion.Known || o.Nodes.Known || o.Versions.Known || o.Storage.Known || (o.VMs != nil && o.VMs.Known) {
+		return false
+	}
+	for _, l := range o.Layers {
+		if l.Health != Unknown {
+			return false
+		}
+	}
+	if k := o.Kapsule; k != nil {
+		if k.Cluster.Known || k.Pools.Known || k.Nodes.Known || k.Available.Known || k.Versions.Known || k.ACL.Known || k.ACLRules.Known ||
+			k.Types.Known || k.AvailableTypes.Known || k.Etcd.Known {
+			return false
+		}
+	}
+	return true
+}
+
 // Fact is one probed value: Known with Value, or unknown with the Reason
 // ("forbidden: …", "timeout after 10s", "no bench kubeconfig at …").
 type Fact[T any] struct {

@@ -280,10 +280,13 @@ func (r *Report) FailOn(min topology.Severity) int {
 }
 
 // Judged reports whether r rests on a read of its target: false when
-// nothing was read (no target) and the plan only assumes an empty cluster.
-// What is not judged is said by no count, no gauge and no passing test.
+// nothing was read (topology.Observed.NothingRead: no target, or every
+// read failed — a lima bench without limactl nor its kubeconfig, a
+// provider's API that did not answer) and the plan only assumes what it
+// could not see. What is not judged is said by no count, no gauge and no
+// passing test.
 func (r *Report) Judged() bool {
-	return r.Actual != nil && !r.Actual.NoTarget && !r.Plan.Unverified
+	return !r.Actual.NothingRead() && !r.Plan.Unverified
 }
 
 // CountText is a count of Report.Counts as the tables print it: "-" when

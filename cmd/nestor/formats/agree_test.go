@@ -63,9 +63,23 @@ func fixtureBench(t *testing.T, dir string) *action.Report {
 	return action.NewReport(kindOf(tp), &probes.Opened{Topology: tp}, obs, fixtureAsOf)
 }
 
-// agreeFleet is fixtureFleet with the stacks of nothing read (nokc), of a
-// forbidden read (ro), of a lima bench not bootstrapped (lab) and of an
-// API server that did not answer (far).
+// fixtureNothingRead is the report of the lima bench void, of which every
+// read failed: limactl is not installed and there is no bench kubeconfig.
+// Not a missing target, yet nothing was read: no count, gauge or passing
+// test may say otherwise.
+func fixtureNothingRead(t *testing.T, dir string) *action.Report {
+	t.Helper()
+	tp := parsedTopology(t, dir, "void", "name: void\ntarget_kind: lima\nnodes:\n  - {name: void1, role: control-plane}\nlayers:\n  - flannel\n")
+	obs := probes.UnknownObservation(tp, topology.Because(topology.ReasonNoTarget, "no bench kubeconfig at ~/.nestor/bench/void/kubeconfig (bootstrap the bench first)"))
+	obs.NoBenchCluster = true
+	vms := topology.UnknownFact[[]topology.VM](topology.Because(topology.ReasonNotInstalled, "limactl is not installed (not found on PATH)"))
+	obs.VMs = &vms
+	return action.NewReport(kindOf(tp), &probes.Opened{Topology: tp}, obs, fixtureAsOf)
+}
+
+// agreeFleet is fixtureFleet with the stacks of nothing read (nokc, and
+// void, whose every read failed), of a forbidden read (ro), of a lima bench
+// not bootstrapped (lab) and of an API server that did not answer (far).
 func agreeFleet(t *testing.T, dir string) *action.FleetReport {
 	f := fixtureFleet(t, dir)
 	for i := range f.Stacks {
@@ -73,7 +87,7 @@ func agreeFleet(t *testing.T, dir string) *action.FleetReport {
 			f.Stacks[i].FromReport() // as Fleet.Run fills each line
 		}
 	}
-	for _, r := range []*action.Report{fixtureNoTarget(t, dir), fixtureForbidden(t, dir), fixtureBench(t, dir)} {
+	for _, r := range []*action.Report{fixtureNoTarget(t, dir), fixtureForbidden(t, dir), fixtureBench(t, dir), fixtureNothingRead(t, dir)} {
 		s := action.FleetStack{Name: r.Stack.Name, File: r.Stack.File, TargetKind: r.Stack.TargetKind, Report: r}
 		s.FromReport()
 		f.Stacks = append(f.Stacks, s)
@@ -137,6 +151,14 @@ func TestFormatsAgree(t *testing.T) {
 	judged := map[string]bool{}
 	for _, s := range f.Stacks {
 		judged[s.Name] = s.Report != nil && s.Report.Judged()
+	}
+	// What the model says was judged, held to the stacks' own readings:
+	// a stack with no target, or whose every read failed, judges nothing;
+	// one read in part (the bench's VMs, a forbidden cluster) does.
+	for name, want := range map[string]bool{"nokc": false, "void": false, "lab": true, "ro": true, "dirqual": true, "apps": true} {
+		if judged[name] != want {
+			t.Errorf("%s judged %v, want %v", name, judged[name], want)
+		}
 	}
 
 	t.Run("JSON: the claims are typed and counted", func(t *testing.T) {

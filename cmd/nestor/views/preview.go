@@ -616,7 +616,11 @@ func summaryLine(r *action.Report, p palette) string {
 	case topology.OutcomeNoTarget:
 		line += " " + p.red("UNVERIFIED: no target was read.")
 	case topology.OutcomeUnknown:
-		line += " " + p.yellow("Not in sync: parts of ACTUAL are unknown.")
+		if !r.Judged() {
+			line += " " + p.yellow("Not in sync: nothing could be read, so nothing is judged.")
+		} else {
+			line += " " + p.yellow("Not in sync: parts of ACTUAL are unknown.")
+		}
 	case topology.OutcomeWaiting:
 		line += " " + p.yellow("Not in sync: the provider is still moving objects (waiting).")
 	case topology.OutcomeInSync:
