@@ -530,7 +530,7 @@ func sameSecond(defaults []topology.StorageClass) []string {
 // declared layer, in declaration order (JudgeLayer with
 // declared=true: its workloads and its own status resources; a ref that is
 // in neither the catalog nor has detect: is Unknown, which Parse never lets
-// through), then the Undeclared catalog layers; and why the search for
+// through), then the undeclared catalog layers (undeclared); and why the search for
 // undeclared layers is incomplete (its code and words; the zero Why when
 // it is not).
 func judgeLayers(t *topology.Topology, facts topology.ClusterFacts) ([]topology.LayerState, topology.Why) {
@@ -558,7 +558,7 @@ func judged(j LayerJudgement) topology.LayerState {
 	return st
 }
 
-// undeclaredUnread says why Undeclared could not look at every sign: the
+// undeclaredUnread says why undeclared could not look at every sign: the
 // CRD groups, the StorageClasses, or the workloads could not be read.
 func undeclaredUnread(facts topology.ClusterFacts) topology.Why {
 	var why []string

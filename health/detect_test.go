@@ -156,7 +156,7 @@ func TestJudgeWorkloads(t *testing.T) {
 	}
 }
 
-func TestUndeclared(t *testing.T) {
+func TestJudgeUndeclared(t *testing.T) {
 	tp := &topology.Topology{Layers: []topology.LayerRef{{Name: "argocd"}}}
 	f := healthyFacts()
 	f.Workloads.Value = append(f.Workloads.Value, wl(topology.KindDeployment, "kube-system", "metrics-server", 1, 0))
@@ -170,7 +170,7 @@ func TestUndeclared(t *testing.T) {
 	}
 	want := []string{"local-path:healthy", "cnpg:healthy", "metrics-server:degraded"}
 	if !reflect.DeepEqual(names, want) {
-		t.Errorf("Undeclared = %v, want %v", names, want)
+		t.Errorf("undeclared = %v, want %v", names, want)
 	}
 
 	// Nothing readable: nothing is reported (never a guess).

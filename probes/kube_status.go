@@ -165,6 +165,9 @@ func (it *statusItem) object(withSpec bool) (map[string]any, error) {
 // catalog is under spec or status (TestStatusFieldsAreUnderSpecOrStatus).
 
 func readsSpec(r topology.StatusResource) bool {
+	if strings.HasPrefix(r.Checks, "spec.") {
+		return true
+	}
 	for _, f := range r.Fields {
 		if strings.HasPrefix(f, "spec.") {
 			return true

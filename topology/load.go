@@ -49,7 +49,8 @@ func ParseFile(path string, data []byte) (*Topology, error) {
 
 // Parse validates data, the content of the topology file at path, strictly
 // against format version 1 (ARCHITECTURE.md "Topology file") and returns the
-// topology with Path made absolute. Every problem found is returned at once
+// topology, its Path as given (the stacks folder makes it absolute before
+// any relative path of it is resolved). Every problem found is returned at once
 // as Errors, sorted by position, each naming file:line:column, the field and
 // the fix: unknown keys (with the allowed keys and a did-you-mean), wrong
 // types, a name that is not the file's base name, a target_kind that is not
@@ -67,7 +68,7 @@ func Parse(path string, data []byte) (*Topology, error) {
 }
 
 // parse is Parse; anyName makes a name: other than the file's base name a
-// warning (LoadFile).
+// warning (ParseFile).
 func parse(path string, data []byte, anyName bool) (*Topology, error) {
 	p := &parser{file: path, anyName: anyName}
 	t := &Topology{Path: path}

@@ -107,7 +107,7 @@ func DrainedNodes(s topology.Step, obs *topology.Observed) topology.Fact[[]strin
 // for its provider's end of life (ProviderEndOfLifeNoticeDays;
 // ignored without obs.Kapsule).
 //
-// A target is a minor above the cluster's (ClusterVersion) that
+// A move due is to a minor above the cluster's (topology.Observed.ClusterVersion) that
 //
 //   - an upgrade, upgrade-node or upgrade-pool step moves to (StepTo);
 //   - the provider forces, its end of life of the running minor being
@@ -118,9 +118,9 @@ func DrainedNodes(s topology.Step, obs *topology.Observed) topology.Fact[[]strin
 //     (UpstreamCalendar, Calendar.Standing): the next minor, with that
 //     date.
 //
-// Targets of one minor are merged (their reasons, steps and the forced
+// Moves to one minor are merged (their reasons, steps and the forced
 // date kept), sorted, each From the previous one (a path through several
-// minors is judged one move at a time). A patch move is no target. Drains
+// minors is judged one move at a time). A patch move is none. Drains
 // are the steps that drain nodes (DrainsNodes), whatever the versions.
 // Nothing is due for a plan built on no read (unverified); when the
 // cluster's version is unknown, Unknown says why and only Drains are

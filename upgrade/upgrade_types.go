@@ -43,7 +43,7 @@ type UpgradeMove struct {
 	// ("1.35.2"), else the same as Minor.
 	To kube.Version `json:"to"`
 	// From is the minor the move starts from: the cluster's, or the
-	// previous target's when several minors are passed one after another.
+	// previous move's when several minors are passed one after another.
 	From kube.Version `json:"from"`
 	// Why says what makes the report due, one sentence per reason.
 	Why []string `json:"why"`
@@ -90,7 +90,8 @@ type DrainStep struct {
 
 // ReadsAPIs reports whether the upgrade judgement needs the served APIs,
 // the deprecated-API metrics, the API server identity leases and the
-// layers' images: a target minor is due (or whether one is is unknown).
+// layers' images: a move to another minor is due (or whether one is is
+// unknown).
 func (d UpgradeDue) ReadsAPIs() bool { return len(d.Moves) > 0 }
 
 // ReadsPDBs reports whether the judgement needs the PodDisruptionBudgets: a

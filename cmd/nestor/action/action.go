@@ -57,8 +57,9 @@ func (r Refusing) Confirm(message string, _ bool) (bool, error) {
 }
 
 // Logger receives one message for the operator: a note, a warning, the
-// context of a question or progress, without a trailing newline (a message
-// may hold several lines). The command line writes each on standard error,
+// context of a question, what a command did, without a trailing newline (a
+// message may hold several lines; the reads' progress goes to
+// Config.Progress). The command line writes each on standard error,
 // as Helm's action configuration logs through a function and never prints.
 type Logger func(message string)
 
@@ -72,12 +73,13 @@ func (c Config) logf(format string, args ...any) {
 // Config is what every action needs from the process, completed once
 // before any command runs and never changed afterwards.
 type Config struct {
-	// Log receives notes, warnings, prompts' context and progress, one
-	// message per call (nil drops them).
+	// Log receives notes, warnings, prompts' context and what a command
+	// did, one message per call (nil drops them).
 	Log Logger
 	// ShowTarget, when set, shows part of the guard's view of the target
-	// to the operator on Log: Open's before any request and before the
-	// question, discover --cp's once access is proven without one.
+	// to the operator (the command line draws it on standard error): Open's
+	// before any request and before the question, discover --cp's once
+	// access is proven without one.
 	ShowTarget func(v probes.GuardView, part TargetPart)
 	// Env looks up environment variables; Home is $HOME ("" when unset).
 	Env  probes.Env

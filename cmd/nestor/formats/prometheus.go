@@ -46,7 +46,7 @@ const (
 )
 
 var metricHelp = map[string]string{
-	metricReadSuccess:   "1 when nestor read the stack and made its report (parts may still be unknown: nestor_plan_unknown), 0 when it read nothing (no target, invalid, refused, unreachable); status says which.",
+	metricReadSuccess:   "1 when nestor read the stack and made its report (parts may still be unknown: nestor_plan_unknown), 0 when it read nothing (no target, every read failed: unknown, invalid, refused, unreachable); status says which.",
 	metricReadTimestamp: "When the read finished, in Unix seconds.",
 	metricInSync:        "1 when the stack is in sync with its topology: no change, nothing unknown, nothing waiting, a verified plan.",
 	metricChanges:       "Plan steps that would change the cluster, by step kind.",
@@ -61,7 +61,7 @@ var metricHelp = map[string]string{
 	metricPoolsDeclared: "Node pools the topology declares (kapsule).",
 	metricServerInfo:    "1, with the API server's version (kapsule: the cluster's) as labels; absent when not read.",
 	metricHeadroomUsed:  "A managed cluster's use of a limit of its offer, by measure (nodes now, at the pools' maxima, at the declared maxima; etcd's size, the file as allocated: an upper bound), in unit; absent when not read.",
-	metricHeadroomLimit: "The offer's limit a headroom measure is judged against (the cluster type's max_nodes or max_etcd_size), in unit; absent when not read.",
+	metricHeadroomLimit: "The offer's limit a headroom measure is judged against, in unit: max_nodes or max_etcd_size of the cluster type limit_of names (the running type's, or for the declared maxima the declared scaleway.type's); absent when not read.",
 	metricEndOfSupport:  "End of support of the minor the API server (kapsule: the cluster) runs, in Unix seconds: source=upstream from nestor's embedded Kubernetes calendar, source=provider from the provider's API; estimated=true when upstream has published no date.",
 }
 
@@ -195,7 +195,7 @@ func headroomGauges(fs families, stack string, h *topology.Headroom) {
 			fs.gauge(metricHeadroomUsed, float64(m.Used.Value), "stack", stack, "measure", m.Name, "unit", m.Unit)
 		}
 		if m.Limit.Known {
-			fs.gauge(metricHeadroomLimit, float64(m.Limit.Value), "stack", stack, "measure", m.Name, "unit", m.Unit)
+			fs.gauge(metricHeadroomLimit, float64(m.Limit.Value), "stack", stack, "measure", m.Name, "unit", m.Unit, "limit_of", m.LimitOf)
 		}
 	}
 }

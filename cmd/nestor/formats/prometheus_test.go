@@ -199,7 +199,8 @@ func TestPrometheusHeadroom(t *testing.T) {
 	pct := 3
 	fs := families{}
 	headroomGauges(fs, "apps", &topology.Headroom{Type: "kapsule", WarnPercent: 80, Measures: []topology.HeadroomMeasure{
-		{Name: topology.MeasureNodes, Unit: "nodes", Used: topology.KnownFact[uint64](4), Limit: topology.KnownFact[uint64](150), Percent: &pct},
+		{Name: topology.MeasureNodes, Unit: "nodes", Used: topology.KnownFact[uint64](4), Limit: topology.KnownFact[uint64](150), LimitOf: "kapsule", Percent: &pct},
+		{Name: topology.MeasureNodesDeclared, Unit: "nodes", Used: topology.KnownFact[uint64](20), Limit: topology.KnownFact[uint64](500), LimitOf: "kapsule-dedicated-8"},
 		{Name: topology.MeasureEtcd, Unit: "bytes", Used: topology.KnownFact[uint64](52428800), Limit: topology.UnknownFact[uint64](topology.Because(topology.ReasonForbidden, "forbidden"))},
 	}})
 	headroomGauges(fs, "dirqual", nil)
@@ -209,7 +210,8 @@ func TestPrometheusHeadroom(t *testing.T) {
 		want   float64
 	}{
 		{metricHeadroomUsed, map[string]string{"stack": "apps", "measure": "nodes", "unit": "nodes"}, 4},
-		{metricHeadroomLimit, map[string]string{"stack": "apps", "measure": "nodes", "unit": "nodes"}, 150},
+		{metricHeadroomLimit, map[string]string{"stack": "apps", "measure": "nodes", "unit": "nodes", "limit_of": "kapsule"}, 150},
+		{metricHeadroomLimit, map[string]string{"stack": "apps", "measure": "nodes_at_declared_max", "limit_of": "kapsule-dedicated-8"}, 500},
 		{metricHeadroomUsed, map[string]string{"stack": "apps", "measure": "etcd", "unit": "bytes"}, 52428800},
 	} {
 		if got, ok := sample(fs, c.name, c.labels); !ok || got != c.want {
