@@ -2,6 +2,7 @@ package app
 
 import (
 	"encoding/json"
+	"errors"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -119,6 +120,17 @@ func TestTopologyReference(t *testing.T) {
 // <!-- document NAME --> … <!-- end -->.
 func documented(t *testing.T, name string) []string {
 	t.Helper()
+	s := documentedText(t, name)
+	var out []string
+	for _, m := range regexp.MustCompile("(?m)^\\| `([^`]+)` \\|").FindAllStringSubmatch(s, -1) {
+		out = append(out, m[1])
+	}
+	return out
+}
+
+// documentedText is the block docs/topology.md marks as document name.
+func documentedText(t *testing.T, name string) string {
+	t.Helper()
 	data, err := os.ReadFile(filepath.Join(repoRoot, "docs", "topology.md"))
 	if err != nil {
 		t.Fatal(err)
@@ -129,12 +141,7 @@ func documented(t *testing.T, name string) []string {
 		t.Fatalf("docs/topology.md documents no %s", name)
 	}
 	s = s[i:]
-	s = s[:strings.Index(s, "<!-- end -->")]
-	var out []string
-	for _, m := range regexp.MustCompile("(?m)^\\| `([^`]+)` \\|").FindAllStringSubmatch(s, -1) {
-		out = append(out, m[1])
-	}
-	return out
+	return s[:strings.Index(s, "<!-- end -->")]
 }
 
 // jsonKeys returns the top-level keys of a JSON document, sorted.
@@ -185,9 +192,26 @@ func TestDocumentsAreDocumented(t *testing.T) {
 	if want := sorted(documented(t, "stack show")); !slices.Equal(extra, want) {
 		t.Errorf("stack show -o json has %v beside the topology's keys, docs/topology.md documents %v", extra, want)
 	}
+	// The error document, every field set.
+	raw, err := json.Marshal(&action.Failure{Name: "s", File: "/s/s.yaml", Outcome: action.OutcomeInvalid, Err: errors.New("bad")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := jsonKeys(t, raw), sorted(documented(t, "error")); !slices.Equal(got, want) {
+		t.Errorf("the error document has %v, docs/topology.md documents %v", got, want)
+	}
+	var doc struct{ Error map[string]any }
+	if err := json.Unmarshal(raw, &doc); err != nil {
+		t.Fatal(err)
+	}
+	for k := range doc.Error {
+		if !strings.Contains(documentedText(t, "error"), "`"+k+"`") {
+			t.Errorf("the error document's error.%s is not documented", k)
+		}
+	}
 	// discover: every field of its model (a kapsule part set, so that
 	// nothing is left out as empty).
-	raw, err := json.Marshal(action.DiscoverReport{Kapsule: &action.KapsuleDiscovery{}})
+	raw, err = json.Marshal(action.DiscoverReport{Kapsule: &action.KapsuleDiscovery{}})
 	if err != nil {
 		t.Fatal(err)
 	}
