@@ -23,6 +23,19 @@ type Failure struct {
 	Err     error
 	// Topology is the stack's topology when it loaded (nil otherwise).
 	Topology *topology.Topology
+	// Command is the command that made no report: "preview" when "", or
+	// "fleet" (whose stacks were not read at all: no stacks folder, a name
+	// that matches no stack).
+	Command string
+}
+
+// Title is the failed command as the formats head it: "nestor preview",
+// "nestor fleet".
+func (f *Failure) Title() string {
+	if f.Command == "" {
+		return "nestor preview"
+	}
+	return "nestor " + f.Command
 }
 
 // OutcomeInterrupted is a Failure's outcome when the read was cancelled.

@@ -83,7 +83,9 @@ changes or are waiting and none failed, 1 any stack could not be judged.
 			r, err := f.Run(cmd.Context())
 			progress.done()
 			if err != nil {
-				return errors.Join(err, out.emitFailure(a, action.NewFailure(nil, err)))
+				fail := action.NewFailure(nil, err)
+				fail.Command = "fleet"
+				return errors.Join(err, out.emitFailure(a, fail))
 			}
 			if err := out.emit(a, r, func(w io.Writer) error { return views.Fleet(w, r, detailed) }); err != nil {
 				return err

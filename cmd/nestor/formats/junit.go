@@ -1,6 +1,7 @@
 package formats
 
 import (
+	"cmp"
 	"encoding/xml"
 	"fmt"
 	"io"
@@ -129,7 +130,12 @@ func writeJUnit(w io.Writer, docs []action.StackDoc, o JUnitOptions) error {
 			s.Timestamp = o.ReadAt.UTC().Format("2006-01-02T15:04:05")
 		}
 		if d.Failed() {
-			s.Cases = []junitCase{{Name: d.Name, ClassName: d.Name + ".stack",
+			if d.Name == "" {
+				// No stack was chosen (no stacks folder, a name that
+				// matches none): the failure is the run's.
+				s.Name = "(no stack)"
+			}
+			s.Cases = []junitCase{{Name: s.Name, ClassName: cmp.Or(d.Name, "nestor") + ".stack",
 				Error: &junitMessage{Message: string(d.Outcome) + ": " + firstLine(d.Reason), Type: string(d.Outcome), Text: d.Reason}}}
 			s.Tests, s.Errors = 1, 1
 		} else {

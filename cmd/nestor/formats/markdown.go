@@ -22,11 +22,14 @@ func WriteMarkdown(w io.Writer, d action.Documents) error {
 	}
 	doc := d.Docs()[0]
 	if doc.Failed() {
-		name := doc.Name
+		name, title := doc.Name, "nestor preview"
 		if name == "" {
 			name = "(no stack)"
 		}
-		_, err := fmt.Fprintf(w, "### nestor preview: %s — %s\n\nNo report: %s\n", md(name), md(string(doc.Outcome)), md(doc.Err.Error()))
+		if f, ok := d.(*action.Failure); ok {
+			title = f.Title()
+		}
+		_, err := fmt.Fprintf(w, "### %s: %s — %s\n\nNo report: %s\n", title, md(name), md(string(doc.Outcome)), md(doc.Err.Error()))
 		return err
 	}
 	var b strings.Builder

@@ -2,6 +2,7 @@ package formats
 
 import (
 	"bytes"
+	"errors"
 	"strings"
 	"testing"
 
@@ -48,5 +49,27 @@ func TestMarkdownLiteral(t *testing.T) {
 	want := `| ~ | repair-node | dirqual2 | see &#64;admin &#35;12 &lt;img src=x&gt; \*\*bold\*\* \[x\](http://evil) ` + "\\`code\\`" + ` a\|b line2 \_u\_ \~s\~ |`
 	if row != want {
 		t.Errorf("row\n%s\nwant\n%s", row, want)
+	}
+}
+
+// A fleet that read no stack at all (no stacks folder, a name that
+// matches none) is headed as fleet's, and its JUnit suite and testcase
+// have names.
+func TestFailureWithoutStackNamesItsCommand(t *testing.T) {
+	fail := action.NewFailure(nil, errors.New(`no stack matches "nosuch"`))
+	fail.Command = "fleet"
+	var b bytes.Buffer
+	if err := WriteMarkdown(&b, fail); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.HasPrefix(b.String(), "### nestor fleet: (no stack) — invalid\n") {
+		t.Errorf("markdown:\n%s", b.String())
+	}
+	b.Reset()
+	if err := WriteJUnit(&b, fail, JUnitOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if s := b.String(); strings.Contains(s, `name=""`) || strings.Contains(s, `classname=".stack"`) || !strings.Contains(s, `<testsuite name="(no stack)"`) {
+		t.Errorf("junit:\n%s", s)
 	}
 }
