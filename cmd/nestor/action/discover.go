@@ -45,6 +45,11 @@ type DiscoverReport struct {
 	// discover may miss: they install no CRD and no StorageClass, so they
 	// are found only when their namespace is read for a declared layer.
 	BlindSpots []string `json:"blind_spots"`
+	// LayersUnread says why the search for undeclared layers is
+	// incomplete (topology.Observed.UndeclaredUnread: the CRD or
+	// StorageClass list, or every workload list, could not be read), so
+	// Layers may not be all; "" when it read everything it needed.
+	LayersUnread string `json:"layers_unread,omitempty"`
 	// Kapsule is a kapsule stack's provider side: the project's clusters
 	// in the region and what the API said of the declared one.
 	Kapsule *KapsuleDiscovery `json:"kapsule,omitempty"`
@@ -104,6 +109,7 @@ func (d Discover) Run(ctx context.Context) (*DiscoverReport, *Stack, error) {
 		Layers:         []topology.LayerState{},
 		NotFound:       []topology.LayerState{},
 		BlindSpots:     undeclaredBlindSpots(s.Topology),
+		LayersUnread:   obs.UndeclaredUnread,
 	}
 	for _, l := range obs.Layers {
 		// An undeclared catalog layer is only listed when a specific sign

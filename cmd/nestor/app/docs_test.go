@@ -211,7 +211,7 @@ func TestDocumentsAreDocumented(t *testing.T) {
 	}
 	// discover: every field of its model (a kapsule part set, so that
 	// nothing is left out as empty).
-	raw, err = json.Marshal(action.DiscoverReport{Kapsule: &action.KapsuleDiscovery{}})
+	raw, err = json.Marshal(action.DiscoverReport{Kapsule: &action.KapsuleDiscovery{}, LayersUnread: "x"})
 	if err != nil {
 		t.Fatal(err)
 	}

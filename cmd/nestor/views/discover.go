@@ -87,7 +87,12 @@ func discoverStorageClasses(w io.Writer, r *action.DiscoverReport, p palette) {
 // discoverLayers writes discover's LAYERS DETECTED section, the declared
 // layers not found, and the catalog layers it may miss.
 func discoverLayers(w io.Writer, r *action.DiscoverReport, p palette) {
-	fmt.Fprintf(w, "\n%s (%d)\n", p.bold("LAYERS DETECTED"), len(r.Layers))
+	if r.LayersUnread != "" {
+		// A count of a search that could not look everywhere is no count.
+		fmt.Fprintf(w, "\n%s (%d found, the search incomplete: %s)\n", p.bold("LAYERS DETECTED"), len(r.Layers), unknownText(p, r.LayersUnread))
+	} else {
+		fmt.Fprintf(w, "\n%s (%d)\n", p.bold("LAYERS DETECTED"), len(r.Layers))
+	}
 	tw := newTable("  ")
 	for _, l := range r.Layers {
 		decl := "not declared"

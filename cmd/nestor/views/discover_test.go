@@ -3,6 +3,7 @@ package views
 import (
 	"bytes"
 	"regexp"
+	"strings"
 	"testing"
 
 	"nestor.dev/nestor/cmd/nestor/action"
@@ -43,5 +44,22 @@ func TestReadyDetailOneLine(t *testing.T) {
 	_, why := readyCell(n, palette{})
 	if want := "KubeletNotReady: container runtime network not ready: cni"; why != want {
 		t.Errorf("readyCell why = %q, want %q", why, want)
+	}
+}
+
+// A search for layers that could not look everywhere says so beside its
+// count: "0" alone would read as "none runs".
+func TestDiscoverLayersSearchIncomplete(t *testing.T) {
+	var b bytes.Buffer
+	r := &action.DiscoverReport{Layers: []topology.LayerState{}, LayersUnread: "forbidden (user ro cannot list customresourcedefinitions)"}
+	discoverLayers(&b, r, palette{})
+	if got := b.String(); !strings.Contains(got, "LAYERS DETECTED (0 found, the search incomplete: unknown") || !strings.Contains(got, "cannot list customresourcedefinitions") {
+		t.Errorf("got:\n%s", got)
+	}
+	b.Reset()
+	r.LayersUnread = ""
+	discoverLayers(&b, r, palette{})
+	if got := b.String(); !strings.HasPrefix(got, "\nLAYERS DETECTED (0)\n") {
+		t.Errorf("a complete search: %q", got)
 	}
 }
