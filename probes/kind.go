@@ -123,9 +123,9 @@ const K8sRunbook = "RUNBOOK.md § k8s: join the missing nodes (kubeadm join), fi
 // from its first control plane: the command `discover --cp NODE` (written
 // by suggest) in backquotes, when ssh has somewhere to connect — the node
 // declares address:, or the topology an inventory: whose ansible_host may
-// give it (ssh.SSHArgs refuses a node with neither). Otherwise the hint
-// says what to declare first in t's file, then the command: never a
-// command that can only fail.
+// give it (ssh.SSHArgs refuses a node with neither). Otherwise the command
+// is followed by what to declare first in t's file: never a command that
+// can only fail. It reads after "fetch it with" as well as alone.
 func FetchCommand(t *topology.Topology, suggest func(string) string) string {
 	node := FirstControlPlane(t)
 	cmd := "`" + suggest("discover --cp "+node) + "`"
@@ -137,10 +137,10 @@ func FetchCommand(t *topology.Topology, suggest func(string) string) string {
 			if n.Address != "" {
 				return cmd
 			}
-			return fmt.Sprintf("set address: on node %s in %s (ssh connects to it; or declare an inventory:), then %s", node, t.Path, cmd)
+			return fmt.Sprintf("%s, once node %s has an address: in %s (ssh connects to it; or declare an inventory:)", cmd, node, t.Path)
 		}
 	}
-	return fmt.Sprintf("declare the control-plane node with its address: in %s, then %s", t.Path, cmd)
+	return fmt.Sprintf("%s, once %s declares the control-plane node with its address:", cmd, t.Path)
 }
 
 // FirstControlPlane names the first control-plane node t declares, for the

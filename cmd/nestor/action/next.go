@@ -58,7 +58,13 @@ func NewNextStep(s *Stack, obs *topology.Observed) *NextStep {
 	n := &NextStep{FormatVersion: NextFormatVersion, Stack: t.Name, Done: np.Done, Unknown: np.Unknown, Why: np.Why}
 	switch {
 	case obs.NoTarget:
-		n.Run = fmt.Sprintf("declare or fetch the target first: `nestor stack select %s`, or %s", t.Name, probes.FetchCommand(t, s.Suggest))
+		// A kubeconfig: declared but not there is fetched; none declared is
+		// declared first (stack select offers the line), then fetched.
+		if t.Kubeconfig != "" {
+			n.Run = "fetch the target first: " + probes.FetchCommand(t, s.Suggest)
+		} else {
+			n.Run = fmt.Sprintf("declare the target first: `nestor stack select %s` offers kubeconfig:, then fetch it with %s", t.Name, probes.FetchCommand(t, s.Suggest))
+		}
 	case np.Unknown:
 		n.Run = "make the target readable first (see the reason), then run `" + s.Suggest("next") + "` again; do not install anything on a guess"
 	case !np.Done:

@@ -21,6 +21,8 @@ func TestNewNextStep(t *testing.T) {
 	prod := &topology.Topology{Name: "p", TargetKind: topology.TargetProd,
 		Nodes:  []topology.Node{{Name: "n1", Role: topology.RoleControlPlane}},
 		Layers: []topology.LayerRef{{Name: "cilium"}, {Name: "cnpg"}}}
+	prodDeclared := &topology.Topology{Name: "p", TargetKind: topology.TargetProd, Kubeconfig: "~/.kube/p.config", Inventory: "hosts.ini",
+		Nodes: prod.Nodes, Layers: prod.Layers}
 	lima := &topology.Topology{Name: "b", TargetKind: topology.TargetLima,
 		Nodes: []topology.Node{{Name: "lima-node1", Role: topology.RoleControlPlane}, {Name: "lima-node2", Role: topology.RoleWorker}}}
 	readyNode := topology.KnownFact([]topology.NodeState{{Name: "n1", Ready: true, Roles: []string{topology.RoleControlPlane}}})
@@ -36,7 +38,9 @@ func TestNewNextStep(t *testing.T) {
 		mustSayNext string
 	}{
 		{name: "prod no target", t: prod, obs: probes.NoTargetObservation("no kubeconfig"), unknown: true,
-			mustNotSay: "VM", mustSayNext: "declare or fetch the target"},
+			mustNotSay: "VM", mustSayNext: "declare the target first: `nestor stack select p` offers kubeconfig:, then fetch it with `nestor discover --cp n1`"},
+		{name: "prod kubeconfig declared, not fetched", t: prodDeclared, obs: probes.NoTargetObservation("the kubeconfig does not exist yet"), unknown: true,
+			mustNotSay: "stack select", mustSayNext: "fetch the target first: `nestor discover --cp n1`"},
 		{name: "prod cnpg missing", t: prod, obs: &topology.Observed{
 			ServerVersion: topology.KnownFact("v1.37.2"), Nodes: readyNode,
 			Layers: []topology.LayerState{{Name: "cilium", Declared: true, Health: topology.Healthy}, {Name: "cnpg", Declared: true, Health: topology.Absent}},

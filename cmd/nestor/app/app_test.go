@@ -289,7 +289,7 @@ func TestFetchHintNeedsAnAddress(t *testing.T) {
 		a, out, errOut := testApp(t, map[string]string{"HOME": t.TempDir()}, false, nil)
 		Run(a, append(args, "--stacks", dir))
 		all := out.String() + errOut.String()
-		if !strings.Contains(all, "set address: on node lab1 in "+filepath.Join(dir, "lab.yaml")+" (ssh connects to it; or declare an inventory:), then `nestor discover --cp lab1") {
+		if !strings.Contains(all, "`nestor discover --cp lab1") || !strings.Contains(all, "`, once node lab1 has an address: in "+filepath.Join(dir, "lab.yaml")+" (ssh connects to it; or declare an inventory:)") {
 			t.Errorf("%v: no address hint in:\n%s", args, all)
 		}
 	}
