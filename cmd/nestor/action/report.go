@@ -121,6 +121,23 @@ func (s Summary) ByKindText() string {
 	return strings.Join(parts, ", ")
 }
 
+// PlanLine is the summary line's counts, as every view and format words
+// them, the way Terraform's "Plan:" line does: "Plan: 5 to change (1
+// repair, 3 upgrade-node), 2 undeclared, 1 unknown." — with the objects
+// the provider is moving ("1 waiting") after the changes when a managed
+// cluster's provider was part of the read (Actual.Kapsule).
+func (r *Report) PlanLine() string {
+	s := r.Summary
+	line := fmt.Sprintf("Plan: %d to change", s.Changes)
+	if kinds := s.ByKindText(); kinds != "" {
+		line += " (" + kinds + ")"
+	}
+	if r.Actual != nil && r.Actual.Kapsule != nil {
+		line += fmt.Sprintf(", %d waiting", s.Waiting)
+	}
+	return line + fmt.Sprintf(", %d undeclared, %d unknown.", s.Undeclared, s.Unknown)
+}
+
 // NewReport builds preview's model from the opened target op and the
 // observation obs: the target line, DESIRED from the topology, ACTUAL as
 // read, the plan (plan.Build, its calendar judged at asOf) and its

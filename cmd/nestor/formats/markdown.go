@@ -154,15 +154,10 @@ func markdownBody(b *strings.Builder, r *action.Report) {
 	fmt.Fprintf(b, "- support calendar judged as of %s\n\n</details>\n", md(r.AsOf))
 }
 
-// summaryLine counts the plan: "Plan: 5 to change (1 repair, 3
-// upgrade-node), 2 undeclared, 1 unknown, 0 waiting."
+// summaryLine is the report's plan line (Report.PlanLine, the text's
+// words), and "In sync." when it is.
 func summaryLine(r *action.Report) string {
-	s := r.Summary
-	line := fmt.Sprintf("Plan: %d to change", s.Changes)
-	if kinds := s.ByKindText(); kinds != "" {
-		line += " (" + kinds + ")"
-	}
-	line += fmt.Sprintf(", %d undeclared, %d unknown, %d waiting.", s.Undeclared, s.Unknown, s.Waiting)
+	line := r.PlanLine()
 	if r.Outcome() == topology.OutcomeInSync {
 		line += " In sync."
 	}

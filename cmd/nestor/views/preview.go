@@ -603,15 +603,7 @@ func writeFinding(w io.Writer, p palette, f topology.Finding, indent string) {
 
 // summaryLine counts the plan in one line, as Terraform's "Plan:" line does.
 func summaryLine(r *action.Report, p palette) string {
-	s := r.Summary
-	line := fmt.Sprintf("Plan: %d to change", s.Changes)
-	if kinds := s.ByKindText(); kinds != "" {
-		line += " (" + kinds + ")"
-	}
-	if r.Actual.Kapsule != nil {
-		line += fmt.Sprintf(", %d waiting", s.Waiting)
-	}
-	line += fmt.Sprintf(", %d undeclared, %d unknown.", s.Undeclared, s.Unknown)
+	line := r.PlanLine()
 	switch r.Outcome() {
 	case topology.OutcomeNoTarget:
 		line += " " + p.red("UNVERIFIED: no target was read.")
