@@ -191,7 +191,46 @@ func (p *parser) syntaxError(data []byte, err error) *Error {
 	lines, _ := position(data, len(data))
 	e.Line = max(1, min(e.Line, lines))
 	e.Msg = "invalid YAML: " + problem
+	// YAML forbids tabs in indentation (YAML 1.2 section 6.1): the
+	// scanner says only that a character cannot start a token.
+	if col, ok := tabIndent(data, e.Line); ok {
+		e.Column = col
+		e.Msg = "invalid YAML: a tab indents this line (" + problem + ")"
+		e.Fix = "indent with spaces: YAML does not allow tabs in indentation"
+	}
 	return e
+}
+
+// tabIndent returns the column (1-based) of the first tab in the
+// indentation of line (1-based) of data, lines counted as position counts
+// them, and whether there is one.
+func tabIndent(data []byte, line int) (int, bool) {
+	start, n := 0, 1
+	if bytes.HasPrefix(data, utf8BOM) {
+		start = len(utf8BOM)
+	}
+	for i := start; n < line && i < len(data); {
+		r, size := utf8.DecodeRune(data[i:])
+		i += size
+		switch {
+		case r == '\r' && i < len(data) && data[i] == '\n':
+		case r == '\r' || r == '\n' || r == 0x85 || r == 0x2028 || r == 0x2029:
+			n, start = n+1, i
+		}
+	}
+	if n != line {
+		return 0, false
+	}
+	for i := start; i < len(data); i++ {
+		switch data[i] {
+		case ' ':
+		case '\t':
+			return i - start + 1, true
+		default:
+			return 0, false
+		}
+	}
+	return 0, false
 }
 
 // findAlias returns the line and column (1-based, in characters) of the
