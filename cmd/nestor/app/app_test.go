@@ -301,3 +301,23 @@ func TestFetchHintNeedsAnAddress(t *testing.T) {
 		t.Errorf("with an address:\n%s", all)
 	}
 }
+
+// A command that works on one stack refuses two names with what to do
+// instead, and exits as a usage error does.
+func TestOneStackRefusesSeveralNames(t *testing.T) {
+	for _, c := range []struct{ args, want []string }{
+		{[]string{"preview", "a", "b"}, []string{"nestor preview works on one stack; got 2 names (a, b): name one", "nestor fleet a b"}},
+		{[]string{"stack", "show", "a", "b", "c"}, []string{"nestor stack show works on one stack; got 3 names (a, b, c): name one"}},
+		{[]string{"next", "a", "b"}, []string{"nestor next works on one stack"}},
+	} {
+		a, _, errOut := testApp(t, map[string]string{"HOME": t.TempDir()}, false, nil)
+		if code := Run(a, append(c.args, "--stacks", t.TempDir())); code != ExitError {
+			t.Errorf("%v: exit %d, want %d", c.args, code, ExitError)
+		}
+		for _, w := range c.want {
+			if !strings.Contains(errOut.String(), w) {
+				t.Errorf("%v: %q lacks %q", c.args, errOut.String(), w)
+			}
+		}
+	}
+}

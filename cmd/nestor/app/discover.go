@@ -54,7 +54,7 @@ Exit codes: 0 done, 1 error, refused or not confirmed.`,
   nestor discover -o yaml > draft.yaml  # a topology draft (nestor preview -f draft.yaml reads it)
   nestor discover --cp dirqual1         # fetch /etc/kubernetes/admin.conf from dirqual1
   nestor discover --cp k3s1 --remote-path /etc/rancher/k3s/k3s.yaml --user ubuntu`,
-		Args:              cobra.MaximumNArgs(1),
+		Args:              oneStack,
 		ValidArgsFunction: completeStacks(a, g, 1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if err := stackArg(sel, args); err != nil {

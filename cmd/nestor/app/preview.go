@@ -43,7 +43,7 @@ exits 3 when a finding of that severity or worse exists (after the report;
 		Example: `  nestor preview                         # the active stack
   nestor preview dirqual -o json         # stack dirqual (--stack dirqual): versioned JSON document
   nestor preview -f stacks/examples/dirqual.yaml --no-input --detailed-exitcode`,
-		Args:              cobra.MaximumNArgs(1),
+		Args:              oneStack,
 		ValidArgsFunction: completeStacks(a, g, 1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if err := stackArg(&sel, args); err != nil {
@@ -103,7 +103,7 @@ When a phase cannot be judged because ACTUAL is unknown, next says so and that
 the next step is to make the target readable, not to install anything.`,
 		Example: `  nestor next                # the active stack
   nestor next bench -o json  # stack bench, as a versioned document`,
-		Args:              cobra.MaximumNArgs(1),
+		Args:              oneStack,
 		ValidArgsFunction: completeStacks(a, g, 1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if err := stackArg(&sel, args); err != nil {
@@ -141,7 +141,7 @@ exports; -o json and -o yaml print the variables and the notes as a
 versioned document.`,
 		Example: `  eval "$(nestor env)"
   nestor env bench --shell fish | source`,
-		Args:              cobra.MaximumNArgs(1),
+		Args:              oneStack,
 		ValidArgsFunction: completeStacks(a, g, 1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if err := stackArg(&sel, args); err != nil {

@@ -39,7 +39,7 @@ The text form is a YAML stream with the comments (kubectl apply -f takes it);
 		Example: `  nestor rbac dirqual
   nestor rbac dirqual --bind user:preview-bot | kubectl apply -f -
   nestor rbac dirqual --namespaced -o json`,
-		Args:              cobra.MaximumNArgs(1),
+		Args:              oneStack,
 		ValidArgsFunction: completeStacks(a, g, 1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if err := stackArg(&sel, args); err != nil {

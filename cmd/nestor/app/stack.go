@@ -71,7 +71,7 @@ topology file that loads back, its resolved paths in comments at its top;
 		Example: `  nestor stack show                # the active stack
   nestor stack show dirqual -o json
   nestor stack show -f stacks/examples/bench.yaml`,
-		Args:              cobra.MaximumNArgs(1),
+		Args:              oneStack,
 		ValidArgsFunction: completeStacks(a, g, 1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if err := stackArg(&sel, args); err != nil {
@@ -111,7 +111,7 @@ select says what is missing and the command that fixes it.`,
 		Example: `  nestor stack select               # list the stacks
   nestor stack select dirqual
   nestor stack select --no-input dirqual`,
-		Args:              cobra.MaximumNArgs(1),
+		Args:              oneStack,
 		ValidArgsFunction: completeStacks(a, g, 1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if err := stackArg(&sel, args); err != nil {

@@ -1,8 +1,10 @@
 package app
 
 import (
+	"errors"
 	"fmt"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -142,3 +144,17 @@ func (j *judgeFlags) apply(c action.Config) (action.Config, error) {
 
 // severity is --fail-on's severity ("" when not given).
 func (j *judgeFlags) severity() topology.Severity { return topology.Severity(j.failOn.value) }
+
+// oneStack is the argument rule of a command that works on one stack:
+// none (the active stack, or --stack) or one NAME. More is refused with
+// what to do instead, not cobra's bare count.
+func oneStack(cmd *cobra.Command, args []string) error {
+	if len(args) <= 1 {
+		return nil
+	}
+	err := fmt.Sprintf("%s works on one stack; got %d names (%s): name one", cmd.CommandPath(), len(args), strings.Join(args, ", "))
+	if cmd.Name() == "preview" {
+		err += ", or run `nestor fleet " + strings.Join(args, " ") + "` to preview several"
+	}
+	return errors.New(err)
+}
