@@ -66,6 +66,10 @@ type GuardView struct {
 type OpenOptions struct {
 	// KubeconfigFlag is --kubeconfig ("" when not given).
 	KubeconfigFlag string
+	// OwnKubeconfigOnly says the caller reads each stack through its own
+	// kubeconfig: only (fleet: no --kubeconfig, no KUBECONFIG), so a
+	// missing target is not explained by those.
+	OwnKubeconfigOnly bool
 	// Kubeconfig, when not nil, replaces the resolution rules: the caller
 	// names the file to read (discover --cp reads back the file it wrote).
 	Kubeconfig *Kubeconfig
@@ -142,6 +146,9 @@ type NoTarget struct {
 	Path string
 	// Fix is what the operator runs to get a target ("" when unknown).
 	Fix string
+	// OwnOnly says only the topology's own kubeconfig: was looked for
+	// (OpenOptions.OwnKubeconfigOnly).
+	OwnOnly bool
 }
 
 // Error says what is missing, in words, then Fix when there is one.
@@ -155,6 +162,9 @@ func (n *NoTarget) Error() string {
 func (n *NoTarget) what() string {
 	switch n.Kind {
 	case NoKubeconfig:
+		if n.OwnOnly {
+			return fmt.Sprintf("no kubeconfig: %s declares no kubeconfig: (each stack is read through its own)", n.File)
+		}
 		return fmt.Sprintf("no kubeconfig: not --kubeconfig, not KUBECONFIG, and %s declares no kubeconfig:", n.File)
 	case KubeconfigMissing:
 		return fmt.Sprintf("the kubeconfig %s (kubeconfig: in %s) does not exist yet", n.Path, n.File)
@@ -476,6 +486,9 @@ func resolve(k Kind, t *topology.Topology, o OpenOptions) (Kubeconfig, *NoTarget
 		return kc, nil, err
 	}
 	none := k.NoTarget(t, kc)
+	if none != nil {
+		none.OwnOnly = o.OwnKubeconfigOnly
+	}
 	if none != nil && o.Fix != nil {
 		none.Fix = o.Fix(none)
 	}

@@ -114,6 +114,9 @@ type Config struct {
 	// Progress("", -1) says the reads paused for the operator (the guard
 	// shows the target and asks): the line must be erased.
 	Progress func(resource string, items int)
+	// ownOnly: each stack is read through its own kubeconfig: only
+	// (fleet's ownKubeconfigs).
+	ownOnly bool
 }
 
 // NoPrompt returns a copy of c that may not prompt (a machine output
@@ -380,7 +383,7 @@ func (c Config) warn(kc probes.Kubeconfig) {
 // the bench kubeconfigs to refuse, the fix of a missing target.
 func (c Config) pipelineOptions(s *Stack, o OpenOptions) probes.OpenOptions {
 	return probes.OpenOptions{
-		KubeconfigFlag: c.Kubeconfig, Kubeconfig: o.Kubeconfig, Context: c.Context,
+		KubeconfigFlag: c.Kubeconfig, Kubeconfig: o.Kubeconfig, Context: c.Context, OwnKubeconfigOnly: c.ownOnly,
 		Env: c.Env, Home: c.Home, UserAgent: c.UserAgent, Timeout: c.Timeout, Progress: c.Progress,
 		Interactive: c.Interactive, Run: c.Exec, Benches: c.benches,
 		Fix: func(n *probes.NoTarget) string { return noTargetFix(s, n) },

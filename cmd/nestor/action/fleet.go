@@ -198,6 +198,7 @@ const (
 // which the other stacks' kubeconfigs do not share. It says so once on Log
 // when any is set.
 func (c Config) ownKubeconfigs() Config {
+	c.ownOnly = true
 	var ignored []string
 	if c.Kubeconfig != "" {
 		ignored = append(ignored, "--kubeconfig")
