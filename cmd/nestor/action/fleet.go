@@ -314,6 +314,11 @@ func (c Config) fleetStack(ctx context.Context, e stacks.Entry) FleetStack {
 	}
 	op, err := c.Open(ctx, s, OpenOptions{})
 	defer op.Close()
+	if r := nothingToReadReport(s, err, c.AsOf); r != nil {
+		fs.Report = r
+		fs.FromReport()
+		return fs
+	}
 	if err == nil {
 		if fs.Report, err = ReadReport(ctx, s.Kind, op, c.AsOf); err == nil {
 			fs.FromReport()

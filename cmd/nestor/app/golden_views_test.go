@@ -53,7 +53,8 @@ func viewsWorld(t *testing.T) (*goldenWorld, *scwstub.Stub) {
 // JSON. The stand-in's random port is written $SCW, the world's root $ROOT.
 // Fleet's words and codes: a FILE that cannot be read exits 1 and is no
 // line of the fleet; a kapsule stack without credentials anywhere is "no
-// target", not "invalid"; --context, like --kubeconfig, names one
+// target", not "invalid", in preview as in fleet (an unverified report, as
+// a prod stack without a kubeconfig gets); --context, like --kubeconfig, names one
 // kubeconfig's context and is not used, said once.
 func TestGoldenViews(t *testing.T) {
 	cases := []struct {
@@ -72,6 +73,7 @@ func TestGoldenViews(t *testing.T) {
 		{command: "fleet", name: "mixed-json", args: []string{"fleet", "--as-of", "2026-11-30", "-o", "json"}, limactl: "bench-node2-stopped.jsonl", json: true},
 		{command: "fleet", name: "file-unreadable", args: []string{"fleet", "--as-of", "2026-11-30", "lyneko-apps", "-f", "/nonexistent/x.yaml"}},
 		{command: "fleet", name: "kapsule-no-credentials", args: []string{"fleet", "--as-of", "2026-11-30", "lyneko-apps", "--detailed"}, noCreds: true},
+		{command: "preview", name: "kapsule-no-credentials", args: []string{"preview", "--stack", "lyneko-apps", "--as-of", "2026-11-30"}, noCreds: true},
 		{command: "fleet", name: "context-not-used", args: []string{"fleet", "--as-of", "2026-11-30", "edge", "lab", "--context", "other"}},
 	}
 	for _, c := range cases {
