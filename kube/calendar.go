@@ -234,7 +234,7 @@ func Plural(n int, unit string) string {
 // day is the calendar day y-m-d (UTC midnight).
 func Day(y int, m time.Month, d int) time.Time { return time.Date(y, m, d, 0, 0, 0, 0, time.UTC) }
 
-// dateOf is t's calendar day in t's own location, as a UTC midnight.
+// DateOf is t's calendar day in t's own location, as a UTC midnight.
 func DateOf(t time.Time) time.Time {
 	y, m, d := t.Date()
 	return Day(y, m, d)

@@ -50,7 +50,15 @@ type Report struct {
 	// Topology is the stack's topology, for the positions of its keys in
 	// the machine formats (nil for a report not built by NewReport).
 	Topology *topology.Topology `json:"-"`
+
+	// day is AsOf as a time (Day): that date's midnight, UTC.
+	day time.Time
 }
+
+// Day is the day r was judged at, AsOf as a time: what a view compares a
+// date of the cluster with (a commitment's end). Zero for a report not
+// built by NewReport.
+func (r *Report) Day() time.Time { return r.day }
 
 // StackInfo names the stack and its file.
 type StackInfo struct {
@@ -150,6 +158,7 @@ func NewReport(k probes.Kind, op *probes.Opened, obs *topology.Observed, asOf ti
 	r := &Report{
 		FormatVersion: ReportFormatVersion,
 		AsOf:          asOf.Format(time.DateOnly),
+		day:           kube.DateOf(asOf),
 		Stack:         StackInfo{Name: t.Name, File: t.Path, TargetKind: t.TargetKind},
 		Actual:        obs,
 		Topology:      t,

@@ -24,12 +24,11 @@ func renderOffer(w io.Writer, r *action.Report, p palette) {
 	}
 	c := k.Cluster.Value
 	ct := topology.ParseClusterType(c.Type)
-	asOf, _ := time.Parse(time.DateOnly, r.AsOf)
 	kind := ct.Plane()
 	if !ct.Parsed {
 		kind = "a type nestor does not know"
 	}
-	if c.CommitmentActive(asOf) {
+	if c.CommitmentActive(r.Day()) {
 		kind += "; commitment until " + c.CommitmentEndsAt.UTC().Format(time.DateOnly)
 	}
 	line := fmt.Sprintf("%s (%s)", cmp.Or(c.Type, "?"), kind)
