@@ -171,8 +171,10 @@ type ServerError interface {
 
 // NothingToRead is implemented by the errors that say a stack of a kind
 // has nothing to read with, the topology being fine (a managed kind
-// without credentials anywhere): NothingToRead is true for those, and
-// fleet says "no target" with the error's words instead of "invalid".
+// without credentials anywhere): NothingToRead is true for those, and Open
+// makes such a refusal of the guard the stack's NoTarget (NoCredentials),
+// as a stack without a kubeconfig has — every command then treats both
+// alike.
 type NothingToRead interface {
 	error
 	NothingToRead() bool

@@ -131,6 +131,10 @@ const (
 	// KubeconfigMissing: the topology's kubeconfig: names a file that does
 	// not exist yet (it is fetched with discover --cp).
 	KubeconfigMissing NoTargetKind = "kubeconfig-missing"
+	// NoCredentials: a managed kind's credentials are set nowhere (the
+	// kind's guard refused with a NothingToRead error, whose words are
+	// Detail).
+	NoCredentials NoTargetKind = "no-credentials"
 	// NoBenchKubeconfig: a lima stack's bench kubeconfig does not exist (the
 	// bench cluster has not been bootstrapped).
 	NoBenchKubeconfig NoTargetKind = "no-bench-kubeconfig"
@@ -149,6 +153,8 @@ type NoTarget struct {
 	// OwnOnly says only the topology's own kubeconfig: was looked for
 	// (OpenOptions.OwnKubeconfigOnly).
 	OwnOnly bool
+	// Detail is what the kind said was missing (NoCredentials).
+	Detail string
 }
 
 // Error says what is missing, in words, then Fix when there is one.
@@ -168,6 +174,8 @@ func (n *NoTarget) what() string {
 		return fmt.Sprintf("no kubeconfig: not --kubeconfig, not KUBECONFIG, and %s declares no kubeconfig:", n.File)
 	case KubeconfigMissing:
 		return fmt.Sprintf("the kubeconfig %s (kubeconfig: in %s) does not exist yet", n.Path, n.File)
+	case NoCredentials:
+		return n.Detail
 	case NoBenchKubeconfig:
 		return fmt.Sprintf("no bench kubeconfig at %s (the bench cluster has not been bootstrapped, or lima.kubeconfig: names another file)", n.Path)
 	}
@@ -327,7 +335,9 @@ const (
 // ErrNotConfirmed, or ctx's error (wrapped) when ctx ended during a read.
 // With an error of the guard's read (*UnreachableError, ctx's) the Opened
 // is returned too: what was resolved and loaded, for the caller to name
-// it. No target at all is not an error: Opened.NoTarget says why.
+// it. No target at all is not an error: Opened.NoTarget says why (no
+// kubeconfig, or a guard that refused with a NothingToRead error: a
+// managed kind's credentials set nowhere).
 func Open(ctx context.Context, k Kind, t *topology.Topology, o OpenOptions) (*Opened, error) {
 	op := &Opened{Topology: t, kind: k, opts: o}
 	kc, none, err := resolve(k, t, o)
@@ -381,6 +391,16 @@ func Open(ctx context.Context, k Kind, t *topology.Topology, o OpenOptions) (*Op
 	gctx, cancel := context.WithDeadline(ctx, op.deadline)
 	defer cancel()
 	view, err := k.Guard(gctx, op)
+	var nothing NothingToRead
+	if errors.As(err, &nothing) && nothing.NothingToRead() {
+		// Nothing to read it with, the topology being fine: no target, as
+		// a stack without a kubeconfig has (the guard read nothing).
+		op.NoTarget = &NoTarget{Kind: NoCredentials, Stack: t.Name, File: t.Path, Detail: err.Error(), OwnOnly: o.OwnKubeconfigOnly}
+		if o.Fix != nil {
+			op.NoTarget.Fix = o.Fix(op.NoTarget)
+		}
+		return op, nil
+	}
 	if err != nil {
 		var unreachable *UnreachableError
 		if errors.As(err, &unreachable) || gctx.Err() != nil {

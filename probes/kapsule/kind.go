@@ -234,6 +234,10 @@ func checkKapsuleIdentity(t *topology.Topology, op *probes.Opened, c topology.Ka
 // (ReadAll) kube-system's objects, their marks and writes:
 // providerObjects).
 func (Kind) Read(ctx context.Context, op *probes.Opened, scope probes.Scope) (*topology.Observed, topology.ClusterFacts) {
+	if op.NoTarget != nil {
+		// No credentials anywhere: the guard read nothing (probes.Open).
+		return probes.NoTargetObservation(op.NoTarget.Error()), topology.ClusterFacts{}
+	}
 	st := stateOf(op)
 	t := op.Topology
 	why := st.inClusterWhy

@@ -227,7 +227,8 @@ func TestKapsuleCredentialRefusals(t *testing.T) {
 		{"legacy variable", kvEnv("SCALEWAY_ACCESS_KEY", testSecretKey), "SCALEWAY_ACCESS_KEY is exported: nestor does not read this legacy variable"},
 		{"legacy token", kvEnv("SCW_TOKEN", testSecretKey), "export SCW_SECRET_KEY instead"},
 		{"undeclared SCW_API_URL", kvEnv("SCW_ACCESS_KEY", testAccessKey, "SCW_SECRET_KEY", testSecretKey, "SCW_API_URL", "http://127.0.0.1:1"), "refusing: the API URL http://127.0.0.1:1 (from SCW_API_URL in the environment)"},
-		{"no credentials", kvEnv(), "no scw config file"},
+		// Credentials set nowhere are no target, not a refusal:
+		// TestNoCredentialsIsNoTarget.
 		{"SCW_CONFIG_PATH names a missing file", kvEnv("SCW_CONFIG_PATH", "/nonexistent/scw.yaml"), "SCW_CONFIG_PATH names /nonexistent/scw.yaml, which does not exist"},
 	}
 	for _, c := range cases {
@@ -504,5 +505,24 @@ func TestAllPages(t *testing.T) {
 				t.Errorf("%d items, want %d", len(got), tc.n)
 			}
 		})
+	}
+}
+
+// Credentials set nowhere are no target, as a stack without a kubeconfig
+// has: Open refuses nothing and sends nothing, the stack's NoTarget says
+// what is missing, and the reading is a no-target one.
+func TestNoCredentialsIsNoTarget(t *testing.T) {
+	tp := kapsuleStack(t, "https://127.0.0.1:1", "")
+	op, err := probes.Open(context.Background(), Kind{}, tp, probes.OpenOptions{Env: kvEnv(), Home: t.TempDir(), UserAgent: "nestor/test",
+		Fix: func(*probes.NoTarget) string { return "" }})
+	if err != nil {
+		t.Fatalf("Open: %v, want a stack with no target", err)
+	}
+	if op.NoTarget == nil || op.NoTarget.Kind != probes.NoCredentials || !strings.Contains(op.NoTarget.Error(), "no Scaleway credentials") || !strings.Contains(op.NoTarget.Error(), "no scw config file") {
+		t.Fatalf("NoTarget %+v, want no-credentials with the words of what is missing", op.NoTarget)
+	}
+	obs, _, err := op.Read(context.Background(), probes.ReadAll)
+	if err != nil || !obs.NoTarget || !strings.Contains(obs.NoTargetReason, "no Scaleway credentials") {
+		t.Errorf("read %+v, %v: want a no-target reading saying why", obs, err)
 	}
 }

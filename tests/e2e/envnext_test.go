@@ -152,7 +152,7 @@ func TestNextProd(t *testing.T) {
 		r := w.run(nil, "next", "--stack", "dirqual", "--stacks", w.Stacks)
 		wantCode(t, r, 0)
 		wantLine(t, "unknown", r.stdout, `^Stack dirqual: next phase unknown — nothing was read`)
-		wantLine(t, "declare the target", r.stdout, `^Next: declare the target first: .*nestor stack select dirqual.* offers kubeconfig:, then fetch it with .*nestor discover .*--cp dirqual1`)
+		wantLine(t, "declare the target", r.stdout, "^Next: give the stack a target first: add `kubeconfig: ~/.kube/dirqual.config` \\(`nestor stack select dirqual` offers it\\), then fetch it with .*nestor discover .*--cp dirqual1")
 		wantNoVM(t, "next with no target", r.stdout+r.stderr)
 		wantNotContains(t, "next with no target", r.stdout, "install", "bootstrap")
 		if n := len(r.audit[0]) + len(r.audit[1]); n != 0 {
@@ -171,8 +171,8 @@ func TestNextProd(t *testing.T) {
 		if err := jsonDecode(r.stdout, &n); err != nil {
 			t.Fatalf("next -o json: %v", err)
 		}
-		if !n.Unknown || n.Done || n.Phase != "" || !strings.Contains(n.Run, "declare the target first") {
-			t.Errorf("next = %+v, want unknown, no phase, run: declare the target first", n)
+		if !n.Unknown || n.Done || n.Phase != "" || !strings.Contains(n.Run, "give the stack a target first: add `kubeconfig:") {
+			t.Errorf("next = %+v, want unknown, no phase, run: give the stack a target first: add `kubeconfig:", n)
 		}
 	})
 

@@ -314,11 +314,6 @@ func (c Config) fleetStack(ctx context.Context, e stacks.Entry) FleetStack {
 	}
 	op, err := c.Open(ctx, s, OpenOptions{})
 	defer op.Close()
-	if r := nothingToReadReport(s, err, c.AsOf); r != nil {
-		fs.Report = r
-		fs.FromReport()
-		return fs
-	}
 	if err == nil {
 		if fs.Report, err = ReadReport(ctx, s.Kind, op, c.AsOf); err == nil {
 			fs.FromReport()
@@ -343,18 +338,14 @@ func errorTarget(err error) string {
 
 // fleetError is the outcome of a stack the pipeline could not open or read:
 // refused (the guard's offline check, the bench kubeconfig for prod),
-// unreachable (the target did not answer, or the read ran out of time), no
-// target (the kind has nothing to read with: no credentials anywhere — the
-// topology is fine, nothing could be read), invalid (the stack's files
+// unreachable (the target did not answer, or the read ran out of time),
+// invalid (the stack's files
 // cannot be used: a kubeconfig that does not load, a flag that does not
 // apply).
 func fleetError(err error) topology.Outcome {
 	var refusal probes.Refusal
 	var unreachable *probes.UnreachableError
-	var nothing probes.NothingToRead
 	switch {
-	case errors.As(err, &nothing) && nothing.NothingToRead():
-		return OutcomeNoTarget
 	case errors.As(err, &refusal):
 		return OutcomeRefused
 	case errors.As(err, &unreachable), errors.Is(err, context.DeadlineExceeded):

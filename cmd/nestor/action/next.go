@@ -2,7 +2,6 @@ package action
 
 import (
 	"context"
-	"fmt"
 
 	"nestor.dev/nestor/plan"
 	"nestor.dev/nestor/probes"
@@ -47,24 +46,21 @@ func (n Next) Run(ctx context.Context) (*NextStep, error) {
 	if err != nil {
 		return nil, err
 	}
-	return NewNextStep(s, obs), nil
+	return NewNextStep(s, obs, op.NoTarget), nil
 }
 
 // NewNextStep returns next's answer, from plan.Next: what runs the phase,
-// as command lines for stack s.
-func NewNextStep(s *Stack, obs *topology.Observed) *NextStep {
+// as command lines for stack s read as obs; none is why it has no target
+// (nil when it has one), whose Fix (noTargetFix) is what to run first.
+func NewNextStep(s *Stack, obs *topology.Observed, none *probes.NoTarget) *NextStep {
 	t := s.Topology
 	np := plan.Next(t, obs, plan.Build(t, obs, s.Kind, plan.Options{}), s.Kind)
 	n := &NextStep{FormatVersion: NextFormatVersion, Stack: t.Name, Done: np.Done, Unknown: np.Unknown, Why: np.Why}
 	switch {
+	case obs.NoTarget && none != nil && none.Fix != "":
+		n.Run = "give the stack a target first: " + none.Fix
 	case obs.NoTarget:
-		// A kubeconfig: declared but not there is fetched; none declared is
-		// declared first (stack select offers the line), then fetched.
-		if t.Kubeconfig != "" {
-			n.Run = "fetch the target first: " + probes.FetchCommand(t, s.Suggest)
-		} else {
-			n.Run = fmt.Sprintf("declare the target first: `nestor stack select %s` offers kubeconfig:, then fetch it with %s", t.Name, probes.FetchCommand(t, s.Suggest))
-		}
+		n.Run = "give the stack a target first (see the reason), then run `" + s.Suggest("next") + "` again"
 	case np.Unknown:
 		n.Run = "make the target readable first (see the reason), then run `" + s.Suggest("next") + "` again; do not install anything on a guess"
 	case !np.Done:

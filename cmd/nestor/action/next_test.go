@@ -30,6 +30,7 @@ func TestNewNextStep(t *testing.T) {
 		name        string
 		t           *topology.Topology
 		obs         *topology.Observed
+		none        probes.NoTargetKind
 		phase       string
 		unknown     bool
 		done        bool
@@ -37,10 +38,12 @@ func TestNewNextStep(t *testing.T) {
 		mustSayWhy  string
 		mustSayNext string
 	}{
-		{name: "prod no target", t: prod, obs: probes.NoTargetObservation("no kubeconfig"), unknown: true,
-			mustNotSay: "VM", mustSayNext: "declare the target first: `nestor stack select p` offers kubeconfig:, then fetch it with `nestor discover --cp n1`"},
-		{name: "prod kubeconfig declared, not fetched", t: prodDeclared, obs: probes.NoTargetObservation("the kubeconfig does not exist yet"), unknown: true,
-			mustNotSay: "stack select", mustSayNext: "fetch the target first: `nestor discover --cp n1`"},
+		{name: "prod no target", t: prod, obs: probes.NoTargetObservation("no kubeconfig"), none: probes.NoKubeconfig, unknown: true,
+			mustNotSay: "VM", mustSayNext: "give the stack a target first: add `kubeconfig: ~/.kube/p.config` (`nestor stack select p` offers it), then fetch it with `nestor discover --cp n1`"},
+		{name: "prod kubeconfig declared, not fetched", t: prodDeclared, obs: probes.NoTargetObservation("the kubeconfig does not exist yet"), none: probes.KubeconfigMissing, unknown: true,
+			mustNotSay: "stack select", mustSayNext: "give the stack a target first: fetch it from the control plane with `nestor discover --cp n1`"},
+		{name: "kapsule without credentials", t: &topology.Topology{Name: "k", TargetKind: topology.TargetKapsule}, obs: probes.NoTargetObservation("no Scaleway credentials"), none: probes.NoCredentials, unknown: true,
+			mustNotSay: "discover", mustSayNext: "give the stack a target first (see the reason), then run `nestor next` again"},
 		{name: "prod cnpg missing", t: prod, obs: &topology.Observed{
 			ServerVersion: topology.KnownFact("v1.37.2"), Nodes: readyNode,
 			Layers: []topology.LayerState{{Name: "cilium", Declared: true, Health: topology.Healthy}, {Name: "cnpg", Declared: true, Health: topology.Absent}},
@@ -72,7 +75,14 @@ func TestNewNextStep(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			n := NewNextStep(&Stack{Topology: c.t, Kind: k}, c.obs)
+			s := &Stack{Topology: c.t, Kind: k}
+			var none *probes.NoTarget
+			if c.none != "" {
+				// As Open sets it: the kind of what is missing, and its fix.
+				none = &probes.NoTarget{Kind: c.none}
+				none.Fix = noTargetFix(s, none)
+			}
+			n := NewNextStep(s, c.obs, none)
 			if n.Phase != c.phase || n.Unknown != c.unknown || n.Done != c.done {
 				t.Fatalf("got %+v", n)
 			}

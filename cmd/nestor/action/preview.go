@@ -21,9 +21,6 @@ func (p Preview) Run(ctx context.Context) (*Report, *Stack, error) {
 	}
 	op, err := p.Open(ctx, s, OpenOptions{})
 	defer op.Close()
-	if r := nothingToReadReport(s, err, p.AsOf); r != nil {
-		return r, s, nil
-	}
 	if err != nil {
 		return nil, s, err
 	}

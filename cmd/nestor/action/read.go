@@ -2,7 +2,6 @@ package action
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"time"
 
@@ -88,18 +87,4 @@ func ReadReport(ctx context.Context, k probes.Kind, op *probes.Opened, asOf time
 		r.HardDate = &hd
 	}
 	return r, nil
-}
-
-// nothingToReadReport returns the report of stack s when err says there is
-// nothing to read it with, the topology being fine (probes.NothingToRead:
-// a managed kind without credentials anywhere), as a stack that declares
-// no kubeconfig gets one: no target, every part unknown, the plan
-// unverified, err's words saying why and what to do. nil for any other
-// error, which stays the command's.
-func nothingToReadReport(s *Stack, err error, asOf time.Time) *Report {
-	var nothing probes.NothingToRead
-	if err == nil || !errors.As(err, &nothing) || !nothing.NothingToRead() {
-		return nil
-	}
-	return NewReport(s.Kind, &probes.Opened{Topology: s.Topology}, probes.NoTargetObservation(err.Error()), asOf)
 }
