@@ -461,8 +461,11 @@ func fleetTarget(r *Report) string {
 	case r.Actual.NoTarget:
 		return ""
 	case r.Actual.VMs != nil:
+		// The stack's VMs are its target: named by its kind, counted when
+		// they were listed.
+		kind := string(r.Stack.TargetKind)
 		if !r.Actual.VMs.Known {
-			return "lima"
+			return kind
 		}
 		// limactl lists every instance of the machine: count this stack's.
 		declared := map[string]bool{}
@@ -475,7 +478,7 @@ func fleetTarget(r *Report) string {
 				n++
 			}
 		}
-		return fmt.Sprintf("lima (%d VMs)", n)
+		return fmt.Sprintf("%s (%d VMs)", kind, n)
 	case r.Target != nil && r.Target.Provider != nil:
 		p := r.Target.Provider
 		if k := r.Actual.Kapsule; k != nil && k.Cluster.Known {

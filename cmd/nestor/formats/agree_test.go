@@ -50,29 +50,17 @@ func fixtureForbidden(t *testing.T, dir string) *action.Report {
 	return action.NewReport(kindOf(tp), &probes.Opened{Topology: tp}, obs, fixtureAsOf)
 }
 
-// fixtureBench is the report of the lima bench lab as read before it was
-// bootstrapped: limactl lists one VM running and one stopped, and there is
-// no bench kubeconfig yet, so the cluster's own API was not read.
-func fixtureBench(t *testing.T, dir string) *action.Report {
+// fixtureBench is the report of a lima bench of two nodes read before it
+// was bootstrapped: there is no bench kubeconfig, so the cluster's own API
+// was not read, and vms is what limactl said. lab: one VM running, one
+// stopped; void: limactl is not installed, so every read failed — not a
+// missing target, yet nothing was read: no count, gauge or passing test
+// may say otherwise.
+func fixtureBench(t *testing.T, dir, name string, vms topology.Fact[[]topology.VM]) *action.Report {
 	t.Helper()
-	tp := parsedTopology(t, dir, "lab", "name: lab\ntarget_kind: lima\nnodes:\n  - {name: lab1, role: control-plane}\n  - {name: lab2, role: worker}\nlayers:\n  - flannel\n")
-	obs := probes.UnknownObservation(tp, topology.Because(topology.ReasonNoTarget, "no bench kubeconfig at ~/.nestor/bench/lab/kubeconfig (bootstrap the bench first)"))
+	tp := parsedTopology(t, dir, name, "name: "+name+"\ntarget_kind: lima\nnodes:\n  - {name: "+name+"1, role: control-plane}\n  - {name: "+name+"2, role: worker}\nlayers:\n  - flannel\n")
+	obs := probes.UnknownObservation(tp, topology.Because(topology.ReasonNoTarget, "no bench kubeconfig at ~/.nestor/bench/"+name+"/kubeconfig (bootstrap the bench first)"))
 	obs.NoBenchCluster = true
-	vms := topology.KnownFact([]topology.VM{{Name: "lab1", Status: "Running"}, {Name: "lab2", Status: "Stopped"}})
-	obs.VMs = &vms
-	return action.NewReport(kindOf(tp), &probes.Opened{Topology: tp}, obs, fixtureAsOf)
-}
-
-// fixtureNothingRead is the report of the lima bench void, of which every
-// read failed: limactl is not installed and there is no bench kubeconfig.
-// Not a missing target, yet nothing was read: no count, gauge or passing
-// test may say otherwise.
-func fixtureNothingRead(t *testing.T, dir string) *action.Report {
-	t.Helper()
-	tp := parsedTopology(t, dir, "void", "name: void\ntarget_kind: lima\nnodes:\n  - {name: void1, role: control-plane}\nlayers:\n  - flannel\n")
-	obs := probes.UnknownObservation(tp, topology.Because(topology.ReasonNoTarget, "no bench kubeconfig at ~/.nestor/bench/void/kubeconfig (bootstrap the bench first)"))
-	obs.NoBenchCluster = true
-	vms := topology.UnknownFact[[]topology.VM](topology.Because(topology.ReasonNotInstalled, "limactl is not installed (not found on PATH)"))
 	obs.VMs = &vms
 	return action.NewReport(kindOf(tp), &probes.Opened{Topology: tp}, obs, fixtureAsOf)
 }
@@ -87,7 +75,8 @@ func agreeFleet(t *testing.T, dir string) *action.FleetReport {
 			f.Stacks[i].FromReport() // as Fleet.Run fills each line
 		}
 	}
-	for _, r := range []*action.Report{fixtureNoTarget(t, dir), fixtureForbidden(t, dir), fixtureBench(t, dir), fixtureNothingRead(t, dir)} {
+	for _, r := range []*action.Report{fixtureNoTarget(t, dir), fixtureForbidden(t, dir), fixtureBench(t, dir, "lab", topology.KnownFact([]topology.VM{{Name: "lab1", Status: "Running"}, {Name: "lab2", Status: "Stopped"}})),
+		fixtureBench(t, dir, "void", topology.UnknownFact[[]topology.VM](topology.Because(topology.ReasonNotInstalled, "limactl is not installed (not found on PATH)")))} {
 		s := action.FleetStack{Name: r.Stack.Name, File: r.Stack.File, TargetKind: r.Stack.TargetKind, Report: r}
 		s.FromReport()
 		f.Stacks = append(f.Stacks, s)
