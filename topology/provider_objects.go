@@ -1,6 +1,7 @@
 package topology
 
 import (
+	"cmp"
 	"fmt"
 	"slices"
 	"sort"
@@ -354,7 +355,7 @@ func (m ProviderMarks) derive(o *NamespaceObject) {
 		o.Unjudged = "it records no writes (no metadata.managedFields): who edited it is not known"
 		return
 	case at == nil:
-		o.Unjudged = fmt.Sprintf("none of its writes is by %s, nor owns its marks: the provider's write is not known", orList(m.Managers, "the provider's managers"))
+		o.Unjudged = fmt.Sprintf("none of its writes is by %s, nor owns its marks: the provider's write is not known", cmp.Or(kube.JoinOr(m.Managers), "the provider's managers"))
 		return
 	case at.Time == nil:
 		o.Unjudged = "the provider's write (" + at.Manager + ") carries no time: what came after it is not known"
@@ -379,17 +380,6 @@ func (m ProviderMarks) derive(o *NamespaceObject) {
 			o.Edits = append(o.Edits, w)
 		}
 	}
-}
-
-// orList writes names as "a, b or c", def when there are none.
-func orList(names []string, def string) string {
-	switch len(names) {
-	case 0:
-		return def
-	case 1:
-		return names[0]
-	}
-	return strings.Join(names[:len(names)-1], ", ") + " or " + names[len(names)-1]
 }
 
 // ProviderObjectsSubject is the provider's objects of resources (as
@@ -464,7 +454,7 @@ func JudgeProviderObjects(p *ProviderObjects) ([]Finding, []UnknownPart) {
 	for _, why := range order {
 		unknowns = append(unknowns, UnknownOf(ProviderObjectsSubject(m.Namespace, unread[why]), why.Code, why.Text))
 	}
-	reach := "the object's metadata.managedFields: an edit with the provider's own field manager (" + orList(m.Managers, "its managers") + ") or older than the provider's last write is not seen"
+	reach := "the object's metadata.managedFields: an edit with the provider's own field manager (" + cmp.Or(kube.JoinOr(m.Managers), "its managers") + ") or older than the provider's last write is not seen"
 	for _, l := range p.Lists {
 		if !l.Objects.Known {
 			continue
