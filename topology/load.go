@@ -658,7 +658,7 @@ func (p *parser) checkTargetKind(t *Topology, root, kindNode *yaml.Node) {
 		}
 		p.add(n, "target_kind", "add target_kind: prod (an existing cluster), target_kind: kapsule (a Scaleway Kapsule cluster) or target_kind: lima (a local bench)", "is required")
 	case !slices.Contains(Kinds(), t.TargetKind):
-		fix := "use " + kindList()
+		fix := "use " + kube.JoinOr(kindNames())
 		if c := closest(string(t.TargetKind), kindNames()); len(c) > 0 {
 			fix = "did you mean " + c[0] + "? " + fix
 		}

@@ -9,7 +9,6 @@ package topology
 
 import (
 	"slices"
-	"strings"
 )
 
 // TargetKind says what kind of machines a stack runs on, and so which prober
@@ -159,13 +158,4 @@ func kindNames() []string {
 		out = append(out, string(k))
 	}
 	return out
-}
-
-// kindList is Kinds in words: "lima, prod or kapsule".
-func kindList() string {
-	names := kindNames()
-	if len(names) == 1 {
-		return names[0]
-	}
-	return strings.Join(names[:len(names)-1], ", ") + " or " + names[len(names)-1]
 }
